@@ -1,0 +1,16 @@
+// The tcsim subcommands. Each lives in its own cmd_<name>.cpp and returns the exit code.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tcsim::cli {
+
+using Args = std::vector<std::string>;  // the arguments after the subcommand name
+
+int cmd_dot(const Args& args);            // one element through an adder or a unit
+int cmd_units(const Args& args);          // list the built-in units and their data rows
+int cmd_validate_dump(const Args& args);  // compare a unit with real-GPU dump files
+int cmd_probe(const Args& args);          // black-box feature probe of a unit
+int cmd_report(const Args& args);         // the main job: examples and a V100 probe report
+
+}  // namespace tcsim::cli

@@ -1,0 +1,57 @@
+// tcsim: bit-accurate simulator of GPU tensor-core MMA units. Dispatches subcommands.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "commands.hpp"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const tcsim::cli::Args&);
+  const char* help;
+};
+
+constexpr Command kCommands[] = {
+    {"dot", tcsim::cli::cmd_dot, "evaluate d = c + sum a_i b_i through an adder or a unit"},
+    {"units", tcsim::cli::cmd_units, "list the built-in units (--json for their data rows)"},
+    {"validate-dump", tcsim::cli::cmd_validate_dump, "compare a unit with real-GPU dump files"},
+    {"probe", tcsim::cli::cmd_probe, "black-box numerical feature probe of a unit"},
+    {"report", tcsim::cli::cmd_report, "examples and a probe-style report of the V100 adder"},
+};
+
+void usage(std::FILE* out) {
+  std::fprintf(out, "usage: tcsim <command> [options]\n\ncommands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-14s %s\n", c.name, c.help);
+  std::fprintf(out, "\n'tcsim <command> --help' describes a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(stdout);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (name != c.name) continue;
+    tcsim::cli::Args args(argv + 2, argv + argc);
+    try {
+      return c.run(args);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tcsim %s: error: %s\n", c.name, e.what());
+      return 2;
+    }
+  }
+  std::string names;
+  for (const auto& c : kCommands) names += std::string(names.empty() ? "" : ", ") + c.name;
+  std::fprintf(stderr, "tcsim: unknown command '%s'; allowed: %s\n", argv[1], names.c_str());
+  return 2;
+}
