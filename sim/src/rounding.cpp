@@ -1,0 +1,271 @@
+// round_to_format: the one rounding step of tcsim. Exact integer arithmetic only.
+//
+// A finite x = (-1)^s * m * 2^e with lead exponent L is cut at the quantum exponent
+//   q = max(L, emin) - (precision-1)     (formats with subnormals: the subnormal grid),
+//   q = L - (precision-1)                (no subnormals, L >= emin),
+//   q = emin                             (no subnormals, L < emin: candidates 0 and 2^emin,
+//                                         a tie goes to 0, the even one).
+// The kept integer k = floor(|x| / 2^q) and the discarded fraction D in [0,1) (first 64
+// bits plus a sticky bit: enough for every mode, stochastic included) pick the result;
+// k + 1 = 2^precision renormalizes. A result above the largest finite value overflows
+// and the overflow mode decides (see resolve_overflow).
+//
+// Conventions where formats lack values (documented in rounding.hpp's callers' terms):
+//  - zero into a format without zero (ue8m0): its smallest value, invalid flag; a finite
+//    value that rounds to zero there also becomes the smallest value;
+//  - NaN into a format without NaN: bits 0, invalid flag;
+//  - Inf into a format without Inf: per overflow mode (Saturate: max finite; ToNaN/Ieee:
+//    NaN, or max finite where no NaN exists), invalid flag;
+//  - a negative nonzero value (or -Inf) into an unsigned format: NaN (bits 0 where no
+//    NaN exists), invalid flag.
+#include "tcsim/sim/rounding.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <stdexcept>
+
+namespace tcsim {
+namespace {
+
+// |x| = (top + delta) * 2^exp with delta in [0,1), delta > 0 iff sticky; top < 2^64.
+struct Magnitude {
+  std::uint64_t top = 0;
+  std::int64_t exp = 0;
+  bool sticky = false;
+};
+
+Magnitude compress(const ExactValue& x) {
+  Magnitude m;
+  const std::int64_t n = msb(x.significand);
+  if (n < 64) {
+    m.top = static_cast<std::uint64_t>(x.significand);
+    m.exp = x.exponent;
+    return m;
+  }
+  // Keep the top 64 bits (>= precision), so the quantum 2^q never lies below 2^exp.
+  const auto shift = static_cast<unsigned>(n - 63);
+  const BigInt high = x.significand >> shift;
+  m.top = static_cast<std::uint64_t>(high);
+  m.exp = x.exponent + shift;
+  m.sticky = boost::multiprecision::lsb(x.significand) < shift;
+  return m;
+}
+
+RoundResult special(std::uint64_t bits) {
+  RoundResult r;
+  r.bits = bits;
+  return r;
+}
+
+std::uint64_t nan_or_zero(const Format& fmt) { return fmt.has_nan() ? fmt.canonical_nan() : 0; }
+
+bool rounds_toward_zero(Rounding mode, bool negative) {
+  switch (mode) {
+    case Rounding::TowardZero:
+    case Rounding::ToOdd: return true;
+    case Rounding::Down: return !negative;
+    case Rounding::Up: return negative;
+    default: return false;
+  }
+}
+
+// Result of a finite value beyond the largest finite one.
+std::uint64_t resolve_overflow(const Format& fmt, const RoundingOptions& opt, bool negative) {
+  OverflowMode m = opt.overflow;
+  if (m == OverflowMode::FormatDefault) m = fmt.saturate ? OverflowMode::Saturate : OverflowMode::Ieee;
+  switch (m) {
+    case OverflowMode::Saturate: return fmt.max_finite(negative);
+    case OverflowMode::ToNaN:
+      if (fmt.has_nan()) return fmt.canonical_nan();
+      if (fmt.infinities) return fmt.infinity(negative);
+      return fmt.max_finite(negative);
+    default:
+      if (rounds_toward_zero(opt.mode, negative)) return fmt.max_finite(negative);
+      if (fmt.infinities) return fmt.infinity(negative);
+      if (fmt.has_nan()) return fmt.canonical_nan();
+      return fmt.max_finite(negative);
+  }
+}
+
+std::uint64_t mask64(int bits) { return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
+
+}  // namespace
+
+RoundResult round_to_format(const ExactValue& x, const Format& fmt, const RoundingOptions& opt) {
+  if (opt.mode == Rounding::Stochastic && (opt.random_bits < 1 || opt.random_bits > 64))
+    throw std::invalid_argument("random_bits must be 1..64, got " + std::to_string(opt.random_bits));
+  RoundResult r;
+  const bool neg = x.negative && fmt.is_signed;
+  switch (x.kind) {
+    case ValueKind::NaN:
+      r = special(nan_or_zero(fmt));
+      r.invalid = !fmt.has_nan();
+      return r;
+    case ValueKind::Zero:
+      if (fmt.has_zero) return special(fmt.zero(neg));
+      r = special(0);  // smallest value of a format without zero
+      r.invalid = true;
+      return r;
+    case ValueKind::Infinity:
+      if (x.negative && !fmt.is_signed) break;
+      if (fmt.infinities) return special(fmt.infinity(neg));
+      {
+        RoundingOptions ieee = opt;
+        ieee.mode = Rounding::NearestEven;  // an infinite input is never "rounded toward zero"
+        r = special(resolve_overflow(fmt, ieee, neg));
+      }
+      r.invalid = true;
+      return r;
+    case ValueKind::Finite: break;
+  }
+  if (x.negative && !fmt.is_signed) {
+    r = special(nan_or_zero(fmt));
+    r.invalid = true;
+    return r;
+  }
+
+  const int p = fmt.precision;
+  const Magnitude mag = compress(x);
+  const std::int64_t lead = mag.exp + static_cast<std::int64_t>(std::bit_width(mag.top)) - 1;
+  const bool tiny = lead < fmt.emin;
+
+  if (tiny && opt.subnormals == SubnormalMode::Flush && fmt.has_zero) {
+    r = special(fmt.zero(neg));
+    r.inexact = r.underflow = true;
+    return r;
+  }
+
+  std::int64_t q;
+  if (fmt.subnormals) q = std::max<std::int64_t>(lead, fmt.emin) - (p - 1);
+  else q = tiny ? fmt.emin : lead - (p - 1);
+
+  // Split |x| at 2^q: kept integer and the discarded fraction D as 0.64 fixed point + sticky.
+  // s < 0 only for uncompressed magnitudes (no sticky); kept < 2^p then fits the shift.
+  const std::int64_t s = q - mag.exp;
+  std::uint64_t kept = 0, frac = 0;
+  bool sticky = mag.sticky;
+  if (s <= 0) {
+    kept = mag.top << -s;
+  } else if (s < 64) {
+    kept = mag.top >> s;
+    frac = mag.top << (64 - s);
+  } else {
+    frac = s == 64 ? mag.top : (s < 128 ? mag.top >> (s - 64) : 0);
+    if (s > 64) sticky = sticky || (s >= 128 ? mag.top != 0 : (mag.top & mask64(static_cast<int>(s - 64))) != 0);
+  }
+  const std::uint64_t half = std::uint64_t{1} << 63;
+  const bool inexact = frac != 0 || sticky;
+
+  bool up = false;
+  switch (opt.mode) {
+    case Rounding::NearestEven:
+      up = frac > half || (frac == half && (sticky || (kept & 1)));
+      break;
+    case Rounding::TowardZero: break;
+    case Rounding::Up: up = inexact && !neg; break;
+    case Rounding::Down: up = inexact && neg; break;
+    case Rounding::ToOdd:
+      if (inexact) kept |= 1;
+      break;
+    case Rounding::Stochastic: {
+      const int rb = opt.random_bits;
+      const std::uint64_t threshold = rb == 64 ? frac : frac >> (64 - rb);  // floor(D * 2^rb)
+      up = (opt.random & mask64(rb)) < threshold;
+      break;
+    }
+  }
+  const std::uint64_t max_sig = mask64(p);
+  if (up) {
+    if (kept == max_sig) {  // carry out of the significand: renormalize
+      kept = std::uint64_t{1} << (p - 1);
+      ++q;
+    } else {
+      ++kept;
+    }
+  }
+  r.inexact = inexact;
+  r.underflow = tiny && inexact;
+
+  if (kept == 0) {
+    if (fmt.has_zero) {
+      r.bits = fmt.zero(neg);
+    } else {
+      r.bits = 0;  // smallest value of a format without zero
+    }
+    return r;
+  }
+  // Normalize to p bits (only the no-subnormal 2^emin case and subnormals are short).
+  const int n = std::bit_width(kept) - 1;
+  const std::int64_t e_lead = q + n;
+  const std::uint64_t sign = neg ? fmt.sign_mask() : 0;
+  if (e_lead > fmt.emax ||
+      (e_lead == fmt.emax && (kept << (p - 1 - n)) > fmt.max_finite_significand())) {
+    r.bits = resolve_overflow(fmt, opt, neg);
+    r.overflow = true;
+    r.inexact = true;
+    return r;
+  }
+  const std::uint64_t frac_mask = mask64(p - 1);
+  if (e_lead < fmt.emin) {  // subnormal: q = emin - (p-1), field 0
+    r.bits = sign | kept;
+    return r;
+  }
+  const auto field = static_cast<std::uint64_t>(e_lead + fmt.bias);
+  r.bits = sign | (field << (p - 1)) | ((kept << (p - 1 - n)) & frac_mask);
+  return r;
+}
+
+std::string to_string(Rounding r) {
+  switch (r) {
+    case Rounding::NearestEven: return "rne";
+    case Rounding::TowardZero: return "rz";
+    case Rounding::Up: return "ru";
+    case Rounding::Down: return "rd";
+    case Rounding::ToOdd: return "ro";
+    case Rounding::Stochastic: return "sr";
+  }
+  return "?";
+}
+
+namespace {
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+}  // namespace
+
+Rounding parse_rounding(std::string_view s, std::string_view field) {
+  const std::string k = lower(s);
+  if (k == "rne" || k == "rn") return Rounding::NearestEven;
+  if (k == "rz") return Rounding::TowardZero;
+  if (k == "ru") return Rounding::Up;
+  if (k == "rd") return Rounding::Down;
+  if (k == "ro") return Rounding::ToOdd;
+  if (k == "sr") return Rounding::Stochastic;
+  throw std::invalid_argument("unknown " + std::string(field) + " '" + std::string(s) +
+                              "'; allowed: rne, rn, rz, ru, rd, ro, sr");
+}
+
+std::string to_string(OverflowMode m) {
+  switch (m) {
+    case OverflowMode::FormatDefault: return "default";
+    case OverflowMode::Ieee: return "ieee";
+    case OverflowMode::Saturate: return "saturate";
+    case OverflowMode::ToNaN: return "nan";
+  }
+  return "?";
+}
+
+OverflowMode parse_overflow(std::string_view s, std::string_view field) {
+  const std::string k = lower(s);
+  if (k == "default") return OverflowMode::FormatDefault;
+  if (k == "ieee") return OverflowMode::Ieee;
+  if (k == "saturate" || k == "sat") return OverflowMode::Saturate;
+  if (k == "nan") return OverflowMode::ToNaN;
+  throw std::invalid_argument("unknown " + std::string(field) + " '" + std::string(s) +
+                              "'; allowed: default, ieee, saturate, nan");
+}
+
+}  // namespace tcsim
