@@ -4,6 +4,10 @@
 function(tcsim_add_library folder)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
+  if(NOT sources)  # a folder whose code is still to come
+    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/empty_${folder}.cpp "// no sources yet\n")
+    set(sources ${CMAKE_CURRENT_BINARY_DIR}/empty_${folder}.cpp)
+  endif()
   add_library(tcsim_${folder} ${sources})
   add_library(tcsim::${folder} ALIAS tcsim_${folder})
   set_target_properties(tcsim_${folder} PROPERTIES EXPORT_NAME ${folder} OUTPUT_NAME tcsim_${folder}
