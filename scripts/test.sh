@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Every test on a fresh Debian 12 machine:
+#   1. setup      install missing dependencies (scripts/setup.sh)
+#   2. build      Release build in build/ (scripts/build.sh)
+#   3. ctest      all tests in build/ (Catch2 suites, CLI tests, find_package consumer)
+#   4. asan build RelWithDebInfo + AddressSanitizer/UBSan in build-asan/
+#   5. asan ctest all tests again under the sanitizers, random-test sizes scaled by
+#                 TCSIM_TEST_SCALE=0.02 (tests/test_support.hpp), halting on the first error
+# Prints the time of each phase; exits non-zero when any phase fails (later phases still
+# run when they can, so one run reports everything).
+#
+#   bash scripts/test.sh [--no-sanitize]
+#
+# Environment: TCSIM_BUILD_DIR (build), TCSIM_ASAN_BUILD_DIR (build-asan), TCSIM_JOBS
+# (compile jobs, default nproc), TCSIM_TEST_JOBS (ctest -j, default 2), TCSIM_ASAN_SCALE
+# (default 0.02), TCSIM_SANITIZE=0 (same as --no-sanitize).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+build_dir=${TCSIM_BUILD_DIR:-$root/build}
+asan_dir=${TCSIM_ASAN_BUILD_DIR:-$root/build-asan}
+test_jobs=${TCSIM_TEST_JOBS:-2}
+sanitize=${TCSIM_SANITIZE:-1}
+for arg in "$@"; do
+  case "$arg" in
+    --no-sanitize) sanitize=0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg' (allowed: --no-sanitize, --help)" >&2; exit 2 ;;
+  esac
+done
+
+t0=$(date +%s)
+timings=()
+failed=()
+phase() {  # phase <name> <command...>: runs the command, records wall time and status
+  local name=$1 start rc=0
+  shift
+  echo
+  echo "==== [test] $name ($(date -u +%H:%M:%S) UTC) ===="
+  start=$(date +%s)
+  "$@" || rc=$?
+  local secs=$(($(date +%s) - start))
+  timings+=("$(printf '%-22s %4dm%02ds  %s' "$name" $((secs / 60)) $((secs % 60)) "$([[ $rc == 0 ]] && echo ok || echo "FAILED (exit $rc)")")")
+  ((rc == 0)) || failed+=("$name")
+  echo "==== [test] $name: $([[ $rc == 0 ]] && echo ok || echo FAILED) in ${secs}s ===="
+  return $rc
+}
+
+summary() {
+  local secs=$(($(date +%s) - t0))
+  echo
+  echo "==== [test] timings ===="
+  printf '%s\n' "${timings[@]}"
+  printf '%-22s %4dm%02ds\n' "total" $((secs / 60)) $((secs % 60))
+  if ((${#failed[@]})); then
+    echo "==== [test] FAILED: ${failed[*]}"
+  else
+    echo "==== [test] all phases passed"
+  fi
+}
+trap summary EXIT
+
+ctest_args=(--output-on-failure --no-tests=error -j "$test_jobs" --timeout 1500)
+
+phase "setup" bash scripts/setup.sh || exit 1
+
+if phase "build" env TCSIM_BUILD_DIR="$build_dir" bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON; then
+  phase "ctest" ctest --test-dir "$build_dir" "${ctest_args[@]}" || true
+fi
+
+if [[ $sanitize == 1 ]]; then
+  if phase "asan build" env TCSIM_BUILD_DIR="$asan_dir" TCSIM_BUILD_TYPE=RelWithDebInfo \
+       bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON -DTCSIM_SANITIZE=ON -DTCSIM_BUILD_CUDA=OFF; then
+    phase "asan ctest" env TCSIM_TEST_SCALE="${TCSIM_ASAN_SCALE:-0.02}" \
+      ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
+      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      ctest --test-dir "$asan_dir" "${ctest_args[@]}" || true
+  fi
+else
+  echo "test.sh: sanitizer pass skipped (--no-sanitize)"
+fi
+
+((${#failed[@]} == 0))
