@@ -129,20 +129,29 @@ TEST_CASE("seed004 3.2/3.3 constants for one more alignment bit (T4/A100 adder, 
   // With F = 24, 1 + 2^-24 + 2^-24 is exact: the V100 vectors change behaviour ...
   CHECK(run(volta_like(f32(), 24), ones, {"0x1p-24", "0x1p-24", "0", "0"}, "1") == lit(f32(), "0x1.000002p+0"));
   CHECK(run(volta_like(f32(), 23), ones, {"0x1p-24", "0x1p-24", "0", "0"}, "1") == lit(f32(), "1"));
-  // ... and with 2^-25 in place of 2^-24 they reproduce the V100 conclusions.
+  // ... and with 2^-25 in place of 2^-24 they reproduce the V100 conclusions. 2^-25 is
+  // below binary16's range, so it is formed as the product 2^-12 * 2^-13 (and 1 as 2^-12 * 2^12).
   for (int pos = 0; pos < 5; ++pos) {
-    std::vector<const char*> v(5, "0x1p-25");
-    v[pos] = "1";
+    std::vector<const char*> bv(4, "0x1p-13");
+    const char* c = "0x1p-25";
+    if (pos < 4) bv[pos] = "0x1p+12";
+    else c = "1";
     FixedPointAdder adder(volta_like(f32(), 24));
-    const auto bv = h({v[0], v[1], v[2], v[3]});
-    CHECK(bits_to_hex(f32(), adder.dot(h(ones), bv, parse_literal(v[4], f32()))) == lit(f32(), "1"));
+    const auto av = h({"0x1p-12", "0x1p-12", "0x1p-12", "0x1p-12"});
+    const auto bb = h({bv[0], bv[1], bv[2], bv[3]});
+    CHECK(bits_to_hex(f32(), adder.dot(av, bb, parse_literal(c, f32()))) == lit(f32(), "1"));
+    // The same vector on F = 23 also gives 1; on an exact adder it would not.
+    CHECK(bits_to_hex(f32(), FixedPointAdder(volta_like(f32(), 23)).dot(av, bb, parse_literal(c, f32()))) ==
+          lit(f32(), "1"));
   }
-  // No guard digit with the next bit: 1 + (-1 + 2^-25)... c = -(1 - 2^-25) is not binary32;
-  // use 2 + (-2 + 2^-23): F = 23 loses the 2^-23 bit below 2^-22 (gives 2^-22), F = 24 is exact.
+  // No guard digit with the next bit: 2 + (-2 + 2^-23): F = 23 loses the 2^-23 bit below
+  // 2^-22 and returns 2^-22; F = 24 returns the exact 2^-23.
   CHECK(run(volta_like(f32(), 23), ones, {"2", "0", "0", "0"}, "-0x1.fffffep+0") == lit(f32(), "0x1p-22"));
   CHECK(run(volta_like(f32(), 24), ones, {"2", "0", "0", "0"}, "-0x1.fffffep+0") == lit(f32(), "0x1p-23"));
-  // Non-monotonicity with 2^-25 addends (c = 1 - 2^-24 then 1):
-  const auto small = {"0x1p-25", "0x1p-25", "0x1p-25", "0x1p-25"};
-  CHECK(run(volta_like(f32(), 24), ones, small, "0x1.fffffep-1") == lit(f32(), "0x1.000002p+0"));
-  CHECK(run(volta_like(f32(), 24), ones, small, "1") == lit(f32(), "1"));
+  // Non-monotonicity with F = 24 needs the k = 8 of T4/A100 (m16n8k8): eight 2^-25 addends
+  // survive against c = 1 - 2^-24 (1 + 2^-23 after RZ) and vanish against c = 1.
+  FixedPointAdder t4(volta_like(f32(), 24));
+  const std::vector<std::uint64_t> a8(8, parse_literal("0x1p-12", f16())), b8(8, parse_literal("0x1p-13", f16()));
+  CHECK(bits_to_hex(f32(), t4.dot(a8, b8, parse_literal("0x1.fffffep-1", f32()))) == lit(f32(), "0x1.000002p+0"));
+  CHECK(bits_to_hex(f32(), t4.dot(a8, b8, parse_literal("1", f32()))) == lit(f32(), "1"));
 }
