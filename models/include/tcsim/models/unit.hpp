@@ -1,9 +1,17 @@
 // Unit models: a tensor-core unit is a table of datapaths (data) over the fixed-point
-// adder, plus chaining of block FMAs. Adding a GPU is adding rows (unit_table.cpp).
+// adder, plus chaining of block FMAs, instruction shapes and block-scaled (MX) ops.
+// Adding a GPU is adding rows (models/src/unit_table.cpp).
+//
+// Semantics of one element (units.md section 1): d = c + sum_{i<K} a_i b_i is computed
+// as ceil(K/k) block FMAs of k = fma_size products (the last block padded with +0
+// products), each one's rounded output being the next one's c (step 6). c and d are
+// bit patterns of the output format; a and b of the input format. K = 0 runs one
+// block of zero products (so c still goes through the adder, as on hardware).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -12,37 +20,184 @@
 
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/format.hpp"
+#include "tcsim/sim/rounding.hpp"
 
 namespace tcsim::models {
 
-// One datapath of a unit: the user-defined-unit JSON schema of issue 3, one row.
-// A row covers every (input, output) pair of its format lists.
+// Block scaling of an MX-style row (Blackwell kind::mxf8f6f4 / kind::mxf4nvf4).
+// Product i of a block FMA uses scale i / block_size of each operand; the scales
+// multiply into the products (power-of-two ue8m0 scales add to the product exponents).
+struct BlockScaleSpec {
+  std::vector<std::string> scale_formats;  // "ue8m0", "ue4m3"
+  std::vector<int> block_sizes;            // elements per scale factor: 16, 32
+  // 0: every scaled product is a separate term of the fused sum (mxf8f6f4).
+  // g > 0: each group of g products is summed exactly, multiplied by its scales and
+  // becomes one term of the fused sum (mxf4nvf4, g = 16).
+  int group_size = 0;
+  bool operator==(const BlockScaleSpec&) const = default;
+};
+
+// One datapath of a unit = one row of the user-defined-unit JSON schema
+// (docs: models/README.md). A row covers every (input, output) pair of its format lists.
 struct DatapathSpec {
-  std::string instruction;                  // "" (default datapath), "mma.sync", "tcgen05", "wgmma", ...
+  // "" = the unit's generic datapath for these formats: it serves every instruction
+  // named by its shapes. Otherwise the instruction (family) it models: "mma.sync",
+  // "tcgen05", "wgmma", "tcgen05.mxf8f6f4", ... For each (input, output) pair the
+  // first row in the table is the default (the one the published data used).
+  std::string instruction;
   std::vector<std::string> input_formats;   // names as parse_format accepts
   std::vector<std::string> output_formats;
   int fma_size = 4;                         // products per block FMA (k)
   int fraction_bits = 23;                   // F
   int carry_bits = 3;
-  Rounding alignment_rounding = Rounding::TowardZero;
+  Rounding alignment_rounding = Rounding::TowardZero;  // rz|rd|ru|rne
   bool sticky_bit = false;
   Normalization normalization = Normalization::Deferred;
   AccumulationOrder order = AccumulationOrder::LargestFirst;
   CPlacement c_placement = CPlacement::Aligned;
-  std::map<std::string, Rounding> final_rounding;        // per output format name
-  std::map<std::string, int> min_exponent;              // optional clamp per output format
+  std::map<std::string, Rounding> final_rounding;       // per output format name (all of them)
+  std::map<std::string, int> min_exponent;              // optional clamp of E per output format
   bool subnormal_inputs = true;
   bool subnormal_outputs = true;
-  std::optional<std::uint64_t> nan_pattern_fp32;         // e.g. 0x7fffffff (X25)
-  std::optional<std::uint64_t> nan_pattern_fp16;         // e.g. 0x7fff
-  std::string evidence;                                  // sources: data files, papers, probes
+  // NaN result pattern per output format; missing: 0x7fffffff (fp32), 0x7fff (fp16) [X25],
+  // the format's canonical NaN otherwise.
+  std::map<std::string, std::uint64_t> nan_pattern;
+  // Instruction shapes served by this row: "<instruction>.m<M>n<N>k<K>", e.g.
+  // "wmma.m16n16k16", "mma.sync.m16n8k16", "wgmma.m64nNk16" (N = 8, 16, ..., 256),
+  // "tcgen05.m128nN16k16" (N a multiple of 16 up to 256).
+  std::vector<std::string> shapes;
+  std::optional<BlockScaleSpec> block_scale;  // MX rows only
+  std::string evidence;                       // sources: units.md, seed 004, data files
+
+  bool operator==(const DatapathSpec&) const = default;
 };
 
 struct UnitSpec {
-  std::string name;                     // canonical: v100, t4, a100, l40s, h100, b200, or user's
-  std::string architecture;             // volta, turing, ampere, ada, hopper, blackwell, user
-  std::vector<std::string> aliases;     // accepted names (a2, a30, ada, h200, ...)
+  std::string name;                   // canonical: v100, t4, a100, l40s, h100, b200, or user's
+  std::string architecture;           // volta, turing, ampere, ada, hopper, blackwell, user
+  std::vector<std::string> aliases;   // further accepted names (a2, a30, h200, ...)
   std::vector<DatapathSpec> datapaths;
+  bool operator==(const UnitSpec&) const = default;
 };
+
+// An instruction shape: D (MxN) = A (MxK) B (KxN) + C (MxN).
+struct MmaShape {
+  std::string instruction;  // "wmma", "mma.sync", "wgmma", "tcgen05", ...
+  int m = 0, n = 0, k = 0;
+  std::string name() const;  // "mma.sync.m16n8k16"
+};
+
+// A shape pattern of a row, parsed: N may be a range (step, max).
+struct ShapePattern {
+  std::string instruction;
+  int m = 0, k = 0;
+  int n = 0;          // fixed N, or 0 when N is a range
+  int n_step = 0;     // range: N = n_step, 2 n_step, ..., n_max
+  int n_max = 0;
+  std::string text;   // as written
+  bool matches(int m_, int n_, int k_) const;
+};
+// Parses "<instruction>.m<M>n<N|N|N16>k<K>"; throws std::invalid_argument naming `field`.
+ShapePattern parse_shape_pattern(std::string_view text, std::string_view field = "shapes");
+
+class Unit {
+ public:
+  // Validates every row: throws std::invalid_argument naming the unit, the row and the
+  // field, with the allowed values. Builds one adder per (row, input, output).
+  explicit Unit(UnitSpec spec);
+  ~Unit();
+  Unit(Unit&&) noexcept;
+  Unit& operator=(Unit&&) noexcept;
+  Unit(const Unit&) = delete;
+  Unit& operator=(const Unit&) = delete;
+
+  const std::string& name() const { return spec_.name; }
+  const UnitSpec& spec() const { return spec_; }
+
+  // The row serving in -> out for `instruction` ("" = the default row of the pair;
+  // a generic row serves every instruction its shapes name). Throws
+  // std::invalid_argument: "unit 'v100' does not support e4m3 -> fp32; supported:
+  // fp16->fp32, fp16->fp16", or the instructions available for the pair.
+  const DatapathSpec& datapath(const Format& in, const Format& out,
+                               std::string_view instruction = "") const;
+  std::size_t datapath_index(const Format& in, const Format& out,
+                             std::string_view instruction = "") const;
+  // The adder of one block FMA of that row (cached at construction).
+  const FixedPointAdder& adder(const Format& in, const Format& out,
+                               std::string_view instruction = "") const;
+
+  // Supported (input, output) pairs, in table order without duplicates: "fp16->fp32".
+  std::vector<std::string> format_pairs() const;
+  // Instructions serving in -> out, the default first.
+  std::vector<std::string> instructions(const Format& in, const Format& out) const;
+
+  // One element, any K = a.size() (== b.size(), else std::invalid_argument).
+  std::uint64_t dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
+                    std::span<const std::uint64_t> b, std::uint64_t c,
+                    std::string_view instruction = "") const;
+  // n elements of K products each: a, b hold n*K patterns (element i uses [i*K, i*K+K)),
+  // c and d n patterns. Deterministic; `threads` > 1 splits the elements over threads
+  // (0 = hardware concurrency). Thread-safe (a Unit is immutable).
+  void dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K,
+                 const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
+                 std::uint64_t* d, std::string_view instruction = "",
+                 unsigned threads = 1) const;
+
+  // Shapes the unit offers for in -> out (all rows serving the pair, or only those for
+  // `instruction`), as written in the table.
+  std::vector<std::string> shapes(const Format& in, const Format& out,
+                                  std::string_view instruction = "") const;
+  // Resolves "m16n8k16" or "mma.sync.m16n8k16" against the unit's shapes for the pair;
+  // throws listing the available shapes.
+  MmaShape resolve_shape(const Format& in, const Format& out, std::string_view shape,
+                         std::string_view instruction = "") const;
+  // D = A B + C for one instruction shape: A MxK, B KxN, C and D MxN, row-major bit
+  // patterns; every element is the chained dot() of the serving row (split k).
+  std::vector<std::uint64_t> mma(const Format& in, const Format& out, std::string_view shape,
+                                 std::span<const std::uint64_t> A,
+                                 std::span<const std::uint64_t> B,
+                                 std::span<const std::uint64_t> C,
+                                 std::string_view instruction = "") const;
+
+  // Block-scaled element (MX rows): scale_a / scale_b hold ceil(K / block_size) patterns
+  // of `scale_format`; product i uses scale i / block_size. Chained over blocks of k as
+  // dot(). `block_size` 0 = the row's first block size. `instruction` "" = the first
+  // block-scaled row of the pair.
+  std::uint64_t dot_scaled(const Format& in, const Format& out,
+                           std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                           const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                           std::span<const std::uint64_t> scale_b, std::uint64_t c,
+                           int block_size = 0, std::string_view instruction = "") const;
+
+ private:
+  // One element through row `row` (already resolved for in -> out).
+  std::uint64_t dot_in_row(std::size_t row, const Format& in, const Format& out,
+                           std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                           std::uint64_t c) const;
+  struct Impl;
+  UnitSpec spec_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The adder configuration of one row for in -> out (the mapping from the schema).
+AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out);
+
+// Built-in units (unit_table.cpp): v100, t4, a100, l40s, h100, b200, in that order.
+const std::vector<UnitSpec>& builtin_unit_specs();
+// Looks a built-in unit up by name, alias or architecture, case-insensitively; throws
+// std::invalid_argument listing every accepted name.
+const Unit& builtin_unit(std::string_view name);
+// "v100 (volta), t4 (turing), ..." for error messages and help texts.
+std::string builtin_unit_names();
+
+// Carry bits that never wrap on k unnormalised products (each < 4*2^E) plus c (< 2*2^E):
+// ceil(log2(4k+2)) - 1.
+int safe_carry_bits(int fma_size);
+
+// Vocabulary of the JSON schema (shared with the JSON reader): "rz", "per-step", ...
+std::string schema_string(Rounding r);
+std::string schema_string(Normalization n);
+std::string schema_string(AccumulationOrder o);
+std::string schema_string(CPlacement c);
 
 }  // namespace tcsim::models

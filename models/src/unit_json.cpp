@@ -1,0 +1,399 @@
+// User-defined units from JSON (schema in unit_json.hpp) and built-in units as JSON.
+#include "tcsim/models/unit_json.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace tcsim::models {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kRequired = {
+    "name",        "input_formats", "output_formats", "fma_size",         "fraction_bits",
+    "carry_bits",  "alignment_rounding", "sticky_bit", "normalization",   "order",
+    "c_placement", "final_rounding", "subnormal_inputs", "subnormal_outputs"};
+const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
+                                            "evidence",     "shapes",      "nan_pattern",  "block_scale"};
+const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string type_name(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean (" + v.dump() + ")";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer (" + v.dump() + ")";
+  if (v.is_number()) return "a number (" + v.dump() + ")";
+  if (v.is_string()) return "a string (" + v.dump() + ")";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+// Error context: "<source>: datapaths[1]: key 'fma_size'".
+struct Ctx {
+  std::string source;
+  std::string path;  // "" or "datapaths[1]: "
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw std::invalid_argument(source + ": " + path + "key '" + key + "': " + what);
+  }
+  [[noreturn]] void fail_here(const std::string& what) const {
+    throw std::invalid_argument(source + ": " + path + what);
+  }
+};
+
+void check_keys(const Ctx& ctx, const json& obj, const std::vector<std::string>& allowed,
+                const std::vector<std::string>& required) {
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+      ctx.fail_here("unknown key '" + it.key() + "'; allowed keys: " + join(allowed));
+  for (const auto& k : required)
+    if (!obj.contains(k)) ctx.fail_here("missing required key '" + k + "'; required keys: " + join(required));
+}
+
+std::string get_string(const Ctx& ctx, const json& v, const std::string& key) {
+  if (!v.is_string()) ctx.fail(key, "expected a string, got " + type_name(v));
+  return v.get<std::string>();
+}
+
+long long get_int(const Ctx& ctx, const json& v, const std::string& key, long long lo, long long hi) {
+  if (!(v.is_number_integer() || v.is_number_unsigned())) ctx.fail(key, "expected an integer, got " + type_name(v));
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+    ctx.fail(key, v.dump() + " is out of range; allowed: " + std::to_string(lo) + ".." + std::to_string(hi));
+  const long long x = v.get<long long>();
+  if (x < lo || x > hi)
+    ctx.fail(key, std::to_string(x) + " is out of range; allowed: " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
+}
+
+bool get_bool(const Ctx& ctx, const json& v, const std::string& key) {
+  if (!v.is_boolean()) ctx.fail(key, "expected true or false, got " + type_name(v));
+  return v.get<bool>();
+}
+
+std::vector<std::string> get_strings(const Ctx& ctx, const json& v, const std::string& key) {
+  if (!v.is_array()) ctx.fail(key, "expected an array of strings, got " + type_name(v));
+  std::vector<std::string> r;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) ctx.fail(key, "element " + std::to_string(i) + ": expected a string, got " + type_name(v[i]));
+    r.push_back(v[i].get<std::string>());
+  }
+  return r;
+}
+
+template <class E>
+E vocab(const Ctx& ctx, const json& v, const std::string& key,
+        const std::vector<std::pair<std::string, E>>& words) {
+  const std::string s = lower(get_string(ctx, v, key));
+  std::vector<std::string> allowed;
+  for (const auto& [w, e] : words) {
+    if (w == s) return e;
+    allowed.push_back(w);
+  }
+  ctx.fail(key, "'" + v.get<std::string>() + "' is not allowed; allowed: " + join(allowed));
+}
+
+const std::vector<std::pair<std::string, Rounding>> kAlignWords = {
+    {"rz", Rounding::TowardZero}, {"rd", Rounding::Down}, {"ru", Rounding::Up}, {"rne", Rounding::NearestEven}};
+const std::vector<std::pair<std::string, Rounding>> kFinalWords = {{"rne", Rounding::NearestEven},
+                                                                   {"rz", Rounding::TowardZero},
+                                                                   {"ru", Rounding::Up},
+                                                                   {"rd", Rounding::Down},
+                                                                   {"ro", Rounding::ToOdd}};
+const std::vector<std::pair<std::string, Normalization>> kNormWords = {{"deferred", Normalization::Deferred},
+                                                                       {"per-step", Normalization::PerStep}};
+const std::vector<std::pair<std::string, AccumulationOrder>> kOrderWords = {
+    {"largest-first", AccumulationOrder::LargestFirst},
+    {"sequential", AccumulationOrder::Sequential},
+    {"pairwise", AccumulationOrder::Pairwise}};
+const std::vector<std::pair<std::string, CPlacement>> kCWords = {{"aligned", CPlacement::Aligned},
+                                                                 {"late", CPlacement::Late}};
+
+std::uint64_t parse_pattern(const Ctx& ctx, const json& v, const std::string& key) {
+  if (v.is_number_unsigned() || (v.is_number_integer() && v.get<long long>() >= 0)) return v.get<std::uint64_t>();
+  if (!v.is_string()) ctx.fail(key, "expected a bit pattern (\"0x7fffffff\" or an integer), got " + type_name(v));
+  const std::string s = v.get<std::string>();
+  std::size_t used = 0;
+  std::uint64_t x = 0;
+  try {
+    x = std::stoull(s, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty()) ctx.fail(key, "'" + s + "' is not a bit pattern; expected e.g. \"0x7fffffff\"");
+  return x;
+}
+
+DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string* name, std::string* architecture,
+                       std::vector<std::string>* aliases) {
+  if (!j.is_object()) ctx.fail_here("expected a datapath object, got " + type_name(j));
+  std::vector<std::string> allowed = kRequired;
+  allowed.insert(allowed.end(), kOptional.begin(), kOptional.end());
+  std::vector<std::string> required = kRequired;
+  if (in_unit) {
+    // Rows inside a unit object: the unit holds name, architecture and aliases.
+    allowed.erase(std::remove_if(allowed.begin(), allowed.end(),
+                                 [](const std::string& k) { return k == "architecture" || k == "aliases"; }),
+                  allowed.end());
+    required.erase(std::find(required.begin(), required.end(), "name"));
+  }
+  check_keys(ctx, j, allowed, required);
+
+  DatapathSpec r;
+  if (j.contains("name")) {
+    const std::string n = get_string(ctx, j["name"], "name");
+    if (n.empty()) ctx.fail("name", "must not be empty");
+    if (in_unit && n != *name) ctx.fail("name", "'" + n + "' differs from the unit's name '" + *name + "'");
+    *name = n;
+  }
+  if (j.contains("architecture")) *architecture = get_string(ctx, j["architecture"], "architecture");
+  if (j.contains("aliases")) *aliases = get_strings(ctx, j["aliases"], "aliases");
+  if (j.contains("instruction")) r.instruction = get_string(ctx, j["instruction"], "instruction");
+  if (j.contains("evidence")) r.evidence = get_string(ctx, j["evidence"], "evidence");
+  r.input_formats = get_strings(ctx, j["input_formats"], "input_formats");
+  r.output_formats = get_strings(ctx, j["output_formats"], "output_formats");
+  if (r.input_formats.empty()) ctx.fail("input_formats", "must list at least one format; allowed: " + builtin_format_names());
+  if (r.output_formats.empty()) ctx.fail("output_formats", "must list at least one format; allowed: " + builtin_format_names());
+  auto check_format = [&](const std::string& key, const std::string& f) {
+    try {
+      (void)parse_format(f, key);
+    } catch (const std::invalid_argument& e) {
+      ctx.fail(key, e.what());
+    }
+  };
+  for (const auto& f : r.input_formats) check_format("input_formats", f);
+  for (const auto& f : r.output_formats) check_format("output_formats", f);
+  r.fma_size = static_cast<int>(get_int(ctx, j["fma_size"], "fma_size", 1, 65536));
+  r.fraction_bits = static_cast<int>(get_int(ctx, j["fraction_bits"], "fraction_bits", 0, AdderConfig::kMaxFractionBits));
+  r.carry_bits = static_cast<int>(get_int(ctx, j["carry_bits"], "carry_bits", 0, AdderConfig::kMaxCarryBits));
+  r.alignment_rounding = vocab(ctx, j["alignment_rounding"], "alignment_rounding", kAlignWords);
+  r.sticky_bit = get_bool(ctx, j["sticky_bit"], "sticky_bit");
+  r.normalization = vocab(ctx, j["normalization"], "normalization", kNormWords);
+  r.order = vocab(ctx, j["order"], "order", kOrderWords);
+  r.c_placement = vocab(ctx, j["c_placement"], "c_placement", kCWords);
+  r.subnormal_inputs = get_bool(ctx, j["subnormal_inputs"], "subnormal_inputs");
+  r.subnormal_outputs = get_bool(ctx, j["subnormal_outputs"], "subnormal_outputs");
+
+  // Per-output-format objects: keys must be output formats.
+  auto output_key = [&](const std::string& key, const std::string& f) {
+    if (std::find(r.output_formats.begin(), r.output_formats.end(), f) != r.output_formats.end()) return;
+    try {
+      const Format& want = parse_format(f, key);
+      for (const auto& o : r.output_formats)
+        if (parse_format(o) == want) return;
+    } catch (const std::invalid_argument&) {
+    }
+    ctx.fail(key, "'" + f + "' is not one of the output_formats; allowed: " + join(r.output_formats));
+  };
+  const json& fr = j["final_rounding"];
+  if (fr.is_string()) {
+    const Rounding mode = vocab(ctx, fr, "final_rounding", kFinalWords);
+    for (const auto& o : r.output_formats) r.final_rounding[o] = mode;
+  } else if (fr.is_object()) {
+    for (auto it = fr.begin(); it != fr.end(); ++it) {
+      output_key("final_rounding", it.key());
+      r.final_rounding[it.key()] = vocab(ctx, it.value(), "final_rounding." + it.key(), kFinalWords);
+    }
+    for (const auto& o : r.output_formats)
+      if (!r.final_rounding.count(o))
+        ctx.fail("final_rounding", "no entry for output format '" + o + "'; expected an object such as "
+                                   "{\"fp32\": \"rz\", \"fp16\": \"rne\"} covering every output format");
+  } else {
+    ctx.fail("final_rounding", "expected an object {\"<output format>\": \"rne|rz|ru|rd|ro\"} (or one string "
+                               "for all outputs), got " + type_name(fr));
+  }
+  if (j.contains("min_exponent")) {
+    const json& me = j["min_exponent"];
+    if (me.is_null()) {
+    } else if (me.is_number_integer()) {
+      const int v = static_cast<int>(get_int(ctx, me, "min_exponent", -100000, 100000));
+      for (const auto& o : r.output_formats) r.min_exponent[o] = v;
+    } else if (me.is_object()) {
+      for (auto it = me.begin(); it != me.end(); ++it) {
+        output_key("min_exponent", it.key());
+        if (it.value().is_null()) continue;
+        r.min_exponent[it.key()] =
+            static_cast<int>(get_int(ctx, it.value(), "min_exponent." + it.key(), -100000, 100000));
+      }
+    } else {
+      ctx.fail("min_exponent", "expected null, an integer or an object {\"<output format>\": integer}, got " +
+                                   type_name(me));
+    }
+  }
+  if (j.contains("nan_pattern")) {
+    const json& np = j["nan_pattern"];
+    if (!np.is_object() && !np.is_null())
+      ctx.fail("nan_pattern", "expected an object {\"<output format>\": \"0x7fffffff\"}, got " + type_name(np));
+    if (np.is_object())
+      for (auto it = np.begin(); it != np.end(); ++it) {
+        output_key("nan_pattern", it.key());
+        r.nan_pattern[it.key()] = parse_pattern(ctx, it.value(), "nan_pattern." + it.key());
+      }
+  }
+  if (j.contains("shapes")) {
+    r.shapes = get_strings(ctx, j["shapes"], "shapes");
+    for (const auto& s : r.shapes) {
+      try {
+        (void)parse_shape_pattern(s, "shapes");
+      } catch (const std::invalid_argument& e) {
+        ctx.fail("shapes", e.what());
+      }
+    }
+  }
+  if (j.contains("block_scale") && !j["block_scale"].is_null()) {
+    const json& bs = j["block_scale"];
+    if (!bs.is_object())
+      ctx.fail("block_scale", "expected an object {\"scale_formats\": [...], \"block_sizes\": [...], \"group_size\": 0}, got " +
+                                  type_name(bs));
+    Ctx inner{ctx.source, ctx.path + "block_scale: "};
+    check_keys(inner, bs, {"scale_formats", "block_sizes", "group_size"}, {"scale_formats", "block_sizes", "group_size"});
+    BlockScaleSpec spec;
+    spec.scale_formats = get_strings(inner, bs["scale_formats"], "scale_formats");
+    for (const auto& f : spec.scale_formats) {
+      try {
+        (void)parse_format(f, "scale_formats");
+      } catch (const std::invalid_argument& e) {
+        inner.fail("scale_formats", e.what());
+      }
+    }
+    const json& sizes = bs["block_sizes"];
+    if (!sizes.is_array()) inner.fail("block_sizes", "expected an array of integers, got " + type_name(sizes));
+    for (const auto& s : sizes) spec.block_sizes.push_back(static_cast<int>(get_int(inner, s, "block_sizes", 1, 65536)));
+    spec.group_size = static_cast<int>(get_int(inner, bs["group_size"], "group_size", 0, 65536));
+    r.block_scale = spec;
+  }
+  return r;
+}
+
+}  // namespace
+
+const std::vector<std::string>& row_json_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = kRequired;
+    k.insert(k.end(), kOptional.begin(), kOptional.end());
+    return k;
+  }();
+  return keys;
+}
+
+UnitSpec parse_unit_json(const json& j0, std::string_view source) {
+  Ctx ctx{std::string(source), ""};
+  const json* jp = &j0;
+  if (j0.is_array()) {
+    if (j0.size() != 1) {
+      std::vector<std::string> names;
+      for (const auto& u : j0)
+        if (u.is_object() && u.contains("name") && u["name"].is_string()) names.push_back(u["name"].get<std::string>());
+      ctx.fail_here("holds " + std::to_string(j0.size()) + " units (" + join(names) +
+                    "); a unit file must hold one unit (one object, or an array of one)");
+    }
+    jp = &j0[0];
+    ctx.path = "[0]: ";
+  }
+  const json& j = *jp;
+  if (!j.is_object()) ctx.fail_here("expected a unit object, got " + type_name(j));
+  UnitSpec u;
+  if (!j.contains("datapaths")) {
+    // One row.
+    u.datapaths.push_back(parse_row(ctx, j, false, &u.name, &u.architecture, &u.aliases));
+    if (u.architecture.empty()) u.architecture = "user";
+    return u;
+  }
+  check_keys(ctx, j, kUnitKeys, {"name", "datapaths"});
+  u.name = get_string(ctx, j["name"], "name");
+  if (u.name.empty()) ctx.fail("name", "must not be empty");
+  u.architecture = j.contains("architecture") ? get_string(ctx, j["architecture"], "architecture") : "user";
+  if (j.contains("aliases")) u.aliases = get_strings(ctx, j["aliases"], "aliases");
+  const json& rows = j["datapaths"];
+  if (!rows.is_array() || rows.empty())
+    ctx.fail("datapaths", "expected a non-empty array of datapath objects, got " + type_name(rows));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Ctx rc{ctx.source, ctx.path + "datapaths[" + std::to_string(i) + "]: "};
+    std::string arch, name = u.name;
+    std::vector<std::string> al;
+    u.datapaths.push_back(parse_row(rc, rows[i], true, &name, &arch, &al));
+  }
+  return u;
+}
+
+UnitSpec load_unit_json(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::invalid_argument("unit file '" + path + "': cannot be opened");
+  json j;
+  try {
+    j = json::parse(f);
+  } catch (const json::parse_error& e) {
+    throw std::invalid_argument("unit file '" + path + "': not valid JSON: " + e.what());
+  }
+  return parse_unit_json(j, path);
+}
+
+json to_json(const DatapathSpec& r, std::string_view unit_name) {
+  json j = json::object();
+  j["name"] = std::string(unit_name);
+  j["instruction"] = r.instruction;
+  j["input_formats"] = r.input_formats;
+  j["output_formats"] = r.output_formats;
+  j["fma_size"] = r.fma_size;
+  j["fraction_bits"] = r.fraction_bits;
+  j["carry_bits"] = r.carry_bits;
+  j["alignment_rounding"] = schema_string(r.alignment_rounding);
+  j["sticky_bit"] = r.sticky_bit;
+  j["normalization"] = schema_string(r.normalization);
+  j["order"] = schema_string(r.order);
+  j["c_placement"] = schema_string(r.c_placement);
+  json fr = json::object();
+  for (const auto& [k, v] : r.final_rounding) fr[k] = schema_string(v);
+  j["final_rounding"] = fr;
+  if (r.min_exponent.empty()) {
+    j["min_exponent"] = nullptr;
+  } else {
+    json me = json::object();
+    for (const auto& [k, v] : r.min_exponent) me[k] = v;
+    j["min_exponent"] = me;
+  }
+  j["subnormal_inputs"] = r.subnormal_inputs;
+  j["subnormal_outputs"] = r.subnormal_outputs;
+  if (!r.nan_pattern.empty()) {
+    json np = json::object();
+    for (const auto& [k, v] : r.nan_pattern) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+      np[k] = buf;
+    }
+    j["nan_pattern"] = np;
+  }
+  if (!r.shapes.empty()) j["shapes"] = r.shapes;
+  if (r.block_scale)
+    j["block_scale"] = {{"scale_formats", r.block_scale->scale_formats},
+                        {"block_sizes", r.block_scale->block_sizes},
+                        {"group_size", r.block_scale->group_size}};
+  j["evidence"] = r.evidence;
+  return j;
+}
+
+json to_json(const UnitSpec& u) {
+  json j = json::object();
+  j["name"] = u.name;
+  j["architecture"] = u.architecture;
+  j["aliases"] = u.aliases;
+  json rows = json::array();
+  for (const auto& r : u.datapaths) rows.push_back(to_json(r, u.name));
+  j["datapaths"] = rows;
+  return j;
+}
+
+}  // namespace tcsim::models

@@ -1,0 +1,293 @@
+// The built-in units as data: one row per datapath, with the evidence for every number.
+//
+// Sources (see /work/shared/docs/units.md): [F21] seed 004 (Fasi, Higham, Mikaitis,
+// Pranesh 2021), [KM25] Khattak & Mikaitis 2025 (parameters validated on the real-GPU data
+// in shared/data/gpu), [X25] Xie et al., MMA-Sim, arXiv:2511.10909. Parameters only; no
+// code from their models.
+//
+// Conventions of this table:
+//  - carry_bits = safe_carry_bits(k) = ceil(log2(4k+2)) - 1, so that no legitimate sum of k
+//    unnormalised products (each < 4*2^E) plus c (< 2*2^E) wraps. [F21] 3.1.4 proves at
+//    least 3 on V100 (the 1.875+1+1.5+1.75+1.875 = 8 vector) and no paper shows fewer; a
+//    sum that does not wrap is independent of the number of carry bits.
+//  - final rounding RZ for fp32 output, RNE for fp16 output ([F21] [KM25] [X25]).
+//  - min_exponent: KM25's min_exp_limit (units.md section 2).
+//  - NaN results: 0x7fffffff / 0x7fff ([X25]); the Unit fills them in by default.
+//  - For each (input, output) pair the first row is the default datapath: the one the
+//    published data used (shared/data/gpu/README.md).
+#include <cmath>
+
+#include "tcsim/models/unit.hpp"
+
+namespace tcsim::models {
+
+int safe_carry_bits(int fma_size) {
+  int need = 0;  // smallest n with 2^n >= 4k+2
+  while ((std::int64_t{1} << need) < 4 * static_cast<std::int64_t>(fma_size) + 2) ++need;
+  return need - 1;
+}
+
+namespace {
+
+const std::vector<std::string> kWmmaHalf = {"wmma.m16n16k16", "wmma.m32n8k16", "wmma.m8n32k16"};
+
+std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A deferred-normalization (fused) row.
+DatapathSpec fused(std::string instruction, std::vector<std::string> ins,
+                   std::vector<std::string> outs, int k, int F, std::optional<int> min_fp32,
+                   std::optional<int> min_fp16, std::vector<std::string> shapes,
+                   std::string evidence) {
+  DatapathSpec r;
+  r.instruction = std::move(instruction);
+  r.input_formats = std::move(ins);
+  r.output_formats = std::move(outs);
+  r.fma_size = k;
+  r.fraction_bits = F;
+  r.carry_bits = safe_carry_bits(k);
+  r.alignment_rounding = Rounding::TowardZero;
+  r.sticky_bit = false;
+  r.normalization = Normalization::Deferred;
+  r.order = AccumulationOrder::LargestFirst;
+  r.c_placement = CPlacement::Aligned;
+  for (const auto& o : r.output_formats) {
+    if (o == "fp32") {
+      r.final_rounding[o] = Rounding::TowardZero;
+      if (min_fp32) r.min_exponent[o] = *min_fp32;
+      r.nan_pattern[o] = 0x7fffffffu;
+    } else if (o == "fp16") {
+      r.final_rounding[o] = Rounding::NearestEven;
+      if (min_fp16) r.min_exponent[o] = *min_fp16;
+      r.nan_pattern[o] = 0x7fffu;
+    }
+  }
+  r.shapes = std::move(shapes);
+  r.evidence = std::move(evidence);
+  return r;
+}
+
+// fp64 -> fp64: IEEE-like chain of fused multiply-adds ([F21] 3.3, [X25]): every partial
+// sum normalized and rounded to nearest even, sequential order. F = 160 with a sticky bit
+// makes each step a correctly rounded FMA (a product of two binary64 significands has
+// 106 bits; 160 >= 106 + 53 + 1 keeps guard and round bits of any alignment).
+DatapathSpec fp64_chain(std::vector<std::string> shapes, std::string evidence) {
+  DatapathSpec r;
+  r.input_formats = {"fp64"};
+  r.output_formats = {"fp64"};
+  r.fma_size = 4;
+  r.fraction_bits = 160;
+  r.carry_bits = 3;
+  r.alignment_rounding = Rounding::TowardZero;
+  r.sticky_bit = true;
+  r.normalization = Normalization::PerStep;
+  r.order = AccumulationOrder::Sequential;
+  r.c_placement = CPlacement::Aligned;
+  r.final_rounding["fp64"] = Rounding::NearestEven;
+  r.shapes = std::move(shapes);
+  r.evidence = std::move(evidence);
+  return r;
+}
+
+const std::string kCarry =
+    " carry_bits = ceil(log2(4k+2))-1 (never wraps; F21 3.1.4 shows >= 3 on V100).";
+const std::string kMin132 = " min_exponent -132 (fp32) / -20 (fp16): KM25 min_exp_limit, Ampere/Ada.";
+const std::string kMin133 = " min_exponent -133 (fp32) / -21 (fp16): KM25 min_exp_limit, Hopper/Blackwell.";
+const std::string kRounding = " Truncated alignment, one final normalization, RZ to fp32 / RNE to fp16 (units.md s1).";
+
+std::vector<UnitSpec> make_table() {
+  std::vector<UnitSpec> units;
+
+  // ---------------------------------------------------------------- Volta
+  {
+    UnitSpec u{"v100", "volta", {"volta"}, {}};
+    u.datapaths.push_back(fused(
+        "", {"fp16"}, {"fp32", "fp16"}, 4, 23, std::nullopt, -19,
+        cat(kWmmaHalf, {"mma.sync.m8n8k4"}),
+        "units.md s2 Volta; F21 s3.1: k=4 (5-operand adder), register {4.23} = F 23, no guard "
+        "digit, deferred normalization, RZ fp32 / RNE fp16; KM25, X25 agree. min_exponent: KM25 "
+        "none (fp32), -19 (fp16)." +
+            kCarry + " Data: shared/data/gpu/V100/fp16 (wmma, K=4)."));
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- Turing
+  {
+    UnitSpec u{"t4", "turing", {"turing"}, {}};
+    u.datapaths.push_back(fused(
+        "", {"fp16"}, {"fp32", "fp16"}, 8, 24, -132, -20,
+        cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8"}),
+        "units.md s2 Turing; F21 s3.2: one more bottom bit than Volta, register {4.24} = F 24; "
+        "k=8 (m16n8k8) per units.md/X25." + kRounding + kCarry +
+            " min_exponent -132/-20 by analogy with Ampere (F21 s3.3: A100 fp16 behaves as T4; "
+            "KM25 give no Turing clamp). No real-GPU data."));
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- Ampere (and Ada's shared rows)
+  auto ampere_rows = [](const std::string& gpu, bool fp64) {
+    std::vector<DatapathSpec> rows;
+    const std::string src = gpu == "A100" ? "F21 s3.3, KM25, X25" : "KM25, X25 (as Ampere)";
+    rows.push_back(fused("", {"fp16"}, {"fp32", "fp16"}, 8, 24, -132, -20,
+                         cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
+                         "units.md s2 " + std::string(gpu == "A100" ? "Ampere" : "Ada") +
+                             " fp16: k=8, F=24 (" + src + "); m16n8k16 = two k=8 steps." +
+                             kRounding + kMin132 + kCarry + " Data: shared/data/gpu/" + gpu +
+                             "/fp16 (K=8)."));
+    rows.push_back(fused("", {"bf16"}, {"fp32"}, 8, 24, -132, std::nullopt,
+                         cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
+                         "units.md s2 bf16: as fp16, k=8, F=24 (" + src + "); subnormal inputs and "
+                         "outputs honoured (F21 s3.3)." + kRounding + kMin132 + kCarry +
+                             " Data: shared/data/gpu/" + gpu + "/bf16 (K=8)."));
+    rows.push_back(fused("", {"tf32"}, {"fp32"}, 4, 24, -132, std::nullopt,
+                         {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8"},
+                         "units.md s2 tf32: k=4, F=24 (KM25, X25); m16n8k8 = two k=4 steps." +
+                             kRounding + kMin132 + kCarry + " Data: shared/data/gpu/" + gpu +
+                             "/tf32 (K=4)."));
+    if (fp64)
+      rows.push_back(fp64_chain({"mma.sync.m8n8k4", "wmma.m8n8k4"},
+                                "units.md s2 Ampere fp64; F21 s3.3: RNE, normalization after each "
+                                "addition, not largest-first: IEEE-like chain of FMAs (X25). F=160 "
+                                "+ sticky = correctly rounded FMA steps."));
+    return rows;
+  };
+  {
+    UnitSpec u{"a100", "ampere", {"ampere", "a2", "a30"}, ampere_rows("A100", true)};
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- Ada
+  {
+    UnitSpec u{"l40s", "ada", {"ada"}, ampere_rows("Ada", false)};
+    u.datapaths.push_back(fused(
+        "", {"e4m3", "e5m2"}, {"fp32", "fp16"}, 16, 13, -132, -20, {"mma.sync.m16n8k32"},
+        "units.md s2 Ada fp8: k=16, F=13 (binary32 output keeps only 13 fraction bits), RZ fp32 / "
+        "RNE fp16 (KM25, X25); m16n8k32 = two k=16 steps chained through the output format." +
+            kMin132 + kCarry +
+            " Data: shared/data/gpu/Ada/E4M3, E5M2 (mma.sync.m16n8k32, K=32; fp16 out: c rounded "
+            "to fp16)."));
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- Hopper
+  {
+    UnitSpec u{"h100", "hopper", {"hopper", "h200"}, {}};
+    u.datapaths.push_back(fused(
+        "", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21,
+        cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16", "wgmma.m64nNk16"}),
+        "units.md s2 Hopper fp16: k=16, F=25 (KM25, X25)." + kRounding + kMin133 + kCarry +
+            " Data: shared/data/gpu/H100/fp16 (K=16)."));
+    u.datapaths.push_back(fused(
+        "", {"bf16"}, {"fp32"}, 16, 25, -133, std::nullopt,
+        cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16", "wgmma.m64nNk16"}),
+        "units.md s2 Hopper bf16: k=16, F=25 (KM25, X25)." + kRounding + kMin133 + kCarry +
+            " Data: shared/data/gpu/H100/bf16 (K=16)."));
+    u.datapaths.push_back(fused(
+        "", {"tf32"}, {"fp32"}, 8, 25, -133, std::nullopt,
+        {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "wgmma.m64nNk8"},
+        "units.md s2 Hopper tf32: k=8, F=25 (KM25, X25)." + kRounding + kMin133 + kCarry +
+            " Data: shared/data/gpu/H100/tf32 (K=4)."));
+    u.datapaths.push_back(fused(
+        "wgmma", {"e4m3", "e5m2"}, {"fp32"}, 32, 13, -133, std::nullopt, {"wgmma.m64nNk32"},
+        "units.md s2 Hopper fp8 (wgmma): k=32, F=13 (binary32 output keeps only 13 fraction "
+        "bits: the 'fp8 accumulates in about 14 bits' effect), RZ (KM25, X25)." +
+            kMin133 + kCarry +
+            " Data: shared/data/gpu/H100/E4M3, E5M2 d_H100_fp32 (wgmma into a zeroed D: c = 0)."));
+    u.datapaths.push_back(fused(
+        "mma.sync", {"e4m3", "e5m2"}, {"fp16"}, 32, 13, -133, -21, {"mma.sync.m16n8k32"},
+        "OPEN PROBLEM (units.md s2 Hopper fp8 -> binary16, mma.sync.m16n8k32 .f16): no model "
+        "known; this is the best-known row (13-bit fused sum of 32 products, c aligned after "
+        "rounding to fp16, RNE to fp16) matching about 62 % (E4M3) / 67 % (E5M2) of "
+        "shared/data/gpu/H100/E4M3, E5M2 d_H100_fp16. Do not trust it."));
+    u.datapaths.push_back(fp64_chain(
+        {"mma.sync.m8n8k4", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16",
+         "wmma.m8n8k4"},
+        "units.md s2 Hopper fp64: as Ampere fp64 (X25): IEEE-like FMA chain, RNE per step, "
+        "sequential order."));
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- Blackwell
+  {
+    UnitSpec u{"b200", "blackwell", {"blackwell"}, {}};
+    const std::vector<std::string> tc16 = {"tcgen05.m64nNk16", "tcgen05.m128nN16k16",
+                                           "tcgen05.m256nN16k16"};
+    u.datapaths.push_back(fused(
+        "", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21,
+        cat(cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}), tc16),
+        "units.md s2 Blackwell fp16: k=16, F=25 (KM25 validated on B200, X25 tcgen05)." + kRounding +
+            kMin133 + kCarry));
+    u.datapaths.push_back(fused(
+        "", {"bf16"}, {"fp32"}, 16, 25, -133, std::nullopt,
+        cat(cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16"}), tc16),
+        "units.md s2 Blackwell bf16: k=16, F=25 (KM25, X25)." + kRounding + kMin133 + kCarry));
+    u.datapaths.push_back(fused(
+        "", {"tf32"}, {"fp32"}, 8, 25, -133, std::nullopt,
+        {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "tcgen05.m64nNk8",
+         "tcgen05.m128nN16k8", "tcgen05.m256nN16k8"},
+        "units.md s2 Blackwell tf32: k=8, F=25 (KM25)." + kRounding + kMin133 + kCarry));
+    {
+      auto r = fused(
+          "mma.sync", {"e4m3", "e5m2"}, {"fp32"}, 32, 30, -133, std::nullopt, {"mma.sync.m16n8k32"},
+          "units.md s2 Blackwell fp8 via legacy mma.sync.m16n8k32 .f32 (how the B200 data was "
+          "made): a 32-term fused sum with >= 30 fraction bits (30 used; more changes nothing) "
+          "and RNE reproduces 9,999 of 10,000 real B200 cases (project measurement 2026-11-22; "
+          "one E5M2 case unexplained). KM25's F=25 RZ misses about a third." +
+              kMin133 + kCarry);
+      r.final_rounding["fp32"] = Rounding::NearestEven;
+      u.datapaths.push_back(std::move(r));
+    }
+    u.datapaths.push_back(fused(
+        "tcgen05", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, {"fp32"}, 32, 25, -133, std::nullopt,
+        {"tcgen05.m64nNk32", "tcgen05.m128nN16k32", "tcgen05.m256nN16k32"},
+        "units.md s2 Blackwell tcgen05.mma kind::f8f6f4 (fp8, fp6, fp4): k=32, F=25, RZ (X25; "
+        "DeepGEMM issue 176: 'the accumulator maintains 25 bits mantissa' on B200)." +
+            kMin133 + kCarry + " Not validated against real data here."));
+    u.datapaths.push_back(fused(
+        "mma.sync", {"e4m3", "e5m2"}, {"fp16"}, 32, 13, -133, -21, {"mma.sync.m16n8k32"},
+        "OPEN PROBLEM (units.md s2 Blackwell fp8 -> binary16, mma.sync .f16): no model known; "
+        "best-known row as for Hopper (13-bit fused sum, c aligned, RNE to fp16); the simple "
+        "models fail on about a third of the real cases. Do not trust it."));
+    {
+      auto r = fused(
+          "tcgen05.mxf8f6f4", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, {"fp32"}, 32, 25, -133,
+          std::nullopt,
+          {"tcgen05.mxf8f6f4.m128nN16k32", "tcgen05.mxf8f6f4.m256nN16k32"},
+          "units.md s2 Blackwell block-scaled kind::mxf8f6f4 (X25): ue8m0 scale per 32 "
+          "elements multiplied into the product exponents, k=32, F=25, RZ. min_exponent -133 as "
+          "the other Blackwell fp32 rows (assumption)." + kCarry);
+      r.block_scale = BlockScaleSpec{{"ue8m0"}, {32}, 0};
+      u.datapaths.push_back(std::move(r));
+    }
+    {
+      auto r = fused(
+          "tcgen05.mxf4nvf4", {"e2m1"}, {"fp32"}, 64, 35, -133, std::nullopt,
+          {"tcgen05.mxf4nvf4.m128nN16k64", "tcgen05.mxf4nvf4.m256nN16k64"},
+          "units.md s2 Blackwell block-scaled kind::mxf4nvf4 (X25): fp4 with ue8m0 or ue4m3 "
+          "scales per 16 or 32 elements; each group of 16 products summed exactly, scaled, then "
+          "fused with c: k=64, F=35, RZ. The alignment exponent of a scaled group sum is taken "
+          "as its leading bit (a choice: not published). min_exponent -133 as the other "
+          "Blackwell fp32 rows (assumption)." + kCarry);
+      r.block_scale = BlockScaleSpec{{"ue8m0", "ue4m3"}, {16, 32}, 16};
+      u.datapaths.push_back(std::move(r));
+    }
+    u.datapaths.push_back(fp64_chain(
+        {"mma.sync.m8n8k4", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16",
+         "wmma.m8n8k4"},
+        "units.md s2: fp64 as Ampere/Hopper (IEEE-like FMA chain, RNE per step, sequential "
+        "order); assumed for Blackwell, not measured."));
+    units.push_back(std::move(u));
+  }
+  return units;
+}
+
+}  // namespace
+
+const std::vector<UnitSpec>& builtin_unit_specs() {
+  static const std::vector<UnitSpec> table = make_table();
+  return table;
+}
+
+}  // namespace tcsim::models
