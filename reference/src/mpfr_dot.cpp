@@ -366,10 +366,11 @@ OverflowMode resolve(OverflowMode m, const Format& f) {
   return m;
 }
 
+// NaN, or bits 0 where the format has no NaN (sim's convention).
 RoundResult nan_result(const Format& out, bool invalid) {
   RoundResult r;
   r.invalid = invalid || !out.has_nan();
-  r.bits = out.has_nan() ? out.canonical_nan() : out.max_finite(false);
+  r.bits = out.has_nan() ? out.canonical_nan() : 0;
   return r;
 }
 
@@ -405,12 +406,17 @@ RoundResult mpfr_round_to_format(mpfr_srcptr x, const Format& out, Rounding mode
       res.bits = out.infinity(negative);
       return res;
     }
-    // An exact infinity into a format without one: as an overflow of that sign.
-    res.bits = overflow_bits(out, negative, mode, overflow);
+    // An exact infinity into a format without one: as an overflow of that sign, but never
+    // "rounded toward zero" (the mode is ignored); invalid.
+    res.bits = overflow_bits(out, negative, Rounding::NearestEven, overflow);
+    res.invalid = true;
     return res;
   }
   if (mpfr_zero_p(x)) {
-    if (!out.has_zero) return nan_result(out, true);
+    if (!out.has_zero) {  // smallest value (bits 0), invalid
+      res.invalid = true;
+      return res;
+    }
     res.bits = out.zero(negative && out.is_signed);
     return res;
   }
@@ -440,8 +446,14 @@ RoundResult mpfr_round_to_format(mpfr_srcptr x, const Format& out, Rounding mode
   res.underflow = tiny && res.inexact;
 
   if (mpfr_zero_p(r.get())) {  // underflow to zero
-    if (!out.has_zero) return nan_result(out, true);  // unreachable: no-zero formats round to 2^emin
-    res.bits = out.zero(negative && out.is_signed);
+    if (mode == Rounding::ToOdd && res.inexact) {
+      // Round to odd: the smallest nonzero magnitude (its last significand bit is 1).
+      const std::uint64_t smallest = out.subnormals ? 1 : (out.has_zero ? std::uint64_t{1} << out.fraction_bits : 0);
+      res.bits = smallest | (negative ? out.sign_mask() : 0);
+      return res;
+    }
+    // A format without zero gets its smallest value, bits 0 (sim's convention).
+    res.bits = out.has_zero ? out.zero(negative && out.is_signed) : 0;
     return res;
   }
   // Overflow: compare with the largest finite value M = max_finite_significand * 2^(emax-p+1).
@@ -475,7 +487,11 @@ RoundResult mpfr_round_to_format(mpfr_srcptr x, const Format& out, Rounding mode
     // so the next magnitude pattern is the next value (a carry moves into the exponent).
     // If that pattern is not finite (E4M3's 0x7F), the value stays at the largest finite.
     const std::uint64_t next = mag + 1;
-    if (next <= out.max_finite(false)) mag = next;
+    if (next <= out.max_finite(false)) {
+      mag = next;
+    } else {
+      res.overflow = true;  // sim flags this as an overflow rounded toward zero
+    }
   }
   res.bits = mag | (negative ? out.sign_mask() : 0);
   return res;

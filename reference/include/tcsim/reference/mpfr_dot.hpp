@@ -130,10 +130,14 @@ bool exact_dot_mpfr(mpfr_ptr out, const Format& in_a, const Format& in_b, const 
 //   Ieee -> largest finite when the mode rounds toward zero for that sign (TowardZero,
 //   ToOdd, Down for +, Up for -), else Inf, NaN where the format has no Inf, largest finite
 //   where it has neither; FormatDefault -> Saturate if out.saturate else Ieee.
-// Specials: NaN -> canonical NaN (format without NaN: largest finite +, invalid);
-//   +-Inf -> +-Inf, or per the overflow mode as an overflow (invalid is not set);
-//   zero -> zero of that sign (+0 in unsigned formats); values that need a sign or a zero the
-//   format lacks (negative into ue8m0/ue4m3; 0 into ue8m0) -> NaN, invalid.
+// Specials (the conventions of sim/src/rounding.cpp, so that both compare bit for bit):
+//   NaN -> canonical NaN (bits 0, invalid, where the format has none);
+//   +-Inf -> +-Inf; into a format without Inf, per the overflow mode as if rounded to
+//   nearest (Saturate: largest finite; Ieee/ToNaN: NaN, else largest finite), invalid;
+//   zero -> zero of that sign (+0 in unsigned formats); into a format without zero
+//   (ue8m0) its smallest value, bits 0, invalid; a finite value that rounds to zero there
+//   also gives bits 0; a negative value (or -Inf) into an unsigned format -> NaN (bits 0
+//   without NaN), invalid.
 // Flags: inexact, overflow, underflow (tiny before rounding, |x| < 2^emin, and inexact).
 RoundResult mpfr_round_to_format(mpfr_srcptr x, const Format& out, Rounding mode,
                                  OverflowMode overflow = OverflowMode::FormatDefault);
