@@ -20,6 +20,7 @@ using i128 = __int128;
 
 // One addend: (-1)^negative * sig * 2^q, aligned as if its leading position were e_ref.
 struct Term {
+  bool inf = false;  // an infinite product or c (per-step mode keeps them in order)
   bool negative = false;
   u128 sig = 0;
   std::int64_t q = 0;
@@ -55,11 +56,13 @@ struct Split {
   int half = -1;           // dropped part compared with half an ulp: -1 below, 0 equal, 1 above
 };
 
-// Shifts a term into units of 2^lsb, rounding the dropped bits per `mode` (applied to
-// the signed value: Down is the floor of two's complement), appending the sticky bit.
+// Shifts a term into units of 2^lsb (the register's last bit), rounding the dropped bits
+// per `mode` (applied to the signed value: Down is the floor of two's complement). With a
+// sticky bit, the kept bits end one position above lsb and the OR of the dropped bits
+// fills that last position.
 template <class Int>
 Int align(const Term& t, std::int64_t lsb, Rounding mode, bool sticky, bool& inexact) {
-  const std::int64_t shift = t.q - lsb;
+  const std::int64_t shift = t.q - lsb - (sticky ? 1 : 0);
   Int mag;
   Split sp;
   if (shift >= 0) {
@@ -113,7 +116,7 @@ struct WideTerm {
 
 // Aligns a wide term into units of 2^lsb (BigInt version of align()).
 BigInt align_wide(const WideTerm& t, std::int64_t lsb, Rounding mode, bool sticky, bool& inexact) {
-  const std::int64_t shift = t.q - lsb;
+  const std::int64_t shift = t.q - lsb - (sticky ? 1 : 0);
   BigInt mag;
   Split sp;
   if (shift >= 0) {
@@ -155,7 +158,7 @@ BigInt align_wide(const WideTerm& t, std::int64_t lsb, Rounding mode, bool stick
 
 // What decoding the operands found.
 struct Gathered {
-  std::vector<Term> products;    // nonzero finite products
+  std::vector<Term> products;    // every product in order (zeros with sig 0, infinities flagged)
   Term c;                        // c (sig 0 when c is zero)
   bool nan = false, pos_inf = false, neg_inf = false;
   bool all_zero_negative = true;  // every term is a zero of negative sign (IEEE zero-sum sign)
@@ -195,13 +198,24 @@ Gathered gather(const AdderConfig& cfg, std::span<const std::uint64_t> a, std::s
     const bool x_inf = x.cls == FpClass::Infinity, y_inf = y.cls == FpClass::Infinity;
     const bool x_zero = x.cls == FpClass::Zero, y_zero = y.cls == FpClass::Zero;
     if (x_inf || y_inf) {
-      if (x_zero || y_zero) g.nan = true;  // Inf * 0
-      else (neg ? g.neg_inf : g.pos_inf) = true;
+      if (x_zero || y_zero) {
+        g.nan = true;  // Inf * 0
+      } else {
+        (neg ? g.neg_inf : g.pos_inf) = true;
+        Term t;
+        t.inf = true;
+        t.negative = neg;
+        g.products.push_back(t);
+      }
       g.all_zero_negative = false;
       continue;
     }
     if (x_zero || y_zero) {
+      // Kept (sig 0) so that per-step orders see every position; the fused sum skips it.
       if (!neg) g.all_zero_negative = false;
+      Term t;
+      t.negative = neg;
+      g.products.push_back(t);
       continue;
     }
     g.all_zero_negative = false;
@@ -220,6 +234,7 @@ Gathered gather(const AdderConfig& cfg, std::span<const std::uint64_t> a, std::s
     g.nan = true;
   } else if (z.cls == FpClass::Infinity) {
     (z.negative ? g.neg_inf : g.pos_inf) = true;
+    g.c.inf = true;
     g.all_zero_negative = false;
   } else if (z.cls == FpClass::Zero) {
     if (!z.negative) g.all_zero_negative = false;
@@ -302,7 +317,8 @@ BigInt aligned_sum(const AdderConfig& cfg, const std::vector<const Term*>& terms
 std::uint64_t deferred(const AdderConfig& cfg, const Gathered& g, AdderTrace* trace, std::uint64_t random) {
   std::vector<const Term*> terms;
   terms.reserve(g.products.size() + 1);
-  for (const Term& t : g.products) terms.push_back(&t);
+  for (const Term& t : g.products)
+    if (t.sig != 0) terms.push_back(&t);
   const bool c_nonzero = g.c.sig != 0;
   if (cfg.c_placement == CPlacement::Aligned && c_nonzero) terms.push_back(&g.c);
   if (terms.empty() && !(cfg.c_placement == CPlacement::Late && c_nonzero))
@@ -344,12 +360,14 @@ struct Partial {
   bool zero = true;
   bool negative = false;  // sign (of the zero, too)
   bool inf = false;
+  bool nan = false;
   WideTerm value;         // when !zero && !inf
 };
 
 Partial from_term(const Term& t) {
   Partial p;
-  p.zero = t.sig == 0;
+  p.inf = t.inf;
+  p.zero = !t.inf && t.sig == 0;
   p.negative = t.negative;
   p.value = WideTerm{t.negative, to_big(t.sig), t.q};
   return p;
@@ -362,6 +380,9 @@ Partial from_bits(const Format& f, std::uint64_t bits) {
   if (d.cls == FpClass::Infinity) {
     p.zero = false;
     p.inf = true;
+  } else if (d.cls == FpClass::NaN) {  // overflow into a format without infinities
+    p.zero = false;
+    p.nan = true;
   } else if (d.cls != FpClass::Zero && d.cls != FpClass::NaN) {
     p.zero = false;
     p.value = WideTerm{d.negative, BigInt(d.significand), d.exponent};
@@ -371,7 +392,15 @@ Partial from_bits(const Format& f, std::uint64_t bits) {
 
 // x + y: aligned to the larger leading bit with F bits, normalized, rounded to out.
 Partial add_step(const AdderConfig& cfg, const Partial& x, const Partial& y, std::uint64_t random) {
-  if (x.inf) return x;  // infinite operands were resolved before; only overflow makes them
+  if (x.nan) return x;
+  if (y.nan) return y;
+  if (x.inf && y.inf && x.negative != y.negative) {
+    Partial n;
+    n.zero = false;
+    n.nan = true;
+    return n;
+  }
+  if (x.inf) return x;
   if (y.inf) return y;
   const Format& out = cfg.out_format;
   const RoundingOptions opt = final_options(cfg, random);
@@ -418,6 +447,7 @@ std::uint64_t per_step(const AdderConfig& cfg, const Gathered& g, std::uint64_t 
       std::vector<Partial> all = products;
       all.push_back(c);
       auto mag_less = [](const Partial& u, const Partial& v) {  // |u| < |v|
+        if (u.inf || v.inf) return !u.inf && v.inf;
         if (u.zero || v.zero) return u.zero && !v.zero;
         const std::int64_t eu = u.value.q + msb(u.value.sig), ev = v.value.q + msb(v.value.sig);
         if (eu != ev) return eu < ev;
@@ -443,12 +473,10 @@ std::uint64_t per_step(const AdderConfig& cfg, const Gathered& g, std::uint64_t 
       break;
     }
   }
-  if (acc.inf) return cfg.out_format.infinities ? cfg.out_format.infinity(acc.negative) : nan_bits(cfg);
-  if (acc.zero) {
-    // Zero from exact zeros keeps IEEE's sign rule over all terms.
-    return (g.products.empty() && g.c.sig == 0) ? zero_result(cfg, g.all_zero_negative)
-                                                : cfg.out_format.zero(acc.negative);
-  }
+  if (acc.nan) return nan_bits(cfg);
+  if (acc.inf)
+    return round_to_format(ExactValue::infinity(acc.negative), cfg.out_format, final_options(cfg, random)).bits;
+  if (acc.zero) return cfg.out_format.zero(acc.negative);  // IEEE signs, step by step
   return round_out(cfg, acc.value.negative, acc.value.sig, acc.value.q, random);
 }
 
@@ -463,7 +491,14 @@ std::uint64_t FixedPointAdder::dot(std::span<const std::uint64_t> a, std::span<c
                                 std::to_string(b.size()));
   const Gathered g = gather(config_, a, b, c);
   if (trace) *trace = AdderTrace{};
-  if (g.nan || (g.pos_inf && g.neg_inf)) {
+  if (g.nan) {
+    if (trace) trace->special = true;
+    return nan_bits(config_);
+  }
+  // Per-step mode meets infinities in order, as a chain of IEEE operations does (an
+  // overflow to +Inf followed by a -Inf term gives NaN there).
+  if (config_.normalization == Normalization::PerStep) return per_step(config_, g, random);
+  if (g.pos_inf && g.neg_inf) {
     if (trace) trace->special = true;
     return nan_bits(config_);
   }
@@ -471,7 +506,6 @@ std::uint64_t FixedPointAdder::dot(std::span<const std::uint64_t> a, std::span<c
     if (trace) trace->special = true;
     return round_to_format(ExactValue::infinity(g.neg_inf), config_.out_format, final_options(config_, random)).bits;
   }
-  if (config_.normalization == Normalization::PerStep) return per_step(config_, g, random);
   return deferred(config_, g, trace, random);
 }
 
