@@ -482,15 +482,21 @@ RoundResult mpfr_round_to_format(mpfr_srcptr x, const Format& out, Rounding mode
   }
   const std::uint64_t frac_mask = out.fraction_bits == 0 ? 0 : (std::uint64_t{1} << out.fraction_bits) - 1;
   std::uint64_t mag = (field << out.fraction_bits) | (sig & frac_mask);
-  if (mode == Rounding::ToOdd && res.inexact && (mag & 1) == 0) {
+  // The last significand bit is the pattern's last bit, except with precision 1 where the
+  // significand is the implicit 1 alone (always odd).
+  const bool odd = out.fraction_bits == 0 || (mag & 1) != 0;
+  if (mode == Rounding::ToOdd && res.inexact && !odd) {
     // Round to odd: the odd neighbour away from zero. Sign-magnitude encodings are ordered,
     // so the next magnitude pattern is the next value (a carry moves into the exponent).
     // If that pattern is not finite (E4M3's 0x7F), the value stays at the largest finite.
     const std::uint64_t next = mag + 1;
     if (next <= out.max_finite(false)) {
       mag = next;
-    } else {
-      res.overflow = true;  // sim flags this as an overflow rounded toward zero
+    } else {  // the odd neighbour is beyond the largest finite value: an overflow
+      res.overflow = true;
+      res.underflow = false;
+      res.bits = overflow_bits(out, negative, mode, overflow);
+      return res;
     }
   }
   res.bits = mag | (negative ? out.sign_mask() : 0);
@@ -588,9 +594,31 @@ std::string exact_decimal(const ExactValue& x, int digits) {
 
 std::string mpfr_hex(mpfr_srcptr x) {
   if (!mpfr_number_p(x) || mpfr_zero_p(x)) return special_text(x);
-  char* s = nullptr;
-  if (mpfr_asprintf(&s, "%Ra", x) < 0) throw std::runtime_error("mpfr_asprintf failed");
-  return take(s);
+  // Normalized C99 form 0x1.hhh...p+-e (MPFR's "%Ra" picks other leading digits for short
+  // precisions, e.g. "-0x3p-4"): x = m 2^e with m odd, lead = bit length of m minus one.
+  mpz_t m;
+  mpz_init(m);
+  long e = mpfr_get_z_2exp(m, x);
+  const bool neg = mpz_sgn(m) < 0;
+  mpz_abs(m, m);
+  const mp_bitcnt_t tz = mpz_scan1(m, 0);
+  mpz_tdiv_q_2exp(m, m, tz);
+  e += static_cast<long>(tz);
+  const long lead = static_cast<long>(mpz_sizeinbase(m, 2)) - 1;
+  std::string r = neg ? "-0x1" : "0x1";
+  if (lead > 0) {
+    mpz_clrbit(m, static_cast<mp_bitcnt_t>(lead));  // the fraction below the leading 1
+    const long digits = (lead + 3) / 4;
+    mpz_mul_2exp(m, m, static_cast<mp_bitcnt_t>(digits * 4 - lead));
+    std::string h = take(mpz_get_str(nullptr, 16, m));
+    h.insert(0, static_cast<std::size_t>(digits) - h.size(), '0');
+    while (!h.empty() && h.back() == '0') h.pop_back();
+    r += "." + h;
+  }
+  mpz_clear(m);
+  const long pe = e + lead;
+  r += (pe < 0 ? "p-" : "p+") + std::to_string(pe < 0 ? -pe : pe);
+  return r;
 }
 
 }  // namespace tcsim::reference

@@ -178,7 +178,7 @@ class CorrectlyRoundedDot {
 // "inf", "-inf", "nan", "0", "-0" for the specials.
 std::string exact_decimal(const ExactValue& x, int digits = 0);
 std::string exact_decimal(mpfr_srcptr x, int digits = 0);
-// C99 hex-float text printed by MPFR ("%Ra"), e.g. "-0x1.8p-3".
+// Exact C99 hex-float text in normalized form, e.g. "-0x1.8p-3" (same as ExactValue::to_hex).
 std::string mpfr_hex(mpfr_srcptr x);
 
 }  // namespace tcsim::reference
