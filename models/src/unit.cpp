@@ -138,12 +138,23 @@ const V* find_by_format(const std::map<std::string, V>& m, const Format& f) {
 
 }  // namespace
 
+Format result_format(const Format& out, int fraction_bits) {
+  return make_format(out.name + "r" + std::to_string(fraction_bits), fraction_bits + 1, out.emin, out.emax,
+                     out.subnormals, out.infinities, out.nan, out.saturate, out.is_signed);
+}
+
+namespace {
+// The narrower result format of a row for `out`, if any.
+std::optional<Format> narrow_format(const DatapathSpec& row, const Format& out);
+}  // namespace
+
 AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out) {
   AdderConfig c;
   c.a_format = in;
   c.b_format = in;
   c.c_format = out;
-  c.out_format = out;
+  const std::optional<Format> narrow = narrow_format(row, out);
+  c.out_format = narrow ? *narrow : out;
   c.fraction_bits = row.fraction_bits;
   c.carry_bits = row.carry_bits;
   c.alignment_rounding = row.alignment_rounding;
@@ -159,11 +170,27 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   c.overflow = OverflowMode::Ieee;
   c.subnormal_inputs = row.subnormal_inputs;
   c.subnormal_outputs = row.subnormal_outputs;
+  if (narrow) return c;  // NaN: the narrow format's canonical NaN, re-encoded by the Unit
   if (const std::uint64_t* p = find_by_format(row.nan_pattern, out)) c.nan_pattern = *p;
   else if (out == formats::fp32()) c.nan_pattern = 0x7fffffffu;
   else if (out == formats::fp16()) c.nan_pattern = 0x7fffu;
   return c;
 }
+
+namespace {
+std::optional<Format> narrow_format(const DatapathSpec& row, const Format& out) {
+  const int* bits = find_by_format(row.result_fraction_bits, out);
+  if (!bits || *bits >= out.fraction_bits) return std::nullopt;
+  return result_format(out, *bits);
+}
+
+std::uint64_t nan_pattern_of(const DatapathSpec& row, const Format& out) {
+  if (const std::uint64_t* p = find_by_format(row.nan_pattern, out)) return *p;
+  if (out == formats::fp32()) return 0x7fffffffu;
+  if (out == formats::fp16()) return 0x7fffu;
+  return out.canonical_nan();
+}
+}  // namespace
 
 // ------------------------------------------------------------------ Unit
 
@@ -173,7 +200,19 @@ struct Unit::Impl {
     std::vector<ShapePattern> shapes;
     std::vector<std::string> shape_instructions;  // unique, in order
     std::vector<FixedPointAdder> adders;          // index i * outs.size() + o
+    std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
+    std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
     std::vector<Format> scale_formats;
+    std::size_t out_index(const Format& out) const {
+      return static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
+    }
+    // A block's result in the output format (re-encoding a narrow result).
+    std::uint64_t to_out(std::size_t o, std::uint64_t bits) const {
+      if (!narrow[o]) return bits;
+      const ExactValue v = decode(*narrow[o], bits);
+      if (v.is_nan()) return nan_out[o];
+      return round_bits(v, outs[o], Rounding::NearestEven);  // exact
+    }
     bool has(const Format& in, const Format& out) const {
       return std::find(ins.begin(), ins.end(), in) != ins.end() &&
              std::find(outs.begin(), outs.end(), out) != outs.end();
@@ -252,6 +291,17 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     canon_keys(row.final_rounding, "final_rounding");
     canon_keys(row.min_exponent, "min_exponent");
     canon_keys(row.nan_pattern, "nan_pattern");
+    canon_keys(row.result_fraction_bits, "result_fraction_bits");
+    for (const auto& [key, value] : row.result_fraction_bits) {
+      const Format& f = parse_format(key);
+      if (value < 0 || value > f.fraction_bits)
+        fail("result_fraction_bits", std::to_string(value) + " for '" + key + "' is out of range; allowed: 0.." +
+                                         std::to_string(f.fraction_bits));
+    }
+    for (const auto& o : r.outs) {
+      r.narrow.push_back(narrow_format(row, o));
+      r.nan_out.push_back(nan_pattern_of(row, o));
+    }
     for (const auto& o : r.outs) {
       auto it = row.final_rounding.find(o.name);
       if (it == row.final_rounding.end())
@@ -383,20 +433,22 @@ const FixedPointAdder& Unit::adder(const Format& in, const Format& out, std::str
 namespace {
 
 // ceil(K/k) block FMAs; the last one padded with +0 products; K = 0 runs one block.
+// `to_out` re-encodes a block's result in the output format (the next block's c).
+template <class ToOut>
 std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const std::uint64_t> a,
-                    std::span<const std::uint64_t> b, std::uint64_t c) {
+                    std::span<const std::uint64_t> b, std::uint64_t c, const ToOut& to_out) {
   const std::size_t K = a.size();
-  if (K == k) return adder.dot(a, b, c);
+  if (K == k) return to_out(adder.dot(a, b, c));
   std::size_t pos = 0;
   do {
     const std::size_t len = std::min(k, K - pos);
     if (len == k) {
-      c = adder.dot(a.subspan(pos, k), b.subspan(pos, k), c);
+      c = to_out(adder.dot(a.subspan(pos, k), b.subspan(pos, k), c));
     } else {
       std::vector<std::uint64_t> pa(k, 0), pb(k, 0);
       std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(pos), len, pa.begin());
       std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(pos), len, pb.begin());
-      c = adder.dot(pa, pb, c);
+      c = to_out(adder.dot(pa, pb, c));
     }
     pos += len;
   } while (pos < K);
@@ -429,7 +481,12 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
     std::vector<std::uint64_t> s(nscales, one);
     return dot_scaled(in, out, a, b, sf, s, s, c, bs, row.instruction);
   }
-  return chain(impl_->rows[i].adder(in, out), static_cast<std::size_t>(row.fma_size), a, b, c);
+  const auto& r = impl_->rows[i];
+  const std::size_t o = r.out_index(out);
+  if (!r.narrow[o])
+    return chain(r.adder(in, out), static_cast<std::size_t>(row.fma_size), a, b, c, [](std::uint64_t x) { return x; });
+  return chain(r.adder(in, out), static_cast<std::size_t>(row.fma_size), a, b, c,
+               [&](std::uint64_t x) { return r.to_out(o, x); });
 }
 
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
@@ -594,7 +651,7 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<co
       sa[t] = real ? scale_a[(pos + t) / B] : one;
       sb[t] = real ? scale_b[(pos + t) / B] : one;
     }
-    c = detail::scaled_block_fma(adder.config(), bs.group_size, scale_format, pa, pb, sa, sb, c);
+    c = r.to_out(r.out_index(out), detail::scaled_block_fma(adder.config(), bs.group_size, scale_format, pa, pb, sa, sb, c));
     pos += len;
   } while (pos < K);
   return c;

@@ -19,7 +19,8 @@ const std::vector<std::string> kRequired = {
     "carry_bits",  "alignment_rounding", "sticky_bit", "normalization",   "order",
     "c_placement", "final_rounding", "subnormal_inputs", "subnormal_outputs"};
 const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
-                                            "evidence",     "shapes",      "nan_pattern",  "block_scale"};
+                                            "evidence",     "shapes",      "nan_pattern",  "block_scale",
+                                            "result_fraction_bits"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -233,6 +234,24 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
                                    type_name(me));
     }
   }
+  if (j.contains("result_fraction_bits")) {
+    const json& rf = j["result_fraction_bits"];
+    if (rf.is_null()) {
+    } else if (rf.is_number_integer()) {
+      const int v = static_cast<int>(get_int(ctx, rf, "result_fraction_bits", 0, 63));
+      for (const auto& o : r.output_formats) r.result_fraction_bits[o] = v;
+    } else if (rf.is_object()) {
+      for (auto it = rf.begin(); it != rf.end(); ++it) {
+        output_key("result_fraction_bits", it.key());
+        if (it.value().is_null()) continue;
+        r.result_fraction_bits[it.key()] =
+            static_cast<int>(get_int(ctx, it.value(), "result_fraction_bits." + it.key(), 0, 63));
+      }
+    } else {
+      ctx.fail("result_fraction_bits", "expected null, an integer or an object {\"<output format>\": integer}, got " +
+                                           type_name(rf));
+    }
+  }
   if (j.contains("nan_pattern")) {
     const json& np = j["nan_pattern"];
     if (!np.is_object() && !np.is_null())
@@ -375,6 +394,11 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
       np[k] = buf;
     }
     j["nan_pattern"] = np;
+  }
+  if (!r.result_fraction_bits.empty()) {
+    json rf = json::object();
+    for (const auto& [k, v] : r.result_fraction_bits) rf[k] = v;
+    j["result_fraction_bits"] = rf;
   }
   if (!r.shapes.empty()) j["shapes"] = r.shapes;
   if (r.block_scale)

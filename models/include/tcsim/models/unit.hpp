@@ -59,6 +59,11 @@ struct DatapathSpec {
   std::map<std::string, int> min_exponent;              // optional clamp of E per output format
   bool subnormal_inputs = true;
   bool subnormal_outputs = true;
+  // Optional, per output format: the normalized result keeps only this many fraction bits
+  // (rounded with the final rounding mode) although it is encoded in the output format.
+  // Ada/Hopper fp8 -> fp32: 13 (units.md s2: "binary32 output keeps only 13 fraction
+  // bits"). Missing: the output format's own fraction bits.
+  std::map<std::string, int> result_fraction_bits;
   // NaN result pattern per output format; missing: 0x7fffffff (fp32), 0x7fff (fp16) [X25],
   // the format's canonical NaN otherwise.
   std::map<std::string, std::uint64_t> nan_pattern;
@@ -122,7 +127,9 @@ class Unit {
                                std::string_view instruction = "") const;
   std::size_t datapath_index(const Format& in, const Format& out,
                              std::string_view instruction = "") const;
-  // The adder of one block FMA of that row (cached at construction).
+  // The adder of one block FMA of that row (cached at construction). Its out_format is
+  // `out`, or, for rows with result_fraction_bits, a narrower format (same exponent range,
+  // precision result_fraction_bits + 1) whose patterns dot() re-encodes in `out`.
   const FixedPointAdder& adder(const Format& in, const Format& out,
                                std::string_view instruction = "") const;
 
@@ -179,8 +186,13 @@ class Unit {
   std::unique_ptr<Impl> impl_;
 };
 
-// The adder configuration of one row for in -> out (the mapping from the schema).
+// The adder configuration of one row for in -> out (the mapping from the schema). With
+// result_fraction_bits for `out`, out_format is result_format(out, bits) and c_format `out`.
 AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out);
+
+// `out` with only `fraction_bits` fraction bits (same exponent range and specials), named
+// "<out>r<bits>": the format the adder rounds into for result_fraction_bits.
+Format result_format(const Format& out, int fraction_bits);
 
 // Built-in units (unit_table.cpp): v100, t4, a100, l40s, h100, b200, in that order.
 const std::vector<UnitSpec>& builtin_unit_specs();
