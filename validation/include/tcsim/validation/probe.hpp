@@ -1,0 +1,94 @@
+// The black-box feature probe: what a multiply-accumulate unit does, found only by calling
+// d = dot(a, b, c) (probe_blackbox.hpp) on chosen inputs. Methodology: docs/probe.md.
+//
+// The probe assumes the family of datapaths of units.md section 1 (exact products,
+// alignment to the largest term E with F fraction bits, an integer sum with carry bits,
+// one normalization and rounding, chaining of block FMAs of k products) or its per-step
+// variant, and measures its parameters. Every feature is reported with the evidence used;
+// a feature the formats cannot reveal is reported as unknown (null in JSON) with the reason.
+//
+// Order of the experiments (each uses what the earlier ones found):
+//  1. subnormal inputs (a, b and c) and outputs;
+//  2. F: c = 2^e, a1b1 = -2^e, a2b2 = 2^(e-j): the largest j whose term survives exactly;
+//  3. k: the same cancellation with the small term moved to product i: it is lost while it
+//     shares the block of the large terms and survives once it starts a new block;
+//  4. alignment rounding and sticky bit: the small term at fractions of the register's
+//     last unit (+-1/4, +-1/2, 3/4, +-3/2 ulp), against rz|rd|ru|rne with and without a
+//     sticky bit;
+//  5. carry bits: sums of c and products at E that reach 2^(E+q), for growing q;
+//  6. final rounding: sums held exactly by the register but not by the output format;
+//  7. products exact, normalization (deferred or per-step), accumulation order,
+//     monotonicity (searched for a counterexample).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tcsim/sim/rounding.hpp"
+#include "tcsim/validation/probe_blackbox.hpp"
+#include "tcsim/validation/seed004_suite.hpp"
+
+namespace tcsim::validation {
+
+struct ProbeOptions {
+  int max_products = 128;            // longest dot tried when looking for the FMA size
+  int monotonic_random_trials = 400;  // random pairs x <= y tried after the structured ones
+  int rounding_random_trials = 600;   // candidate sums tried for the final rounding
+  std::uint64_t seed = 0x5eed004;     // of the random searches (the probe is deterministic)
+};
+
+// One probed feature: a value, or unknown, and how it was decided.
+template <class T>
+struct Finding {
+  std::optional<T> value;
+  std::string evidence;  // experiments and observations, or why the value is unknown
+  bool known() const { return value.has_value(); }
+};
+
+// A dot product and its result, as bit patterns.
+struct DotCase {
+  std::vector<std::uint64_t> a, b;
+  std::uint64_t c = 0;
+  std::uint64_t d = 0;
+};
+
+struct ProbeReport {
+  std::string unit;
+  std::string in_format, out_format;
+
+  Finding<bool> subnormal_inputs;   // subnormal a/b operands honoured (false: flushed)
+  Finding<bool> subnormal_c;        // subnormal c honoured
+  Finding<bool> subnormal_outputs;  // subnormal results produced (false: flushed)
+  Finding<bool> products_exact;     // a_i b_i enter the sum unrounded
+  Finding<int> fraction_bits;       // F
+  Finding<int> fma_size;            // k
+  Finding<int> carry_bits;          // integer bits above 2^E beyond the first
+  bool carry_bits_lower_bound = false;  // no block of k products can overflow more bits
+  Finding<Rounding> alignment_rounding;  // rz|rd|ru|rne
+  Finding<bool> sticky_bit;
+  Finding<Rounding> final_rounding;      // rz|rd|ru|rne
+  Finding<std::string> normalization;    // "deferred" | "per-step"
+  Finding<std::string> order;            // "largest-first" | "sequential" | "not-largest-first"
+  Finding<bool> monotonic;
+  std::optional<std::pair<DotCase, DotCase>> monotonic_counterexample;  // x <= y, d(x) > d(y)
+
+  std::vector<Seed004Result> seed004;  // filled by probe_with_seed004 (cases of the box's formats)
+  long dot_calls = 0;
+
+  std::string to_text() const;
+  nlohmann::json to_json() const;
+};
+
+// Runs every experiment on the box. Never throws for a feature it cannot decide; throws
+// only when the box itself throws on a valid call.
+ProbeReport probe(const BlackBox& box, const ProbeOptions& options = {});
+// probe() plus the seed 004 cases whose formats are the box's.
+ProbeReport probe_with_seed004(const BlackBox& box, const ProbeOptions& options = {});
+
+// "rz", "rd", "ru", "rne" (as the JSON schema of the units).
+std::string rounding_name(Rounding r);
+
+}  // namespace tcsim::validation
