@@ -12,9 +12,6 @@
 
 #include "test_support.hpp"
 #include "tcsim/models/unit.hpp"
-#include "tcsim/sim/adder.hpp"
-#include <algorithm>
-#include <memory>
 #include "tcsim/validation/dump_gpu_data.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 
@@ -39,40 +36,13 @@ std::map<std::string, OpenBest> load_open_cases() {
   return out;
 }
 
-// TEMPORARY until models::builtin_unit lands: the parameters of units.md section 2.
+// The built-in unit of the file's GPU, for the instruction the data was made with.
 DotFunction builtin_dot(const GpuDataFile& f) {
-  AdderConfig cfg;
-  cfg.a_format = cfg.b_format = f.in;
-  cfg.c_format = cfg.out_format = f.out;
-  cfg.carry_bits = 3;
-  const bool fp16_out = f.out == formats::fp16();
-  cfg.final_rounding = fp16_out ? Rounding::NearestEven : Rounding::TowardZero;
-  const bool fp8 = f.in == formats::e4m3() || f.in == formats::e5m2();
-  const bool tf32 = f.in == formats::tf32();
-  int k = 4;
-  if (f.gpu == "V100") {
-    k = 4, cfg.fraction_bits = 23;
-  } else if (f.gpu == "A100" || f.gpu == "Ada") {
-    k = fp8 ? 16 : tf32 ? 4 : 8;
-    cfg.fraction_bits = fp8 ? 13 : 24;
-    cfg.min_exponent = fp16_out ? -20 : -132;
-  } else {
-    k = fp8 ? 32 : tf32 ? 8 : 16;
-    cfg.fraction_bits = fp8 ? 13 : 25;
-    cfg.min_exponent = fp16_out ? -21 : -133;
-    cfg.carry_bits = 5;  // 3 wraps H100/fp16 case 3683 (sum 8.23 with E = -1)
-  }
-  auto adder = std::make_shared<FixedPointAdder>(cfg);
-  const std::size_t ks = static_cast<std::size_t>(k);
-  // fp8 with binary32 output keeps 13 fraction bits: truncate the other 10 (normal results).
-  const std::uint64_t mask = fp8 && !fp16_out ? ~std::uint64_t{0x3ff} : ~std::uint64_t{0};
-  return [adder, ks, mask](std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::uint64_t c) {
-    for (std::size_t s = 0; s < a.size(); s += ks) {
-      const std::size_t n = std::min(ks, a.size() - s);
-      c = adder->dot(a.subspan(s, n), b.subspan(s, n), c) & mask;
-    }
-    return c;
-  };
+  const models::Unit* unit = &models::builtin_unit(f.unit);
+  const Format in = f.in, out = f.out;
+  const std::string instruction = f.instruction;
+  return [unit, in, out, instruction](std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                                      std::uint64_t c) { return unit->dot(in, out, a, b, c, instruction); };
 }
 
 }  // namespace
