@@ -24,7 +24,7 @@ constexpr double tiny_high = 0x1p-60;
 bool rel_close(double x, double y, double rel) { return std::fabs(x - y) <= rel * std::fabs(y); }
 }  // namespace
 
-TEST_CASE("bounds: gamma_k = k u / (1 - k u), +inf when k u >= 1 (seed 000 section 2)") {
+TEST_CASE("bounds: gamma_k = k u / (1 - k u) and +inf when k u >= 1 (seed 000 section 2)") {
   CHECK(gamma(1, 0.5) == 1.0);            // 0.5 / 0.5
   CHECK(gamma(3, 0.25) == 3.0);           // 0.75 / 0.25
   CHECK(std::isinf(gamma(4, 0.25)));      // k u = 1
@@ -119,7 +119,7 @@ TEST_CASE("bounds: seed 000 Table 3.3 (V100 tensor cores) from Theorems 3.1 and 
   CHECK(std::isinf(blanchard_thm31(tc16)));
 }
 
-TEST_CASE("bounds: seed 000 Theorems 4.3, 4.4 and Table 4.1 (LU with tensor cores)") {
+TEST_CASE("bounds: seed 000 Theorems 4.3 and 4.4 and Table 4.1 (LU with tensor cores)") {
   BlockFmaParams tc32;
   tc32.n = 4096;
   tc32.b = 4;
@@ -160,7 +160,7 @@ TEST_CASE("bounds: seed 000 Theorems 4.3, 4.4 and Table 4.1 (LU with tensor core
   CHECK(rel_close(blanchard_cor41(tc32), gamma(4097, u32), 1e-12));
 }
 
-TEST_CASE("bounds: seed 001 multiword bounds and the slide's table") {
+TEST_CASE("bounds: seed 001 multiword bounds and the slide table") {
   // p = 1 is Theorem 3.2's tensor core bound 2u_low + n u_high (+ u_low^2 + u_high).
   CHECK(rel_close(mary_multiword(1000, 1, u16, u32, false), 2 * u16 + 1000 * u32, 2e-3));
   // Slide table: bfloat16 words, p = 2 with skipping: 3 x 2^-16 + n 2^-24.

@@ -73,7 +73,7 @@ std::uint64_t operand(const Format& f, Rng& r, int cls, int center) {
 
 }  // namespace
 
-TEST_CASE("reference: MPFR decoder agrees with sim's codec on every pattern (formats up to 16 bits)") {
+TEST_CASE("mpfr: decoder agrees with sim codec on every pattern of formats up to 16 bits") {
   for (const Format& f : builtin_formats()) {
     INFO(f.name);
     const bool exhaustive = f.width <= 16;
@@ -91,7 +91,7 @@ TEST_CASE("reference: MPFR decoder agrees with sim's codec on every pattern (for
   }
 }
 
-TEST_CASE("reference: ExactValue <-> MPFR round trip and exact decimal printing") {
+TEST_CASE("mpfr: ExactValue to MPFR round trip and exact decimal printing") {
   Rng rng(test::seed("reference round trip", 12));
   for (std::uint64_t i = 0; i < test::count(20000); ++i) {
     BigInt sig = rng.next() | 1;
@@ -115,7 +115,7 @@ TEST_CASE("reference: ExactValue <-> MPFR round trip and exact decimal printing"
   CHECK(mpfr_hex(to_mpfr(ExactValue::finite(true, 3, -4)).get()) == "-0x1.8p-3");
 }
 
-TEST_CASE("reference: exact_dot special values (NaN, Inf * 0, +Inf - Inf, signed zeros)") {
+TEST_CASE("mpfr: exact_dot special values (NaN; Inf x 0; +Inf - Inf; signed zeros)") {
   const Format& h = formats::fp16();
   const Format& s = formats::fp32();
   const std::uint64_t one = 0x3c00, inf = 0x7c00, ninf = 0xfc00, nan = 0x7e00, zero = 0, nzero = 0x8000;
@@ -147,7 +147,7 @@ TEST_CASE("reference: exact_dot special values (NaN, Inf * 0, +Inf - Inf, signed
   CHECK(correctly_rounded_dot(h, h, s, s, a4, b4, 0x3f800000u, Rounding::NearestEven).bits == 0x3f800002u);
 }
 
-TEST_CASE("reference: exact_dot equals sim's BigInt exact arithmetic (random, all input formats)") {
+TEST_CASE("mpfr: exact_dot equals sim BigInt exact arithmetic (random; all input formats)") {
   Rng rng(test::seed("reference exact_dot vs bigint", 13));
   const std::vector<std::pair<Format, Format>> pairs = {
       {formats::fp16(), formats::fp32()}, {formats::bf16(), formats::fp32()}, {formats::tf32(), formats::fp32()},
@@ -186,7 +186,7 @@ TEST_CASE("reference: exact_dot equals sim's BigInt exact arithmetic (random, al
   }
 }
 
-TEST_CASE("reference: mpfr_round_to_format agrees with sim's round_to_format (all formats, rne/rz/ru/rd/ro)") {
+TEST_CASE("mpfr: mpfr_round_to_format agrees with sim round_to_format (all formats; rne rz ru rd ro)") {
   Rng rng(test::seed("reference rounding vs sim", 14));
   const Rounding modes[] = {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up, Rounding::Down,
                             Rounding::ToOdd};
