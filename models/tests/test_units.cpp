@@ -1,0 +1,299 @@
+// Built-in units: lookup, the format pairs and instructions of units.md section 2,
+// chaining, shapes (mma = element-wise dot), error messages.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+
+#include "models_test_helpers.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::models::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// A random finite pattern of `f` (not NaN, not Inf).
+std::uint64_t random_finite(tcsim::test::Rng& rng, const Format& f) {
+  for (;;) {
+    const std::uint64_t x = rng.next() & f.width_mask();
+    const FpClass c = classify(f, x);
+    if (c != FpClass::NaN && c != FpClass::Infinity) return x;
+  }
+}
+
+// A random finite value of modest exponent (so that sums stay finite and interesting).
+std::uint64_t random_modest(tcsim::test::Rng& rng, const Format& f) {
+  const int lo = std::max(f.emin, -8), hi = std::min(f.emax, 6);
+  const double m = 1.0 + static_cast<double>(rng.below(1u << 20)) / (1u << 20);
+  const double x = std::ldexp(m, rng.range(lo, hi)) * (rng.below(2) ? -1.0 : 1.0);
+  return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+}  // namespace
+
+TEST_CASE("builtin units: lookup by name, alias and architecture, case-insensitively") {
+  CHECK(builtin_unit("v100").name() == "v100");
+  CHECK(builtin_unit("VOLTA").name() == "v100");
+  CHECK(builtin_unit("turing").name() == "t4");
+  CHECK(builtin_unit("A30").name() == "a100");
+  CHECK(builtin_unit("a2").name() == "a100");
+  CHECK(builtin_unit("Ampere").name() == "a100");
+  CHECK(builtin_unit("ada").name() == "l40s");
+  CHECK(builtin_unit("H200").name() == "h100");
+  CHECK(builtin_unit("hopper").name() == "h100");
+  CHECK(builtin_unit("blackwell").name() == "b200");
+  CHECK(&builtin_unit("b200") == &builtin_unit("B200"));
+}
+
+TEST_CASE("builtin units: an unknown name lists every accepted name") {
+  const std::string m = message_of([] { builtin_unit("p100"); });
+  CHECK_THAT(m, Contains("unknown unit 'p100'"));
+  for (const char* n : {"v100", "volta", "t4", "a100", "a2", "a30", "l40s", "ada", "h100", "h200", "b200", "blackwell"})
+    CHECK_THAT(m, Contains(n));
+}
+
+TEST_CASE("builtin units: format pairs per units.md section 2") {
+  using V = std::vector<std::string>;
+  CHECK(builtin_unit("v100").format_pairs() == V{"fp16->fp32", "fp16->fp16"});
+  CHECK(builtin_unit("t4").format_pairs() == V{"fp16->fp32", "fp16->fp16"});
+  CHECK(builtin_unit("a100").format_pairs() == V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "fp64->fp64"});
+  CHECK(builtin_unit("l40s").format_pairs() ==
+        V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "e4m3->fp32", "e4m3->fp16", "e5m2->fp32", "e5m2->fp16"});
+  CHECK(builtin_unit("h100").format_pairs() == V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "e4m3->fp32",
+                                                 "e5m2->fp32", "e4m3->fp16", "e5m2->fp16", "fp64->fp64"});
+  CHECK(builtin_unit("b200").format_pairs() ==
+        V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "e4m3->fp32", "e5m2->fp32", "e2m3->fp32",
+          "e3m2->fp32", "e2m1->fp32", "e4m3->fp16", "e5m2->fp16", "fp64->fp64"});
+}
+
+TEST_CASE("builtin units: parameters per units.md section 2") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &e4 = formats::e4m3(), &tf = formats::tf32();
+  struct Want {
+    const char* unit;
+    const Format* in;
+    const Format* out;
+    const char* instr;
+    int k, F;
+    Rounding r;
+    std::optional<int> min;
+  };
+  const Want wants[] = {
+      {"v100", &f16, &f32, "", 4, 23, Rounding::TowardZero, std::nullopt},
+      {"v100", &f16, &f16, "", 4, 23, Rounding::NearestEven, -19},
+      {"t4", &f16, &f32, "", 8, 24, Rounding::TowardZero, -132},
+      {"a100", &f16, &f32, "", 8, 24, Rounding::TowardZero, -132},
+      {"a100", &f16, &f16, "", 8, 24, Rounding::NearestEven, -20},
+      {"a100", &tf, &f32, "", 4, 24, Rounding::TowardZero, -132},
+      {"l40s", &e4, &f32, "", 16, 13, Rounding::TowardZero, -132},
+      {"l40s", &e4, &f16, "", 16, 13, Rounding::NearestEven, -20},
+      {"h100", &f16, &f32, "", 16, 25, Rounding::TowardZero, -133},
+      {"h100", &f16, &f16, "wgmma", 16, 25, Rounding::NearestEven, -21},
+      {"h100", &tf, &f32, "", 8, 25, Rounding::TowardZero, -133},
+      {"h100", &e4, &f32, "", 32, 13, Rounding::TowardZero, -133},
+      {"h100", &e4, &f32, "wgmma", 32, 13, Rounding::TowardZero, -133},
+      {"h100", &e4, &f16, "", 32, 13, Rounding::NearestEven, -21},
+      {"b200", &f16, &f32, "tcgen05", 16, 25, Rounding::TowardZero, -133},
+      {"b200", &e4, &f32, "", 32, 30, Rounding::NearestEven, -133},
+      {"b200", &e4, &f32, "mma.sync", 32, 30, Rounding::NearestEven, -133},
+      {"b200", &e4, &f32, "tcgen05", 32, 25, Rounding::TowardZero, -133},
+      {"b200", &formats::e2m1(), &f32, "", 32, 25, Rounding::TowardZero, -133},
+  };
+  for (const Want& w : wants) {
+    INFO(w.unit << " " << w.in->name << "->" << w.out->name << " '" << w.instr << "'");
+    const Unit& u = builtin_unit(w.unit);
+    const DatapathSpec& row = u.datapath(*w.in, *w.out, w.instr);
+    CHECK(row.fma_size == w.k);
+    CHECK(row.fraction_bits == w.F);
+    const AdderConfig cfg = u.adder(*w.in, *w.out, w.instr).config();
+    CHECK(cfg.final_rounding == w.r);
+    CHECK(cfg.min_exponent == w.min);
+    CHECK(cfg.alignment_rounding == Rounding::TowardZero);
+    CHECK(row.carry_bits == safe_carry_bits(w.k));
+    CHECK_FALSE(row.evidence.empty());
+  }
+  CHECK(safe_carry_bits(4) == 4);
+  CHECK(safe_carry_bits(8) == 5);
+  CHECK(safe_carry_bits(16) == 6);
+  CHECK(safe_carry_bits(32) == 7);
+  CHECK(safe_carry_bits(64) == 8);
+  // The open rows say so.
+  CHECK_THAT(builtin_unit("h100").datapath(e4, f16).evidence, Contains("OPEN"));
+  CHECK_THAT(builtin_unit("b200").datapath(e4, f16).evidence, Contains("OPEN"));
+}
+
+TEST_CASE("builtin units: NaN patterns 0x7fffffff / 0x7fff, Inf rules") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const Unit& u = builtin_unit("a100");
+  const std::vector<std::uint64_t> a = {0x7e00, 0x3c00}, b = {0x3c00, 0x3c00};
+  CHECK(u.dot(f16, f32, a, b, 0) == 0x7fffffffu);
+  CHECK(u.dot(f16, f16, a, b, 0) == 0x7fffu);
+  const std::vector<std::uint64_t> inf = {0x7c00}, zero = {0x0000}, one = {0x3c00};
+  CHECK(u.dot(f16, f32, inf, zero, 0) == 0x7fffffffu);              // Inf * 0
+  CHECK(u.dot(f16, f32, inf, one, 0) == 0x7f800000u);               // Inf
+  CHECK(u.dot(f16, f32, inf, one, 0xff800000u) == 0x7fffffffu);     // Inf - Inf
+  // fp8 -> fp32 with 13 result bits: NaN stays the 0x7fffffff pattern.
+  const std::vector<std::uint64_t> n8 = {0x7f}, o8 = {0x38};
+  CHECK(builtin_unit("h100").dot(formats::e4m3(), f32, n8, o8, 0) == 0x7fffffffu);
+}
+
+TEST_CASE("builtin units: unsupported pair lists the supported ones; instruction errors list instructions") {
+  const std::string m = message_of([] {
+    builtin_unit("v100").dot(formats::e4m3(), formats::fp32(), std::vector<std::uint64_t>{0},
+                             std::vector<std::uint64_t>{0}, 0);
+  });
+  CHECK(m == "unit 'v100' does not support e4m3 -> fp32; supported: fp16->fp32, fp16->fp16");
+  const std::string m2 = message_of([] { builtin_unit("h100").datapath(formats::e4m3(), formats::fp32(), "tcgen05"); });
+  CHECK_THAT(m2, Contains("instruction 'tcgen05'") && Contains("wgmma"));
+  const std::string m3 = message_of([] { builtin_unit("a100").datapath(formats::fp16(), formats::fp32(), "wgmma"); });
+  CHECK_THAT(m3, Contains("wmma") && Contains("mma.sync"));
+  CHECK(builtin_unit("b200").instructions(formats::e4m3(), formats::fp32()) ==
+        std::vector<std::string>{"mma.sync", "tcgen05", "tcgen05.mxf8f6f4"});
+  const std::string m4 = message_of([] {
+    builtin_unit("v100").dot(formats::fp16(), formats::fp32(), std::vector<std::uint64_t>{0, 0},
+                             std::vector<std::uint64_t>{0}, 0);
+  });
+  CHECK_THAT(m4, Contains("same length") && Contains("2 and 1"));
+}
+
+TEST_CASE("chaining: K = 16 on v100 is four chained block FMAs") {
+  auto seed = tcsim::test::seed("chaining v100", 7);
+  tcsim::test::Rng rng(seed);
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const Unit& u = builtin_unit("v100");
+  const FixedPointAdder& adder = u.adder(f16, f32);
+  for (std::uint64_t t = 0; t < tcsim::test::count(2000); ++t) {
+    std::vector<std::uint64_t> a(16), b(16);
+    for (auto& x : a) x = random_modest(rng, f16);
+    for (auto& x : b) x = random_modest(rng, f16);
+    const std::uint64_t c = random_modest(rng, f32);
+    std::uint64_t manual = c;
+    for (std::size_t blk = 0; blk < 4; ++blk)
+      manual = adder.dot(std::span(a).subspan(blk * 4, 4), std::span(b).subspan(blk * 4, 4), manual);
+    REQUIRE(u.dot(f16, f32, a, b, c) == manual);
+  }
+  // Deterministic: c = 1 plus sixteen 2^-24 products. Every v100 block truncates them
+  // (1), one h100 block of 16 (F = 25) keeps them all: 1 + 2^-20.
+  const std::vector<std::uint64_t> p(16, bits(f16, std::ldexp(1, -12)));
+  CHECK(u.dot(f16, f32, p, p, 0x3f800000u) == 0x3f800000u);
+  CHECK(value(f32, builtin_unit("h100").dot(f16, f32, p, p, 0x3f800000u)) == 1 + std::ldexp(1, -20));
+}
+
+TEST_CASE("chaining: a partial last block is padded with zeros; K = 0 runs one block") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const Unit& u = builtin_unit("v100");
+  const FixedPointAdder& adder = u.adder(f16, f32);
+  const auto a = bits(f16, {1, 2, 3, 4, 5, 6}), b = bits(f16, {0.5, 0.25, -1, 2, 0.125, -0.5});
+  const std::uint64_t c = bits(f32, 0.75);
+  const auto a1 = std::vector<std::uint64_t>(a.begin(), a.begin() + 4), b1 = std::vector<std::uint64_t>(b.begin(), b.begin() + 4);
+  const std::vector<std::uint64_t> a2 = {a[4], a[5], 0, 0}, b2 = {b[4], b[5], 0, 0};
+  CHECK(u.dot(f16, f32, a, b, c) == adder.dot(a2, b2, adder.dot(a1, b1, c)));
+  CHECK(value(f32, u.dot(f16, f32, a, b, c)) == 0.75 + 0.5 + 0.5 - 3 + 8 + 0.625 - 3);
+  // K = 0: c through one block of +0 products (-0 + +0 = +0, as IEEE sums).
+  CHECK(u.dot(f16, f32, {}, {}, 0x80000000u) == 0u);
+  CHECK(u.dot(f16, f32, bits(f16, {-0.0}), bits(f16, {1.0}), 0x80000000u) == 0u);
+  CHECK(u.dot(f16, f32, {}, {}, bits(f32, 1.5)) == bits(f32, 1.5));
+}
+
+TEST_CASE("dot_batch equals dot, with any number of threads") {
+  auto seed = tcsim::test::seed("dot_batch", 99);
+  tcsim::test::Rng rng(seed);
+  const Format &bf = formats::bf16(), &f32 = formats::fp32();
+  const Unit& u = builtin_unit("h100");
+  const std::size_t n = tcsim::test::count(3000), K = 40;
+  std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d1(n), d2(n), d4(n);
+  for (auto& x : a) x = random_finite(rng, bf);
+  for (auto& x : b) x = random_modest(rng, bf);
+  for (auto& x : c) x = random_modest(rng, f32);
+  u.dot_batch(bf, f32, n, K, a.data(), b.data(), c.data(), d1.data());
+  u.dot_batch(bf, f32, n, K, a.data(), b.data(), c.data(), d2.data(), "", 2);
+  u.dot_batch(bf, f32, n, K, a.data(), b.data(), c.data(), d4.data(), "wgmma", 4);
+  for (std::size_t i = 0; i < n; ++i) {
+    REQUIRE(d1[i] == u.dot(bf, f32, std::span(a).subspan(i * K, K), std::span(b).subspan(i * K, K), c[i]));
+    REQUIRE(d2[i] == d1[i]);
+    REQUIRE(d4[i] == d1[i]);
+  }
+}
+
+TEST_CASE("shapes: every unit x format pair x shape, mma equals the element-wise chained dot") {
+  auto seed = tcsim::test::seed("mma shapes", 2026);
+  tcsim::test::Rng rng(seed);
+  std::size_t shapes_run = 0;
+  for (const UnitSpec& spec : builtin_unit_specs()) {
+    const Unit& u = builtin_unit(spec.name);
+    std::set<std::string> seen;
+    for (const DatapathSpec& row : u.spec().datapaths) {
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format& in = parse_format(in_name);
+          const Format& out = parse_format(out_name);
+          for (const auto& text : row.shapes) {
+            const ShapePattern p = parse_shape_pattern(text);
+            const int n = p.n ? p.n : p.n_step;
+            const std::string shape = p.instruction + ".m" + std::to_string(p.m) + "n" + std::to_string(n) + "k" +
+                                      std::to_string(p.k);
+            INFO(spec.name << " " << in.name << "->" << out.name << " " << shape);
+            const MmaShape s = u.resolve_shape(in, out, shape);
+            CHECK(s.instruction == p.instruction);
+            const std::size_t M = static_cast<std::size_t>(p.m), N = static_cast<std::size_t>(n),
+                              K = static_cast<std::size_t>(p.k);
+            std::vector<std::uint64_t> A(M * K), B(K * N), C(M * N);
+            for (auto& x : A) x = random_modest(rng, in);
+            for (auto& x : B) x = random_modest(rng, in);
+            for (auto& x : C) x = random_modest(rng, out);
+            const auto D = u.mma(in, out, shape, A, B, C);
+            REQUIRE(D.size() == M * N);
+            // Element-wise through the row that serves the shape's instruction.
+            const std::string instr = row.instruction.empty() ? p.instruction : row.instruction;
+            for (std::size_t i = 0; i < M; i += std::max<std::size_t>(1, M / 5))
+              for (std::size_t j = 0; j < N; j += std::max<std::size_t>(1, N / 5)) {
+                std::vector<std::uint64_t> col(K);
+                for (std::size_t t = 0; t < K; ++t) col[t] = B[t * N + j];
+                REQUIRE(D[i * N + j] == u.dot(in, out, std::span(A).subspan(i * K, K), col, C[i * N + j], instr));
+              }
+            ++shapes_run;
+            seen.insert(in.name + out.name + shape);
+          }
+        }
+    }
+    CHECK_FALSE(seen.empty());
+  }
+  CHECK(shapes_run > 100);
+}
+
+TEST_CASE("shapes: wildcards, bare m-n-k names, refusals") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const Unit& h = builtin_unit("h100");
+  CHECK(h.resolve_shape(f16, f32, "m64n256k16").instruction == "wgmma");
+  CHECK(h.resolve_shape(f16, f32, "m16n8k16").instruction == "mma.sync");
+  CHECK(h.resolve_shape(f16, f32, "m16n16k16").instruction == "wmma");
+  CHECK(h.resolve_shape(f16, f32, "wgmma.m64n8k16").n == 8);
+  CHECK_THROWS_WITH(h.resolve_shape(f16, f32, "m64n12k16"), Contains("no shape m64n12k16") && Contains("wgmma.m64nNk16"));
+  CHECK_THROWS_WITH(h.resolve_shape(f16, f32, "m64n264k16"), Contains("no shape"));
+  CHECK_THROWS_WITH(builtin_unit("a100").resolve_shape(f16, f32, "m64n8k16"),
+                    Contains("unit 'a100' has no shape m64n8k16") && Contains("mma.sync.m16n8k16"));
+  CHECK_THROWS_WITH(builtin_unit("b200").resolve_shape(f16, f32, "m128n24k16"), Contains("no shape"));
+  CHECK(builtin_unit("b200").resolve_shape(f16, f32, "m128n32k16").instruction == "tcgen05");
+  CHECK_THROWS_WITH(h.resolve_shape(f16, f32, "m16n8"), Contains("is not a shape"));
+  // Wrong matrix sizes.
+  std::vector<std::uint64_t> A(16 * 8), B(16 * 8), C(16 * 8);
+  CHECK_THROWS_WITH(h.mma(f16, f32, "m16n8k16", A, B, C), Contains("A of mma.sync.m16n8k16 must hold M*K = 256"));
+  // m16n8k16 on a100 runs as two k = 8 steps: equal to the chained dot.
+  const Unit& a = builtin_unit("a100");
+  A.assign(16 * 16, bits(f16, 1.0));
+  B.assign(16 * 8, bits(f16, std::ldexp(1, -12)));
+  C.assign(16 * 8, bits(f32, 1.0));
+  const auto D = a.mma(f16, f32, "m16n8k16", A, B, C);
+  // 1 + 8*2^-12 + 8*2^-12, each block exact: 1 + 2^-8.
+  CHECK(value(f32, D[0]) == 1 + std::ldexp(1, -8));
+}
