@@ -1,11 +1,78 @@
-// Placeholder until the command is implemented.
+// tcsim validate-dump: run every case of a real-GPU dump (a/b/c/d files in the format of
+// shared/data/gpu/README.md) through a unit and compare bit for bit.
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
+#include "args.hpp"
 #include "commands.hpp"
+#include "tcsim/models/unit.hpp"
+#include "tcsim/models/unit_json.hpp"
+#include "tcsim/sim/format.hpp"
+#include "tcsim/validation/dump_validate.hpp"
 
 namespace tcsim::cli {
-int cmd_validate_dump(const Args&) {
-  std::fprintf(stderr, "tcsim: this command is not implemented yet\n");
-  return 2;
+
+int cmd_validate_dump(const Args& args) {
+  ArgParser p("validate-dump",
+              "compare a unit with real-GPU dump files: every case d = c + sum a_i b_i through the "
+              "unit, bit for bit (all NaNs equal); the last line is '<N> cases, <M> mismatches'; "
+              "exit 0 only when M is 0");
+  p.option("unit", "built-in unit (" + models::builtin_unit_names() + ")", "name");
+  p.option("unit-config", "user-defined unit from a JSON file (see tcsim units --json)", "file");
+  p.required("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, ...)", "fmt");
+  p.required("out", "output format of c and d (fp32, fp16)", "fmt");
+  p.required("a", "a file: K 8-hex-digit binary32 patterns per line", "file");
+  p.required("b", "b file: as a", "file");
+  p.option("c", "c file: one 32-character 0/1 binary32 pattern per line (rounded to nearest "
+                "even for binary16 output, as the GPU runs did)", "file");
+  p.required("d", "d file: the GPU's results, as c (binary16 results as binary32 patterns)", "file");
+  p.flag("zero-c", "use c = 0 instead of a c file (H100 fp8 wgmma runs)");
+  p.option("instruction", "instruction whose datapath to use (mma.sync, wgmma, tcgen05, ...; "
+                          "default: the unit's default for the formats)", "name");
+  p.option("max-report", "mismatches printed in full (default 10)", "N");
+  const auto a = p.parse(args);
+  if (a.help()) return p.print_help();
+  a.require_one_of({"unit", "unit-config"});
+  if (!a.has("zero-c") && !a.has("c"))
+    throw std::invalid_argument("give the c file with --c, or --zero-c for a zero accumulator");
+  if (a.has("zero-c") && a.has("c"))
+    throw std::invalid_argument("--c and --zero-c exclude each other");
+  const long long max_report = a.get_int("max-report", 10);
+  if (max_report < 0) throw std::invalid_argument("option '--max-report' must be >= 0");
+
+  const Format& in = parse_format(a.get("in"), "--in");
+  const Format& out = parse_format(a.get("out"), "--out");
+  std::unique_ptr<models::Unit> own;
+  const models::Unit* unit = nullptr;
+  if (a.has("unit")) {
+    unit = &models::builtin_unit(a.get("unit"));
+  } else {
+    own = std::make_unique<models::Unit>(models::load_unit_json(a.get("unit-config")));
+    unit = own.get();
+  }
+  const std::string instruction = a.get_or("instruction", "");
+  unit->datapath(in, out, instruction);  // throws with the supported pairs/instructions
+
+  validation::DumpPaths paths{a.get("a"), a.get("b"), a.get_or("c", ""), a.get("d")};
+  const auto c_input = a.has("zero-c") ? validation::AccumulatorInput::Zero
+                                       : validation::AccumulatorInput::FromFile;
+  const validation::DumpSet dump = validation::load_dump(paths, in, out, c_input);
+  const validation::DotFunction dot = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
+                                          std::uint64_t c) { return unit->dot(in, out, x, y, c, instruction); };
+  const auto r = validation::validate_dump(dump, dot, static_cast<std::size_t>(max_report));
+
+  std::printf("unit %s, %s -> %s, instruction %s, K = %zu, c %s\n", unit->name().c_str(), in.name.c_str(),
+              out.name.c_str(), instruction.empty() ? "(default)" : instruction.c_str(), dump.k,
+              c_input == validation::AccumulatorInput::Zero ? "= 0"
+              : out == formats::fp32()                      ? "from the file"
+                                                            : "from the file, rounded to nearest even");
+  for (const auto& m : r.first) std::printf("mismatch %s", validation::describe_mismatch(dump, m).c_str());
+  if (r.mismatches > r.first.size())
+    std::printf("(%zu more mismatches not shown; --max-report N shows more)\n", r.mismatches - r.first.size());
+  std::printf("%s\n", validation::summary_line(r).c_str());
+  return r.mismatches == 0 ? 0 : 1;
 }
+
 }  // namespace tcsim::cli
