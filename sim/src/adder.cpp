@@ -339,6 +339,19 @@ std::uint64_t deferred(const AdderConfig& cfg, const Gathered& g, AdderTrace* tr
     p.sig = aligned_sum(cfg, terms, lsb, p.negative, trace);
     p.q = lsb;
   }
+  if (cfg.late_products_rounding && p.sig != 0) {
+    RoundingOptions o = final_options(cfg, random);
+    o.mode = *cfg.late_products_rounding;
+    const Decoded r = decode_parts(cfg.out_format, round_to_format(ExactValue::finite(p.negative, p.sig, p.q),
+                                                                   cfg.out_format, o).bits);
+    if (r.cls == FpClass::Infinity || r.cls == FpClass::NaN) {
+      const bool neg = r.negative;
+      return r.cls == FpClass::NaN ? nan_bits(cfg)
+                                   : round_to_format(ExactValue::infinity(neg), cfg.out_format, final_options(cfg, random)).bits;
+    }
+    p.sig = r.significand;
+    p.q = r.exponent;
+  }
   if (p.sig == 0 && !c_nonzero) return zero_result(cfg, false);
   const WideTerm c{g.c.negative, to_big(g.c.sig), g.c.q};
   std::int64_t e = p.sig != 0 ? p.q + msb(p.sig) : g.c.e_ref;

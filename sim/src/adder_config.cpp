@@ -61,6 +61,12 @@ void AdderConfig::validate() const {
     default:
       bad("alignment_rounding", "must be rz|rd|ru|rne, got " + to_string(alignment_rounding));
   }
+  if (late_products_rounding) {
+    if (c_placement != CPlacement::Late)
+      bad("late_products_rounding", "needs c_placement late");
+    if (*late_products_rounding == Rounding::Stochastic)
+      bad("late_products_rounding", "must be rne|rz|ru|rd|ro, got sr");
+  }
   if (min_exponent && (*min_exponent < -1000000 || *min_exponent > 1000000))
     bad("min_exponent", "must be within -1000000..1000000, got " + std::to_string(*min_exponent));
   if (nan_pattern) {
@@ -86,7 +92,9 @@ std::string AdderConfig::describe() const {
     << " F=" << fraction_bits << " carry=" << carry_bits << " align=" << to_string(alignment_rounding)
     << (sticky_bit ? " sticky" : "") << " " << to_string(normalization);
   if (normalization == Normalization::PerStep) s << " order=" << to_string(order);
-  s << " c=" << to_string(c_placement) << " products=" << to_string(product_exponent)
+  s << " c=" << to_string(c_placement);
+  if (late_products_rounding) s << " products->" << out_format.name << ":" << to_string(*late_products_rounding);
+  s << " products=" << to_string(product_exponent)
     << " final=" << to_string(final_rounding);
   if (min_exponent) s << " min_exponent=" << *min_exponent;
   if (!subnormal_inputs) s << " ftz-in";

@@ -28,28 +28,43 @@
 namespace tcsim {
 namespace {
 
-// |x| = (top + delta) * 2^exp with delta in [0,1), delta > 0 iff sticky; top < 2^64.
-struct Magnitude {
-  std::uint64_t top = 0;
-  std::int64_t exp = 0;
+// |x| = m * 2^e cut at the quantum 2^q (s = q - e bits of m lie below it): the kept
+// integer (< 2^precision, so it fits), the first 64 discarded bits as a 0.64 fixed-point
+// fraction D, and whether any bit below those is set. 64 bits of D serve every mode:
+// nearest needs D's first bit plus a sticky, stochastic floor(D * 2^random_bits).
+struct Split {
+  std::uint64_t kept = 0, frac = 0;
   bool sticky = false;
 };
 
-Magnitude compress(const ExactValue& x) {
-  Magnitude m;
-  const std::int64_t n = msb(x.significand);
-  if (n < 64) {
-    m.top = static_cast<std::uint64_t>(x.significand);
-    m.exp = x.exponent;
-    return m;
+std::uint64_t mask64(int bits) { return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
+
+Split split_small(std::uint64_t m, std::int64_t s) {
+  Split r;
+  if (s <= 0) r.kept = m << -s;
+  else if (s < 64) r.kept = m >> s, r.frac = m << (64 - s);
+  else if (s == 64) r.frac = m;
+  else if (s < 128) r.frac = m >> (s - 64), r.sticky = (m & mask64(static_cast<int>(s - 64))) != 0;
+  else r.sticky = m != 0;
+  return r;
+}
+
+// Significands of more than 64 bits (sums from the adder, decimal literals).
+Split split_big(const BigInt& m, std::int64_t s) {
+  Split r;
+  if (s <= 0) {
+    r.kept = static_cast<std::uint64_t>(m << static_cast<unsigned>(-s));
+    return r;
   }
-  // Keep the top 64 bits (>= precision), so the quantum 2^q never lies below 2^exp.
-  const auto shift = static_cast<unsigned>(n - 63);
-  const BigInt high = x.significand >> shift;
-  m.top = static_cast<std::uint64_t>(high);
-  m.exp = x.exponent + shift;
-  m.sticky = boost::multiprecision::lsb(x.significand) < shift;
-  return m;
+  const auto us = static_cast<unsigned>(s);
+  r.kept = static_cast<std::uint64_t>(m >> us);
+  if (s >= 64) {
+    r.frac = static_cast<std::uint64_t>((m >> (us - 64)) & BigInt(~std::uint64_t{0}));
+    r.sticky = static_cast<std::int64_t>(boost::multiprecision::lsb(m)) < s - 64;
+  } else {
+    r.frac = static_cast<std::uint64_t>(m & BigInt(mask64(static_cast<int>(s)))) << (64 - s);
+  }
+  return r;
 }
 
 RoundResult special(std::uint64_t bits) {
@@ -88,8 +103,6 @@ std::uint64_t resolve_overflow(const Format& fmt, const RoundingOptions& opt, bo
   }
 }
 
-std::uint64_t mask64(int bits) { return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1; }
-
 }  // namespace
 
 RoundResult round_to_format(const ExactValue& x, const Format& fmt, const RoundingOptions& opt) {
@@ -126,8 +139,7 @@ RoundResult round_to_format(const ExactValue& x, const Format& fmt, const Roundi
   }
 
   const int p = fmt.precision;
-  const Magnitude mag = compress(x);
-  const std::int64_t lead = mag.exp + static_cast<std::int64_t>(std::bit_width(mag.top)) - 1;
+  const std::int64_t lead = x.lead_exponent();
   const bool tiny = lead < fmt.emin;
 
   if (tiny && opt.subnormals == SubnormalMode::Flush && fmt.has_zero) {
@@ -140,20 +152,12 @@ RoundResult round_to_format(const ExactValue& x, const Format& fmt, const Roundi
   if (fmt.subnormals) q = std::max<std::int64_t>(lead, fmt.emin) - (p - 1);
   else q = tiny ? fmt.emin : lead - (p - 1);
 
-  // Split |x| at 2^q: kept integer and the discarded fraction D as 0.64 fixed point + sticky.
-  // s < 0 only for uncompressed magnitudes (no sticky); kept < 2^p then fits the shift.
-  const std::int64_t s = q - mag.exp;
-  std::uint64_t kept = 0, frac = 0;
-  bool sticky = mag.sticky;
-  if (s <= 0) {
-    kept = mag.top << -s;
-  } else if (s < 64) {
-    kept = mag.top >> s;
-    frac = mag.top << (64 - s);
-  } else {
-    frac = s == 64 ? mag.top : (s < 128 ? mag.top >> (s - 64) : 0);
-    if (s > 64) sticky = sticky || (s >= 128 ? mag.top != 0 : (mag.top & mask64(static_cast<int>(s - 64))) != 0);
-  }
+  const std::int64_t s = q - x.exponent;
+  const bool small = lead - x.exponent < 64;
+  Split cut = small ? split_small(static_cast<std::uint64_t>(x.significand), s) : split_big(x.significand, s);
+  std::uint64_t kept = cut.kept;
+  const std::uint64_t frac = cut.frac;
+  const bool sticky = cut.sticky;
   const std::uint64_t half = std::uint64_t{1} << 63;
   const bool inexact = frac != 0 || sticky;
 

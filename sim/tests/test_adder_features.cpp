@@ -269,3 +269,21 @@ TEST_CASE("batch evaluation equals element-wise evaluation", "[adder]") {
   for (std::size_t i = 0; i < n; ++i)
     CHECK(d[i] == adder.dot({a.data() + i * k, k}, {b.data() + i * k, k}, c[i]));
 }
+
+TEST_CASE("late c with the products' sum first rounded into the output format", "[adder]") {
+  // Products 1 + 2^-11, c = 2^-11, binary16 out. Rounded first (RNE): 1 (a tie to even),
+  // then 1 + 2^-11 ties to 1 again. Unrounded: 1 + 2^-10 exactly.
+  AdderConfig cfg = base(f16(), f16(), 25);
+  cfg.final_rounding = Rounding::NearestEven;
+  cfg.c_placement = CPlacement::Late;
+  const auto a = vals(f16(), {"1", "0x1p-11"});
+  const auto b = vals(f16(), {"1", "1"});
+  const std::uint64_t c = parse_literal("0x1p-11", f16());
+  CHECK(bits_to_hex(f16(), FixedPointAdder(cfg).dot(a, b, c)) == "0x3c01");
+  cfg.late_products_rounding = Rounding::NearestEven;
+  CHECK(bits_to_hex(f16(), FixedPointAdder(cfg).dot(a, b, c)) == "0x3c00");
+  cfg.late_products_rounding = Rounding::Up;  // 1 + 2^-10, then + 2^-11 ties to even: 1 + 2^-9
+  CHECK(bits_to_hex(f16(), FixedPointAdder(cfg).dot(a, b, c)) == "0x3c02");
+  cfg.c_placement = CPlacement::Aligned;
+  CHECK_THROWS_WITH(FixedPointAdder(cfg), Catch::Contains("late_products_rounding") && Catch::Contains("late"));
+}

@@ -154,6 +154,24 @@ TEST_CASE("formats: carries, round-to-odd, flushing, no-subnormal formats", "[fo
   run({h, num(1, -14), RNE, DEF, 0x0400, ""}, SubnormalMode::Flush);
   run({formats::e4m3fnuz(), num(-1, -9), RNE, DEF, 0x00, "iu"}, SubnormalMode::Flush);
 
+  // Precision 64 (unsigned, one binade): every shift of the 64-bit fast path at its limit.
+  const Format p64 = make_format("p64", 64, 0, 0, true, false, NanEncoding::None, false, false);
+  REQUIRE(p64.width == 64);
+  const BigInt two64 = BigInt(1) << 64;
+  const Case wide[] = {
+      {p64, ExactValue::finite(false, two64 - 1, -63), RNE, DEF, ~std::uint64_t{0}, ""},
+      {p64, ExactValue::finite(false, 2 * two64 - 1, -64), RNE, DEF, ~std::uint64_t{0}, "io"},  // carry: 2 > max
+      {p64, ExactValue::finite(false, 2 * two64 - 1, -64), RZ, DEF, ~std::uint64_t{0}, "i"},
+      {p64, ExactValue::finite(false, two64 + 1, -64), RNE, DEF, 0x8000000000000000, "i"},  // 1 + 2^-64: tie to 1
+      {p64, ExactValue::finite(false, two64 + 3, -64), RNE, DEF, 0x8000000000000002, "i"},  // tie to even
+      {p64, num(1, -63), RNE, DEF, 0x1, ""},
+      {p64, num(1, -64), RNE, DEF, 0x0, "iu"},
+      {p64, num(1, -64), RU, DEF, 0x1, "iu"},
+      {p64, num(3, -64), RNE, DEF, 0x2, "iu"},
+      {p64, num(1), RNE, DEF, 0x8000000000000000, ""},
+  };
+  for (const auto& c : wide) run(c);
+
   RoundingOptions bad;
   bad.mode = Rounding::Stochastic;
   bad.random_bits = 0;

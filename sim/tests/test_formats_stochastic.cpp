@@ -52,8 +52,11 @@ TEST_CASE("formats: stochastic rounding picks a neighbour by the threshold rule"
     const Format& f = *fp;
     for (std::uint64_t i = 0; i < n; ++i) {
       // Inside the finite range (subnormals included): both neighbours are finite.
-      const int bits = rng.range(1, 60);
-      const BigInt sig = (BigInt(rng.next()) >> (64 - bits)) | (BigInt(1) << (bits - 1));
+      // Up to 200 significand bits: discarded parts longer than 64 bits, too.
+      const int bits = rng.range(1, 200);
+      BigInt sig = 0;
+      for (int w = 0; w < bits; w += 64) sig = (sig << 64) | BigInt(rng.next());
+      sig = (sig >> static_cast<unsigned>((bits + 63) / 64 * 64 - bits)) | (BigInt(1) << (bits - 1));
       const int lead = rng.range(f.emin - f.precision - 1, f.emax - 1);
       const ExactValue x = ExactValue::finite(rng.below(2) != 0, sig, lead - (bits - 1));
       const int rb = rng.range(1, 64);

@@ -58,6 +58,10 @@ struct AdderConfig {
   // c aligned with the products (Aligned), or added to the products' sum in a second
   // two-term alignment with the same F (Late).
   CPlacement c_placement = CPlacement::Aligned;
+  // Late c only: when set, the products' sum is first rounded into the output format with
+  // this mode (a separate product unit followed by a floating-point add of c), rather than
+  // entering the second alignment unrounded.
+  std::optional<Rounding> late_products_rounding;
   // Deferred: one normalization at the end. PerStep: each partial sum is aligned with
   // the F-bit rule, normalized and rounded to the output format (IEEE-like).
   Normalization normalization = Normalization::Deferred;

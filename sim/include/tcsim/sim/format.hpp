@@ -49,10 +49,11 @@ struct Format {
   // Largest finite integer significand in the top exponent field (NaN may take the last one).
   std::uint64_t max_finite_significand() const;
 
+  // Unsigned formats ignore `negative` below.
   std::uint64_t canonical_nan() const;      // positive quiet NaN; format without NaN: throws
   std::uint64_t max_finite(bool negative) const;
   std::uint64_t infinity(bool negative) const;  // format without infinities: throws
-  std::uint64_t zero(bool negative) const;      // -0 where it exists, else +0
+  std::uint64_t zero(bool negative) const;      // -0 where it exists, else +0; no zero: throws
 
   bool operator==(const Format& o) const;
 };

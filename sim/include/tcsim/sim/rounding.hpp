@@ -47,10 +47,15 @@ struct RoundResult {
   bool overflow = false;
   bool underflow = false;  // tiny (before rounding) and inexact, or flushed
   bool invalid = false;    // NaN into a format without NaN, zero into a format without zero
+                           // (result: its smallest value), Inf into a format without Inf,
+                           // a negative nonzero value into an unsigned format (result: NaN)
 };
 
-// Rounds x into `fmt`. NaN becomes the format's canonical NaN; infinities become
-// infinities, or per the overflow mode where the format has none.
+// Rounds x into `fmt`. NaN becomes the format's canonical NaN (bits 0 where it has none);
+// infinities become infinities, or per the overflow mode where the format has none.
+// Formats without subnormals round values below 2^emin to 0 or 2^emin (a tie to 0).
+// Precision 1 (ue8m0): a tie between 2^k and 2^(k+1) goes to 2^(k+1), whose significand
+// at the quantum 2^k is the even one.
 RoundResult round_to_format(const ExactValue& x, const Format& fmt, const RoundingOptions& opt);
 inline std::uint64_t round_bits(const ExactValue& x, const Format& fmt, Rounding mode) {
   RoundingOptions o;
