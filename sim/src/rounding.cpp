@@ -58,12 +58,11 @@ Split split_big(const BigInt& m, std::int64_t s) {
   }
   const auto us = static_cast<unsigned>(s);
   r.kept = static_cast<std::uint64_t>(m >> us);
-  if (s >= 64) {
-    r.frac = static_cast<std::uint64_t>((m >> (us - 64)) & BigInt(~std::uint64_t{0}));
-    r.sticky = static_cast<std::int64_t>(boost::multiprecision::lsb(m)) < s - 64;
-  } else {
-    r.frac = static_cast<std::uint64_t>(m & BigInt(mask64(static_cast<int>(s)))) << (64 - s);
-  }
+  static const BigInt low64 = BigInt(~std::uint64_t{0});
+  BigInt t = s >= 64 ? BigInt(m >> (us - 64)) : BigInt(m << (64 - us));
+  t &= low64;
+  r.frac = static_cast<std::uint64_t>(t);
+  r.sticky = s > 64 && static_cast<std::int64_t>(boost::multiprecision::lsb(m)) < s - 64;
   return r;
 }
 
