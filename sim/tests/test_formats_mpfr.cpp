@@ -189,7 +189,7 @@ std::uint32_t structured_binary32(test::Rng& rng, const Format& f) {
 }  // namespace
 
 TEST_CASE("formats: boundary cases match MPFR in every mode and overflow mode", "[formats][mpfr]") {
-  std::vector<Format> targets = {formats::fp64(), formats::fp32(), formats::ue4m3()};
+  std::vector<Format> targets = {formats::fp64(), formats::fp32(), formats::ue4m3(), formats::ue8m0()};
   for (const auto& f : binary32_targets()) targets.push_back(f);
   Checker c;
   for (const Format& f : targets) {
@@ -234,7 +234,10 @@ TEST_CASE("formats: wide exact significands match MPFR", "[formats][mpfr][random
   // Significands of up to 300 bits exercise the compression to 64 bits plus sticky.
   test::Rng rng(test::seed("formats wide significands vs MPFR", 0x31de));
   std::vector<Format> targets = {formats::fp64(), formats::fp32(), formats::fp16(), formats::bf16(),
-                                 formats::e4m3(), formats::e2m1(), formats::ue4m3()};
+                                 formats::e4m3(), formats::e2m1(), formats::ue4m3(), formats::ue8m0(),
+                                 // precision 60 and 64: the cut at the quantum at its widest
+                                 make_format("p60", 60, -5, 6, true, true, NanEncoding::Ieee),
+                                 make_format("p64", 64, 0, 0, true, false, NanEncoding::None, false, false)};
   for (const auto& u : user_formats()) targets.push_back(u);
   const std::uint64_t n = test::count(20000);
   Checker c;
