@@ -29,7 +29,7 @@ for arg in "$@"; do
   case "$arg" in
     --with-plots) with_plots=1 ;;
     --dry-run) dry_run=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$arg' (allowed: --with-plots, --dry-run, --help)" >&2; exit 2 ;;
   esac
 done

@@ -26,7 +26,7 @@ sanitize=${TCSIM_SANITIZE:-1}
 for arg in "$@"; do
   case "$arg" in
     --no-sanitize) sanitize=0 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$arg' (allowed: --no-sanitize, --help)" >&2; exit 2 ;;
   esac
 done
