@@ -1,0 +1,589 @@
+// mma_dump: run one tensor-core instruction on random inputs on the local GPU and write
+// the results as a/b/c/d dump files in the format of shared/data/gpu/README.md, so that
+//   tcsim validate-dump --unit <unit> --in <fmt> --out <fp32|fp16> --a ... --b ... --c ... --d ...
+// checks tcsim's model of this card bit for bit (validation/cuda/README.md).
+//
+// Operations (one output element = one case; all K products of the instruction are used
+// unless --k asks for fewer nonzero ones):
+//   wmma-fp16  wmma m16n16k16, half inputs, float or half accumulator  (sm_70+)
+//   wmma-bf16  wmma m16n16k16, bf16 inputs, float accumulator          (sm_80+)
+//   wmma-tf32  wmma m16n16k8,  tf32 inputs, float accumulator          (sm_80+)
+//   mma-e4m3   mma.sync.aligned.m16n8k32.row.col.{f32,f16}.e4m3.e4m3.{f32,f16}  (sm_89+)
+//   mma-e5m2   the same with e5m2 inputs                                          (sm_89+)
+// For binary16 output c is a binary32 value rounded to binary16 (RNE) on the host, as
+// the published runs did; the c file holds the binary32 value, like theirs.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(call)                                                                   \
+  do {                                                                                     \
+    cudaError_t err_ = (call);                                                             \
+    if (err_ != cudaSuccess) {                                                             \
+      std::fprintf(stderr, "mma_dump: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), \
+                   __FILE__, __LINE__, cudaGetErrorString(err_));                          \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2 };
+
+struct OpInfo {
+  Op op;
+  const char* name;       // --op value
+  const char* fmt;        // file-name format (as in shared/data/gpu): fp16, bf16, tf32, E4M3, E5M2
+  int m, n, k;            // instruction shape
+  int min_cc;             // compute capability * 10
+  bool fp16_out;          // binary16 output supported
+  int in_bytes;           // storage of one input value on the device
+  int precision, emin, emax, exp_bits;  // input format (t, emin, emax, exponent field bits)
+};
+
+const OpInfo kOps[] = {
+    {Op::WmmaFp16, "wmma-fp16", "fp16", 16, 16, 16, 70, true, 2, 11, -14, 15, 5},
+    {Op::WmmaBf16, "wmma-bf16", "bf16", 16, 16, 16, 80, false, 2, 8, -126, 127, 8},
+    {Op::WmmaTf32, "wmma-tf32", "tf32", 16, 16, 8, 80, false, 4, 11, -126, 127, 8},
+    {Op::MmaE4m3, "mma-e4m3", "E4M3", 16, 8, 32, 89, true, 1, 4, -6, 8, 4},
+    {Op::MmaE5m2, "mma-e5m2", "E5M2", 16, 8, 32, 89, true, 1, 3, -14, 15, 5},
+};
+
+// ------------------------------------------------------------------ host-side formats
+
+std::uint32_t f32_bits(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+float f32_of(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// Binary32 pattern of a finite value (-1)^s * m * 2^e, exact for the small formats here.
+std::uint32_t binary32_of(bool negative, std::uint64_t m, int e) {
+  if (m == 0) return negative ? 0x80000000u : 0u;
+  double v = std::ldexp(static_cast<double>(m), e);  // exact: m < 2^24, e in range
+  float f = static_cast<float>(v);                   // exact for every value generated
+  std::uint32_t b = f32_bits(f);
+  return negative ? (b | 0x80000000u) : b;
+}
+
+// Decodes a pattern of an input format (IEEE-style fields) into binary32. NaN/Inf are never
+// generated, so only finite encodings are handled.
+std::uint32_t input_to_binary32(const OpInfo& info, std::uint32_t bits) {
+  if (info.op == Op::WmmaTf32) return bits;  // stored as binary32 with 13 zero low bits
+  const int width = info.in_bytes * 8;
+  const int frac_bits = info.precision - 1;
+  const int bias = (1 << (info.exp_bits - 1)) - 1;
+  const bool neg = (bits >> (width - 1)) & 1u;
+  const std::uint32_t field = (bits >> frac_bits) & ((1u << info.exp_bits) - 1);
+  const std::uint32_t frac = bits & ((1u << frac_bits) - 1);
+  if (field == 0) return binary32_of(neg, frac, 1 - bias - frac_bits);
+  return binary32_of(neg, frac | (1u << frac_bits), static_cast<int>(field) - bias - frac_bits);
+}
+
+std::uint32_t half_to_binary32(std::uint16_t h) {
+  OpInfo f16 = kOps[0];
+  return input_to_binary32(f16, h);
+}
+
+// Binary32 -> binary16, round to nearest even (host code of cuda_fp16.h).
+std::uint16_t binary32_to_half_rne(std::uint32_t b) {
+  __half h = __float2half_rn(f32_of(b));
+  std::uint16_t r;
+  std::memcpy(&r, &h, 2);
+  return r;
+}
+
+// splitmix64
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int range(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
+};
+
+struct Options {
+  const OpInfo* op = nullptr;
+  bool out_fp32 = true, out_fp16 = true;
+  long cases = 5000;
+  int k_nonzero = 0;  // 0: all K of the instruction
+  std::uint64_t seed = 1;
+  int exp_lo = -4, exp_hi = 1;  // exponents of the random inputs (clamped to the format)
+  int subnormal_percent = 2;    // share of subnormal inputs
+  std::string dir = ".";
+  std::string gpu = "GPU";
+  int device = 0;
+};
+
+// A random input pattern: sign, exponent in [lo, hi] (clamped to the format's normal
+// range), random fraction; some subnormals and zeros.
+std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
+  const int frac_bits = info.precision - 1;
+  const std::uint32_t frac = static_cast<std::uint32_t>(rng.next()) & ((1u << frac_bits) - 1);
+  const bool neg = rng.next() & 1u;
+  const int roll = rng.range(0, 99);
+  if (info.op == Op::WmmaTf32) {
+    // binary32 pattern with only the tf32 fraction bits.
+    int e = rng.range(std::max(o.exp_lo, info.emin), std::min(o.exp_hi, info.emax));
+    std::uint32_t b = (static_cast<std::uint32_t>(e + 127) << 23) | (frac << 13);
+    if (roll < o.subnormal_percent) b = (frac << 13) & 0x7fffffu;
+    if (roll == 99) b = 0;
+    return neg ? (b | 0x80000000u) : b;
+  }
+  const int width = info.in_bytes * 8;
+  const int bias = (1 << (info.exp_bits - 1)) - 1;
+  const int lo = std::max(o.exp_lo, info.emin), hi = std::min(o.exp_hi, info.emax);
+  std::uint32_t field = static_cast<std::uint32_t>(rng.range(lo, hi) + bias);
+  if (roll < o.subnormal_percent) field = 0;
+  std::uint32_t b = (field << frac_bits) | frac;
+  if (roll == 99) b = 0;
+  // E4M3: S.1111.111 is NaN; avoid it.
+  if (info.op == Op::MmaE4m3 && (b & 0x7fu) == 0x7fu) b = 0x7eu;
+  return neg ? (b | (1u << (width - 1))) : b;
+}
+
+// A random binary32 accumulator input with an exponent near the products'.
+std::uint32_t random_c(const Options& o, Rng& rng) {
+  const int e = rng.range(o.exp_lo * 2 - 1, o.exp_hi * 2 + 1);
+  const std::uint32_t frac = static_cast<std::uint32_t>(rng.next()) & 0x7fffffu;
+  const bool neg = rng.next() & 1u;
+  if (rng.range(0, 99) == 0) return neg ? 0x80000000u : 0u;
+  return (neg ? 0x80000000u : 0u) | (static_cast<std::uint32_t>(e + 127) << 23) | frac;
+}
+
+// ------------------------------------------------------------------ kernels
+//
+// Memory layout, per tile t (one warp each): A[t] M x K row-major, B[t] K x N stored
+// column-major (B[t][j*K + k]), C[t] and D[t] M x N row-major in the output type.
+
+using namespace nvcuda;
+
+template <class InT, class AccT>
+__global__ void wmma16_kernel(const InT* A, const InT* B, const AccT* C, AccT* D) {
+#if __CUDA_ARCH__ >= 700
+  const int t = blockIdx.x;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, InT, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, InT, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, AccT> fc;
+  wmma::load_matrix_sync(fa, A + t * 256, 16);
+  wmma::load_matrix_sync(fb, B + t * 256, 16);
+  wmma::load_matrix_sync(fc, C + t * 256, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(D + t * 256, fc, 16, wmma::mem_row_major);
+#endif
+}
+
+__global__ void wmma_bf16_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B, const float* C, float* D) {
+#if __CUDA_ARCH__ >= 800
+  const int t = blockIdx.x;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::load_matrix_sync(fa, A + t * 256, 16);
+  wmma::load_matrix_sync(fb, B + t * 256, 16);
+  wmma::load_matrix_sync(fc, C + t * 256, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(D + t * 256, fc, 16, wmma::mem_row_major);
+#endif
+}
+
+__global__ void wmma_tf32_kernel(const float* A, const float* B, const float* C, float* D) {
+#if __CUDA_ARCH__ >= 800
+  const int t = blockIdx.x;
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+  wmma::load_matrix_sync(fa, A + t * 128, 8);
+  wmma::load_matrix_sync(fb, B + t * 128, 8);
+  wmma::load_matrix_sync(fc, C + t * 256, 16, wmma::mem_row_major);
+  // The inputs are tf32 values already; the conversion keeps them unchanged.
+  for (int i = 0; i < fa.num_elements; ++i) fa.x[i] = wmma::__float_to_tf32(fa.x[i]);
+  for (int i = 0; i < fb.num_elements; ++i) fb.x[i] = wmma::__float_to_tf32(fb.x[i]);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(D + t * 256, fc, 16, wmma::mem_row_major);
+#endif
+}
+
+// mma.sync.aligned.m16n8k32 with fp8 inputs. Fragment layout (PTX ISA, "Matrix fragments
+// for mma.m16n8k32", 8-bit types): groupID g = lane / 4, thread-in-group q = lane % 4;
+//   A: reg r (4 bytes, byte i): row g + 8*(r & 1), column 4q + i + 16*(r >> 1)
+//   B: reg r (4 bytes, byte i): row (k) 4q + i + 16*r, column g
+//   C/D: element i (0..3): row g + 8*(i >> 1), column 2q + (i & 1)
+template <bool E5M2>
+__device__ void load_fp8_fragments(const std::uint8_t* A, const std::uint8_t* B, unsigned a[4], unsigned b[2]) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  for (int r = 0; r < 4; ++r) {
+    const int row = g + 8 * (r & 1), col = 4 * q + 16 * (r >> 1);
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<unsigned>(A[row * 32 + col + i]) << (8 * i);
+    a[r] = v;
+  }
+  for (int r = 0; r < 2; ++r) {
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<unsigned>(B[g * 32 + 4 * q + i + 16 * r]) << (8 * i);
+    b[r] = v;
+  }
+}
+
+template <bool E5M2>
+__global__ void mma_fp8_f32_kernel(const std::uint8_t* A, const std::uint8_t* B, const float* C, float* D) {
+#if __CUDA_ARCH__ >= 890
+  const int t = blockIdx.x;
+  A += t * 16 * 32;
+  B += t * 8 * 32;
+  C += t * 16 * 8;
+  D += t * 16 * 8;
+  unsigned a[4], b[2];
+  load_fp8_fragments<E5M2>(A, B, a, b);
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  float c[4], d[4];
+  for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+  if (E5M2) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+          "f"(c[3]));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+          "f"(c[3]));
+  }
+  for (int i = 0; i < 4; ++i) D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+#endif
+}
+
+template <bool E5M2>
+__global__ void mma_fp8_f16_kernel(const std::uint8_t* A, const std::uint8_t* B, const __half* C, __half* D) {
+#if __CUDA_ARCH__ >= 890
+  const int t = blockIdx.x;
+  A += t * 16 * 32;
+  B += t * 8 * 32;
+  C += t * 16 * 8;
+  D += t * 16 * 8;
+  unsigned a[4], b[2];
+  load_fp8_fragments<E5M2>(A, B, a, b);
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  // C/D .f16: two .f16x2 registers; register r holds row g + 8r, columns 2q and 2q + 1.
+  unsigned c[2], d[2];
+  for (int r = 0; r < 2; ++r) {
+    const __half lo = C[(g + 8 * r) * 8 + 2 * q], hi = C[(g + 8 * r) * 8 + 2 * q + 1];
+    c[r] = static_cast<unsigned>(__half_as_ushort(lo)) | (static_cast<unsigned>(__half_as_ushort(hi)) << 16);
+  }
+  if (E5M2) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};\n"
+        : "=r"(d[0]), "=r"(d[1])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};\n"
+        : "=r"(d[0]), "=r"(d[1])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
+  }
+  for (int r = 0; r < 2; ++r) {
+    D[(g + 8 * r) * 8 + 2 * q] = __ushort_as_half(static_cast<unsigned short>(d[r] & 0xffffu));
+    D[(g + 8 * r) * 8 + 2 * q + 1] = __ushort_as_half(static_cast<unsigned short>(d[r] >> 16));
+  }
+#endif
+}
+
+// ------------------------------------------------------------------ host driver
+
+template <class T>
+T* to_device(const std::vector<T>& v) {
+  T* p = nullptr;
+  CHECK_CUDA(cudaMalloc(&p, v.size() * sizeof(T) + 16));
+  CHECK_CUDA(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return p;
+}
+template <class T>
+std::vector<T> from_device(const T* p, std::size_t n) {
+  std::vector<T> v(n);
+  CHECK_CUDA(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+// Runs the instruction for `tiles` tiles. a_bits: tiles*M*K input patterns (row-major),
+// b_bits: tiles*N*K (column j of tile t at [t*N*K + j*K]), c32: tiles*M*N binary32.
+// Returns D as binary32 patterns (binary16 results converted exactly).
+std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, const std::vector<std::uint32_t>& a_bits,
+                               const std::vector<std::uint32_t>& b_bits, const std::vector<std::uint32_t>& c32) {
+  const std::size_t mn = static_cast<std::size_t>(tiles) * info.m * info.n;
+  std::vector<std::uint32_t> out(mn);
+  auto pack16 = [](const std::vector<std::uint32_t>& v) {
+    std::vector<std::uint16_t> r(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<std::uint16_t>(v[i]);
+    return r;
+  };
+  auto pack8 = [](const std::vector<std::uint32_t>& v) {
+    std::vector<std::uint8_t> r(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<std::uint8_t>(v[i]);
+    return r;
+  };
+  std::vector<float> cf(mn);
+  std::vector<std::uint16_t> ch(mn);
+  for (std::size_t i = 0; i < mn; ++i) {
+    cf[i] = f32_of(c32[i]);
+    ch[i] = binary32_to_half_rne(c32[i]);
+  }
+  void* dA = nullptr;
+  void* dB = nullptr;
+  void* dC = nullptr;
+  void* dD = nullptr;
+  if (info.in_bytes == 2) {
+    dA = to_device(pack16(a_bits));
+    dB = to_device(pack16(b_bits));
+  } else if (info.in_bytes == 1) {
+    dA = to_device(pack8(a_bits));
+    dB = to_device(pack8(b_bits));
+  } else {
+    dA = to_device(a_bits);
+    dB = to_device(b_bits);
+  }
+  dC = fp16_out ? static_cast<void*>(to_device(ch)) : static_cast<void*>(to_device(cf));
+  CHECK_CUDA(cudaMalloc(&dD, mn * 4 + 16));
+  switch (info.op) {
+    case Op::WmmaFp16:
+      if (fp16_out)
+        wmma16_kernel<half, half><<<tiles, 32>>>(static_cast<half*>(dA), static_cast<half*>(dB),
+                                                 static_cast<half*>(dC), static_cast<half*>(dD));
+      else
+        wmma16_kernel<half, float><<<tiles, 32>>>(static_cast<half*>(dA), static_cast<half*>(dB),
+                                                  static_cast<float*>(dC), static_cast<float*>(dD));
+      break;
+    case Op::WmmaBf16:
+      wmma_bf16_kernel<<<tiles, 32>>>(static_cast<__nv_bfloat16*>(dA), static_cast<__nv_bfloat16*>(dB),
+                                      static_cast<float*>(dC), static_cast<float*>(dD));
+      break;
+    case Op::WmmaTf32:
+      wmma_tf32_kernel<<<tiles, 32>>>(static_cast<float*>(dA), static_cast<float*>(dB), static_cast<float*>(dC),
+                                      static_cast<float*>(dD));
+      break;
+    case Op::MmaE4m3:
+    case Op::MmaE5m2: {
+      auto* a = static_cast<std::uint8_t*>(dA);
+      auto* b = static_cast<std::uint8_t*>(dB);
+      const bool e5 = info.op == Op::MmaE5m2;
+      if (fp16_out) {
+        auto* c = static_cast<__half*>(dC);
+        auto* d = static_cast<__half*>(dD);
+        if (e5) mma_fp8_f16_kernel<true><<<tiles, 32>>>(a, b, c, d);
+        else mma_fp8_f16_kernel<false><<<tiles, 32>>>(a, b, c, d);
+      } else {
+        auto* c = static_cast<float*>(dC);
+        auto* d = static_cast<float*>(dD);
+        if (e5) mma_fp8_f32_kernel<true><<<tiles, 32>>>(a, b, c, d);
+        else mma_fp8_f32_kernel<false><<<tiles, 32>>>(a, b, c, d);
+      }
+      break;
+    }
+  }
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  if (fp16_out) {
+    const auto d = from_device(static_cast<std::uint16_t*>(dD), mn);
+    for (std::size_t i = 0; i < mn; ++i) out[i] = half_to_binary32(d[i]);
+  } else {
+    out = from_device(static_cast<std::uint32_t*>(dD), mn);
+  }
+  cudaFree(dA);
+  cudaFree(dB);
+  cudaFree(dC);
+  cudaFree(dD);
+  return out;
+}
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: mma_dump --op <op> [--out fp32|fp16|both] [--cases N] [--k K] [--seed S]\n"
+               "                [--exp-range LO:HI] [--subnormals PERCENT] [--gpu NAME] [--dir DIR] [--device I]\n"
+               "ops: wmma-fp16 (sm_70+), wmma-bf16, wmma-tf32 (sm_80+), mma-e4m3, mma-e5m2 (sm_89+)\n"
+               "writes DIR/a_<GPU>_<fmt>.txt, b_<GPU>_<fmt>.txt, c_<GPU>_fp32.txt, d_<GPU>_<out>.txt\n"
+               "(the layout of shared/data/gpu), then prints the tcsim validate-dump commands to run.\n");
+}
+
+std::string binary_line(std::uint32_t b) {
+  std::string s(32, '0');
+  for (int i = 0; i < 32; ++i)
+    if ((b >> (31 - i)) & 1u) s[i] = '1';
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::string out = "both";
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "mma_dump: option %s needs a value\n", k.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (k == "--op") {
+      const std::string v = value();
+      for (const auto& info : kOps)
+        if (v == info.name) o.op = &info;
+      if (!o.op) {
+        std::fprintf(stderr, "mma_dump: unknown --op '%s'\n", v.c_str());
+        usage(stderr);
+        return 2;
+      }
+    } else if (k == "--out") {
+      out = value();
+    } else if (k == "--cases") {
+      o.cases = std::atol(value().c_str());
+    } else if (k == "--k") {
+      o.k_nonzero = std::atoi(value().c_str());
+    } else if (k == "--seed") {
+      o.seed = std::strtoull(value().c_str(), nullptr, 0);
+    } else if (k == "--exp-range") {
+      const std::string v = value();
+      if (std::sscanf(v.c_str(), "%d:%d", &o.exp_lo, &o.exp_hi) != 2 || o.exp_lo > o.exp_hi) {
+        std::fprintf(stderr, "mma_dump: --exp-range wants LO:HI, got '%s'\n", v.c_str());
+        return 2;
+      }
+    } else if (k == "--subnormals") {
+      o.subnormal_percent = std::atoi(value().c_str());
+    } else if (k == "--gpu") {
+      o.gpu = value();
+    } else if (k == "--dir") {
+      o.dir = value();
+    } else if (k == "--device") {
+      o.device = std::atoi(value().c_str());
+    } else if (k == "--help" || k == "-h") {
+      usage(stdout);
+      return 0;
+    } else {
+      std::fprintf(stderr, "mma_dump: unknown option '%s'\n", k.c_str());
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (!o.op) {
+    usage(stderr);
+    return 2;
+  }
+  const OpInfo& info = *o.op;
+  if (out == "fp32") o.out_fp16 = false;
+  else if (out == "fp16") o.out_fp32 = false;
+  else if (out != "both") {
+    std::fprintf(stderr, "mma_dump: --out wants fp32, fp16 or both\n");
+    return 2;
+  }
+  if (!info.fp16_out) o.out_fp16 = false;
+  if (!o.out_fp32 && !o.out_fp16) {
+    std::fprintf(stderr, "mma_dump: %s has no binary16 output\n", info.name);
+    return 2;
+  }
+  if (o.k_nonzero <= 0 || o.k_nonzero > info.k) o.k_nonzero = info.k;
+  if (o.cases <= 0) o.cases = 1;
+
+  CHECK_CUDA(cudaSetDevice(o.device));
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, o.device));
+  const int cc = prop.major * 10 + prop.minor;
+  std::printf("device %d: %s (sm_%d)\n", o.device, prop.name, cc);
+  if (cc < info.min_cc) {
+    std::fprintf(stderr, "mma_dump: %s needs sm_%d or newer; this device is sm_%d\n", info.name, info.min_cc, cc);
+    return 1;
+  }
+
+  // Inputs: every tile gets random A (M x K), B (K x N) and C; products beyond k_nonzero
+  // are zero (a zero in A), as in the published data.
+  const int per_tile = info.m * info.n;
+  const int tiles = static_cast<int>((o.cases + per_tile - 1) / per_tile);
+  Rng rng{o.seed};
+  std::vector<std::uint32_t> A(static_cast<std::size_t>(tiles) * info.m * info.k);
+  std::vector<std::uint32_t> B(static_cast<std::size_t>(tiles) * info.n * info.k);
+  std::vector<std::uint32_t> C(static_cast<std::size_t>(tiles) * per_tile);
+  for (int t = 0; t < tiles; ++t) {
+    for (int i = 0; i < info.m; ++i)
+      for (int k = 0; k < info.k; ++k)
+        A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k] = k < o.k_nonzero ? random_input(info, o, rng) : 0;
+    for (int j = 0; j < info.n; ++j)
+      for (int k = 0; k < info.k; ++k)
+        B[(static_cast<std::size_t>(t) * info.n + j) * info.k + k] = random_input(info, o, rng);
+    for (int i = 0; i < per_tile; ++i) C[static_cast<std::size_t>(t) * per_tile + i] = random_c(o, rng);
+  }
+
+  const std::string base = o.dir + "/";
+  const std::string a_path = base + "a_" + o.gpu + "_" + info.fmt + ".txt";
+  const std::string b_path = base + "b_" + o.gpu + "_" + info.fmt + ".txt";
+  const std::string c_path = base + "c_" + o.gpu + "_fp32.txt";
+  std::FILE* fa = std::fopen(a_path.c_str(), "w");
+  std::FILE* fb = std::fopen(b_path.c_str(), "w");
+  std::FILE* fc = std::fopen(c_path.c_str(), "w");
+  if (!fa || !fb || !fc) {
+    std::fprintf(stderr, "mma_dump: cannot write into '%s'\n", o.dir.c_str());
+    return 1;
+  }
+  for (long n = 0; n < o.cases; ++n) {
+    const int t = static_cast<int>(n / per_tile), i = static_cast<int>(n % per_tile) / info.n,
+              j = static_cast<int>(n % per_tile) % info.n;
+    for (int k = 0; k < o.k_nonzero; ++k) {
+      const std::uint32_t a = A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k];
+      const std::uint32_t b = B[(static_cast<std::size_t>(t) * info.n + j) * info.k + k];
+      std::fprintf(fa, "%s%08x", k ? " " : "", input_to_binary32(info, a));
+      std::fprintf(fb, "%s%08x", k ? " " : "", input_to_binary32(info, b));
+    }
+    std::fprintf(fa, "\n");
+    std::fprintf(fb, "\n");
+    std::fprintf(fc, "%s\n", binary_line(C[static_cast<std::size_t>(t) * per_tile + i * info.n + j]).c_str());
+  }
+  std::fclose(fa);
+  std::fclose(fb);
+  std::fclose(fc);
+
+  std::string commands;
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool fp16 = pass == 1;
+    if (fp16 ? !o.out_fp16 : !o.out_fp32) continue;
+    const auto D = run(info, fp16, tiles, A, B, C);
+    const std::string d_path = base + "d_" + o.gpu + "_" + (fp16 ? "fp16" : "fp32") + ".txt";
+    std::FILE* fd = std::fopen(d_path.c_str(), "w");
+    if (!fd) {
+      std::fprintf(stderr, "mma_dump: cannot write '%s'\n", d_path.c_str());
+      return 1;
+    }
+    for (long n = 0; n < o.cases; ++n) std::fprintf(fd, "%s\n", binary_line(D[static_cast<std::size_t>(n)]).c_str());
+    std::fclose(fd);
+    std::string in = info.fmt;
+    for (auto& ch : in) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool fp8 = info.op == Op::MmaE4m3 || info.op == Op::MmaE5m2;
+    commands += "  tcsim validate-dump --unit <unit> --in " + in + " --out " + (fp16 ? "fp16" : "fp32") +
+                (fp8 ? " --instruction mma.sync" : "") + " --a " + a_path + " --b " + b_path + " --c " + c_path +
+                " --d " + d_path + "\n";
+  }
+  std::printf("wrote %ld cases of K = %d (%s, %d tiles)\nvalidate with (unit: v100, t4, a100, l40s, h100, b200, ...):\n%s",
+              o.cases, o.k_nonzero, info.name, tiles, commands.c_str());
+  return 0;
+}
