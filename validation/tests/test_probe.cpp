@@ -1,0 +1,130 @@
+// The black-box probe on adders whose parameters are known: V100, T4/A100, variants.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "tcsim/validation/probe.hpp"
+#include "tcsim/validation/probe_v100_report.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+AdderConfig config(const Format& in, const Format& out, int F, int carry, Rounding align, Rounding fin) {
+  AdderConfig c;
+  c.a_format = c.b_format = in;
+  c.c_format = c.out_format = out;
+  c.fraction_bits = F;
+  c.carry_bits = carry;
+  c.alignment_rounding = align;
+  c.final_rounding = fin;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("probe: V100 adder fp16->fp32 gives seed 004's parameters", "[probe]") {
+  const ProbeReport r = probe_with_seed004(v100_adder_box(formats::fp32()));
+  INFO(r.to_text());
+  CHECK(r.subnormal_inputs.value == true);
+  CHECK(r.subnormal_c.value == true);
+  CHECK(r.subnormal_outputs.value == true);  // shown through c (no fp16 product is an fp32 subnormal)
+  CHECK(r.products_exact.value == true);
+  CHECK(r.fraction_bits.value == 23);
+  CHECK(r.fma_size.value == 4);
+  CHECK(r.carry_bits.value == 3);
+  CHECK(r.carry_bits_lower_bound);  // 5 terms cannot reach 2^(E+4)
+  CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+  CHECK(r.sticky_bit.value == false);
+  CHECK(r.final_rounding.value == Rounding::TowardZero);
+  CHECK(r.normalization.value == std::string("deferred"));
+  CHECK(r.order.value == std::string("largest-first"));
+  CHECK(r.monotonic.value == false);
+  REQUIRE(r.monotonic_counterexample);
+  CHECK(std::all_of(r.seed004.begin(), r.seed004.end(), [](const auto& s) { return s.v100_pass.value_or(true); }));
+}
+
+TEST_CASE("probe: V100 adder fp16->fp16 rounds to nearest even at the end", "[probe]") {
+  const ProbeReport r = probe(v100_adder_box(formats::fp16()));
+  INFO(r.to_text());
+  CHECK(r.subnormal_outputs.value == true);
+  CHECK(r.fraction_bits.value == 23);
+  CHECK(r.fma_size.value == 4);
+  CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+  CHECK(r.final_rounding.value == Rounding::NearestEven);
+  CHECK(r.normalization.value == std::string("deferred"));
+}
+
+TEST_CASE("probe: T4/A100 adder fp16->fp32 keeps one more bit (F=24, k=8)", "[probe]") {
+  const ProbeReport r = probe(t4_a100_adder_box(formats::fp32()));
+  INFO(r.to_text());
+  CHECK(r.fraction_bits.value == 24);
+  CHECK(r.fma_size.value == 8);
+  CHECK(r.carry_bits.value == 3);
+  CHECK_FALSE(r.carry_bits_lower_bound);  // 9 terms reach 2^(E+4): the 4th carry bit is missing
+  CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+  CHECK(r.final_rounding.value == Rounding::TowardZero);
+  CHECK(r.normalization.value == std::string("deferred"));
+  CHECK(r.monotonic.value == false);
+}
+
+TEST_CASE("probe: report JSON has the documented keys", "[probe]") {
+  const auto j = probe_with_seed004(v100_adder_box(formats::fp32())).to_json();
+  for (const char* key : {"fma_size", "fraction_bits", "carry_bits", "alignment_rounding", "final_rounding",
+                          "normalization", "order", "subnormal_inputs", "subnormal_outputs", "products_exact",
+                          "monotonic", "seed004", "monotonic_counterexample", "sticky_bit"})
+    CHECK(j.contains(key));
+  CHECK(j["fma_size"] == 4);
+  CHECK(j["alignment_rounding"] == "rz");
+  CHECK(j["final_rounding"] == "rz");
+  CHECK(j["monotonic"] == false);
+  CHECK(j["products_exact"] == true);
+  CHECK(j["monotonic_counterexample"].contains("x"));
+  CHECK(j["seed004"].size() > 20);
+}
+
+TEST_CASE("probe: sticky bit, round-down and per-step variants", "[probe]") {
+  SECTION("sticky bit with truncation") {
+    AdderConfig c = config(formats::fp16(), formats::fp32(), 25, 3, Rounding::TowardZero, Rounding::TowardZero);
+    c.sticky_bit = true;
+    const ProbeReport r = probe(blackbox_from_adder(c, 8));
+    INFO(r.to_text());
+    CHECK(r.sticky_bit.value == true);
+    CHECK(r.fraction_bits.value == 25);
+    CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+    CHECK(r.fma_size.value == 8);
+  }
+  SECTION("CDNA3-like round-down alignment, RNE output") {
+    const AdderConfig c = config(formats::bf16(), formats::fp32(), 24, 3, Rounding::Down, Rounding::NearestEven);
+    const ProbeReport r = probe(blackbox_from_adder(c, 8));
+    INFO(r.to_text());
+    CHECK(r.alignment_rounding.value == Rounding::Down);
+    CHECK(r.final_rounding.value == Rounding::NearestEven);
+    CHECK(r.fraction_bits.value == 24);
+  }
+  SECTION("per-step normalization, sequential (IEEE-like fp64)") {
+    AdderConfig c = config(formats::fp64(), formats::fp64(), 60, 3, Rounding::NearestEven, Rounding::NearestEven);
+    c.sticky_bit = true;
+    c.normalization = Normalization::PerStep;
+    c.order = AccumulationOrder::Sequential;
+    const ProbeReport r = probe(blackbox_from_adder(c, 4));
+    INFO(r.to_text());
+    CHECK(r.normalization.value == std::string("per-step"));
+    CHECK(r.order.value == std::string("sequential"));
+    CHECK(r.monotonic.value != false);
+  }
+}
+
+TEST_CASE("probe: fp8 inputs (e4m3, e5m2) with F=13 and k=16", "[probe]") {
+  for (const Format* in : {&formats::e4m3(), &formats::e5m2()}) {
+    const AdderConfig c = config(*in, formats::fp32(), 13, 4, Rounding::TowardZero, Rounding::TowardZero);
+    const ProbeReport r = probe(blackbox_from_adder(c, 16));
+    INFO(r.to_text());
+    CHECK(r.fraction_bits.value == 13);
+    CHECK(r.fma_size.value == 16);
+    CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+    CHECK(r.subnormal_inputs.value == true);
+    // F = 13 < 23: the register never holds more than binary32 keeps.
+    CHECK_FALSE(r.final_rounding.known());
+    CHECK_FALSE(r.final_rounding.evidence.empty());
+  }
+}
