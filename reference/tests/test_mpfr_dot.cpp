@@ -115,7 +115,7 @@ TEST_CASE("mpfr: ExactValue to MPFR round trip and exact decimal printing") {
   CHECK(mpfr_hex(to_mpfr(ExactValue::finite(true, 3, -4)).get()) == "-0x1.8p-3");
 }
 
-TEST_CASE("mpfr: exact_dot special values (NaN; Inf x 0; +Inf - Inf; signed zeros)") {
+TEST_CASE("mpfr: exact_dot special values (NaN and Inf x 0 and +Inf - Inf and signed zeros)") {
   const Format& h = formats::fp16();
   const Format& s = formats::fp32();
   const std::uint64_t one = 0x3c00, inf = 0x7c00, ninf = 0xfc00, nan = 0x7e00, zero = 0, nzero = 0x8000;
@@ -147,7 +147,7 @@ TEST_CASE("mpfr: exact_dot special values (NaN; Inf x 0; +Inf - Inf; signed zero
   CHECK(correctly_rounded_dot(h, h, s, s, a4, b4, 0x3f800000u, Rounding::NearestEven).bits == 0x3f800002u);
 }
 
-TEST_CASE("mpfr: exact_dot equals sim BigInt exact arithmetic (random; all input formats)") {
+TEST_CASE("mpfr: exact_dot equals sim BigInt exact arithmetic (random cases of all input formats)") {
   Rng rng(test::seed("reference exact_dot vs bigint", 13));
   const std::vector<std::pair<Format, Format>> pairs = {
       {formats::fp16(), formats::fp32()}, {formats::bf16(), formats::fp32()}, {formats::tf32(), formats::fp32()},
@@ -186,7 +186,7 @@ TEST_CASE("mpfr: exact_dot equals sim BigInt exact arithmetic (random; all input
   }
 }
 
-TEST_CASE("mpfr: mpfr_round_to_format agrees with sim round_to_format (all formats; rne rz ru rd ro)") {
+TEST_CASE("mpfr: mpfr_round_to_format agrees with sim round_to_format (all formats with rne rz ru rd ro)") {
   Rng rng(test::seed("reference rounding vs sim", 14));
   const Rounding modes[] = {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up, Rounding::Down,
                             Rounding::ToOdd};
