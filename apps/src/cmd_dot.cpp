@@ -1,11 +1,168 @@
-// Placeholder until the command is implemented.
+// tcsim dot: one element d = c + sum a_i b_i through a built-in or user-defined unit,
+// beside the exact value (MPFR) and its correctly rounded results.
+//
+// Values are decimal or C99 hex-float literals ("1.5", "-0x1.8p-3", "inf", "nan", or raw
+// patterns "bits:0x3c00"). A value that the format cannot hold exactly is rounded to
+// nearest even and a warning names it on stderr (the GPU would be given that rounded value;
+// the command never refuses a well-formed number).
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "args.hpp"
 #include "commands.hpp"
+#include "tcsim/models/unit.hpp"
+#include "tcsim/models/unit_json.hpp"
+#include "tcsim/reference/mpfr_dot.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/format.hpp"
+#include "tcsim/sim/literal.hpp"
 
 namespace tcsim::cli {
-int cmd_dot(const Args&) {
-  std::fprintf(stderr, "tcsim: this command is not implemented yet\n");
-  return 2;
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::string cur;
+  for (char ch : text) {
+    if (ch == ',') {
+      items.push_back(cur);
+      cur.clear();
+    } else if (ch != ' ' && ch != '\t') {
+      cur += ch;
+    }
+  }
+  items.push_back(cur);
+  return items;
 }
+
+// Parses a list of literals into `fmt`, warning about each inexact one.
+std::vector<std::uint64_t> parse_values(const std::string& text, const Format& fmt, const std::string& option) {
+  std::vector<std::uint64_t> v;
+  const auto items = split_list(text);
+  if (items.size() == 1 && items[0].empty()) return v;  // no values: K = 0
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string field = "--" + option + (items.size() > 1 ? "[" + std::to_string(i) + "]" : "");
+    if (items[i].empty()) throw std::invalid_argument(field + ": empty value in '" + text + "'");
+    const std::uint64_t bits = parse_literal(items[i], fmt, Rounding::NearestEven, field);
+    if (items[i].rfind("bits:", 0) != 0 && !literal_is_exact(items[i], fmt))
+      std::fprintf(stderr, "tcsim dot: warning: %s = %s is not exactly representable in %s; rounded to nearest even: %s (%s)\n",
+                   field.c_str(), items[i].c_str(), fmt.name.c_str(), bits_to_hex(fmt, bits).c_str(),
+                   decode(fmt, bits).to_hex().c_str());
+    v.push_back(bits);
+  }
+  return v;
+}
+
+std::string decimal(const ExactValue& x) { return reference::exact_decimal(x, 0); }
+
+nlohmann::json value_json(const ExactValue& x) {
+  if (x.is_nan()) return "nan";
+  if (x.is_inf()) return x.negative ? "-inf" : "inf";
+  return to_double(x);
+}
+
+std::string rounding_name(Rounding r) { return models::schema_string(r); }
+
+}  // namespace
+
+int cmd_dot(const Args& args) {
+  ArgParser p("dot",
+              "evaluate d = c + sum a_i b_i through a tensor-core unit: ceil(K/k) chained block FMAs of "
+              "the unit's datapath for the formats. Values: decimal or C99 hex-float literals, inf, nan, "
+              "or bits:0x<pattern>; inexact values are rounded to nearest even with a warning. Prints "
+              "d's bit pattern and value beside the exact value and its correctly rounded results");
+  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
+  p.option("unit-config", "user-defined unit from a JSON file (schema: tcsim units --json)", "file");
+  p.required("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, e2m1, fp64, ...)", "fmt");
+  p.required("out", "output format of c and d (fp32, fp16, fp64)", "fmt");
+  p.required("a", "comma-separated a_1,...,a_K", "values");
+  p.required("b", "comma-separated b_1,...,b_K (as many as a)", "values");
+  p.option("c", "the accumulator input in the output format (default 0)", "value");
+  p.option("instruction", "datapath by instruction (mma.sync, wgmma, tcgen05, ...; default: the "
+                          "unit's default for the formats)", "name");
+  p.flag("json", "print one JSON object");
+  const auto a = p.parse(args);
+  if (a.help()) return p.print_help();
+  a.require_one_of({"unit", "unit-config"});
+
+  const Format& in = parse_format(a.get("in"), "--in");
+  const Format& out = parse_format(a.get("out"), "--out");
+  std::unique_ptr<models::Unit> own;
+  const models::Unit* unit = nullptr;
+  if (a.has("unit")) {
+    unit = &models::builtin_unit(a.get("unit"));
+  } else {
+    own = std::make_unique<models::Unit>(models::load_unit_json(a.get("unit-config")));
+    unit = own.get();
+  }
+  const std::string instruction = a.get_or("instruction", "");
+  const models::DatapathSpec& row = unit->datapath(in, out, instruction);  // format/instruction errors first
+
+  const auto va = parse_values(a.get("a"), in, "a");
+  const auto vb = parse_values(a.get("b"), in, "b");
+  if (va.size() != vb.size())
+    throw std::invalid_argument("--a has " + std::to_string(va.size()) + " values but --b has " +
+                                std::to_string(vb.size()) + "; every a_i needs its b_i");
+  const std::uint64_t c = parse_values(a.get_or("c", "0"), out, "c").at(0);
+
+  const std::uint64_t d = unit->dot(in, out, va, vb, c, instruction);
+  const ExactValue dv = decode(out, d);
+  const ExactValue exact = reference::exact_dot(in, out, va, vb, c);
+  const Rounding unit_mode = row.final_rounding.count(out.name) ? row.final_rounding.at(out.name) : Rounding::NearestEven;
+  std::vector<Rounding> modes = {Rounding::NearestEven};
+  if (unit_mode != Rounding::NearestEven && unit_mode != Rounding::ToOdd) modes.push_back(unit_mode);
+  std::vector<std::pair<Rounding, std::uint64_t>> cr;
+  for (Rounding m : modes)
+    cr.emplace_back(m, reference::correctly_rounded_dot(in, in, out, out, va, vb, c, m, OverflowMode::Ieee).bits);
+  const std::size_t K = va.size(), k = static_cast<std::size_t>(row.fma_size);
+  const std::size_t blocks = K == 0 ? 1 : (K + k - 1) / k;
+
+  if (a.has("json")) {
+    nlohmann::json j;
+    j["unit"] = unit->name();
+    j["in"] = in.name;
+    j["out"] = out.name;
+    j["instruction"] = row.instruction.empty() ? instruction : row.instruction;
+    j["K"] = K;
+    j["fma_size"] = row.fma_size;
+    j["blocks"] = blocks;
+    j["bits"] = bits_to_hex(out, d);
+    j["value"] = value_json(dv);
+    j["value_hex"] = dv.to_hex();
+    j["value_decimal"] = decimal(dv);
+    j["exact"] = {{"value", value_json(exact)}, {"hex", exact.to_hex()}, {"decimal", decimal(exact)}};
+    nlohmann::json crj = nlohmann::json::object();
+    for (const auto& [m, bits] : cr) {
+      const ExactValue v = decode(out, bits);
+      crj[rounding_name(m)] = {{"bits", bits_to_hex(out, bits)}, {"value", value_json(v)}, {"hex", v.to_hex()}};
+    }
+    j["correctly_rounded"] = crj;
+    j["equals_correctly_rounded"] = nlohmann::json::object();
+    for (const auto& [m, bits] : cr) j["equals_correctly_rounded"][rounding_name(m)] = bits == d;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+
+  std::printf("unit %s, %s -> %s, instruction %s: k = %d, F = %d, %zu product%s in %zu block FMA%s\n",
+              unit->name().c_str(), in.name.c_str(), out.name.c_str(),
+              row.instruction.empty() ? (instruction.empty() ? "(default)" : instruction.c_str()) : row.instruction.c_str(),
+              row.fma_size, row.fraction_bits, K, K == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s");
+  std::printf("d                         = %s  %s  (%s)\n", bits_to_hex(out, d).c_str(), decimal(dv).c_str(),
+              dv.to_hex().c_str());
+  std::printf("exact c + sum a_i b_i     = %s  (%s)\n", decimal(exact).c_str(), exact.to_hex().c_str());
+  for (const auto& [m, bits] : cr) {
+    const ExactValue v = decode(out, bits);
+    const std::string label = "correctly rounded (" + rounding_name(m) + ")";
+    std::printf("%-25s = %s  %s  (%s)%s\n", label.c_str(), bits_to_hex(out, bits).c_str(), decimal(v).c_str(),
+                v.to_hex().c_str(), bits == d ? "  [= d]" : "");
+  }
+  return 0;
+}
+
 }  // namespace tcsim::cli

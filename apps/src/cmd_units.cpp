@@ -1,11 +1,84 @@
-// Placeholder until the command is implemented.
+// tcsim units: the built-in units and their datapath rows (--json: in the user-unit schema,
+// loadable with --unit-config after keeping one unit).
 #include <cstdio>
+#include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "args.hpp"
 #include "commands.hpp"
+#include "tcsim/models/unit.hpp"
+#include "tcsim/models/unit_json.hpp"
 
 namespace tcsim::cli {
-int cmd_units(const Args&) {
-  std::fprintf(stderr, "tcsim: this command is not implemented yet\n");
-  return 2;
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
 }
+
+void print_unit(const models::Unit& unit, bool evidence) {
+  const auto& s = unit.spec();
+  std::printf("%s (architecture %s%s%s)\n", s.name.c_str(), s.architecture.c_str(), s.aliases.empty() ? "" : "; aliases: ",
+              join(s.aliases).c_str());
+  for (const auto& r : s.datapaths) {
+    std::string rounding, mins;
+    for (const auto& [o, m] : r.final_rounding) rounding += (rounding.empty() ? "" : " ") + o + ":" + models::schema_string(m);
+    for (const auto& [o, m] : r.min_exponent) mins += (mins.empty() ? "" : " ") + o + ":" + std::to_string(m);
+    std::string extra;
+    for (const auto& [o, b] : r.result_fraction_bits) extra += " result_fraction_bits " + o + ":" + std::to_string(b);
+    if (r.block_scale)
+      extra += " block_scale " + join(r.block_scale->scale_formats, "/") + " per " +
+               [&] {
+                 std::string b;
+                 for (int x : r.block_scale->block_sizes) b += (b.empty() ? "" : "/") + std::to_string(x);
+                 return b;
+               }() +
+               (r.block_scale->group_size ? ", groups of " + std::to_string(r.block_scale->group_size) : "");
+    std::printf("  %-17s %s -> %s: k=%d F=%d carry=%d %s %s%s, rounding %s%s%s\n",
+                r.instruction.empty() ? "(any)" : r.instruction.c_str(), join(r.input_formats, ",").c_str(),
+                join(r.output_formats, ",").c_str(), r.fma_size, r.fraction_bits, r.carry_bits,
+                models::schema_string(r.normalization).c_str(), models::schema_string(r.order).c_str(),
+                r.sticky_bit ? " sticky" : "", rounding.c_str(), mins.empty() ? "" : (", min_exponent " + mins).c_str(),
+                extra.c_str());
+    if (!r.shapes.empty()) std::printf("      shapes: %s\n", join(r.shapes).c_str());
+    if (evidence) std::printf("      evidence: %s\n", r.evidence.c_str());
+  }
+}
+
+}  // namespace
+
+int cmd_units(const Args& args) {
+  ArgParser p("units",
+              "list the built-in tensor-core units and their datapath rows (one per instruction and "
+              "format set; the first row for a format pair is its default)");
+  p.flag("json", "print a JSON array of units, each {name, architecture, aliases, datapaths: [rows in the "
+                 "user-unit schema with instruction and evidence]}");
+  p.option("unit", "show only this unit (name, alias or architecture)", "name");
+  p.flag("evidence", "also print each row's evidence (always included with --json)");
+  const auto a = p.parse(args);
+  if (a.help()) return p.print_help();
+
+  std::vector<const models::Unit*> units;
+  if (a.has("unit")) {
+    units.push_back(&models::builtin_unit(a.get("unit")));
+  } else {
+    for (const auto& s : models::builtin_unit_specs()) units.push_back(&models::builtin_unit(s.name));
+  }
+  if (a.has("json")) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto* u : units) arr.push_back(models::to_json(u->spec()));
+    std::printf("%s\n", arr.dump(2).c_str());
+    return 0;
+  }
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    if (i) std::printf("\n");
+    print_unit(*units[i], a.has("evidence"));
+  }
+  return 0;
+}
+
 }  // namespace tcsim::cli
