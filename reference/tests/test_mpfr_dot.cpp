@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "operand_gen.hpp"
@@ -244,4 +245,42 @@ TEST_CASE("mpfr: mpfr_round_to_format agrees with sim round_to_format (all forma
     total += n;
   }
   std::printf("[reference] rounding vs sim: %llu cases\n", static_cast<unsigned long long>(total));
+}
+
+TEST_CASE("mpfr: the exponent range is restored and concurrent use from threads agrees with serial use") {
+  // A caller's own MPFR exponent range survives every call.
+  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  mpfr_set_emin(-5000);
+  mpfr_set_emax(7000);
+  const std::vector<std::uint64_t> a = {0x3c00, 0x0001}, b = {0x3c00, 0x3c00};
+  const RoundResult r = correctly_rounded_dot(formats::fp16(), formats::fp16(), formats::fp32(), formats::fp16(), a, b,
+                                              0x3f800000u, Rounding::Up);
+  CHECK(r.bits == 0x4001);  // 2 + 2^-24 rounded up in binary16: 2 + 2^-9
+  CHECK(mpfr_get_emin() == -5000);
+  CHECK(mpfr_get_emax() == 7000);
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+
+  // Threads: with a TLS build of MPFR (Debian's) the exponent range is per thread.
+  INFO("mpfr_buildopt_tls_p = " << mpfr_is_thread_safe());
+  if (!mpfr_is_thread_safe()) return;
+  Rng rng(test::seed("mpfr threads", 15));
+  const std::size_t n = static_cast<std::size_t>(test::count(4000));
+  std::vector<ExactValue> xs(n);
+  for (auto& x : xs) {
+    BigInt sig = rng.next() | 1;
+    x = ExactValue::finite(rng.next() & 1, sig, rng.range(-200, 100));
+  }
+  const Format* fmts[] = {&formats::fp16(), &formats::e4m3(), &formats::bf16(), &formats::e2m1()};
+  std::vector<std::uint64_t> serial(n * 4), parallel(n * 4);
+  for (std::size_t t = 0; t < 4; ++t)
+    for (std::size_t i = 0; i < n; ++i) serial[t * n + i] = mpfr_round_to_format(xs[i], *fmts[t], Rounding::NearestEven).bits;
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (std::size_t i = 0; i < n; ++i)
+        parallel[t * n + i] = mpfr_round_to_format(xs[i], *fmts[t], Rounding::NearestEven).bits;
+    });
+  for (auto& th : threads) th.join();
+  CHECK(serial == parallel);
 }

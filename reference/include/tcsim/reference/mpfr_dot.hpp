@@ -95,11 +95,6 @@ ExactValue from_mpfr(mpfr_srcptr x);
 
 // --- Exact dot product -------------------------------------------------------------------
 
-// Operand formats of one dot product d = c + sum a_i b_i.
-struct DotFormats {
-  Format a, b, c;
-};
-
 // Exact c + sum_i a[i]*b[i] (a and b of equal length, 0 allowed; else std::invalid_argument).
 // Specials: any NaN operand -> NaN; Inf * 0 -> NaN; +Inf together with -Inf (among the
 // products and c) -> NaN; otherwise an infinite product or c gives that infinity.
