@@ -278,7 +278,6 @@ class Prober {
           const ExactValue want = ExactValue::finite(false, 1, r->e);
           if (val(d).equals(want)) ++honoured;
           else if (val(d).is_zero()) ++flushed;
-          else ++honoured, ++flushed;  // neither: reported as inconsistent
           seen.push_back(std::string(side ? "a=2^" + std::to_string(r->e - x) + ", b=" : "a=") +
                          ExactValue::finite(false, 1, x).to_hex() +
                          (side ? "" : ", b=2^" + std::to_string(r->e - x)) + " -> " + hex(d));
@@ -288,10 +287,10 @@ class Prober {
       for (const auto& s : seen) ev += (ev.empty() ? "" : "; ") + s;
       if (seen.empty()) {
         rep_.subnormal_inputs.evidence = "no subnormal operand gives a normal " + out_.name + " product";
-      } else if (honoured > 0 && flushed == 0) {
+      } else if (honoured > 0) {
         rep_.subnormal_inputs.value = true;
         rep_.subnormal_inputs.evidence = ev;
-      } else if (honoured == 0 && flushed > 0) {
+      } else if (flushed == static_cast<int>(seen.size())) {
         rep_.subnormal_inputs.value = false;
         rep_.subnormal_inputs.evidence = ev + " (flushed to zero)";
       } else {
@@ -305,17 +304,25 @@ class Prober {
     if (!out_.subnormals) {
       rep_.subnormal_c.evidence = out_.name + " has no subnormal numbers";
     } else {
-      const ExactValue cmin = ExactValue::finite(false, 1, out_.emin - (out_.precision - 1));
-      Realized r;
-      r.a = {in_.zero(false)};
-      r.b = {in_.zero(false)};
-      r.c = *enc(out_, cmin, true);
-      const std::uint64_t d = call(r);
-      rep_.subnormal_c.evidence = "c=" + cmin.to_hex() + " with zero products -> " + hex(d);
-      if (val(d).equals(cmin)) c_kept = true;
-      else if (val(d).is_zero()) c_kept = false;
+      int kept = 0, zero = 0, other = 0;
+      for (std::int64_t x : {static_cast<std::int64_t>(out_.emin - 1),
+                             static_cast<std::int64_t>(out_.emin - (out_.precision - 1))}) {
+        const ExactValue cv = ExactValue::finite(false, 1, x);
+        Realized r;
+        r.a = {in_.zero(false)};
+        r.b = {in_.zero(false)};
+        r.c = *enc(out_, cv, true);
+        const std::uint64_t d = call(r);
+        rep_.subnormal_c.evidence += (rep_.subnormal_c.evidence.empty() ? "" : "; ") + std::string("c=") +
+                                     cv.to_hex() + " with zero products -> " + hex(d);
+        if (val(d).equals(cv)) ++kept;
+        else if (val(d).is_zero()) ++zero;
+        else ++other;
+      }
+      if (kept && !zero) c_kept = true;
+      else if (zero && !kept && !other) c_kept = false;
       if (c_kept) rep_.subnormal_c.value = *c_kept;
-      else rep_.subnormal_c.evidence += " (unexpected)";
+      else rep_.subnormal_c.evidence += " (subnormal c altered: aligned to 2^emin and cut by F?)";
     }
 
     // Outputs: normal operands whose product is an output subnormal.
@@ -435,9 +442,12 @@ class Prober {
   }
 
   // ---- 4. alignment rounding and sticky bit ----
+  // Hypothesis: alignment mode, sticky bit, and F (F' or, with a sticky bit, F'-1: the
+  // sticky position itself can hold the last surviving bit).
   struct Hyp {
     Rounding mode;
     bool sticky;
+    int F;
   };
   static std::int64_t round_units(std::int64_t n, int g, Rounding mode) {
     // n / 2^g rounded per mode (sign-magnitude: Down/Up look at the sign).
@@ -456,14 +466,17 @@ class Prober {
     const std::int64_t m = q + (up ? 1 : 0);
     return neg ? -m : m;
   }
-  // Predicted register contribution, in units of 2^(E-F'), of a term n * 2^(E-F'-g).
-  static std::int64_t predict_align(std::int64_t n, int g, const Hyp& h) {
-    if (!h.sticky) return round_units(n, g, h.mode);
-    const std::int64_t m = round_units(n, g + 1, h.mode);  // units of 2^(E-F'+1) = 2^(E-F)
-    const std::int64_t mag = n < 0 ? -n : n;
-    const bool discarded = (mag & ((std::int64_t{1} << (g + 1)) - 1)) != 0;
-    const std::int64_t mm = (m < 0 ? -m : m) * 2 + (discarded ? 1 : 0);
-    return n < 0 ? -mm : mm;
+  // Predicted register contribution, in units of 2^(E-F'-1), of a term n * 2^(E-F'-g).
+  static std::int64_t predict_align(std::int64_t n, int g, int fprime, const Hyp& h) {
+    const int drop = fprime + g - h.F;  // bits below the hypothesis' F grid
+    const std::int64_t m = round_units(n, drop, h.mode);
+    const std::int64_t mag = (m < 0 ? -m : m);
+    const std::int64_t nmag = n < 0 ? -n : n;
+    const bool discarded = (nmag & ((std::int64_t{1} << drop) - 1)) != 0;
+    std::int64_t units;  // in 2^(E-F'-1)
+    if (h.sticky) units = (mag * 2 + (discarded ? 1 : 0)) << (fprime - h.F);
+    else units = mag << (fprime + 1 - h.F);
+    return n < 0 ? -units : units;
   }
 
   void alignment_rounding() {
@@ -473,15 +486,16 @@ class Prober {
       rep_.sticky_bit.evidence = why;
       return;
     }
+    const int fp = *fprime_;
     std::vector<Hyp> hyps;
     for (Rounding m : kModes) {
-      hyps.push_back({m, false});
-      if (*fprime_ >= 1) hyps.push_back({m, true});
+      hyps.push_back({m, false, fp});
+      hyps.push_back({m, true, fp});
+      if (fp >= 1) hyps.push_back({m, true, fp - 1});
     }
     const std::pair<std::int64_t, int> probes[] = {{1, 2}, {-1, 2}, {3, 2}, {-3, 2}, {1, 1},
                                                    {-1, 1}, {3, 1}, {-3, 1}, {5, 2}, {-5, 2}};
     std::string ev;
-    const int fp = *fprime_;
     for (auto [n, g] : probes) {
       const std::uint64_t mag = static_cast<std::uint64_t>(n < 0 ? -n : n);
       const Term t{n < 0, mag, -(fp + g)};
@@ -491,39 +505,45 @@ class Prober {
       if (!r) continue;
       const std::uint64_t d = call(*r);
       const ExactValue got = val(d);
-      // got / 2^(e-F') must be a small integer.
+      // got / 2^(e-F'-1) must be a small integer.
       std::int64_t units = 0;
       bool integral = true;
       if (!got.is_zero()) {
         const ExactValue nz = got.normalized();
-        const std::int64_t shift = nz.exponent - (r->e - fp);
+        const std::int64_t shift = nz.exponent - (r->e - fp - 1);
         if (shift < 0 || shift > 8 || nz.significand > 64) integral = false;
         else units = static_cast<std::int64_t>(nz.significand) << shift;
         if (got.negative) units = -units;
       }
-      ev += (ev.empty() ? "" : ", ") + std::to_string(n) + "/" + std::to_string(1 << g) + " ulp -> " +
-            (integral ? std::to_string(units) : got.to_hex());
-      std::erase_if(hyps, [&](const Hyp& h) { return !integral || predict_align(n, g, h) != units; });
+      auto frac = [](std::int64_t num, int den) {
+        std::string s = std::to_string(num);
+        return den == 1 ? s : s + "/" + std::to_string(den);
+      };
+      ev += (ev.empty() ? "" : ", ") + frac(n, 1 << g) + " -> " + (integral ? frac(units, 2) : got.to_hex());
+      std::erase_if(hyps, [&](const Hyp& h) { return !integral || predict_align(n, g, fp, h) != units; });
     }
-    ev = "c=2^e, a1b1=-2^e, a2b2 = fractions of the register's last unit u=2^(e-" + std::to_string(fp) +
-         ") (in units of u): " + ev;
+    ev = "c=2^e, a1b1=-2^e, a2b2 = fractions of u=2^(e-" + std::to_string(fp) +
+         "), the last surviving position (in units of u): " + ev;
     if (hyps.size() == 1) {
-      align_ = hyps[0].mode;
-      sticky_ = hyps[0].sticky;
-      rep_.alignment_rounding.value = hyps[0].mode;
+      const Hyp h = hyps[0];
+      align_ = h.mode;
+      sticky_ = h.sticky;
+      rep_.alignment_rounding.value = h.mode;
       rep_.alignment_rounding.evidence = ev;
       rep_.sticky_bit.value = sticky_;
-      rep_.sticky_bit.evidence = sticky_ ? "the last surviving position j=F+1 holds the OR of the bits shifted out"
-                                         : "no sticky bit: results match plain " + rounding_name(*align_);
-      if (sticky_) {
-        F_ = fp - 1;
-        rep_.fraction_bits.value = *F_;
-        rep_.fraction_bits.evidence += "; F = " + std::to_string(*F_) + " plus a sticky bit";
+      rep_.sticky_bit.evidence = sticky_ ? "the results match " + rounding_name(h.mode) + " at F=" +
+                                               std::to_string(h.F) + " with one more bit holding the OR of the bits shifted out"
+                                         : "no sticky bit: results match plain " + rounding_name(h.mode);
+      if (h.F != fp) {
+        F_ = h.F;
+        rep_.fraction_bits.value = h.F;
+        rep_.fraction_bits.evidence += "; that last position is the sticky bit: F = " + std::to_string(h.F);
       }
       return;
     }
     std::string which;
-    for (const Hyp& h : hyps) which += (which.empty() ? "" : ", ") + rounding_name(h.mode) + (h.sticky ? "+sticky" : "");
+    for (const Hyp& h : hyps)
+      which += (which.empty() ? "" : ", ") + rounding_name(h.mode) + (h.sticky ? "+sticky(F=" + std::to_string(h.F) + ")" : "");
     rep_.alignment_rounding.evidence = ev + (hyps.empty() ? "; no hypothesis fits" : "; consistent: " + which);
     rep_.sticky_bit.evidence = rep_.alignment_rounding.evidence;
   }
@@ -596,35 +616,44 @@ class Prober {
     std::vector<Rounding> cand(std::begin(kModes), std::end(kModes));
     int informative = 0;
     std::string ev;
-    auto try_case = [&](bool subnormal_region) {
-      const bool neg = below(2) == 1;
-      // Top: T copies of 2^e (c is one of them), T <= k+1 and the sum below 2^(e+1+cb).
-      int tmax = std::min(kk + 1, 1 << std::min(cb, 4));
-      if (tmax < 1) tmax = 1;
-      const int T = range(1, std::min(tmax, 4));
-      const int L = bitlen(static_cast<std::uint64_t>(T)) - 1;
-      const int nl_max = std::min(3, kk + 1 - T);
-      if (nl_max < 1 || F < 1) return;
-      const int nl = range(1, nl_max);
+    // Top: T copies of 2^e (c is one of them outside the subnormal range), the sum below
+    // 2^(e+1+cb), at most k products.
+    const int tmax = std::max(1, std::min({kk + 1, 1 << std::min(cb, 4), 4}));
+    const std::int64_t q = out_.emin - (out_.precision - 1);  // the output's smallest quantum
+
+    // Builds the layout: T tops of sign neg, lows at the given positions below e.
+    // Outside the subnormal range c carries the lows it can hold (distinct positions within
+    // the output's precision), so that fewer products are needed.
+    auto build = [&](bool subnormal_region, bool neg, int T, const std::vector<int>& lows) {
       Layout l;
-      // In the output's subnormal range c cannot be a normal 2^e: the top terms are products.
-      if (!subnormal_region) l.c = pow2(0, neg);
+      std::vector<int> in_c;
       for (int i = subnormal_region ? 0 : 1; i < T; ++i) l.products.push_back(pow2(0, neg));
-      const int ulp_pos = out_.precision - 1 - L;  // relative position of the out ulp (lead e+L)
-      for (int i = 0; i < nl; ++i) {
-        int pos;
-        if (below(10) < 7) pos = range(std::max(1, ulp_pos - 1), F);
-        else pos = range(1, F);
-        l.products.push_back(pow2(-pos, neg));
+      for (int pos : lows) {
+        if (!subnormal_region && pos <= std::min(out_.precision - 1, 62) &&
+            std::find(in_c.begin(), in_c.end(), pos) == in_c.end())
+          in_c.push_back(pos);
+        else
+          l.products.push_back(pow2(-pos, neg));
       }
+      if (!subnormal_region) {
+        int last = 0;
+        for (int pos : in_c) last = std::max(last, pos);
+        std::uint64_t sig = std::uint64_t{1} << last;
+        for (int pos : in_c) sig |= std::uint64_t{1} << (last - pos);
+        l.c = Term{neg, sig, -last};
+      }
+      return l;
+    };
+    // Runs one case when it separates the modes; e_fixed: the reference exponent to use.
+    auto run_case = [&](const Layout& l, int L, std::optional<std::int64_t> e_fixed) {
       if (static_cast<int>(l.products.size()) > kk) return;
       std::optional<Realized> r;
-      if (!subnormal_region) {
-        l.result_leads = {L + 1};
-        r = place(l);
+      if (!e_fixed) {
+        Layout lr = l;
+        lr.result_leads = {L + 1};
+        r = place(lr);
       } else {
-        // Results in the output's subnormal range: lead e+L+1 < emin.
-        r = place(l, out_.emin - L - 3 - range(0, 4));
+        r = realize(l, *e_fixed);
         if (r && r->e + L + 1 >= out_.emin) r.reset();
       }
       if (!r) return;
@@ -646,17 +675,62 @@ class Prober {
         return true;
       });
     };
-    for (int t = 0; t < opt_.rounding_random_trials && informative < 24 && cand.size() > 0; ++t) {
-      try_case(false);
-      if (cand.size() == 1 && informative >= 8) break;
-    }
+    // e for the subnormal region with the output quantum at relative position ulp_pos.
+    auto subnormal_e = [&](int L, int want_ulp_pos) -> std::optional<std::int64_t> {
+      const std::int64_t hi = std::min<std::int64_t>(q - 1 + F, out_.emin - 2 - L);
+      if (hi < q) return std::nullopt;
+      return std::clamp<std::int64_t>(q + want_ulp_pos, q, hi);
+    };
+
+    auto search = [&](bool subnormal_region) {
+      // Structured: the output ulp u at relative position up; lows at 3/4 u, 1/4 u, an odd
+      // tie and an even tie, both signs, for each stack of tops.
+      for (int T = 1; T <= tmax; ++T)
+        for (int want : {F - 2, 1, 0}) {
+          const int L = bitlen(static_cast<std::uint64_t>(T)) - 1;
+          int up = out_.precision - 1 - L;
+          std::optional<std::int64_t> e_fixed;
+          if (subnormal_region) {
+            // The quantum at relative position `want`: at 0 the top itself is one odd ulp.
+            e_fixed = subnormal_e(L, want);
+            if (!e_fixed) continue;
+            up = static_cast<int>(*e_fixed - q);
+          } else if (want != F - 2) {
+            continue;
+          }
+          const std::vector<std::vector<int>> patterns = {{up + 1, up + 2}, {up + 2}, {up, up + 1}, {up + 1}};
+          for (const auto& pat : patterns) {
+            if (std::any_of(pat.begin(), pat.end(), [&](int pos) { return pos < 1 || pos > F; })) continue;
+            for (bool neg : {false, true}) run_case(build(subnormal_region, neg, T, pat), L, e_fixed);
+          }
+        }
+      // Random: further tops and lows near the output ulp.
+      for (int t = 0; t < opt_.rounding_random_trials && informative < 24 && !cand.empty(); ++t) {
+        if (cand.size() == 1 && informative >= 8) break;
+        const bool neg = below(2) == 1;
+        const int T = range(1, tmax);
+        const int L = bitlen(static_cast<std::uint64_t>(T)) - 1;
+        const int nl_max = std::min(3, kk + 1 - T);
+        if (nl_max < 1 || F < 1) return;
+        const int nl = range(1, nl_max);
+        int up = out_.precision - 1 - L;
+        std::optional<std::int64_t> e_fixed;
+        if (subnormal_region) {
+          e_fixed = subnormal_e(L, range(0, F));
+          if (!e_fixed) return;
+          up = static_cast<int>(*e_fixed - q);
+        }
+        std::vector<int> lows;
+        for (int i = 0; i < nl; ++i)
+          lows.push_back(below(10) < 7 ? range(std::min(F, std::max(1, up - 1)), F) : range(1, F));
+        run_case(build(subnormal_region, neg, T, lows), L, e_fixed);
+      }
+    };
+    search(false);
     std::string region = "sums held exactly by the register (F=" + std::to_string(F) + ")";
     if (informative == 0 && sub_out_) {
       region = "sums in the output's subnormal range held exactly by the register (F=" + std::to_string(F) + ")";
-      for (int t = 0; t < opt_.rounding_random_trials && informative < 24 && cand.size() > 0; ++t) {
-        try_case(true);
-        if (cand.size() == 1 && informative >= 8) break;
-      }
+      search(true);
     }
     if (informative == 0) {
       rep_.final_rounding.evidence = "never observable: with F=" + std::to_string(F) + ", at most " +

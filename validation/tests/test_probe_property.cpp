@@ -1,0 +1,88 @@
+// Property: on random user-defined adders the probe recovers k, F, the alignment rounding
+// and the final rounding exactly (the final rounding whenever it is observable at all).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+
+#include "test_support.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "tcsim/validation/probe.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+constexpr Rounding kModes[] = {Rounding::TowardZero, Rounding::Down, Rounding::Up, Rounding::NearestEven};
+
+// Whether the final rounding can be seen at all: the register must hold a sum with more
+// significant bits than binary32 keeps. Without carries it holds F+1 bits below and at 2^E;
+// L carries (L <= log2 of the terms one block can stack, at most 2 as the probe tries)
+// add L more. bf16 inputs also reach binary32's subnormal range, where any F >= 1 shows it.
+bool final_rounding_observable(const Format& in, int k, int F, int carry) {
+  if (in == formats::bf16()) return true;
+  const int tops = std::min({k, 1 << std::min(carry, 4), 4});
+  const int L = static_cast<int>(std::floor(std::log2(static_cast<double>(tops))));
+  return F + L >= formats::fp32().precision;
+}
+}  // namespace
+
+TEST_CASE("probe property: random units, the probe recovers k, F and both roundings", "[probe][property]") {
+  const std::uint64_t seed = tcsim::test::seed("probe property", 20261122);
+  tcsim::test::Rng rng(seed);
+  const auto n = static_cast<int>(tcsim::test::count(200));
+  const auto start = std::chrono::steady_clock::now();
+  int final_known = 0, sticky_units = 0;
+  for (int i = 0; i < n; ++i) {
+    AdderConfig c;
+    const Format& in = rng.below(2) ? formats::fp16() : formats::bf16();
+    c.a_format = c.b_format = in;
+    c.c_format = c.out_format = formats::fp32();
+    const int k = rng.range(2, 32);
+    c.fraction_bits = rng.range(10, 40);
+    // Every (alignment, final) pair of rz|rd|ru|rne appears (16 pairs cycled), the rest random.
+    c.alignment_rounding = kModes[i % 4];
+    c.final_rounding = kModes[(i / 4) % 4];
+    const int need = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1))));
+    c.carry_bits = rng.range(std::max(1, need - 1), need + 2);
+    const ProbeReport r = probe(blackbox_from_adder(c, k));
+    const bool observable = final_rounding_observable(in, k, c.fraction_bits, c.carry_bits);
+    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
+                    r.alignment_rounding.value == c.alignment_rounding && r.sticky_bit.value == false &&
+                    (observable ? r.final_rounding.value == c.final_rounding : !r.final_rounding.known());
+    if (!ok) {
+      UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k
+                            << "; final rounding observable: " << observable << "\nprobe answered:\n"
+                            << r.to_text());
+    }
+    CHECK(ok);
+    final_known += r.final_rounding.known();
+    (void)sticky_units;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[probe property] %d units, final rounding determined on %d, %.1f s\n", n, final_known, secs);
+  CHECK(final_known > n / 3);
+}
+
+TEST_CASE("probe property: sticky bit and per-step units on random parameters", "[probe][property]") {
+  const std::uint64_t seed = tcsim::test::seed("probe property sticky", 77);
+  tcsim::test::Rng rng(seed);
+  const auto n = static_cast<int>(tcsim::test::count(40));
+  for (int i = 0; i < n; ++i) {
+    AdderConfig c;
+    c.a_format = c.b_format = formats::bf16();
+    c.c_format = c.out_format = formats::fp32();
+    const int k = rng.range(2, 16);
+    c.fraction_bits = rng.range(12, 36);
+    c.alignment_rounding = kModes[i % 4];
+    c.final_rounding = kModes[(i / 4) % 4];
+    c.sticky_bit = true;
+    c.carry_bits = 5;
+    const ProbeReport r = probe(blackbox_from_adder(c, k));
+    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
+                    r.alignment_rounding.value == c.alignment_rounding && r.sticky_bit.value == true &&
+                    r.final_rounding.value == c.final_rounding;
+    if (!ok) UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k << "\n" << r.to_text());
+    CHECK(ok);
+  }
+}
