@@ -10,7 +10,7 @@
 // k + 1 = 2^precision renormalizes. A result above the largest finite value overflows
 // and the overflow mode decides (see resolve_overflow).
 //
-// Conventions where formats lack values (documented in rounding.hpp's callers' terms):
+// Conventions where formats lack values (summarized in rounding.hpp):
 //  - zero into a format without zero (ue8m0): its smallest value, invalid flag; a finite
 //    value that rounds to zero there also becomes the smallest value;
 //  - NaN into a format without NaN: bits 0, invalid flag;

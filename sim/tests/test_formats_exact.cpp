@@ -36,7 +36,7 @@ TEST_CASE("formats: ExactValue construction and text", "[formats][exact]") {
   CHECK_THROWS_AS(ExactValue::zero().lead_exponent(), std::invalid_argument);
 }
 
-TEST_CASE("formats: ExactValue equality, comparison, sum and product", "[formats][exact]") {
+TEST_CASE("formats: ExactValue equality comparison sum and product", "[formats][exact]") {
   CHECK(num(3, 1).equals(num(12, -1)));
   CHECK(!num(3, 1).equals(num(-3, 1)));
   CHECK(ExactValue::zero(true).equals(ExactValue::zero(false)));

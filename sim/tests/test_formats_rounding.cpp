@@ -81,7 +81,7 @@ TEST_CASE("formats: OCP fp8 overflow (saturating and non-saturating)", "[formats
   for (const auto& c : cases) run(c);
 }
 
-TEST_CASE("formats: FNUZ, fp6/fp4 and unsigned formats", "[formats][rounding]") {
+TEST_CASE("formats: FNUZ fp6 fp4 and unsigned formats", "[formats][rounding]") {
   const Format& fz = formats::e4m3fnuz();
   const Format& e21 = formats::e2m1();
   const Format& e23 = formats::e2m3();
@@ -121,7 +121,7 @@ TEST_CASE("formats: FNUZ, fp6/fp4 and unsigned formats", "[formats][rounding]") 
   for (const auto& c : cases) run(c);
 }
 
-TEST_CASE("formats: carries, round-to-odd, flushing, no-subnormal formats", "[formats][rounding]") {
+TEST_CASE("formats: carries round-to-odd flushing and no-subnormal formats", "[formats][rounding]") {
   const Format& h = formats::fp16();
   const Format p5 = make_format("p5", 5, -3, 4, false, true, NanEncoding::Ieee);  // no subnormals
   const Case cases[] = {
