@@ -77,6 +77,7 @@ class Prober {
   ProbeReport run() {
     subnormals();
     fraction_bits();
+    result_precision();
     fma_size();
     alignment_rounding();
     carry_bits();
@@ -108,6 +109,7 @@ class Prober {
   std::optional<int> carry_;
   std::vector<Rounding> final_candidates_{std::begin(kModes), std::end(kModes)};
   bool per_step_ = false;
+  std::optional<Format> eff_;  // the output format with the measured result precision, when reduced
 
   std::uint64_t next() {
     std::uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
@@ -231,14 +233,16 @@ class Prober {
     for (const Term& t : l.products) s = exact_add(s, value_of(t, e));
     return s;
   }
-  std::uint64_t round_out(const ExactValue& v, Rounding m) const {
+  // v rounded to the output format as the unit delivers it (the result precision measured
+  // by result_precision(), the output's own otherwise).
+  ExactValue rnd(const ExactValue& v, Rounding m) const {
     RoundingOptions o;
     o.mode = m;
     o.overflow = OverflowMode::Ieee;
     o.subnormals = sub_out_ ? SubnormalMode::Keep : SubnormalMode::Flush;
-    return round_to_format(v, out_, o).bits;
+    const Format& f = eff_ ? *eff_ : out_;
+    return decode(f, round_to_format(v, f, o).bits);
   }
-  bool same_value(std::uint64_t x, std::uint64_t y) const { return val(x).equals(val(y)); }
 
   int fraction_kept() const { return F_ ? *F_ : 0; }
   // Products per block usable by one experiment.
@@ -376,6 +380,15 @@ class Prober {
     return l;
   }
 
+  // The same with c as the small term and the cancelling pair as products.
+  Layout cancel_layout_c(const Term& small) const {
+    Layout l;
+    l.c = small;
+    l.products = {pow2(0), pow2(0, true)};
+    return l;
+  }
+  std::optional<int> c_small_;  // first j for which c had to carry the small term
+
   void fraction_bits() {
     std::string ev;
     int last_kept = 0;
@@ -383,6 +396,13 @@ class Prober {
       Layout l = cancel_layout(pow2(-j));
       l.result_leads = {-j};
       auto r = place(l);
+      if (!r) {
+        // Inputs with few exponent bits: c carries the small term, two products cancel.
+        l = cancel_layout_c(pow2(-j));
+        l.result_leads = {-j};
+        r = place(l);
+        if (r && !c_small_) c_small_ = j;
+      }
       if (!r) {
         rep_.fraction_bits.evidence = "c=2^e, a1b1=-2^e, a2b2=2^(e-j) kept the small term for every j up to " +
                                       std::to_string(last_kept) + " (the largest the formats can express): F >= " +
@@ -398,6 +418,9 @@ class Prober {
       }
       ev = "c=2^e, a1b1=-2^e, a2b2=2^(e-j) (e=" + std::to_string(r->e) + "): the small term survives exactly for j <= " +
            std::to_string(last_kept) + "; j=" + std::to_string(j) + " -> " + hex(d);
+      if (c_small_)
+        ev += " (from j=" + std::to_string(*c_small_) + " on, c=2^(e-j) and a1b1=2^e, a2b2=-2^e: the input format "
+              "cannot form 2^(e-j) as a product)";
       fprime_ = last_kept;
       break;
     }
@@ -422,7 +445,7 @@ class Prober {
       l.result_leads = {-j};
       auto r = place(l);
       if (!r) {
-        rep_.fma_size.evidence = "the test terms cannot be formed";
+        fma_size_c();
         return;
       }
       const std::uint64_t d = call(*r);
@@ -439,6 +462,119 @@ class Prober {
     }
     rep_.fma_size.evidence = "the small term was lost at every position up to " + std::to_string(opt_.max_products) +
                              ": k >= " + std::to_string(opt_.max_products);
+  }
+
+  // k for inputs that cannot form the small term: c = 2^(e-F') is kept by the register but
+  // not by the output (F' >= p), a1b1 = 2^e, a_ib_i = -2^e. In one block the pair cancels
+  // and c survives; once a_ib_i starts a new block, block 1 has rounded 2^e + c to 2^e.
+  void fma_size_c() {
+    const int fp = *fprime_;
+    if (fp < out_.precision) {
+      rep_.fma_size.evidence = "the small term 2^(e-" + std::to_string(fp + 1) + ") cannot be formed as a " +
+                               in_.name + " product, and with F=" + std::to_string(fp) + " < p=" +
+                               std::to_string(out_.precision) + " the output keeps what the register keeps";
+      return;
+    }
+    for (int i = 2; i <= opt_.max_products; ++i) {
+      Layout l;
+      l.c = pow2(-fp);
+      l.products.assign(static_cast<std::size_t>(i), Term{});
+      l.products[0] = pow2(0);
+      l.products[static_cast<std::size_t>(i - 1)] = pow2(0, true);
+      l.result_leads = {-fp};
+      auto r = place(l);
+      if (!r) {
+        rep_.fma_size.evidence = "the test terms cannot be formed";
+        return;
+      }
+      const std::uint64_t d = call(*r);
+      if (!val(d).equals(ExactValue::finite(false, 1, r->e - fp))) {
+        k_ = i - 1;
+        rep_.fma_size.value = *k_;
+        rep_.fma_size.evidence = "c=2^(e-" + std::to_string(fp) + "), a1b1=2^e, zeros, a_ib_i=-2^e: c survives for i <= " +
+                                 std::to_string(i - 1) + ", lost for i = " + std::to_string(i) +
+                                 " (block 1 rounded 2^e + c to the output format)";
+        return;
+      }
+    }
+    rep_.fma_size.evidence = "c survived at every position up to " + std::to_string(opt_.max_products) +
+                             ": k >= " + std::to_string(opt_.max_products);
+  }
+
+  // ---- 2b. result precision: does the output keep all its fraction bits? ----
+  // 2^e + 2^(e-j) for j up to min(F', p-1) (c and one product); when F' limits that, two
+  // terms 2^e carry into 2^(e+1) and 2^(e-F') sits F'+1 bits below the result's lead.
+  void result_precision() {
+    const int full = out_.precision - 1;
+    if (!fprime_) {
+      rep_.result_fraction_bits.evidence = "needs F";
+      return;
+    }
+    const int fp = *fprime_;
+    const int jmax = std::min(fp, full);
+    for (int j = 1; j <= jmax; ++j) {
+      Layout l;
+      l.c = pow2(0);
+      l.products = {pow2(-j)};
+      l.result_leads = {0};
+      auto r = place(l);
+      if (!r) {
+        l.c = pow2(-j);
+        l.products = {pow2(0)};
+        r = place(l);
+      }
+      if (!r) {
+        rep_.result_fraction_bits.evidence = "2^e + 2^(e-" + std::to_string(j) + ") cannot be formed";
+        return;
+      }
+      const std::uint64_t d = call(*r);
+      if (!val(d).equals(exact_sum(l, r->e))) {
+        set_result_bits(j - 1, "2^e + 2^(e-j) is exact for j <= " + std::to_string(j - 1) + ", j=" +
+                                   std::to_string(j) + " -> " + hex(d));
+        return;
+      }
+    }
+    if (jmax == full) {
+      rep_.result_fraction_bits.value = full;
+      rep_.result_fraction_bits.evidence = "2^e + 2^(e-j) is exact for every j <= " + std::to_string(full);
+      return;
+    }
+    // F' < p-1: a carry makes a result with F'+1 fraction bits.
+    Layout l;
+    l.c = pow2(0);
+    l.products = {pow2(0), pow2(-fp)};
+    l.result_leads = {1};
+    auto r = place(l);
+    if (!r) {
+      rep_.result_fraction_bits.evidence = "the test terms cannot be formed";
+      return;
+    }
+    const std::uint64_t d = call(*r);
+    const ExactValue s = exact_sum(l, r->e);
+    const std::string ev = "2^e + 2^e + 2^(e-" + std::to_string(fp) + ") = " + s.to_hex() + " -> " + hex(d);
+    if (val(d).equals(s)) {
+      rep_.result_fraction_bits.value = full;
+      rep_.result_fraction_bits.evidence = ev + ": at least " + std::to_string(fp + 1) +
+                                           " fraction bits kept (all the register can hold with one carry; taken as " +
+                                           std::to_string(full) + ")";
+      return;
+    }
+    const ExactValue two = ExactValue::finite(false, 1, r->e + 1);
+    const ExactValue two_up = ExactValue::finite(false, (std::uint64_t{1} << (fp)) + 1, r->e + 1 - fp);
+    if (val(d).equals(two) || val(d).equals(two_up)) {
+      set_result_bits(fp, ev + ": the result is rounded to " + std::to_string(fp) + " fraction bits");
+      return;
+    }
+    rep_.result_fraction_bits.evidence = ev + " (neither exact nor rounded: a carry overflow?)";
+  }
+  void set_result_bits(int bits, const std::string& ev) {
+    rep_.result_fraction_bits.value = bits;
+    rep_.result_fraction_bits.evidence = ev;
+    if (bits < out_.precision - 1) {
+      Format f = make_format(out_.name + "-" + std::to_string(bits), bits + 1, out_.emin, out_.emax, out_.subnormals,
+                             out_.infinities, out_.nan, out_.saturate, out_.is_signed);
+      eff_ = f;
+    }
   }
 
   // ---- 4. alignment rounding and sticky bit ----
@@ -502,6 +638,11 @@ class Prober {
       Layout l = cancel_layout(t);
       l.result_leads = {-fp};
       auto r = place(l);
+      if (!r) {
+        l = cancel_layout_c(t);
+        l.result_leads = {-fp};
+        r = place(l);
+      }
       if (!r) continue;
       const std::uint64_t d = call(*r);
       const ExactValue got = val(d);
@@ -591,7 +732,7 @@ class Prober {
       const std::uint64_t d = call(*r);
       const ExactValue s = exact_sum(l, r->e);
       bool ok = false;
-      for (Rounding m : kModes) ok = ok || same_value(d, round_out(s, m));
+      for (Rounding m : kModes) ok = ok || val(d).equals(rnd(s, m));
       ev += (ev.empty() ? "" : "; ") + std::string("c + ") + std::to_string(n) + " products = " + s.to_hex() +
             " -> " + hex(d);
       if (!ok) {
@@ -606,11 +747,10 @@ class Prober {
 
   // ---- 6. final rounding ----
   void final_rounding() {
-    if (!F_) {
-      rep_.final_rounding.evidence = "needs F";
-      return;
-    }
-    const int F = *F_;
+    // Without F (per-step units, where the cancelling terms never share a register), c and
+    // one product form one step: a register at least p+4 bits wide is assumed, and said.
+    const bool assumed = !F_;
+    const int F = F_ ? *F_ : out_.precision + 4;
     const int kk = k_ ? *k_ : 1;
     const int cb = carry_ ? *carry_ : 0;
     std::vector<Rounding> cand(std::begin(kModes), std::end(kModes));
@@ -659,11 +799,11 @@ class Prober {
       if (!r) return;
       const ExactValue s = exact_sum(l, r->e);
       if (s.is_zero() || s.lead_exponent() >= r->e + 1 + cb) return;
-      std::uint64_t pred[4];
+      ExactValue pred[4];
       bool differ = false;
       for (int m = 0; m < 4; ++m) {
-        pred[m] = round_out(s, kModes[m]);
-        if (m && !same_value(pred[m], pred[0])) differ = true;
+        pred[m] = rnd(s, kModes[m]);
+        if (m && !pred[m].equals(pred[0])) differ = true;
       }
       if (!differ) return;
       const std::uint64_t d = call(*r);
@@ -671,7 +811,7 @@ class Prober {
       if (informative <= 6) ev += (ev.empty() ? "" : "; ") + s.to_hex() + " -> " + hex(d);
       std::erase_if(cand, [&](Rounding m) {
         for (int i = 0; i < 4; ++i)
-          if (kModes[i] == m) return !same_value(pred[i], d);
+          if (kModes[i] == m) return !pred[i].equals(val(d));
         return true;
       });
     };
@@ -739,6 +879,7 @@ class Prober {
                                      std::to_string(out_.precision) + ") cannot represent";
       return;
     }
+    if (assumed) region = "c plus one product in one step, assuming the step keeps " + std::to_string(F) + " fraction bits";
     ev = region + ", " + std::to_string(informative) + " cases that separate the modes, e.g. " + ev;
     final_candidates_ = cand;
     if (cand.size() == 1) {
@@ -766,20 +907,40 @@ class Prober {
                                      ": the register cannot hold a full product of two " + in_.name + " significands";
       return;
     }
-    if (k_ && *k_ < 2) {
-      rep_.products_exact.evidence = "needs two products in one block";
-      return;
-    }
-    // a1 = b1 = 1 + 2^(1-p); a2 b2 = -(1 + 2^(2-p)): exact sum 2^(2-2p); a product rounded to
-    // p bits loses it.
+    // a1 = b1 = 1 + 2^(1-p) and c = -(1 + 2^(2-p)) (or a2 b2 = -(1 + 2^(2-p)) when the
+    // output cannot hold it): exact sum 2^(2-2p); a product rounded to p bits loses it.
     const std::uint64_t one_ulp = (std::uint64_t{1} << (p - 1)) + 1;  // (1 + 2^(1-p)) * 2^(p-1)
+    const std::uint64_t two_ulp = (std::uint64_t{1} << (p - 1)) + 2;
     for (int s1 = 0; s1 <= 40; ++s1)
       for (int sgn : {1, -1}) {
         const int s = s1 * sgn;
         const int sa = s / 2, sb = s - sa;
         auto a1 = enc(in_, ExactValue::finite(false, one_ulp, sa - (p - 1)), false);
         auto b1 = enc(in_, ExactValue::finite(false, one_ulp, sb - (p - 1)), false);
-        const std::uint64_t two_ulp = (std::uint64_t{1} << (p - 1)) + 2;
+        auto c = enc(out_, ExactValue::finite(true, two_ulp, s - (p - 1)), false);
+        const ExactValue want = ExactValue::finite(false, 1, 2 - 2 * p + s);
+        if (!a1 || !b1 || !c || !enc(out_, want, false) || s + 2 > out_.emax) continue;
+        Realized r;
+        r.a = {*a1};
+        r.b = {*b1};
+        r.c = *c;
+        const std::uint64_t d = call(r);
+        rep_.products_exact.value = val(d).equals(want);
+        rep_.products_exact.evidence = "(1+2^(1-p))^2 + c, c = -(1+2^(2-p)), scaled by 2^" + std::to_string(s) + " = " +
+                                       want.to_hex() + " -> " + hex(d) +
+                                       (*rep_.products_exact.value ? " (exact)" : " (the product was rounded)");
+        return;
+      }
+    if (k_ && *k_ < 2) {
+      rep_.products_exact.evidence = "needs two products in one block";
+      return;
+    }
+    for (int s1 = 0; s1 <= 40; ++s1)
+      for (int sgn : {1, -1}) {
+        const int s = s1 * sgn;
+        const int sa = s / 2, sb = s - sa;
+        auto a1 = enc(in_, ExactValue::finite(false, one_ulp, sa - (p - 1)), false);
+        auto b1 = enc(in_, ExactValue::finite(false, one_ulp, sb - (p - 1)), false);
         auto a2 = enc(in_, ExactValue::finite(true, two_ulp, sa - (p - 1)), false);
         auto b2 = enc(in_, ExactValue::finite(false, 1, sb), false);
         const ExactValue want = ExactValue::finite(false, 1, 2 - 2 * p + s);
@@ -812,12 +973,12 @@ class Prober {
     const int F = F_ ? *F_ : out_.precision + 2;
     const Rounding am = align_ ? *align_ : Rounding::TowardZero;
     ExactValue acc = terms[0];
-    acc = val(round_out(acc, fin));
+    acc = rnd(acc, fin);
     for (std::size_t i = 1; i < terms.size(); ++i) {
       const ExactValue& y = terms[i];
       if (y.is_zero()) continue;
       if (acc.is_zero()) {
-        acc = val(round_out(y, fin));
+        acc = rnd(y, fin);
         continue;
       }
       const std::int64_t E = std::max(acc.lead_exponent(), y.lead_exponent());
@@ -845,7 +1006,7 @@ class Prober {
         (void)q;
         return ExactValue::finite(x.negative, kept, E - F);
       };
-      acc = val(round_out(exact_add(align(acc), align(y)), fin));
+      acc = rnd(exact_add(align(acc), align(y)), fin);
     }
     return acc;
   }
@@ -880,7 +1041,7 @@ class Prober {
       const ExactValue s = exact_sum(l, r->e);
       bool deferred_fits = false, per_step_fits = false, differ = false;
       for (Rounding m : final_candidates_) {
-        const ExactValue dp = val(round_out(s, m));
+        const ExactValue dp = rnd(s, m);
         const ExactValue pp = per_step_predict(l, r->e, m, false);
         if (!dp.equals(pp)) differ = true;
         deferred_fits = deferred_fits || dp.equals(got);
@@ -913,15 +1074,25 @@ class Prober {
     // One addend 2^e, the others half an output ulp of it; move the large one around.
     std::vector<std::string> results;
     std::vector<ExactValue> vals;
-    for (int big = 0; big <= n; ++big) {
+    auto layout_for = [&](int big) {
       Layout l;
       l.c = big == 0 ? pow2(0) : pow2(-out_.precision);
       l.products.assign(static_cast<std::size_t>(n), pow2(-out_.precision));
       if (big) l.products[static_cast<std::size_t>(big - 1)] = pow2(0);
       l.result_leads = {0};
-      auto r = place(l);
+      return l;
+    };
+    // One reference exponent for every position (the large term as a product constrains it most).
+    std::optional<Realized> first = place(layout_for(n >= 1 ? 1 : 0));
+    if (!first) {
+      rep_.order.evidence = "the test values cannot be formed";
+      return;
+    }
+    const std::int64_t e = first->e;
+    for (int big = 0; big <= n; ++big) {
+      auto r = realize(layout_for(big), e);
       if (!r) {
-        rep_.order.evidence = "the test values cannot be formed";
+        rep_.order.evidence = "the test values cannot be formed at one exponent";
         return;
       }
       const std::uint64_t d = call(*r);
@@ -942,17 +1113,10 @@ class Prober {
     // Sequential (c, a1b1, a2b2, ...)?
     bool sequential = true;
     for (int big = 0; big <= n && sequential; ++big) {
-      Layout l;
-      l.c = big == 0 ? pow2(0) : pow2(-out_.precision);
-      l.products.assign(static_cast<std::size_t>(n), pow2(-out_.precision));
-      if (big) l.products[static_cast<std::size_t>(big - 1)] = pow2(0);
-      auto r = place(l);
-      if (!r) {
-        sequential = false;
-        break;
-      }
+      const Layout l = layout_for(big);
       bool any = false;
-      for (Rounding m : final_candidates_) any = any || per_step_predict(l, r->e, m, true).equals(vals[static_cast<std::size_t>(big)]);
+      for (Rounding m : final_candidates_)
+        any = any || per_step_predict(l, e, m, true).equals(vals[static_cast<std::size_t>(big)]);
       sequential = any;
     }
     rep_.order.value = sequential ? "sequential" : "not-largest-first";
@@ -1131,6 +1295,7 @@ std::string ProbeReport::to_text() const {
   line("subnormal outputs", finding_text(subnormal_outputs), subnormal_outputs.evidence);
   line("products exact", finding_text(products_exact), products_exact.evidence);
   line("fraction bits F", finding_text(fraction_bits), fraction_bits.evidence);
+  line("result bits", finding_text(result_fraction_bits), result_fraction_bits.evidence);
   line("fma size k", finding_text(fma_size), fma_size.evidence);
   line("carry bits", finding_text(carry_bits) + (carry_bits_lower_bound && carry_bits.value ? " (at least)" : ""),
        carry_bits.evidence);
@@ -1160,6 +1325,7 @@ nlohmann::json ProbeReport::to_json() const {
   j["out"] = out_format;
   j["fma_size"] = finding_json(fma_size);
   j["fraction_bits"] = finding_json(fraction_bits);
+  j["result_fraction_bits"] = finding_json(result_fraction_bits);
   j["carry_bits"] = finding_json(carry_bits);
   j["carry_bits_lower_bound"] = carry_bits_lower_bound;
   j["alignment_rounding"] = finding_json(alignment_rounding);
@@ -1186,6 +1352,7 @@ nlohmann::json ProbeReport::to_json() const {
   ev["subnormal_outputs"] = subnormal_outputs.evidence;
   ev["products_exact"] = products_exact.evidence;
   ev["fraction_bits"] = fraction_bits.evidence;
+  ev["result_fraction_bits"] = result_fraction_bits.evidence;
   ev["fma_size"] = fma_size.evidence;
   ev["carry_bits"] = carry_bits.evidence;
   ev["alignment_rounding"] = alignment_rounding.evidence;

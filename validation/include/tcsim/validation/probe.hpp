@@ -9,7 +9,9 @@
 //
 // Order of the experiments (each uses what the earlier ones found):
 //  1. subnormal inputs (a, b and c) and outputs;
-//  2. F: c = 2^e, a1b1 = -2^e, a2b2 = 2^(e-j): the largest j whose term survives exactly;
+//  2. F: c = 2^e, a1b1 = -2^e, a2b2 = 2^(e-j): the largest j whose term survives exactly
+//     (c = 2^(e-j) and a cancelling pair of products when the input cannot form 2^(e-j));
+//     then the precision the output really keeps (2^e + 2^(e-j) returned exactly);
 //  3. k: the same cancellation with the small term moved to product i: it is lost while it
 //     shares the block of the large terms and survives once it starts a new block;
 //  4. alignment rounding and sticky bit: the small term at fractions of the register's
@@ -64,6 +66,7 @@ struct ProbeReport {
   Finding<bool> subnormal_outputs;  // subnormal results produced (false: flushed)
   Finding<bool> products_exact;     // a_i b_i enter the sum unrounded
   Finding<int> fraction_bits;       // F
+  Finding<int> result_fraction_bits;  // fraction bits the output keeps (p-1 unless reduced, e.g. 13 for Ada fp8->fp32)
   Finding<int> fma_size;            // k
   Finding<int> carry_bits;          // integer bits above 2^E beyond the first
   bool carry_bits_lower_bound = false;  // no block of k products can overflow more bits
