@@ -1,0 +1,124 @@
+// The probe on every built-in unit: it must read back each datapath row of the table
+// (units.md section 2) and seed 004's conclusions for V100, T4 and A100.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+#include "tcsim/models/unit.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "tcsim/validation/probe.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+const char* yes(bool b) { return b ? "yes" : "no"; }
+}  // namespace
+
+TEST_CASE("probe units: every built-in unit, pair and instruction reads back its table row", "[probe][units]") {
+  int probed = 0, final_known = 0;
+  for (const auto& spec : models::builtin_unit_specs()) {
+    const models::Unit& unit = models::builtin_unit(spec.name);
+    for (const std::string& pair : unit.format_pairs()) {
+      const auto arrow = pair.find("->");
+      const Format& in = parse_format(pair.substr(0, arrow));
+      const Format& out = parse_format(pair.substr(arrow + 2));
+      for (const std::string& instr : unit.instructions(in, out)) {
+        const models::DatapathSpec& row = unit.datapath(in, out, instr);
+        if (row.block_scale) continue;  // block-scaled ops need scales: not a plain dot
+        const ProbeReport r = probe(blackbox_from_unit(unit, in, out, instr));
+        ++probed;
+        INFO(spec.name << " " << pair << " instruction '" << instr << "'\n" << r.to_text());
+        CHECK(r.subnormal_inputs.value.value_or(row.subnormal_inputs) == row.subnormal_inputs);
+        CHECK(r.products_exact.value == true);
+        const auto fr = row.final_rounding.find(out.name);
+        REQUIRE(fr != row.final_rounding.end());
+        if (row.normalization == Normalization::PerStep) {
+          CHECK(r.normalization.value == std::string("per-step"));
+          if (row.order == AccumulationOrder::Sequential) CHECK(r.order.value == std::string("sequential"));
+          CHECK(r.final_rounding.value == fr->second);
+          final_known += r.final_rounding.known();
+          continue;
+        }
+        CHECK(r.normalization.value == std::string("deferred"));
+        CHECK(r.fma_size.value == row.fma_size);
+        CHECK(r.fraction_bits.value == row.fraction_bits);
+        CHECK(r.alignment_rounding.value == row.alignment_rounding);
+        CHECK(r.sticky_bit.value == row.sticky_bit);
+        REQUIRE(r.carry_bits.known());
+        if (r.carry_bits_lower_bound) CHECK(*r.carry_bits.value <= row.carry_bits);
+        else CHECK(*r.carry_bits.value == row.carry_bits);
+        const auto rfb = row.result_fraction_bits.find(out.name);
+        CHECK(r.result_fraction_bits.value == (rfb != row.result_fraction_bits.end() ? rfb->second : out.precision - 1));
+        // Every built-in row keeps at least as many bits as its output, or reduces the output: the
+        // final rounding is observable.
+        CHECK(r.final_rounding.value == fr->second);
+        final_known += r.final_rounding.known();
+        if (r.order.known()) CHECK(r.order.value == std::string("largest-first"));
+      }
+    }
+  }
+  std::printf("[probe units] %d datapaths probed, final rounding determined on %d\n", probed, final_known);
+  CHECK(probed >= 30);
+}
+
+TEST_CASE("probe units: v100, t4 and a100 agree with seed 004's conclusions", "[probe][units][seed004]") {
+  const auto& v100 = models::builtin_unit("v100");
+  const auto& t4 = models::builtin_unit("t4");
+  const auto& a100 = models::builtin_unit("a100");
+  const Format &h = formats::fp16(), &s = formats::fp32();
+  SECTION("V100 (section 3.1 and 4)") {
+    const ProbeReport r = probe_with_seed004(blackbox_from_unit(v100, h, s));
+    INFO(r.to_text());
+    CHECK(r.products_exact.value == true);            // conclusion 1
+    CHECK(r.final_rounding.value == Rounding::TowardZero);  // conclusion 2
+    CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+    CHECK(r.subnormal_inputs.value == true);          // conclusion 3
+    CHECK(r.subnormal_outputs.value == true);
+    CHECK(r.order.value == std::string("largest-first"));  // conclusion 4
+    CHECK(r.normalization.value == std::string("deferred"));  // conclusion 5
+    CHECK(r.fraction_bits.value == 23);               // {4.23}
+    CHECK(r.carry_bits.value >= 3);
+    CHECK(r.fma_size.value == 4);
+    CHECK(r.monotonic.value == false);                // conclusion 6
+    for (const auto& c : r.seed004) {
+      INFO(c.test.id << " -> " << c.result);
+      CHECK(c.v100_pass.value_or(true));
+    }
+    const ProbeReport r16 = probe_with_seed004(blackbox_from_unit(v100, h, h));
+    CHECK(r16.final_rounding.value == Rounding::NearestEven);  // 3.1.3, binary16 output
+    for (const auto& c : r16.seed004) CHECK(c.v100_pass.value_or(true));
+  }
+  SECTION("T4 and A100 (sections 3.2, 3.3): one more alignment bit") {
+    for (const models::Unit* u : {&t4, &a100}) {
+      const ProbeReport r = probe_with_seed004(blackbox_from_unit(*u, h, s));
+      INFO(u->name() << "\n" << r.to_text());
+      CHECK(r.fraction_bits.value == 24);  // {4.24}
+      CHECK(r.final_rounding.value == Rounding::TowardZero);
+      CHECK(r.normalization.value == std::string("deferred"));
+      CHECK(r.order.value == std::string("largest-first"));
+      CHECK(r.monotonic.value == false);
+      for (const auto& c : r.seed004) {
+        INFO(c.test.id << " -> " << c.result);
+        CHECK(c.t4_a100_pass.value_or(true));
+      }
+    }
+    // A100 bf16 and tf32 behave as fp16 (3.3); bf16 subnormal output 2^-127.
+    for (const Format* in : {&formats::bf16(), &formats::tf32()}) {
+      const ProbeReport r = probe_with_seed004(blackbox_from_unit(a100, *in, s));
+      INFO(r.to_text());
+      CHECK(r.fraction_bits.value == 24);
+      CHECK(r.final_rounding.value == Rounding::TowardZero);
+      CHECK(r.subnormal_inputs.value == true);
+      CHECK(r.subnormal_outputs.value == true);
+      for (const auto& c : r.seed004) CHECK(c.t4_a100_pass.value_or(true));
+    }
+  }
+  SECTION("A100 fp64 (3.3): IEEE-like, RNE, per-step normalization, not largest-first") {
+    const ProbeReport r = probe(blackbox_from_unit(a100, formats::fp64(), formats::fp64()));
+    INFO(r.to_text());
+    CHECK(r.normalization.value == std::string("per-step"));
+    CHECK(r.final_rounding.value == Rounding::NearestEven);
+    CHECK(r.order.value != std::string("largest-first"));
+    CHECK(r.monotonic.value != false);
+  }
+}
