@@ -138,6 +138,11 @@ RoundResult mpfr_round_to_format(mpfr_srcptr x, const Format& out, Rounding mode
                                  OverflowMode overflow = OverflowMode::FormatDefault);
 RoundResult mpfr_round_to_format(const ExactValue& x, const Format& out, Rounding mode,
                                  OverflowMode overflow = OverflowMode::FormatDefault);
+// Just the pattern.
+inline std::uint64_t mpfr_round_bits(const ExactValue& x, const Format& out, Rounding mode,
+                                     OverflowMode overflow = OverflowMode::FormatDefault) {
+  return mpfr_round_to_format(x, out, mode, overflow).bits;
+}
 
 // Correctly rounded c + sum a_i b_i in `out` (the "ideal" block FMA, seed 000 eq. (2.1)).
 // Exact zero from cancellation: +0, or -0 for Down (IEEE 754-2019 6.3).
