@@ -323,10 +323,13 @@ class Prober {
         else if (val(d).is_zero()) ++zero;
         else ++other;
       }
-      if (kept && !zero) c_kept = true;
-      else if (zero && !kept && !other) c_kept = false;
+      // A subnormal c that survives exactly is honoured; the smallest one may still be cut
+      // by the register when c is aligned as if its exponent were emin.
+      if (kept) c_kept = true;
+      else if (zero && !other) c_kept = false;
       if (c_kept) rep_.subnormal_c.value = *c_kept;
-      else rep_.subnormal_c.evidence += " (subnormal c altered: aligned to 2^emin and cut by F?)";
+      else rep_.subnormal_c.evidence += " (subnormal c altered)";
+      if (kept && (zero || other)) rep_.subnormal_c.evidence += " (the smallest is cut by the register's F bits below 2^emin)";
     }
 
     // Outputs: normal operands whose product is an output subnormal.

@@ -17,11 +17,12 @@ constexpr Rounding kModes[] = {Rounding::TowardZero, Rounding::Down, Rounding::U
 
 // Whether the final rounding can be seen at all: the register must hold a sum with more
 // significant bits than binary32 keeps. Without carries it holds F+1 bits below and at 2^E;
-// L carries (L <= log2 of the terms one block can stack, at most 2 as the probe tries)
-// add L more. bf16 inputs also reach binary32's subnormal range, where any F >= 1 shows it.
+// L carries (L <= log2 of the terms one block can stack: c and k products, at most 4 as the
+// probe tries, within the carry bits) add L more. bf16 inputs also reach binary32's
+// subnormal range, where any F >= 1 shows it.
 bool final_rounding_observable(const Format& in, int k, int F, int carry) {
   if (in == formats::bf16()) return true;
-  const int tops = std::min({k, 1 << std::min(carry, 4), 4});
+  const int tops = std::min({k + 1, 1 << std::min(carry, 4), 4});
   const int L = static_cast<int>(std::floor(std::log2(static_cast<double>(tops))));
   return F + L >= formats::fp32().precision;
 }
