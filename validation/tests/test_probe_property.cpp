@@ -87,3 +87,30 @@ TEST_CASE("probe property: sticky bit and per-step units on random parameters", 
     CHECK(ok);
   }
 }
+
+TEST_CASE("probe property: fp8 inputs (few exponent bits) on random units", "[probe][property]") {
+  const std::uint64_t seed = tcsim::test::seed("probe property fp8", 8);
+  tcsim::test::Rng rng(seed);
+  const auto n = static_cast<int>(tcsim::test::count(100));
+  for (int i = 0; i < n; ++i) {
+    AdderConfig c;
+    const Format& in = rng.below(2) ? formats::e4m3() : formats::e5m2();
+    c.a_format = c.b_format = in;
+    c.c_format = c.out_format = formats::fp32();
+    const int k = rng.range(2, 32);
+    c.fraction_bits = rng.range(10, 30);
+    c.alignment_rounding = kModes[i % 4];
+    c.final_rounding = kModes[(i / 4) % 4];
+    const int need = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1))));
+    c.carry_bits = rng.range(std::max(1, need - 1), need + 2);
+    const ProbeReport r = probe(blackbox_from_adder(c, k));
+    const bool observable = final_rounding_observable(in, k, c.fraction_bits, c.carry_bits);
+    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
+                    r.alignment_rounding.value == c.alignment_rounding &&
+                    (observable ? r.final_rounding.value == c.final_rounding : !r.final_rounding.known());
+    if (!ok)
+      UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k
+                            << "; final rounding observable: " << observable << "\n" << r.to_text());
+    CHECK(ok);
+  }
+}
