@@ -115,7 +115,8 @@ double blanchard_table41(TcVariant v, bool solve, double n, double u16 = u_fp16,
 //   all p^2 products:              2 u_low^p + u_low^(2p) + (n + p^2) u_high;
 //   skipping i + j > p + 1 (p(p+1)/2 products): the above
 //                                  + sum_{i=1}^{p-1} (p - i) u_low^(p+i-1) (1 + u_low)^2.
-// First-order slide bounds (no gamma): the constant multiplying |A||B|.
+// First-order slide bounds (no gamma): the constant multiplying |A||B|. The slide's table
+// rounds further (fp16, p = 2: "n x 2^-24", dropping the 3 u16^2 = 3 x 2^-22 term).
 double mary_multiword(double n, int p, double u_low, double u_high, bool skip_high_order_products);
 // Slide "A proposed cure": FABsum (blocks of b summed at u_block, combined at u_combine):
 // b u_block + (n/b) u_combine (first order).
@@ -167,6 +168,7 @@ double fasi_multiword_eq433(double n, int p, double u, double U);
 // f = 2u16 + u16^2 + max(g_r, g32_{n-r+1} + g~_{(n-r)/t})(1 + u16)^2, with g_r at u and
 // u~ = u if u > u32 else 0. (3.2): u = u32 gives about 2u16 + n u32; (3.3): u = u16 gives
 // about n u16 / 4.
+// (Seed 000's product term g~ g- is absent here: the paper folds it into + O(u32 u16).)
 double lopez_mary_thm1(double n, double r, double u16, double u32, double u, double t = 4);
 // Theorem 2, eq. (4.7) (left-looking Algorithm 4.1, fp16 LU factors, fp32 buffers):
 // f = max(u16 + g32_{n-r+1} + u16 g32_{n-r+1}, g16_r), and
@@ -195,7 +197,10 @@ double lopez_mary_table1(LopezMaryAlgorithm a, double n, double r, double u16 = 
 double lopez_mary_table1_fp32_entries(LopezMaryAlgorithm a, double n, double r);
 
 // Table 2: PanelFactor choices of Algorithm 5.2 with their u~_in, u~_out and the dominant
-// terms of g(r, s) and f(n, r, s), as printed.
+// terms of g(r, s) and f(n, r, s), as printed. DOUBT: the row "Alg. 3.1 (u = u32)" prints
+// u~_out = 0 although that PanelFactor returns fp32 factors (converted to fp16 afterwards,
+// which by the rule of Theorem 4 means u~_out = u16 and about 2u16 more in f); the row is
+// returned as printed.
 enum class PanelFactor { Alg21U16, Alg21U32, Alg31U16, Alg31U32, Alg41, Alg51 };
 struct Table2Row {
   double u_in, u_out;  // u~_in, u~_out
