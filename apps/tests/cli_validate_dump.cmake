@@ -37,6 +37,19 @@ tcsim_check(NAME "validate-dump: a value the input format cannot hold names file
   EXIT 2
   STDERR "a_bad.txt:2: " "3f800001")
 
+file(WRITE "${dir}/unit.json" [=[
+{"name": "my-v100", "input_formats": ["fp16"], "output_formats": ["fp32", "fp16"],
+ "fma_size": 4, "fraction_bits": 23, "carry_bits": 3, "alignment_rounding": "rz",
+ "sticky_bit": false, "normalization": "deferred", "order": "largest-first",
+ "c_placement": "aligned", "final_rounding": {"fp32": "rz", "fp16": "rne"},
+ "subnormal_inputs": true, "subnormal_outputs": true}
+]=])
+tcsim_check(NAME "validate-dump: a user-defined unit from JSON"
+  ARGS validate-dump --unit-config ${dir}/unit.json --in fp16 --out fp32 --a ${dir}/a.txt
+       --b ${dir}/b.txt --c ${dir}/c.txt --d ${dir}/d.txt
+  EXIT 0
+  STDOUT "unit my-v100" "\n2 cases, 0 mismatches\n$")
+
 tcsim_check(NAME "validate-dump: needs c or --zero-c"
   ARGS validate-dump --unit v100 --in fp16 --out fp32 --a ${dir}/a.txt --b ${dir}/b.txt
        --d ${dir}/d.txt
