@@ -128,3 +128,16 @@ TEST_CASE("probe: fp8 inputs (e4m3, e5m2) with F=13 and k=16", "[probe]") {
     CHECK_FALSE(r.final_rounding.evidence.empty());
   }
 }
+
+TEST_CASE("probe: the V100 adder report has the seed 004 suite and both probes", "[probe][report]") {
+  const std::string text = v100_adder_report();
+  CHECK(text.find("V100 expectations 40/40 PASS") != std::string::npos);
+  CHECK(text.find("3.1.4/no-guard-digit") != std::string::npos);
+  CHECK(text.find("probe of V100 adder fp16->fp32") != std::string::npos);
+  CHECK(text.find("probe of V100 adder fp16->fp16") != std::string::npos);
+  const auto j = v100_adder_report_json();
+  REQUIRE(j["probe"].size() == 2);
+  CHECK(j["probe"][0]["fraction_bits"] == 23);
+  CHECK(j["probe"][1]["final_rounding"] == "rne");
+  CHECK(j["seed004"].size() == seed004_cases().size());
+}
