@@ -86,6 +86,11 @@ int cmd_dot(const Args& args) {
   p.option("c", "the accumulator input in the output format (default 0)", "value");
   p.option("instruction", "datapath by instruction (mma.sync, wgmma, tcgen05, ...; default: the "
                           "unit's default for the formats)", "name");
+  p.option("scale-format", "block-scaled (MX) rows: format of the scale factors (ue8m0, ue4m3)", "fmt");
+  p.option("scale-a", "block-scaled rows: comma-separated scales of a, one per block of --block-size "
+                      "elements (ceil(K/block) values; literals like 0x1p-3 or bits:0x7c)", "values");
+  p.option("scale-b", "block-scaled rows: scales of b, as --scale-a", "values");
+  p.option("block-size", "block-scaled rows: elements per scale factor (default: the row's first)", "N");
   p.flag("json", "print one JSON object");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
@@ -102,7 +107,7 @@ int cmd_dot(const Args& args) {
     unit = own.get();
   }
   const std::string instruction = a.get_or("instruction", "");
-  const models::DatapathSpec& row = unit->datapath(in, out, instruction);  // format/instruction errors first
+  const models::DatapathSpec* rowp = &unit->datapath(in, out, instruction);  // format/instruction errors first
 
   const auto va = parse_values(a.get("a"), in, "a");
   const auto vb = parse_values(a.get("b"), in, "b");
@@ -111,15 +116,53 @@ int cmd_dot(const Args& args) {
                                 std::to_string(vb.size()) + "; every a_i needs its b_i");
   const std::uint64_t c = parse_values(a.get_or("c", "0"), out, "c").at(0);
 
-  const std::uint64_t d = unit->dot(in, out, va, vb, c, instruction);
+  const bool scaled = a.has("scale-format") || a.has("scale-a") || a.has("scale-b");
+  std::uint64_t d = 0;
+  ExactValue exact;
+  std::vector<std::uint64_t> sva, svb;  // scaled: a_i * scale, exactly, in a wide format
+  if (scaled) {
+    if (!a.has("scale-format") || !a.has("scale-a") || !a.has("scale-b"))
+      throw std::invalid_argument("block-scaled dot needs --scale-format, --scale-a and --scale-b together");
+    const Format& sf = parse_format(a.get("scale-format"), "--scale-format");
+    const auto sa = parse_values(a.get("scale-a"), sf, "scale-a");
+    const auto sb = parse_values(a.get("scale-b"), sf, "scale-b");
+    const long long bs = a.get_int("block-size", 0);
+    if (bs < 0) throw std::invalid_argument("option '--block-size' must be >= 0");
+    d = unit->dot_scaled(in, out, va, vb, sf, sa, sb, c, static_cast<int>(bs), instruction);
+    // Exact value: c + sum a_i b_i sa_(i/B) sb_(i/B).
+    std::size_t B = static_cast<std::size_t>(bs);
+    for (const auto& r : unit->spec().datapaths) {  // the row dot_scaled used (the first serving one)
+      if (!r.block_scale || (!instruction.empty() && r.instruction != instruction)) continue;
+      const auto has = [](const std::vector<std::string>& v, const Format& f) {
+        for (const auto& n : v)
+          if (parse_format(n) == f) return true;
+        return false;
+      };
+      if (!has(r.input_formats, in) || !has(r.output_formats, out)) continue;
+      rowp = &r;
+      if (B == 0) B = static_cast<std::size_t>(r.block_scale->block_sizes.front());
+      break;
+    }
+    if (B == 0) B = 1;
+    exact = decode(out, c);
+    for (std::size_t i = 0; i < va.size() && !exact.is_nan(); ++i) {
+      ExactValue t = exact_mul(decode(in, va[i]), decode(in, vb[i]));
+      t = exact_mul(t, exact_mul(decode(sf, sa.at(i / B)), decode(sf, sb.at(i / B))));
+      exact = exact_add(exact, t);
+    }
+  } else {
+    d = unit->dot(in, out, va, vb, c, instruction);
+    exact = reference::exact_dot(in, out, va, vb, c);
+  }
   const ExactValue dv = decode(out, d);
-  const ExactValue exact = reference::exact_dot(in, out, va, vb, c);
+  const models::DatapathSpec& row = *rowp;
   const Rounding unit_mode = row.final_rounding.count(out.name) ? row.final_rounding.at(out.name) : Rounding::NearestEven;
   std::vector<Rounding> modes = {Rounding::NearestEven};
   if (unit_mode != Rounding::NearestEven && unit_mode != Rounding::ToOdd) modes.push_back(unit_mode);
   std::vector<std::pair<Rounding, std::uint64_t>> cr;
   for (Rounding m : modes)
-    cr.emplace_back(m, reference::correctly_rounded_dot(in, in, out, out, va, vb, c, m, OverflowMode::Ieee).bits);
+    cr.emplace_back(m, scaled ? reference::mpfr_round_to_format(exact, out, m, OverflowMode::Ieee).bits
+                              : reference::correctly_rounded_dot(in, in, out, out, va, vb, c, m, OverflowMode::Ieee).bits);
   const std::size_t K = va.size(), k = static_cast<std::size_t>(row.fma_size);
   const std::size_t blocks = K == 0 ? 1 : (K + k - 1) / k;
 
