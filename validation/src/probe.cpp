@@ -80,6 +80,7 @@ class Prober {
     result_precision();
     fma_size();
     alignment_rounding();
+    c_placement();
     carry_bits();
     final_rounding();
     products_exact();
@@ -690,6 +691,30 @@ class Prober {
       which += (which.empty() ? "" : ", ") + rounding_name(h.mode) + (h.sticky ? "+sticky(F=" + std::to_string(h.F) + ")" : "");
     rep_.alignment_rounding.evidence = ev + (hyps.empty() ? "; no hypothesis fits" : "; consistent: " + which);
     rep_.sticky_bit.evidence = rep_.alignment_rounding.evidence;
+  }
+
+  // ---- 4b. c placement: aligned with the products, or added to their sum afterwards ----
+  // c = 2^(e-F-2), a1b1 = 2^e, a2b2 = -2^e: aligned, c is cut against 2^e (0, or one
+  // last unit under ru/sticky); added late, the products have already cancelled and c is exact.
+  void c_placement() {
+    if (!F_ || !k_ || *k_ < 2) {
+      rep_.c_placement.evidence = !F_ ? "needs F" : "needs two products in one block";
+      return;
+    }
+    const int j = *fprime_ + 2;
+    Layout l = cancel_layout_c(pow2(-j));
+    l.result_leads = {-j};
+    auto r = place(l);
+    if (!r) {
+      rep_.c_placement.evidence = "c = 2^(e-" + std::to_string(j) + ") with a cancelling pair cannot be formed";
+      return;
+    }
+    const std::uint64_t d = call(*r);
+    const bool exact = val(d).equals(ExactValue::finite(false, 1, r->e - j));
+    rep_.c_placement.value = exact ? "late" : "aligned";
+    rep_.c_placement.evidence = "c=2^(e-" + std::to_string(j) + "), a1b1=2^e, a2b2=-2^e -> " + hex(d) +
+                                (exact ? ": c exact, added after the products cancelled"
+                                       : ": c cut against 2^e, aligned with the products");
   }
 
   // ---- 5. carry bits ----
@@ -1305,6 +1330,7 @@ std::string ProbeReport::to_text() const {
   line("alignment rounding", finding_text(alignment_rounding), alignment_rounding.evidence);
   line("sticky bit", finding_text(sticky_bit), sticky_bit.value ? "" : sticky_bit.evidence);
   line("final rounding", finding_text(final_rounding), final_rounding.evidence);
+  line("c placement", finding_text(c_placement), c_placement.evidence);
   line("normalization", finding_text(normalization), normalization.evidence);
   line("order", finding_text(order), order.evidence);
   line("monotonic", finding_text(monotonic), monotonic.evidence);
@@ -1334,6 +1360,7 @@ nlohmann::json ProbeReport::to_json() const {
   j["alignment_rounding"] = finding_json(alignment_rounding);
   j["sticky_bit"] = finding_json(sticky_bit);
   j["final_rounding"] = finding_json(final_rounding);
+  j["c_placement"] = finding_json(c_placement);
   j["normalization"] = finding_json(normalization);
   j["order"] = finding_json(order);
   j["subnormal_inputs"] = finding_json(subnormal_inputs);
@@ -1361,6 +1388,7 @@ nlohmann::json ProbeReport::to_json() const {
   ev["alignment_rounding"] = alignment_rounding.evidence;
   ev["sticky_bit"] = sticky_bit.evidence;
   ev["final_rounding"] = final_rounding.evidence;
+  ev["c_placement"] = c_placement.evidence;
   ev["normalization"] = normalization.evidence;
   ev["order"] = order.evidence;
   ev["monotonic"] = monotonic.evidence;

@@ -101,6 +101,18 @@ TEST_CASE("probe: sticky bit, round-down and per-step variants", "[probe]") {
     CHECK(r.final_rounding.value == Rounding::NearestEven);
     CHECK(r.fraction_bits.value == 24);
   }
+  SECTION("c added late (after the products' sum)") {
+    AdderConfig c = config(formats::fp16(), formats::fp32(), 24, 4, Rounding::TowardZero, Rounding::TowardZero);
+    c.c_placement = CPlacement::Late;
+    const ProbeReport r = probe(blackbox_from_adder(c, 8));
+    INFO(r.to_text());
+    CHECK(r.c_placement.value == std::string("late"));
+    CHECK(r.fraction_bits.value == 24);
+    CHECK(r.fma_size.value == 8);
+    CHECK(r.final_rounding.value == Rounding::TowardZero);
+    const ProbeReport v = probe(v100_adder_box(formats::fp32()));
+    CHECK(v.c_placement.value == std::string("aligned"));
+  }
   SECTION("per-step normalization, sequential (IEEE-like fp64)") {
     AdderConfig c = config(formats::fp64(), formats::fp64(), 60, 3, Rounding::NearestEven, Rounding::NearestEven);
     c.sticky_bit = true;

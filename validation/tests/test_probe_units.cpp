@@ -40,6 +40,7 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
           continue;
         }
         CHECK(r.normalization.value == std::string("deferred"));
+        CHECK(r.c_placement.value == std::string(row.c_placement == CPlacement::Aligned ? "aligned" : "late"));
         CHECK(r.fma_size.value == row.fma_size);
         CHECK(r.fraction_bits.value == row.fraction_bits);
         CHECK(r.alignment_rounding.value == row.alignment_rounding);

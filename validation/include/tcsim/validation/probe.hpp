@@ -73,6 +73,7 @@ struct ProbeReport {
   Finding<Rounding> alignment_rounding;  // rz|rd|ru|rne
   Finding<bool> sticky_bit;
   Finding<Rounding> final_rounding;      // rz|rd|ru|rne
+  Finding<std::string> c_placement;      // "aligned" (with the products) | "late" (added to their sum)
   Finding<std::string> normalization;    // "deferred" | "per-step"
   Finding<std::string> order;            // "largest-first" | "sequential" | "not-largest-first"
   Finding<bool> monotonic;
