@@ -245,9 +245,6 @@ class Prober {
     return decode(f, round_to_format(v, f, o).bits);
   }
 
-  int fraction_kept() const { return F_ ? *F_ : 0; }
-  // Products per block usable by one experiment.
-  int block_products(int want) const { return k_ ? std::min(*k_, want) : std::min(1, want); }
 
   // ---- 1. subnormals ----
   void subnormals() {
@@ -1011,7 +1008,6 @@ class Prober {
       }
       const std::int64_t E = std::max(acc.lead_exponent(), y.lead_exponent());
       auto align = [&](const ExactValue& x) {
-        const ExactValue q = ExactValue::finite(false, 1, E - F);
         // Round |x| / 2^(E-F) to an integer per mode (sign-magnitude).
         const ExactValue xn = x.normalized();
         BigInt mag = xn.significand;
@@ -1031,7 +1027,6 @@ class Prober {
           }
           if (up) kept += 1;
         }
-        (void)q;
         return ExactValue::finite(x.negative, kept, E - F);
       };
       acc = rnd(exact_add(align(acc), align(y)), fin);
