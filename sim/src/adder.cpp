@@ -161,7 +161,8 @@ struct Gathered {
   std::vector<Term> products;    // every product in order (zeros with sig 0, infinities flagged)
   Term c;                        // c (sig 0 when c is zero)
   bool nan = false, pos_inf = false, neg_inf = false;
-  bool all_zero_negative = true;  // every term is a zero of negative sign (IEEE zero-sum sign)
+  bool all_zero_negative = true;  // every term is -0 (IEEE 754 6.3: then the sum is -0)
+  bool all_zero_positive = true;  // every term is +0 (then +0 in every rounding mode)
 };
 
 void check_bits(const Format& f, std::uint64_t bits, const char* field, std::size_t i) {
@@ -207,18 +208,18 @@ Gathered gather(const AdderConfig& cfg, std::span<const std::uint64_t> a, std::s
         t.negative = neg;
         g.products.push_back(t);
       }
-      g.all_zero_negative = false;
+      g.all_zero_negative = g.all_zero_positive = false;
       continue;
     }
     if (x_zero || y_zero) {
       // Kept (sig 0) so that per-step orders see every position; the fused sum skips it.
-      if (!neg) g.all_zero_negative = false;
+      (neg ? g.all_zero_positive : g.all_zero_negative) = false;
       Term t;
       t.negative = neg;
       g.products.push_back(t);
       continue;
     }
-    g.all_zero_negative = false;
+    g.all_zero_negative = g.all_zero_positive = false;
     Term t;
     t.negative = neg;
     t.sig = static_cast<u128>(x.significand) * y.significand;
@@ -235,11 +236,11 @@ Gathered gather(const AdderConfig& cfg, std::span<const std::uint64_t> a, std::s
   } else if (z.cls == FpClass::Infinity) {
     (z.negative ? g.neg_inf : g.pos_inf) = true;
     g.c.inf = true;
-    g.all_zero_negative = false;
+    g.all_zero_negative = g.all_zero_positive = false;
   } else if (z.cls == FpClass::Zero) {
-    if (!z.negative) g.all_zero_negative = false;
+    (z.negative ? g.all_zero_positive : g.all_zero_negative) = false;
   } else {
-    g.all_zero_negative = false;
+    g.all_zero_negative = g.all_zero_positive = false;
     g.c.sig = z.significand;
     g.c.q = z.exponent;
     g.c.e_ref = normalized ? g.c.q + bit_length(g.c.sig) - 1 : static_cast<std::int64_t>(z.exponent) + (pc - 1);
@@ -262,8 +263,10 @@ std::uint64_t nan_bits(const AdderConfig& cfg) {
 }
 
 // A zero sum: IEEE's sign rule (-0 only when every term is -0, or under RD).
-std::uint64_t zero_result(const AdderConfig& cfg, bool all_zero_negative) {
-  const bool neg = all_zero_negative || cfg.final_rounding == Rounding::Down;
+// An exact zero sum (IEEE 754 6.3): zeros of one sign keep it; otherwise (zeros of both
+// signs, or nonzero terms that cancel) +0, except -0 when rounding toward -inf.
+std::uint64_t zero_result(const AdderConfig& cfg, bool all_negative, bool all_positive = false) {
+  const bool neg = all_negative || (!all_positive && cfg.final_rounding == Rounding::Down);
   return cfg.out_format.zero(neg);
 }
 
@@ -322,7 +325,7 @@ std::uint64_t deferred(const AdderConfig& cfg, const Gathered& g, AdderTrace* tr
   const bool c_nonzero = g.c.sig != 0;
   if (cfg.c_placement == CPlacement::Aligned && c_nonzero) terms.push_back(&g.c);
   if (terms.empty() && !(cfg.c_placement == CPlacement::Late && c_nonzero))
-    return zero_result(cfg, g.all_zero_negative);
+    return zero_result(cfg, g.all_zero_negative, g.all_zero_positive);
 
   if (cfg.c_placement == CPlacement::Aligned) {
     std::int64_t lsb;

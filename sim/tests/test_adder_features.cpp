@@ -188,6 +188,11 @@ TEST_CASE("signed zeros follow IEEE's sum rule", "[adder]") {
   cfg.final_rounding = Rounding::Down;
   CHECK(bits_to_hex(f32(), FixedPointAdder(cfg).dot(vals(f16(), {"1", "-1"}), vals(f16(), {"1", "1"}), 0)) ==
         "0x80000000");
+  // Under RD, zeros of one sign keep it (+0 + +0 = +0); mixed zeros give -0.
+  CHECK(bits_to_hex(f32(), FixedPointAdder(cfg).dot(vals(f16(), {"0"}), vals(f16(), {"1"}), 0)) == "0x00000000");
+  CHECK(bits_to_hex(f32(), FixedPointAdder(cfg).dot(vals(f16(), {"-0"}), vals(f16(), {"1"}), 0)) == "0x80000000");
+  CHECK(bits_to_hex(f32(), FixedPointAdder(cfg).dot(vals(f16(), {"-0"}), vals(f16(), {"1"}), 0x80000000u)) ==
+        "0x80000000");
 }
 
 TEST_CASE("subnormal inputs and outputs: honoured or flushed", "[adder]") {

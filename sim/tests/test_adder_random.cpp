@@ -70,10 +70,10 @@ std::uint64_t slow_model(const AdderConfig& cfg, const std::vector<std::uint64_t
                          const std::vector<std::uint64_t>& b, std::uint64_t c) {
   struct T { BigInt v; std::int64_t q; std::int64_t e; };  // value v * 2^q, reference exponent e
   std::vector<T> terms;
-  bool all_zero_negative = true;  // IEEE: a sum of zeros is -0 only if every zero is -0
+  bool all_zero_negative = true, all_zero_positive = true;  // IEEE 754 6.3 zero signs
   for (std::size_t i = 0; i < a.size(); ++i) {
     const Decoded x = decode_parts(cfg.a_format, a[i]), y = decode_parts(cfg.b_format, b[i]);
-    if (x.negative == y.negative) all_zero_negative = false;
+    (x.negative == y.negative ? all_zero_negative : all_zero_positive) = false;
     if (x.cls == FpClass::Zero || y.cls == FpClass::Zero) continue;
     BigInt v = BigInt(x.significand) * y.significand;
     if (x.negative != y.negative) v = -v;
@@ -82,11 +82,12 @@ std::uint64_t slow_model(const AdderConfig& cfg, const std::vector<std::uint64_t
                          cfg.b_format.precision - 1});
   }
   const Decoded z = decode_parts(cfg.c_format, c);
-  if (!z.negative) all_zero_negative = false;
+  (z.negative ? all_zero_positive : all_zero_negative) = false;
   if (z.cls != FpClass::Zero)
     terms.push_back({z.negative ? BigInt(-BigInt(z.significand)) : BigInt(z.significand), z.exponent,
                      z.exponent + cfg.c_format.precision - 1});
-  if (terms.empty()) return cfg.out_format.zero(all_zero_negative || cfg.final_rounding == Rounding::Down);
+  if (terms.empty())
+    return cfg.out_format.zero(all_zero_negative || (!all_zero_positive && cfg.final_rounding == Rounding::Down));
   std::int64_t e = terms[0].e;
   for (const T& t : terms) e = std::max(e, t.e);
   if (cfg.min_exponent) e = std::max<std::int64_t>(e, *cfg.min_exponent);
