@@ -1108,7 +1108,8 @@ class Prober {
     // One reference exponent for every position (the large term as a product constrains it most).
     std::optional<Realized> first = place(layout_for(n >= 1 ? 1 : 0));
     if (!first) {
-      rep_.order.evidence = "the test values cannot be formed";
+      rep_.order.evidence = "the input format cannot form 2^e and 2^(e-" + std::to_string(out_.precision) +
+                            ") as products at one exponent";
       return;
     }
     const std::int64_t e = first->e;

@@ -101,6 +101,18 @@ TEST_CASE("probe: sticky bit, round-down and per-step variants", "[probe]") {
     CHECK(r.final_rounding.value == Rounding::NearestEven);
     CHECK(r.fraction_bits.value == 24);
   }
+  SECTION("subnormals flushed on input and output (CDNA2-like)") {
+    AdderConfig c = config(formats::bf16(), formats::fp32(), 24, 3, Rounding::TowardZero, Rounding::NearestEven);
+    c.subnormal_inputs = c.subnormal_outputs = false;
+    const ProbeReport r = probe(blackbox_from_adder(c, 4));
+    INFO(r.to_text());
+    CHECK(r.subnormal_inputs.value == false);
+    CHECK(r.subnormal_c.value == false);
+    CHECK(r.subnormal_outputs.value == false);
+    CHECK(r.fraction_bits.value == 24);
+    CHECK(r.fma_size.value == 4);
+    CHECK(r.final_rounding.value == Rounding::NearestEven);
+  }
   SECTION("c added late (after the products' sum)") {
     AdderConfig c = config(formats::fp16(), formats::fp32(), 24, 4, Rounding::TowardZero, Rounding::TowardZero);
     c.c_placement = CPlacement::Late;
