@@ -85,6 +85,7 @@ class Prober {
     final_rounding();
     products_exact();
     normalization();
+    exponent_clamp();
     order();
     monotonicity();
     rep_.dot_calls = calls_;
@@ -714,6 +715,85 @@ class Prober {
                                        : ": c cut against 2^e, aligned with the products");
   }
 
+  // ---- 8b. lower clamp on E (KM25's min_exp_limit) ----
+  // Largest term 2^e and a tiny one 2^(e-F): the register keeps the tiny term while E = e,
+  // and drops it once E is clamped to m > e (the last bit is then 2^(m-F)). The other terms
+  // make the final rounding notice: for rz/rd a negative tiny term (just below 2^e), for ru
+  // a positive one, for rne an odd output quantum plus half a quantum (a tie broken by the
+  // tiny term). Scanning e downward, the first e where the tiny term is lost is m-1.
+  void exponent_clamp() {
+    if (!F_ || !rep_.final_rounding.value || per_step_ || !k_) {
+      rep_.min_exponent.evidence = "needs F, k, the final rounding and deferred normalization";
+      return;
+    }
+    const int F = *F_;
+    const Rounding fm = *rep_.final_rounding.value;
+    const int p_eff = eff_ ? eff_->precision : out_.precision;
+    const std::int64_t q_min = out_.emin - (p_eff - 1);  // the output's smallest quantum
+    std::string ev;
+    std::optional<std::int64_t> last_kept;
+    int tested = 0;
+    for (std::int64_t e = std::min<std::int64_t>(out_.emax - 2, out_.emin + 24); e >= q_min - 2; --e) {
+      Layout l;
+      Term tiny = pow2(-F);
+      l.products.push_back(pow2(0));
+      if (fm == Rounding::NearestEven) {
+        // Two tops (a carry) so that the output quantum q sits above the tiny term's
+        // neighbour: q-1 > e-F keeps the half quantum in the register when E = e+1.
+        l.products.push_back(pow2(0));
+        const std::int64_t q = std::max<std::int64_t>(e + 1 - (p_eff - 1), q_min);
+        if (q - 1 <= e - F || q > e || (carry_ && *carry_ < 1)) continue;
+        l.products.push_back(pow2(q - e));
+        l.products.push_back(pow2(q - 1 - e));
+        tiny.neg = true;
+      } else {
+        tiny.neg = fm != Rounding::Up;
+      }
+      l.products.push_back(tiny);
+      if (static_cast<int>(l.products.size()) > *k_) break;
+      auto r = realize(l, e);
+      if (!r) {
+        if (last_kept) break;
+        continue;
+      }
+      const ExactValue s = exact_sum(l, e);
+      Layout without = l;
+      without.products.pop_back();
+      const ExactValue kept = rnd(s, fm), lost = rnd(exact_sum(without, e), fm);
+      if (kept.equals(lost)) continue;
+      const std::uint64_t d = call(*r);
+      ++tested;
+      if (val(d).equals(kept)) {
+        last_kept = e;
+        continue;
+      }
+      ev = "largest term 2^e with a tiny term 2^(e-" + std::to_string(F) + "): counted for e >= " +
+           (last_kept ? std::to_string(*last_kept) : std::string("?")) + ", e=" + std::to_string(e) + " -> " + hex(d);
+      if (val(d).equals(lost) && last_kept == e + 1) {
+        rep_.min_exponent.value = static_cast<int>(e + 1);
+        rep_.min_exponent.evidence = ev + " (dropped: E is clamped to " + std::to_string(e + 1) + ")";
+      } else if (val(d).equals(lost) && last_kept) {
+        rep_.min_exponent.evidence = ev + " (dropped: E is clamped to a value in [" + std::to_string(e + 1) + ", " +
+                                     std::to_string(*last_kept) + "])";
+      } else {
+        rep_.min_exponent.evidence = ev + " (neither kept nor dropped)";
+      }
+      return;
+    }
+    if (last_kept && *last_kept > out_.emin) {
+      rep_.min_exponent.evidence = "no clamp at or above 2^" + std::to_string(*last_kept) +
+                                   ", the lowest largest term the formats can form (" + std::to_string(tested) + " tests)";
+    } else if (last_kept) {
+      rep_.min_exponent_none = true;
+      rep_.min_exponent.evidence = "a tiny term 2^(e-F) below the largest 2^e counted for every e down to " +
+                                   std::to_string(*last_kept) + " (" + std::to_string(tested) +
+                                   " tests; below that the formats cannot form the tiny term): no clamp these formats "
+                                   "can observe";
+    } else {
+      rep_.min_exponent.evidence = "no test could be formed near the output's subnormal range";
+    }
+  }
+
   // ---- 5. carry bits ----
   // Largest significand with nb bits: (2^nb - 1) * 2^(1-nb), as a term at e.
   static Term max_sig(int nb) { return Term{false, (std::uint64_t{1} << nb) - 1, 1 - nb}; }
@@ -1328,6 +1408,7 @@ std::string ProbeReport::to_text() const {
   line("final rounding", finding_text(final_rounding), final_rounding.evidence);
   line("c placement", finding_text(c_placement), c_placement.evidence);
   line("normalization", finding_text(normalization), normalization.evidence);
+  line("min exponent", min_exponent_none ? std::string("none") : finding_text(min_exponent), min_exponent.evidence);
   line("order", finding_text(order), order.evidence);
   line("monotonic", finding_text(monotonic), monotonic.evidence);
   if (monotonic_counterexample) {
@@ -1358,6 +1439,7 @@ nlohmann::json ProbeReport::to_json() const {
   j["final_rounding"] = finding_json(final_rounding);
   j["c_placement"] = finding_json(c_placement);
   j["normalization"] = finding_json(normalization);
+  j["min_exponent"] = min_exponent_none ? nlohmann::json("none") : finding_json(min_exponent);
   j["order"] = finding_json(order);
   j["subnormal_inputs"] = finding_json(subnormal_inputs);
   j["subnormal_c"] = finding_json(subnormal_c);
@@ -1386,6 +1468,7 @@ nlohmann::json ProbeReport::to_json() const {
   ev["final_rounding"] = final_rounding.evidence;
   ev["c_placement"] = c_placement.evidence;
   ev["normalization"] = normalization.evidence;
+  ev["min_exponent"] = min_exponent.evidence;
   ev["order"] = order.evidence;
   ev["monotonic"] = monotonic.evidence;
   j["evidence"] = ev;

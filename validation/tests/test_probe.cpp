@@ -165,3 +165,20 @@ TEST_CASE("probe: the V100 adder report has the seed 004 suite and both probes",
   CHECK(j["probe"][1]["final_rounding"] == "rne");
   CHECK(j["seed004"].size() == seed004_cases().size());
 }
+
+TEST_CASE("probe: lower clamp on E (KM25 min_exp_limit) is found where the formats reach it", "[probe]") {
+  for (Rounding fin : {Rounding::TowardZero, Rounding::NearestEven, Rounding::Up, Rounding::Down})
+    for (int m : {-140, -133, -132, -127, -120}) {
+      AdderConfig c = config(formats::bf16(), formats::fp32(), 24, 4, Rounding::TowardZero, fin);
+      c.min_exponent = m;
+      const ProbeReport r = probe(blackbox_from_adder(c, 8));
+      INFO("m=" << m << " final " << rounding_name(fin) << "\n" << r.to_text());
+      CHECK(r.min_exponent.value == m);
+      CHECK(r.fraction_bits.value == 24);
+    }
+  // No clamp: "none" for bf16 -> fp32 (the scan reaches the subnormal range).
+  const ProbeReport r = probe(blackbox_from_adder(config(formats::bf16(), formats::fp32(), 24, 4, Rounding::TowardZero,
+                                                         Rounding::TowardZero), 8));
+  CHECK(r.min_exponent_none);
+  CHECK(r.to_json()["min_exponent"] == "none");
+}

@@ -76,6 +76,8 @@ struct ProbeReport {
   Finding<std::string> c_placement;      // "aligned" (with the products) | "late" (added to their sum)
   Finding<std::string> normalization;    // "deferred" | "per-step"
   Finding<std::string> order;            // "largest-first" | "sequential" | "not-largest-first"
+  Finding<int> min_exponent;             // lower clamp m of E (KM25 min_exp_limit): E = max(E, m)
+  bool min_exponent_none = false;        // no clamp down to the lowest testable exponent ("none")
   Finding<bool> monotonic;
   std::optional<std::pair<DotCase, DotCase>> monotonic_counterexample;  // x <= y, d(x) > d(y)
 
