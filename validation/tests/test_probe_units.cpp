@@ -39,9 +39,9 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
           final_known += r.final_rounding.known();
           continue;
         }
-        CHECK(r.normalization.value == std::string("deferred"));
         CHECK(r.c_placement.value == std::string(row.c_placement == CPlacement::Aligned ? "aligned" : "late"));
         if (row.c_placement == CPlacement::Late) continue;  // the products' sum may be rounded before c: F is hidden
+        CHECK(r.normalization.value == std::string("deferred"));
         CHECK(r.fma_size.value == row.fma_size);
         CHECK(r.fraction_bits.value == row.fraction_bits);
         CHECK(r.alignment_rounding.value == row.alignment_rounding);
