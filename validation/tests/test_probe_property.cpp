@@ -87,6 +87,29 @@ TEST_CASE("probe property: sticky bit and per-step units on random parameters", 
   }
 }
 
+TEST_CASE("probe property: c added late, random units", "[probe][property]") {
+  const std::uint64_t seed = tcsim::test::seed("probe property late c", 5);
+  tcsim::test::Rng rng(seed);
+  const auto n = static_cast<int>(tcsim::test::count(40));
+  for (int i = 0; i < n; ++i) {
+    AdderConfig c;
+    const Format& in = rng.below(2) ? formats::fp16() : formats::bf16();
+    c.a_format = c.b_format = in;
+    c.c_format = c.out_format = formats::fp32();
+    const int k = rng.range(2, 32);
+    c.fraction_bits = rng.range(10, 40);
+    c.alignment_rounding = kModes[i % 4];
+    c.final_rounding = kModes[(i / 4) % 4];
+    c.carry_bits = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1)))) + 1;
+    c.c_placement = CPlacement::Late;
+    const ProbeReport r = probe(blackbox_from_adder(c, k));
+    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
+                    r.alignment_rounding.value == c.alignment_rounding && r.c_placement.value == std::string("late");
+    if (!ok) UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k << "\n" << r.to_text());
+    CHECK(ok);
+  }
+}
+
 TEST_CASE("probe property: fp8 inputs (few exponent bits) on random units", "[probe][property]") {
   const std::uint64_t seed = tcsim::test::seed("probe property fp8", 8);
   tcsim::test::Rng rng(seed);
