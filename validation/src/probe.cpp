@@ -713,6 +713,38 @@ class Prober {
     rep_.c_placement.evidence = "c=2^(e-" + std::to_string(j) + "), a1b1=2^e, a2b2=-2^e -> " + hex(d) +
                                 (exact ? ": c exact, added after the products cancelled"
                                        : ": c cut against 2^e, aligned with the products");
+    if (exact) products_fraction_bits();
+  }
+
+  // With c added late, the products' own sum may keep more bits than the sum with c (a
+  // separate products' register, rounded before c is added): a1b1 = 2^e, a2b2 = -2^e,
+  // a3b3 = 2^(e-j), c = 0.
+  void products_fraction_bits() {
+    int last = 0;
+    for (int j = 1; j <= 400; ++j) {
+      Layout l;
+      l.products = {pow2(0), pow2(0, true), pow2(-j)};
+      l.result_leads = {-j};
+      auto r = place(l);
+      if (!r) {
+        rep_.products_fraction_bits.evidence = "a1b1=2^e, a2b2=-2^e, a3b3=2^(e-j), c=0: kept up to j=" +
+                                               std::to_string(last) + ", the largest the input can form";
+        return;
+      }
+      const std::uint64_t d = call(*r);
+      if (val(d).equals(ExactValue::finite(false, 1, r->e - j))) {
+        last = j;
+        continue;
+      }
+      rep_.products_fraction_bits.value = last;
+      rep_.products_fraction_bits.evidence =
+          "a1b1=2^e, a2b2=-2^e, a3b3=2^(e-j), c=0: kept for j <= " + std::to_string(last) + ", j=" +
+          std::to_string(j) + " -> " + hex(d) +
+          (F_ && last > *F_ ? " (more than the " + std::to_string(*F_) +
+                                  " bits seen with c: the products' sum is rounded before c is added)"
+                            : "");
+      return;
+    }
   }
 
   // ---- 8b. lower clamp on E (KM25's min_exp_limit) ----
@@ -1407,6 +1439,8 @@ std::string ProbeReport::to_text() const {
   line("sticky bit", finding_text(sticky_bit), sticky_bit.value ? "" : sticky_bit.evidence);
   line("final rounding", finding_text(final_rounding), final_rounding.evidence);
   line("c placement", finding_text(c_placement), c_placement.evidence);
+  if (products_fraction_bits.known() || !products_fraction_bits.evidence.empty())
+    line("products' F", finding_text(products_fraction_bits), products_fraction_bits.evidence);
   line("normalization", finding_text(normalization), normalization.evidence);
   line("min exponent", min_exponent_none ? std::string("none") : finding_text(min_exponent), min_exponent.evidence);
   line("order", finding_text(order), order.evidence);
@@ -1438,6 +1472,7 @@ nlohmann::json ProbeReport::to_json() const {
   j["sticky_bit"] = finding_json(sticky_bit);
   j["final_rounding"] = finding_json(final_rounding);
   j["c_placement"] = finding_json(c_placement);
+  j["products_fraction_bits"] = finding_json(products_fraction_bits);
   j["normalization"] = finding_json(normalization);
   j["min_exponent"] = min_exponent_none ? nlohmann::json("none") : finding_json(min_exponent);
   j["order"] = finding_json(order);
@@ -1467,6 +1502,7 @@ nlohmann::json ProbeReport::to_json() const {
   ev["sticky_bit"] = sticky_bit.evidence;
   ev["final_rounding"] = final_rounding.evidence;
   ev["c_placement"] = c_placement.evidence;
+  ev["products_fraction_bits"] = products_fraction_bits.evidence;
   ev["normalization"] = normalization.evidence;
   ev["min_exponent"] = min_exponent.evidence;
   ev["order"] = order.evidence;

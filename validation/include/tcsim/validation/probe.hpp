@@ -74,6 +74,7 @@ struct ProbeReport {
   Finding<bool> sticky_bit;
   Finding<Rounding> final_rounding;      // rz|rd|ru|rne
   Finding<std::string> c_placement;      // "aligned" (with the products) | "late" (added to their sum)
+  Finding<int> products_fraction_bits;   // late c only: F of the products' own sum (c = 0)
   Finding<std::string> normalization;    // "deferred" | "per-step"
   Finding<std::string> order;            // "largest-first" | "sequential" | "not-largest-first"
   Finding<int> min_exponent;             // lower clamp m of E (KM25 min_exp_limit): E = max(E, m)
