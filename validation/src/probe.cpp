@@ -85,6 +85,12 @@ class Prober {
     final_rounding();
     products_exact();
     normalization();
+    if (per_step_ && !F_) {
+      const std::string note = "; with per-step normalization c + a1b1 cancel in a step of their own, so the "
+                               "register width does not show";
+      rep_.fraction_bits.evidence += note;
+      rep_.fma_size.evidence += note;
+    }
     exponent_clamp();
     order();
     monotonicity();
