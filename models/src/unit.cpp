@@ -162,6 +162,7 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   if (const int* m = find_by_format(row.min_exponent, out)) c.min_exponent = *m;
   c.product_exponent = ProductExponent::Unnormalized;
   c.c_placement = row.c_placement;
+  c.late_products_rounding = row.late_products_rounding;
   c.normalization = row.normalization;
   c.order = row.order;
   const Rounding* r = find_by_format(row.final_rounding, out);

@@ -20,7 +20,7 @@ const std::vector<std::string> kRequired = {
     "c_placement", "final_rounding", "subnormal_inputs", "subnormal_outputs"};
 const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
                                             "evidence",     "shapes",      "nan_pattern",  "block_scale",
-                                            "result_fraction_bits"};
+                                            "result_fraction_bits", "late_products_rounding"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -234,6 +234,8 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
                                    type_name(me));
     }
   }
+  if (j.contains("late_products_rounding") && !j["late_products_rounding"].is_null())
+    r.late_products_rounding = vocab(ctx, j["late_products_rounding"], "late_products_rounding", kFinalWords);
   if (j.contains("result_fraction_bits")) {
     const json& rf = j["result_fraction_bits"];
     if (rf.is_null()) {
@@ -375,6 +377,7 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   j["normalization"] = schema_string(r.normalization);
   j["order"] = schema_string(r.order);
   j["c_placement"] = schema_string(r.c_placement);
+  if (r.late_products_rounding) j["late_products_rounding"] = schema_string(*r.late_products_rounding);
   json fr = json::object();
   for (const auto& [k, v] : r.final_rounding) fr[k] = schema_string(v);
   j["final_rounding"] = fr;

@@ -102,7 +102,7 @@ TEST_CASE("builtin units: parameters per units.md section 2") {
       {"h100", &tf, &f32, "", 8, 25, Rounding::TowardZero, -133},
       {"h100", &e4, &f32, "", 32, 13, Rounding::TowardZero, -133},
       {"h100", &e4, &f32, "wgmma", 32, 13, Rounding::TowardZero, -133},
-      {"h100", &e4, &f16, "", 32, 13, Rounding::NearestEven, -21},
+      {"h100", &e4, &f16, "", 32, 30, Rounding::NearestEven, -21},
       {"b200", &f16, &f32, "tcgen05", 16, 25, Rounding::TowardZero, -133},
       {"b200", &e4, &f32, "", 32, 30, Rounding::NearestEven, -133},
       {"b200", &e4, &f32, "mma.sync", 32, 30, Rounding::NearestEven, -133},

@@ -55,6 +55,9 @@ struct DatapathSpec {
   Normalization normalization = Normalization::Deferred;
   AccumulationOrder order = AccumulationOrder::LargestFirst;
   CPlacement c_placement = CPlacement::Aligned;
+  // Late c only (optional): the products' fused sum is first rounded into the output
+  // format with this mode, then c is added (AdderConfig::late_products_rounding).
+  std::optional<Rounding> late_products_rounding;
   std::map<std::string, Rounding> final_rounding;       // per output format name (all of them)
   std::map<std::string, int> min_exponent;              // optional clamp of E per output format
   bool subnormal_inputs = true;
