@@ -29,6 +29,8 @@ void print_unit(const models::Unit& unit, bool evidence) {
     for (const auto& [o, m] : r.final_rounding) rounding += (rounding.empty() ? "" : " ") + o + ":" + models::schema_string(m);
     for (const auto& [o, m] : r.min_exponent) mins += (mins.empty() ? "" : " ") + o + ":" + std::to_string(m);
     std::string extra;
+    if (r.c_placement == CPlacement::Late)
+      extra += " c late" + (r.late_products_rounding ? " (products rounded " + models::schema_string(*r.late_products_rounding) + " first)" : std::string());
     for (const auto& [o, b] : r.result_fraction_bits) extra += " result_fraction_bits " + o + ":" + std::to_string(b);
     if (r.block_scale)
       extra += " block_scale " + join(r.block_scale->scale_formats, "/") + " per " +
