@@ -120,6 +120,8 @@ std::string schema_string(AccumulationOrder o) {
   return "?";
 }
 std::string schema_string(CPlacement c) { return c == CPlacement::Aligned ? "aligned" : "late"; }
+std::string schema_string(KSplit k) { return k == KSplit::Consecutive ? "consecutive" : "pairs-mod4"; }
+std::string schema_string(CEntry c) { return c == CEntry::Accumulator ? "accumulator" : "final-add"; }
 
 // ------------------------------------------------------------------ adder configuration
 
@@ -346,7 +348,11 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
         fail("normalization", "block-scaled rows support only 'deferred'");
       if (row.c_placement != CPlacement::Aligned)
         fail("c_placement", "block-scaled rows support only 'aligned'");
+      if (row.k_split != KSplit::Consecutive) fail("k_split", "block-scaled rows support only 'consecutive'");
+      if (row.c_entry != CEntry::Accumulator) fail("c_entry", "block-scaled rows support only 'accumulator'");
     }
+    if (row.k_split == KSplit::PairsMod4 && row.fma_size % 2 != 0)
+      fail("k_split", "'pairs-mod4' needs an even fma_size, got " + std::to_string(row.fma_size));
     // One adder per (input, output).
     for (const auto& in : r.ins)
       for (const auto& out : r.outs) {
@@ -456,6 +462,37 @@ std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const
   return c;
 }
 
+// Reorders the products for KSplit::PairsMod4: within each run of `group` (= 2k) products,
+// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order.
+void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
+                      std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) {
+  pa.reserve(a.size());
+  pb.reserve(b.size());
+  for (std::size_t start = 0; start < a.size(); start += group) {
+    const std::size_t end = std::min(a.size(), start + group);
+    for (int half = 0; half < 2; ++half)
+      for (std::size_t j = start; j < end; ++j)
+        if (static_cast<int>(((j - start) % 4) / 2) == half) {
+          pa.push_back(a[j]);
+          pb.push_back(b[j]);
+        }
+  }
+}
+
+// d + c as one IEEE addition in `out` (CEntry::FinalAdd): exact sum, one rounding.
+std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan) {
+  const ExactValue x = decode(out, d), y = decode(out, c);
+  ExactValue s = exact_add(x, y);
+  if (s.is_nan()) return nan;
+  // IEEE 754 6.3: an exact zero sum of operands of different signs is -0 only under RD.
+  if (s.is_zero() && !(x.is_zero() && y.is_zero() && x.negative == y.negative))
+    s = ExactValue::zero(mode == Rounding::Down);
+  RoundingOptions o;
+  o.mode = mode;
+  o.overflow = OverflowMode::Ieee;
+  return round_to_format(s, out, o).bits;
+}
+
 void check_lengths(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
   if (a.size() != b.size())
     throw std::invalid_argument("a and b must have the same length (one product per pair), got " +
@@ -484,10 +521,19 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
   }
   const auto& r = impl_->rows[i];
   const std::size_t o = r.out_index(out);
-  if (!r.narrow[o])
-    return chain(r.adder(in, out), static_cast<std::size_t>(row.fma_size), a, b, c, [](std::uint64_t x) { return x; });
-  return chain(r.adder(in, out), static_cast<std::size_t>(row.fma_size), a, b, c,
-               [&](std::uint64_t x) { return r.to_out(o, x); });
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  std::vector<std::uint64_t> pa, pb;
+  if (row.k_split == KSplit::PairsMod4) {
+    split_pairs_mod4(a, b, 2 * k, pa, pb);
+    a = pa;
+    b = pb;
+  }
+  const std::uint64_t c0 = row.c_entry == CEntry::FinalAdd ? out.zero(false) : c;
+  const std::uint64_t d = r.narrow[o] ? chain(r.adder(in, out), k, a, b, c0, [&](std::uint64_t x) { return r.to_out(o, x); })
+                                      : chain(r.adder(in, out), k, a, b, c0, [](std::uint64_t x) { return x; });
+  if (row.c_entry == CEntry::Accumulator) return d;
+  const auto mode = row.final_rounding.find(out.name);
+  return ieee_add(out, d, c, mode == row.final_rounding.end() ? Rounding::NearestEven : mode->second, r.nan_out[o]);
 }
 
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,

@@ -20,7 +20,7 @@ const std::vector<std::string> kRequired = {
     "c_placement", "final_rounding", "subnormal_inputs", "subnormal_outputs"};
 const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
                                             "evidence",     "shapes",      "nan_pattern",  "block_scale",
-                                            "result_fraction_bits", "late_products_rounding"};
+                                            "result_fraction_bits", "late_products_rounding", "k_split", "c_entry"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -122,6 +122,10 @@ const std::vector<std::pair<std::string, AccumulationOrder>> kOrderWords = {
     {"pairwise", AccumulationOrder::Pairwise}};
 const std::vector<std::pair<std::string, CPlacement>> kCWords = {{"aligned", CPlacement::Aligned},
                                                                  {"late", CPlacement::Late}};
+const std::vector<std::pair<std::string, KSplit>> kSplitWords = {{"consecutive", KSplit::Consecutive},
+                                                                 {"pairs-mod4", KSplit::PairsMod4}};
+const std::vector<std::pair<std::string, CEntry>> kEntryWords = {{"accumulator", CEntry::Accumulator},
+                                                                 {"final-add", CEntry::FinalAdd}};
 
 std::uint64_t parse_pattern(const Ctx& ctx, const json& v, const std::string& key) {
   if (v.is_number_unsigned() || (v.is_number_integer() && v.get<long long>() >= 0)) return v.get<std::uint64_t>();
@@ -234,6 +238,8 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
                                    type_name(me));
     }
   }
+  if (j.contains("k_split")) r.k_split = vocab(ctx, j["k_split"], "k_split", kSplitWords);
+  if (j.contains("c_entry")) r.c_entry = vocab(ctx, j["c_entry"], "c_entry", kEntryWords);
   if (j.contains("late_products_rounding") && !j["late_products_rounding"].is_null())
     r.late_products_rounding = vocab(ctx, j["late_products_rounding"], "late_products_rounding", kFinalWords);
   if (j.contains("result_fraction_bits")) {
@@ -378,6 +384,8 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   j["order"] = schema_string(r.order);
   j["c_placement"] = schema_string(r.c_placement);
   if (r.late_products_rounding) j["late_products_rounding"] = schema_string(*r.late_products_rounding);
+  if (r.k_split != KSplit::Consecutive) j["k_split"] = schema_string(r.k_split);
+  if (r.c_entry != CEntry::Accumulator) j["c_entry"] = schema_string(r.c_entry);
   json fr = json::object();
   for (const auto& [k, v] : r.final_rounding) fr[k] = schema_string(v);
   j["final_rounding"] = fr;

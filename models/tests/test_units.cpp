@@ -5,6 +5,8 @@
 #include <set>
 
 #include "models_test_helpers.hpp"
+#include "tcsim/models/unit_json.hpp"
+#include "tcsim/sim/literal.hpp"
 #include "test_support.hpp"
 
 using namespace tcsim;
@@ -102,7 +104,7 @@ TEST_CASE("builtin units: parameters per units.md section 2") {
       {"h100", &tf, &f32, "", 8, 25, Rounding::TowardZero, -133},
       {"h100", &e4, &f32, "", 32, 13, Rounding::TowardZero, -133},
       {"h100", &e4, &f32, "wgmma", 32, 13, Rounding::TowardZero, -133},
-      {"h100", &e4, &f16, "", 32, 30, Rounding::NearestEven, -21},
+      {"h100", &e4, &f16, "", 16, 25, Rounding::NearestEven, -21},
       {"b200", &f16, &f32, "tcgen05", 16, 25, Rounding::TowardZero, -133},
       {"b200", &e4, &f32, "", 32, 30, Rounding::NearestEven, -133},
       {"b200", &e4, &f32, "mma.sync", 32, 30, Rounding::NearestEven, -133},
@@ -127,8 +129,11 @@ TEST_CASE("builtin units: parameters per units.md section 2") {
   CHECK(safe_carry_bits(16) == 6);
   CHECK(safe_carry_bits(32) == 7);
   CHECK(safe_carry_bits(64) == 8);
-  // The open rows say so.
-  CHECK_THAT(builtin_unit("h100").datapath(e4, f16).evidence, Contains("OPEN"));
+  // Hopper fp8 mma.sync -> fp16 is the fp16-tensor-core emulation; Blackwell's stays open.
+  const DatapathSpec& emu = builtin_unit("h100").datapath(e4, f16);
+  CHECK(emu.k_split == KSplit::PairsMod4);
+  CHECK(emu.c_entry == CEntry::FinalAdd);
+  CHECK_THAT(emu.evidence, Contains("5000/5000"));
   CHECK_THAT(builtin_unit("b200").datapath(e4, f16).evidence, Contains("OPEN"));
 }
 
@@ -296,4 +301,36 @@ TEST_CASE("shapes: wildcards, bare m-n-k names, refusals") {
   const auto D = a.mma(f16, f32, "m16n8k16", A, B, C);
   // 1 + 8*2^-12 + 8*2^-12, each block exact: 1 + 2^-8.
   CHECK(value(f32, D[0]) == 1 + std::ldexp(1, -8));
+}
+
+TEST_CASE("k_split pairs-mod4 and c_entry final-add (Hopper fp8 mma.sync -> fp16)") {
+  const Format &e4 = formats::e4m3(), &f16 = formats::fp16();
+  const Unit& u = builtin_unit("h100");
+  auto e = [&](const char* v) { return parse_literal(v, e4); };
+  // Products 1 at k = 0 and 2^-11 at k = 2 (second block) and k = 1 (first block), c = 2^-11.
+  // Blocks: first {k mod 4 in {0,1}} = 1 + 2^-11 -> RNE binary16 ties to 1; second adds
+  // 2^-11 -> 1 again; then c: 1 + 2^-11 -> 1. With everything in one exact sum it would be
+  // 1 + 3 * 2^-11 -> 1 + 2^-9 (0x3c02).
+  std::vector<std::uint64_t> a(32, 0), b(32, 0);
+  a[0] = e("1"); b[0] = e("1");
+  a[1] = e("0x1p-6"); b[1] = e("0x1p-5");
+  a[2] = e("0x1p-6"); b[2] = e("0x1p-5");
+  const std::uint64_t c = parse_literal("0x1p-11", f16);
+  CHECK(bits_to_hex(f16, u.dot(e4, f16, a, b, c)) == "0x3c00");
+  // Moving the k = 2 product into k = 1's block partner position (k = 4) keeps it in the
+  // first block: 1 + 2 * 2^-11 = 1 + 2^-10 exactly, then + c ties to even 1 + 2^-9.
+  std::swap(a[2], a[4]);
+  std::swap(b[2], b[4]);
+  CHECK(bits_to_hex(f16, u.dot(e4, f16, a, b, c)) == "0x3c02");
+  // c enters last, so a c that cancels the products leaves the rounding of the blocks.
+  CHECK(bits_to_hex(f16, u.dot(e4, f16, a, b, parse_literal("-1", f16))) == "0x1400");
+  // JSON: the optional keys round-trip and are validated.
+  const auto j = to_json(u.spec());
+  CHECK(j.dump().find("\"pairs-mod4\"") != std::string::npos);
+  CHECK(j.dump().find("\"final-add\"") != std::string::npos);
+  CHECK(parse_unit_json(j, "h100.json").datapaths == u.spec().datapaths);
+  auto bad = to_json(u.spec());
+  for (auto& row : bad["datapaths"])
+    if (row.contains("k_split")) row["k_split"] = "zigzag";
+  CHECK_THROWS_WITH(parse_unit_json(bad, "bad.json"), Catch::Contains("k_split") && Catch::Contains("pairs-mod4"));
 }

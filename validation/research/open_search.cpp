@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
   std::vector<DumpSet> dumps;
   std::vector<std::string> names;
   for (const auto& f : discover_gpu_data(dir)) {
-    if (!f.open) continue;
+    if (!f.fp8_emulated) continue;
     dumps.push_back(load_dump(f.paths, f.in, f.out, f.c_input));
     names.push_back(f.key());
   }

@@ -58,7 +58,7 @@ std::vector<GpuDataFile> discover_gpu_data(const std::string& dir) {
         } else if (fp8) {
           e.instruction = "mma.sync";  // mma.sync.aligned.m16n8k32
         }
-        e.open = fp8 && g == "H100" && !binary32_out;
+        e.fp8_emulated = fp8 && g == "H100" && !binary32_out;
         out.push_back(std::move(e));
       }
     }

@@ -24,6 +24,20 @@
 
 namespace tcsim::models {
 
+// How the products of a long dot product are cut into block FMAs.
+enum class KSplit {
+  Consecutive,  // "consecutive": k products at a time, in index order
+  PairsMod4,    // "pairs-mod4": per instruction K of 2k products, the first block takes the
+                // indices with i mod 4 in {0,1}, the second those in {2,3} (fp8 operands
+                // converted pairwise into fp16x2 registers: Hopper's fp8 mma.sync emulation)
+};
+// Where c enters the chain of block FMAs.
+enum class CEntry {
+  Accumulator,  // "accumulator": c is the first block's accumulator input
+  FinalAdd,     // "final-add": the blocks start from +0 and c is added to their result by one
+                // IEEE addition in the output format, rounded with the final rounding
+};
+
 // Block scaling of an MX-style row (Blackwell kind::mxf8f6f4 / kind::mxf4nvf4).
 // Product i of a block FMA uses scale i / block_size of each operand; the scales
 // multiply into the products (power-of-two ue8m0 scales add to the product exponents).
@@ -58,6 +72,8 @@ struct DatapathSpec {
   // Late c only (optional): the products' fused sum is first rounded into the output
   // format with this mode, then c is added (AdderConfig::late_products_rounding).
   std::optional<Rounding> late_products_rounding;
+  KSplit k_split = KSplit::Consecutive;     // optional key "k_split"
+  CEntry c_entry = CEntry::Accumulator;     // optional key "c_entry"
   std::map<std::string, Rounding> final_rounding;       // per output format name (all of them)
   std::map<std::string, int> min_exponent;              // optional clamp of E per output format
   bool subnormal_inputs = true;
@@ -214,5 +230,7 @@ std::string schema_string(Rounding r);
 std::string schema_string(Normalization n);
 std::string schema_string(AccumulationOrder o);
 std::string schema_string(CPlacement c);
+std::string schema_string(KSplit k);
+std::string schema_string(CEntry c);
 
 }  // namespace tcsim::models

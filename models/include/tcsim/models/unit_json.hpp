@@ -12,7 +12,8 @@
 // "nan_pattern" ({"fp32": "0x7fffffff"}), "result_fraction_bits" ({"fp32": 13}: the
 // normalized result keeps only that many fraction bits), "late_products_rounding"
 // ("rne": with c_placement late, the products' sum is rounded into the output format
-// before c is added), "block_scale" ({"scale_formats": ["ue8m0"],
+// before c is added), "k_split" ("consecutive" | "pairs-mod4"), "c_entry" ("accumulator" |
+// "final-add"; see DatapathSpec), "block_scale" ({"scale_formats": ["ue8m0"],
 // "block_sizes": [32], "group_size": 0}).
 // A unit is either one row object, or {"name", "architecture"?, "aliases"?,
 // "datapaths": [row, ...]} (rows may then omit "name"; if present it must match).

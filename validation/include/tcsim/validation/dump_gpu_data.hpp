@@ -18,9 +18,10 @@ struct GpuDataFile {
   std::string unit;          // built-in unit name: v100, a100, l40s, h100
   std::string instruction;   // "" (the unit's default), "mma.sync", "wgmma"
   AccumulatorInput c_input = AccumulatorInput::FromFile;
-  bool open = false;         // no known model reproduces the file (H100 fp8 -> binary16)
+  bool fp8_emulated = false; // H100 fp8 -> binary16: fp8 mma.sync emulated on fp16 tensor cores
+                             // (docs/research/h100_fp8_fp16.md; open in units.md until 2026-11-22)
   std::string label() const;  // e.g. "H100/E4M3 -> fp16"
-  std::string key() const;    // e.g. "H100/E4M3/d_H100_fp16.txt" (open_cases.json)
+  std::string key() const;    // e.g. "H100/E4M3/d_H100_fp16.txt"
 };
 
 // Built-in unit for a GPU folder name (V100 -> v100, A100 -> a100, Ada -> l40s,
