@@ -701,7 +701,7 @@ class Prober {
   // c = 2^(e-F-2), a1b1 = 2^e, a2b2 = -2^e: aligned, c is cut against 2^e (0, or one
   // last unit under ru/sticky); added late, the products have already cancelled and c is exact.
   void c_placement() {
-    if (!F_ || !k_ || *k_ < 2) {
+    if (!F_ || (k_ && *k_ < 2)) {
       rep_.c_placement.evidence = !F_ ? "needs F" : "needs two products in one block";
       return;
     }
@@ -781,8 +781,7 @@ class Prober {
         l.products.push_back(pow2(0));
         const std::int64_t q = std::max<std::int64_t>(e + 1 - (p_eff - 1), q_min);
         if (q - 1 <= e - F || q > e || (carry_ && *carry_ < 1)) continue;
-        l.products.push_back(pow2(q - e));
-        l.products.push_back(pow2(q - 1 - e));
+        l.products.push_back(Term{false, 3, q - 1 - e});  // one and a half output quanta
         tiny.neg = true;
       } else {
         tiny.neg = fm != Rounding::Up;

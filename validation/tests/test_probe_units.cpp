@@ -15,7 +15,7 @@ const char* yes(bool b) { return b ? "yes" : "no"; }
 }  // namespace
 
 TEST_CASE("probe units: every built-in unit, pair and instruction reads back its table row", "[probe][units]") {
-  int probed = 0, final_known = 0;
+  int probed = 0, final_known = 0, open_rows = 0;
   for (const auto& spec : models::builtin_unit_specs()) {
     const models::Unit& unit = models::builtin_unit(spec.name);
     for (const std::string& pair : unit.format_pairs()) {
@@ -25,6 +25,26 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
       for (const std::string& instr : unit.instructions(in, out)) {
         const models::DatapathSpec& row = unit.datapath(in, out, instr);
         if (row.block_scale) continue;  // block-scaled ops need scales: not a plain dot
+        // Rows the table marks as open problems (units.md: fp8 -> fp16 on Hopper/Blackwell) are
+        // research datapaths that change while they are studied: probed, not checked.
+        if (row.evidence.find("OPEN PROBLEM") != std::string::npos) {
+          (void)probe(blackbox_from_unit(unit, in, out, instr));
+          ++open_rows;
+          continue;
+        }
+        // c added by a final IEEE addition, or products split across blocks out of index
+        // order (Hopper's fp8 -> fp16 emulation): not the single fused datapath the probe
+        // measures. c must show as added late; the products' own F is that of the row.
+        if (row.c_entry == models::CEntry::FinalAdd || row.k_split != models::KSplit::Consecutive) {
+          const ProbeReport r = probe(blackbox_from_unit(unit, in, out, instr));
+          INFO(spec.name << " " << pair << " instruction '" << instr << "'\n" << r.to_text());
+          if (row.c_entry == models::CEntry::FinalAdd) {
+            CHECK(r.c_placement.value == std::string("late"));
+            if (r.products_fraction_bits.known()) CHECK(*r.products_fraction_bits.value == row.fraction_bits);
+          }
+          ++open_rows;
+          continue;
+        }
         const ProbeReport r = probe(blackbox_from_unit(unit, in, out, instr));
         ++probed;
         INFO(spec.name << " " << pair << " instruction '" << instr << "'\n" << r.to_text());
@@ -73,7 +93,8 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
       }
     }
   }
-  std::printf("[probe units] %d datapaths probed, final rounding determined on %d\n", probed, final_known);
+  std::printf("[probe units] %d datapaths checked, final rounding determined on %d; %d open-problem or non-fused rows probed with fewer checks\n",
+              probed, final_known, open_rows);
   CHECK(probed >= 30);
 }
 
