@@ -64,7 +64,7 @@ TEST_CASE("probe property: random units, the probe recovers k, F and both roundi
   CHECK(final_known > n / 3);
 }
 
-TEST_CASE("probe property: sticky bit and per-step units on random parameters", "[probe][property]") {
+TEST_CASE("probe property: units with a sticky bit on random parameters", "[probe][property]") {
   const std::uint64_t seed = tcsim::test::seed("probe property sticky", 77);
   tcsim::test::Rng rng(seed);
   const auto n = static_cast<int>(tcsim::test::count(40));
