@@ -463,20 +463,21 @@ std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const
 }
 
 // Reorders the products for KSplit::PairsMod4: within each run of `group` (= 2k) products,
-// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order.
+// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order. A last,
+// shorter run is padded with +0 products first (the instruction's K is fixed), so that the
+// two halves always fall into two block FMAs of k.
 void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
                       std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) {
-  pa.reserve(a.size());
-  pb.reserve(b.size());
-  for (std::size_t start = 0; start < a.size(); start += group) {
-    const std::size_t end = std::min(a.size(), start + group);
-    for (int half = 0; half < 2; ++half)
-      for (std::size_t j = start; j < end; ++j)
-        if (static_cast<int>(((j - start) % 4) / 2) == half) {
-          pa.push_back(a[j]);
-          pb.push_back(b[j]);
+  const std::size_t padded = (a.size() + group - 1) / group * group;
+  pa.reserve(padded);
+  pb.reserve(padded);
+  for (std::size_t start = 0; start < padded; start += group)
+    for (std::size_t half = 0; half < 2; ++half)
+      for (std::size_t j = start; j < start + group; ++j)
+        if (((j - start) % 4) / 2 == half) {
+          pa.push_back(j < a.size() ? a[j] : 0);
+          pb.push_back(j < b.size() ? b[j] : 0);
         }
-  }
 }
 
 // d + c as one IEEE addition in `out` (CEntry::FinalAdd): exact sum, one rounding.

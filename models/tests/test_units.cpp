@@ -324,6 +324,11 @@ TEST_CASE("k_split pairs-mod4 and c_entry final-add (Hopper fp8 mma.sync -> fp16
   CHECK(bits_to_hex(f16, u.dot(e4, f16, a, b, c)) == "0x3c02");
   // c enters last, so a c that cancels the products leaves the rounding of the blocks.
   CHECK(bits_to_hex(f16, u.dot(e4, f16, a, b, parse_literal("-1", f16))) == "0x1400");
+  // A shorter K is padded to the instruction's 32 first: the k = 2 product still lands in
+  // the second block (1 + 2^-11 ties to 1 in the first block), so the answer stays 0x3c00.
+  std::swap(a[2], a[4]);
+  std::swap(b[2], b[4]);
+  CHECK(bits_to_hex(f16, u.dot(e4, f16, std::span(a).first(3), std::span(b).first(3), c)) == "0x3c00");
   // JSON: the optional keys round-trip and are validated.
   const auto j = to_json(u.spec());
   CHECK(j.dump().find("\"pairs-mod4\"") != std::string::npos);

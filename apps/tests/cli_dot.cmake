@@ -1,0 +1,74 @@
+# tcsim dot: results as bit patterns (seed 004 vectors), --json, user-defined units, and
+# clear errors for bad input (unknown unit/format, malformed literal, wrong dimensions,
+# invalid JSON unit) that name the field and what is allowed.
+include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
+
+# Seed 004 3.1.4 non-monotonicity on V100: c = 1 - 2^-24 plus four 2^-24 gives 1 + 2^-23 ...
+tcsim_check(NAME "dot: v100 normalization in addition"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1,1,1,1 --b 0x1p-24,0x1p-24,0x1p-24,0x1p-24 --c 0x1.fffffep-1
+  STDOUT "0x3f800001")
+# ... while c = 1 gives 1 (JSON output).
+tcsim_check(NAME "dot: v100 --json"
+  ARGS dot --unit volta --in FP16 --out fp32 --a 1,1,1,1 --b 0x1p-24,0x1p-24,0x1p-24,0x1p-24 --c 1 --json
+  STDOUT "\"bits\":\"0x3f800000\"" "\"value\":1")
+# T4's extra bit keeps 1 + 2^-24 + 2^-24 exactly; binary16 output rounds to nearest even.
+tcsim_check(NAME "dot: t4 keeps one more bit"
+  ARGS dot --unit t4 --in fp16 --out fp32 --a 1,1 --b 0x1p-24,0x1p-24 --c 1 --json
+  STDOUT "\"bits\":\"0x3f800001\"")
+tcsim_check(NAME "dot: fp16 output rounds to nearest"
+  ARGS dot --unit v100 --in fp16 --out fp16 --a 0x1p-24,0x1p-24 --b 0.5,0.25 --json
+  STDOUT "\"bits\":\"0x0001\"")
+# Hopper fp8 mma.sync -> fp16: the products with k mod 4 in {0,1} form the first block.
+tcsim_check(NAME "dot: h100 fp8 mma.sync emulation"
+  ARGS dot --unit h100 --in e4m3 --out fp16 --instruction mma.sync --a 1,0x1p-6,0,0,0x1p-6 --b 1,0x1p-5,0,0,0x1p-5 --c 0x1p-11 --json
+  STDOUT "\"bits\":\"0x3c02\"")
+
+# A user-defined unit from JSON (the issue's schema).
+tcsim_scratch_dir(dir)
+file(WRITE "${dir}/unit.json" [=[
+{"name": "toy", "input_formats": ["fp16"], "output_formats": ["fp32"], "fma_size": 2,
+ "fraction_bits": 3, "carry_bits": 2, "alignment_rounding": "rz", "sticky_bit": false,
+ "normalization": "deferred", "order": "largest-first", "c_placement": "aligned",
+ "final_rounding": {"fp32": "rz"}, "min_exponent": null,
+ "subnormal_inputs": true, "subnormal_outputs": true}
+]=])
+# F = 3: 1 + 0.0625 loses the 2^-4 term.
+tcsim_check(NAME "dot: --unit-config"
+  ARGS dot --unit-config ${dir}/unit.json --in fp16 --out fp32 --a 1,1 --b 1,0.0625 --json
+  STDOUT "\"bits\":\"0x3f800000\"")
+file(WRITE "${dir}/bad.json" [=[
+{"name": "toy", "input_formats": ["fp16"], "output_formats": ["fp32"], "fma_size": 2,
+ "fraction_bits": 3, "carry_bits": 2, "alignment_rounding": "sideways", "sticky_bit": false,
+ "normalization": "deferred", "order": "largest-first", "c_placement": "aligned",
+ "final_rounding": {"fp32": "rz"}, "subnormal_inputs": true, "subnormal_outputs": true}
+]=])
+tcsim_check(NAME "dot: invalid JSON unit names the key and the allowed values"
+  ARGS dot --unit-config ${dir}/bad.json --in fp16 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "alignment_rounding" "rz, rd, ru, rne")
+file(WRITE "${dir}/broken.json" "{\"name\": \"toy\",\n  \"fma_size\": }\n")
+tcsim_check(NAME "dot: malformed JSON file is an error, not a crash"
+  ARGS dot --unit-config ${dir}/broken.json --in fp16 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "broken.json")
+
+# Bad input: every error names the field and what is allowed; nothing crashes.
+tcsim_check(NAME "dot: unknown unit"
+  ARGS dot --unit v99 --in fp16 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "unknown unit 'v99'" "v100" "h100")
+tcsim_check(NAME "dot: unknown format"
+  ARGS dot --unit v100 --in fp17 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "fp17" "allowed" "e4m3")
+tcsim_check(NAME "dot: unsupported format for the unit"
+  ARGS dot --unit v100 --in e4m3 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "does not support e4m3 -> fp32" "fp16->fp32")
+tcsim_check(NAME "dot: malformed literal"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1.2.3 --b 1
+  EXIT 2 STDERR "1\\.2\\.3" "not a number")
+tcsim_check(NAME "dot: wrong dimensions"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1,2 --b 1
+  EXIT 2 STDERR "--a has 2 values but --b has 1")
+tcsim_check(NAME "dot: unknown option"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1 --b 1 --colour red
+  EXIT 2 STDERR "--colour" "allowed")
+tcsim_check(NAME "dot: unknown instruction"
+  ARGS dot --unit h100 --in e4m3 --out fp16 --instruction tcgen05 --a 1 --b 1
+  EXIT 2 STDERR "tcgen05" "mma.sync")
