@@ -99,17 +99,7 @@ ShapePattern parse_shape_pattern(std::string_view text, std::string_view field) 
 
 // ------------------------------------------------------------------ schema vocabulary
 
-std::string schema_string(Rounding r) {
-  switch (r) {
-    case Rounding::NearestEven: return "rne";
-    case Rounding::TowardZero: return "rz";
-    case Rounding::Up: return "ru";
-    case Rounding::Down: return "rd";
-    case Rounding::ToOdd: return "ro";
-    case Rounding::Stochastic: return "sr";
-  }
-  return "?";
-}
+std::string schema_string(Rounding r) { return to_string(r); }  // sim's names: rne, rz, ...
 std::string schema_string(Normalization n) { return n == Normalization::Deferred ? "deferred" : "per-step"; }
 std::string schema_string(AccumulationOrder o) {
   switch (o) {

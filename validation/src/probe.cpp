@@ -21,17 +21,7 @@
 
 namespace tcsim::validation {
 
-std::string rounding_name(Rounding r) {
-  switch (r) {
-    case Rounding::NearestEven: return "rne";
-    case Rounding::TowardZero: return "rz";
-    case Rounding::Up: return "ru";
-    case Rounding::Down: return "rd";
-    case Rounding::ToOdd: return "ro";
-    case Rounding::Stochastic: return "sr";
-  }
-  return "?";
-}
+std::string rounding_name(Rounding r) { return to_string(r); }  // sim's names: rne, rz, ...
 
 namespace {
 
