@@ -56,6 +56,29 @@ struct Split {
   int half = -1;           // dropped part compared with half an ulp: -1 below, 0 equal, 1 above
 };
 
+// Applies the alignment rounding to a kept magnitude and appends the sticky bit: the
+// step shared by the 128-bit and the wide alignment. `odd`: the kept magnitude's last bit.
+template <class Int>
+Int finish_alignment(Int mag, const Split& sp, bool negative, bool odd, Rounding mode, bool sticky, bool& inexact) {
+  if (sp.discarded) {
+    inexact = true;
+    bool up = false;
+    switch (mode) {
+      case Rounding::TowardZero: break;
+      case Rounding::Down: up = negative; break;
+      case Rounding::Up: up = !negative; break;
+      case Rounding::NearestEven: up = sp.half > 0 || (sp.half == 0 && odd); break;
+      default: break;  // rejected by AdderConfig::validate
+    }
+    if (up) mag += 1;
+  }
+  if (sticky) {
+    mag <<= 1;
+    if (sp.discarded) mag += 1;
+  }
+  return negative ? Int(-mag) : mag;
+}
+
 // Shifts a term into units of 2^lsb (the register's last bit), rounding the dropped bits
 // per `mode` (applied to the signed value: Down is the floor of two's complement). With a
 // sticky bit, the kept bits end one position above lsb and the OR of the dropped bits
@@ -82,29 +105,10 @@ Int align(const Term& t, std::int64_t lsb, Rounding mode, bool sticky, bool& ine
       mag = from_u128<Int>(kept);
     }
   }
-  if (sp.discarded) {
-    inexact = true;
-    bool up = false;
-    switch (mode) {
-      case Rounding::TowardZero: break;
-      case Rounding::Down: up = t.negative; break;
-      case Rounding::Up: up = !t.negative; break;
-      case Rounding::NearestEven: {
-        bool odd;
-        if constexpr (std::is_same_v<Int, i128>) odd = (mag & 1) != 0;
-        else odd = bit_test(mag, 0);
-        up = sp.half > 0 || (sp.half == 0 && odd);
-        break;
-      }
-      default: break;  // rejected by AdderConfig::validate
-    }
-    if (up) mag += 1;
-  }
-  if (sticky) {
-    mag <<= 1;
-    if (sp.discarded) mag += 1;
-  }
-  return t.negative ? Int(-mag) : mag;
+  bool odd;
+  if constexpr (std::is_same_v<Int, i128>) odd = (mag & 1) != 0;
+  else odd = bit_test(mag, 0);
+  return finish_alignment<Int>(mag, sp, t.negative, odd, mode, sticky, inexact);
 }
 
 // Exact value of a BigInt significand term for the per-step and late-c paths.
@@ -137,23 +141,8 @@ BigInt align_wide(const WideTerm& t, std::int64_t lsb, Rounding mode, bool stick
       sp.half = rem < half ? -1 : (rem == half ? 0 : 1);
     }
   }
-  if (sp.discarded) {
-    inexact = true;
-    bool up = false;
-    switch (mode) {
-      case Rounding::TowardZero: break;
-      case Rounding::Down: up = t.negative; break;
-      case Rounding::Up: up = !t.negative; break;
-      case Rounding::NearestEven: up = sp.half > 0 || (sp.half == 0 && bit_test(mag, 0)); break;
-      default: break;
-    }
-    if (up) mag += 1;
-  }
-  if (sticky) {
-    mag <<= 1;
-    if (sp.discarded) mag += 1;
-  }
-  return t.negative ? BigInt(-mag) : mag;
+  const bool odd = bit_test(mag, 0);
+  return finish_alignment<BigInt>(std::move(mag), sp, t.negative, odd, mode, sticky, inexact);
 }
 
 // What decoding the operands found.
