@@ -15,6 +15,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/reference/mpfr_dot.hpp"
@@ -98,14 +99,8 @@ int cmd_dot(const Args& args) {
 
   const Format& in = parse_format(a.get("in"), "--in");
   const Format& out = parse_format(a.get("out"), "--out");
-  std::unique_ptr<models::Unit> own;
-  const models::Unit* unit = nullptr;
-  if (a.has("unit")) {
-    unit = &models::builtin_unit(a.get("unit"));
-  } else {
-    own = std::make_unique<models::Unit>(models::load_unit_json(a.get("unit-config")));
-    unit = own.get();
-  }
+  const SelectedUnit selected = select_unit(a);
+  const models::Unit* unit = selected.unit;
   const std::string instruction = a.get_or("instruction", "");
   const models::DatapathSpec* rowp = &unit->datapath(in, out, instruction);  // format/instruction errors first
 

@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/sim/format.hpp"
@@ -34,14 +35,8 @@ int cmd_probe(const Args& args) {
   a.require_one_of({"unit", "unit-config"});
   if (a.has("in") != a.has("out")) throw std::invalid_argument("options '--in' and '--out' for 'tcsim probe' go together");
 
-  std::shared_ptr<const models::Unit> owned;
-  const models::Unit* unit = nullptr;
-  if (a.has("unit")) {
-    unit = &models::builtin_unit(a.get("unit"));
-  } else {
-    owned = std::make_shared<const models::Unit>(models::load_unit_json(a.get("unit-config")));
-    unit = owned.get();
-  }
+  const SelectedUnit selected = select_unit(a);
+  const models::Unit* unit = selected.unit;
   const std::string instruction = a.get_or("instruction", "");
   validation::ProbeOptions opt;
   opt.seed = a.get_uint64("seed", opt.seed);
@@ -60,7 +55,7 @@ int cmd_probe(const Args& args) {
   bool first = true;
   for (const auto& [in, out] : pairs) {
     if (!instruction.empty() || a.has("in")) (void)unit->datapath(*in, *out, instruction);  // clear error
-    const validation::BlackBox box = owned ? validation::blackbox_from_unit(owned, *in, *out, instruction)
+    const validation::BlackBox box = selected.owned ? validation::blackbox_from_unit(selected.owned, *in, *out, instruction)
                                            : validation::blackbox_from_unit(*unit, *in, *out, instruction);
     const validation::ProbeReport r =
         a.has("no-seed004") ? validation::probe(box, opt) : validation::probe_with_seed004(box, opt);

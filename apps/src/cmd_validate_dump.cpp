@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/sim/format.hpp"
@@ -44,14 +45,8 @@ int cmd_validate_dump(const Args& args) {
 
   const Format& in = parse_format(a.get("in"), "--in");
   const Format& out = parse_format(a.get("out"), "--out");
-  std::unique_ptr<models::Unit> own;
-  const models::Unit* unit = nullptr;
-  if (a.has("unit")) {
-    unit = &models::builtin_unit(a.get("unit"));
-  } else {
-    own = std::make_unique<models::Unit>(models::load_unit_json(a.get("unit-config")));
-    unit = own.get();
-  }
+  const SelectedUnit selected = select_unit(a);
+  const models::Unit* unit = selected.unit;
   const std::string instruction = a.get_or("instruction", "");
   unit->datapath(in, out, instruction);  // throws with the supported pairs/instructions
 
