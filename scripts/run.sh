@@ -3,7 +3,7 @@
 # The main job on a fresh Debian 12 machine: installs the dependencies (scripts/setup.sh),
 # builds the tcsim CLI (scripts/build.sh, Release, build/) and runs
 #   build/apps/tcsim report          examples and a probe-style report of the V100 adder
-# followed by a few `tcsim dot` examples (the seed-004 vectors that reveal truncation).
+# followed by a few `tcsim dot` examples (the fasi2021 vectors that reveal truncation).
 #
 #   bash scripts/run.sh
 #

@@ -49,4 +49,15 @@ inline std::string gpu_data_dir() {
 #endif
 }
 
+// Directory of the real B200 test vectors: TCSIM_GPU_VECTORS, else ../shared/data/gpu-vectors
+// beside the source tree.
+inline std::string gpu_vectors_dir() {
+  if (const char* env = std::getenv("TCSIM_GPU_VECTORS")) return env;
+#ifdef TCSIM_SOURCE_DIR
+  return std::string(TCSIM_SOURCE_DIR) + "/../shared/data/gpu-vectors";
+#else
+  return "../shared/data/gpu-vectors";
+#endif
+}
+
 }  // namespace tcsim::test

@@ -21,7 +21,7 @@ int cmd_probe(const Args& args) {
   ArgParser p("probe",
               "black-box numerical feature probe of a unit: subnormals, exact products, fraction bits F, "
               "carry bits, FMA size, normalization, alignment and final rounding, order, monotonicity "
-              "(methodology: docs/probe.md), plus the seed 004 test vectors of the format pair");
+              "(methodology: docs/probe.md), plus the fasi2021 test vectors of the format pair");
   p.option("unit", "built-in unit (name, alias or architecture; see 'tcsim units')", "name");
   p.option("unit-config", "user-defined unit: a JSON file in the unit schema (models/README.md)", "file");
   p.option("in", "input format of a and b (default: every pair the unit serves)", "format");
@@ -29,7 +29,7 @@ int cmd_probe(const Args& args) {
   p.option("instruction", "datapath of the unit to probe (default: the pair's default row)", "name");
   p.option("seed", "seed of the probe's random searches (default 0x5eed004)", "n");
   p.flag("json", "print the report as JSON (an object; an array when probing every pair)");
-  p.flag("no-seed004", "skip the seed 004 test vectors");
+  p.flag("no-fasi2021", "skip the fasi2021 test vectors");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
@@ -58,7 +58,7 @@ int cmd_probe(const Args& args) {
     const validation::BlackBox box = selected.owned ? validation::blackbox_from_unit(selected.owned, *in, *out, instruction)
                                            : validation::blackbox_from_unit(*unit, *in, *out, instruction);
     const validation::ProbeReport r =
-        a.has("no-seed004") ? validation::probe(box, opt) : validation::probe_with_seed004(box, opt);
+        a.has("no-fasi2021") ? validation::probe(box, opt) : validation::probe_with_fasi2021(box, opt);
     if (a.has("json")) {
       arr.push_back(r.to_json());
     } else {

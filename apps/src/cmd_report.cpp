@@ -1,5 +1,5 @@
-// tcsim report: the main job. A few dot products of seed 004's test vectors through the
-// V100 adder with their bit patterns, then the seed 004 suite and the black-box probe of
+// tcsim report: the main job. A few dot products of fasi2021's test vectors through the
+// V100 adder with their bit patterns, then the fasi2021 suite and the black-box probe of
 // that adder (validation/probe_v100_report.hpp).
 #include <cstdio>
 #include <string>
@@ -12,13 +12,13 @@
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/literal.hpp"
 #include "tcsim/validation/probe_v100_report.hpp"
-#include "tcsim/validation/seed004_suite.hpp"
+#include "tcsim/validation/fasi2021_suite.hpp"
 
 namespace tcsim::cli {
 
 namespace {
 
-// The seed 004 vectors shown as examples (ids of seed004_cases()).
+// The fasi2021 vectors shown as examples (ids of fasi2021_cases()).
 const char* const kExamples[] = {
     "3.1.2/exact-products",          "3.1.2/four-rounding-errors/c=1",  "3.1.3/rz-vs-rn/positive",
     "3.1.3/rz-vs-rd/negative",       "3.1.3/fp16-output-rounding",      "3.1.4/no-guard-digit",
@@ -27,7 +27,7 @@ const char* const kExamples[] = {
 };
 
 struct Example {
-  const validation::Seed004Case* test;
+  const validation::Fasi2021Case* test;
   std::vector<std::uint64_t> a, b;
   std::uint64_t c, d;
   const Format* in;
@@ -39,7 +39,7 @@ std::vector<Example> run_examples() {
                                                    validation::v100_adder_box(formats::fp16())};
   std::vector<Example> out;
   for (const char* id : kExamples)
-    for (const auto& t : validation::seed004_cases()) {
+    for (const auto& t : validation::fasi2021_cases()) {
       if (t.id != id) continue;
       const Format& fin = parse_format(t.in_format);
       const Format& fout = parse_format(t.out_format);
@@ -65,10 +65,10 @@ std::string hex_list(const Format& f, const std::vector<std::uint64_t>& v) {
 
 int cmd_report(const Args& args) {
   ArgParser p("report",
-              "the V100 tensor-core adder of seed 004: example dot products (seed 004 vectors, bit "
-              "patterns), the seed 004 test suite (PASS/FAIL against the V100 and T4/A100 findings) "
+              "the V100 tensor-core adder of fasi2021: example dot products (fasi2021 vectors, bit "
+              "patterns), the fasi2021 test suite (PASS/FAIL against the V100 and T4/A100 findings) "
               "and the black-box feature probe of the adder");
-  p.flag("json", "print one JSON object {examples, adder, seed004, probe}");
+  p.flag("json", "print one JSON object {examples, adder, fasi2021, probe}");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const auto examples = run_examples();
@@ -94,13 +94,13 @@ int cmd_report(const Args& args) {
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
-  std::printf("Example dot products d = c + sum a_i b_i through the V100 adder (seed 004 vectors):\n");
+  std::printf("Example dot products d = c + sum a_i b_i through the V100 adder (fasi2021 vectors):\n");
   for (const auto& e : examples) {
     std::printf("\n  %s (section %s): %s\n", e.test->id.c_str(), e.test->section.c_str(), e.test->title.c_str());
     std::printf("    %s -> %s\n", e.in->name.c_str(), e.out->name.c_str());
     std::printf("    a = %s\n    b = %s\n    c = %s (%s)\n", hex_list(*e.in, e.a).c_str(), hex_list(*e.in, e.b).c_str(),
                 bits_to_hex(*e.out, e.c).c_str(), decode(*e.out, e.c).to_hex().c_str());
-    std::printf("    d = %s (%s); seed 004 reports %s on V100\n", bits_to_hex(*e.out, e.d).c_str(),
+    std::printf("    d = %s (%s); fasi2021 reports %s on V100\n", bits_to_hex(*e.out, e.d).c_str(),
                 decode(*e.out, e.d).to_hex().c_str(), e.test->v100.c_str());
   }
   std::printf("\n%s", validation::v100_adder_report().c_str());

@@ -1,9 +1,9 @@
-# tcsim dot: results as bit patterns (seed 004 vectors), --json, user-defined units, and
+# tcsim dot: results as bit patterns (fasi2021 vectors), --json, user-defined units, and
 # clear errors for bad input (unknown unit/format, malformed literal, wrong dimensions,
 # invalid JSON unit) that name the field and what is allowed.
 include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 
-# Seed 004 3.1.4 non-monotonicity on V100: c = 1 - 2^-24 plus four 2^-24 gives 1 + 2^-23 ...
+# fasi2021 3.1.4 non-monotonicity on V100: c = 1 - 2^-24 plus four 2^-24 gives 1 + 2^-23 ...
 tcsim_check(NAME "dot: v100 normalization in addition"
   ARGS dot --unit v100 --in fp16 --out fp32 --a 1,1,1,1 --b 0x1p-24,0x1p-24,0x1p-24,0x1p-24 --c 0x1.fffffep-1
   STDOUT "0x3f800001")

@@ -1,7 +1,7 @@
 # tcsim probe: the black-box probe of a built-in or JSON unit, text and JSON.
 include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 
-tcsim_check(NAME "probe v100 fp16->fp32: seed 004 parameters and vectors"
+tcsim_check(NAME "probe v100 fp16->fp32: fasi2021 parameters and vectors"
   ARGS probe --unit v100 --in fp16 --out fp32
   EXIT 0
   STDOUT "fraction bits F +23" "fma size k +4" "alignment rounding +rz" "final rounding +rz"
@@ -12,7 +12,7 @@ tcsim_check(NAME "probe --json: keys and values"
   ARGS probe --unit a100 --in fp16 --out fp32 --json
   EXIT 0
   STDOUT "\"fma_size\": 8" "\"fraction_bits\": 24" "\"final_rounding\": \"rz\"" "\"alignment_rounding\": \"rz\""
-         "\"monotonic\": false" "\"monotonic_counterexample\": {" "\"seed004\": "
+         "\"monotonic\": false" "\"monotonic_counterexample\": {" "\"fasi2021\": "
   OUTPUT_VARIABLE out)
 string(JSON k GET "${out}" fma_size)
 if(NOT k EQUAL 8)
@@ -28,12 +28,12 @@ file(WRITE "${dir}/unit.json" [=[
  "final_rounding": {"fp32": "rne"}, "subnormal_inputs": true, "subnormal_outputs": true}
 ]=])
 tcsim_check(NAME "probe a unit from JSON (user-defined: k=6, F=27, rd alignment, rne)"
-  ARGS probe --unit-config ${dir}/unit.json --in bf16 --out fp32 --json --no-seed004
+  ARGS probe --unit-config ${dir}/unit.json --in bf16 --out fp32 --json --no-fasi2021
   EXIT 0
   STDOUT "\"fma_size\": 6" "\"fraction_bits\": 27" "\"alignment_rounding\": \"rd\"" "\"final_rounding\": \"rne\"")
 
 tcsim_check(NAME "probe every pair of a unit"
-  ARGS probe --unit v100 --no-seed004
+  ARGS probe --unit v100 --no-fasi2021
   EXIT 0
   STDOUT "fp16 -> fp32" "fp16 -> fp16" "final rounding +rne")
 

@@ -1,4 +1,4 @@
-# tcsim report: example dot products (seed 004 vectors, bit patterns), the seed 004 suite and
+# tcsim report: example dot products (fasi2021 vectors, bit patterns), the fasi2021 suite and
 # the probe of the V100 adder.
 include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 
@@ -13,7 +13,7 @@ tcsim_check(NAME "report: examples, suite and probe"
 tcsim_check(NAME "report --json"
   ARGS report --json
   EXIT 0
-  STDOUT "\"examples\": " "\"seed004\": " "\"probe\": "
+  STDOUT "\"examples\": " "\"fasi2021\": " "\"probe\": "
   OUTPUT_VARIABLE out)
 string(JSON f GET "${out}" probe 0 fraction_bits)
 if(NOT f EQUAL 23)

@@ -282,6 +282,7 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
       m = std::move(out);
     };
     canon_keys(row.final_rounding, "final_rounding");
+    canon_keys(row.final_add_rounding, "final_add_rounding");
     canon_keys(row.min_exponent, "min_exponent");
     canon_keys(row.nan_pattern, "nan_pattern");
     canon_keys(row.result_fraction_bits, "result_fraction_bits");
@@ -301,6 +302,15 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
         fail("final_rounding", "no entry for output format '" + o.name + "'; allowed values: rne, rz, ru, rd, ro");
       if (it->second == Rounding::Stochastic)
         fail("final_rounding", "'sr' is not allowed for '" + o.name + "'; allowed: rne, rz, ru, rd, ro");
+    }
+    if (row.c_entry == CEntry::FinalAdd) {
+      for (const auto& o : r.outs) row.final_add_rounding.try_emplace(o.name, Rounding::NearestEven);
+      for (const auto& [key, mode] : row.final_add_rounding)
+        if (mode == Rounding::Stochastic)
+          fail("final_add_rounding", "'sr' is not allowed for '" + key + "'; allowed: rne, rz, ru, rd, ro");
+    } else if (!row.final_add_rounding.empty()) {
+      fail("final_add_rounding", "is only meaningful with c_entry 'final-add' (c_entry is '" +
+                                     schema_string(row.c_entry) + "')");
     }
     for (const auto& [key, value] : row.min_exponent)
       if (value < -100000 || value > 100000)
@@ -452,22 +462,20 @@ std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const
   return c;
 }
 
-// Reorders the products for KSplit::PairsMod4: within each run of `group` (= 2k) products,
-// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order. A last,
-// shorter run is padded with +0 products first (the instruction's K is fixed), so that the
-// two halves always fall into two block FMAs of k.
+// Reorders one instruction's products for KSplit::PairsMod4 (a.size() <= group = 2k):
+// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order, padded
+// with +0 products to `group` (the instruction's K is fixed), so that the two halves always
+// fall into two block FMAs of k.
 void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
                       std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) {
-  const std::size_t padded = (a.size() + group - 1) / group * group;
-  pa.reserve(padded);
-  pb.reserve(padded);
-  for (std::size_t start = 0; start < padded; start += group)
-    for (std::size_t half = 0; half < 2; ++half)
-      for (std::size_t j = start; j < start + group; ++j)
-        if (((j - start) % 4) / 2 == half) {
-          pa.push_back(j < a.size() ? a[j] : 0);
-          pb.push_back(j < b.size() ? b[j] : 0);
-        }
+  pa.clear();
+  pb.clear();
+  for (std::size_t half = 0; half < 2; ++half)
+    for (std::size_t j = 0; j < group; ++j)
+      if ((j % 4) / 2 == half) {
+        pa.push_back(j < a.size() ? a[j] : 0);
+        pb.push_back(j < b.size() ? b[j] : 0);
+      }
 }
 
 // d + c as one IEEE addition in `out` (CEntry::FinalAdd): exact sum, one rounding.
@@ -513,18 +521,33 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
   const auto& r = impl_->rows[i];
   const std::size_t o = r.out_index(out);
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const FixedPointAdder& adder = r.adder(in, out);
+  auto blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y, std::uint64_t acc) {
+    return r.narrow[o] ? chain(adder, k, x, y, acc, [&](std::uint64_t v) { return r.to_out(o, v); })
+                       : chain(adder, k, x, y, acc, [](std::uint64_t v) { return v; });
+  };
+  // One instruction: its products (at most `group`) through the blocks from `acc`.
+  const std::size_t group = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
   std::vector<std::uint64_t> pa, pb;
-  if (row.k_split == KSplit::PairsMod4) {
-    split_pairs_mod4(a, b, 2 * k, pa, pb);
-    a = pa;
-    b = pb;
-  }
-  const std::uint64_t c0 = row.c_entry == CEntry::FinalAdd ? out.zero(false) : c;
-  const std::uint64_t d = r.narrow[o] ? chain(r.adder(in, out), k, a, b, c0, [&](std::uint64_t x) { return r.to_out(o, x); })
-                                      : chain(r.adder(in, out), k, a, b, c0, [](std::uint64_t x) { return x; });
-  if (row.c_entry == CEntry::Accumulator) return d;
-  const auto mode = row.final_rounding.find(out.name);
-  return ieee_add(out, d, c, mode == row.final_rounding.end() ? Rounding::NearestEven : mode->second, r.nan_out[o]);
+  auto instruction_blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
+                                std::uint64_t acc) {
+    if (row.k_split != KSplit::PairsMod4) return blocks(x, y, acc);
+    split_pairs_mod4(x, y, group, pa, pb);
+    return blocks(pa, pb, acc);
+  };
+  const std::size_t K = a.size();
+  if (row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive) return blocks(a, b, c);
+  // Instructions in sequence (K = 0 runs one); each one's d is the next one's c.
+  const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  std::size_t pos = 0;
+  do {
+    const std::size_t len = std::min(group, K - pos);
+    const auto x = a.subspan(pos, len), y = b.subspan(pos, len);
+    if (row.c_entry == CEntry::Accumulator) c = instruction_blocks(x, y, c);
+    else c = ieee_add(out, instruction_blocks(x, y, out.zero(false)), c, add_mode, r.nan_out[o]);
+    pos += len;
+  } while (pos < K);
+  return c;
 }
 
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,

@@ -20,7 +20,8 @@ const std::vector<std::string> kRequired = {
     "c_placement", "final_rounding", "subnormal_inputs", "subnormal_outputs"};
 const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
                                             "evidence",     "shapes",      "nan_pattern",  "block_scale",
-                                            "result_fraction_bits", "late_products_rounding", "k_split", "c_entry"};
+                                            "result_fraction_bits", "late_products_rounding", "k_split", "c_entry",
+                                            "final_add_rounding"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -203,23 +204,32 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
     }
     ctx.fail(key, "'" + f + "' is not one of the output_formats; allowed: " + join(r.output_formats));
   };
-  const json& fr = j["final_rounding"];
-  if (fr.is_string()) {
-    const Rounding mode = vocab(ctx, fr, "final_rounding", kFinalWords);
-    for (const auto& o : r.output_formats) r.final_rounding[o] = mode;
-  } else if (fr.is_object()) {
-    for (auto it = fr.begin(); it != fr.end(); ++it) {
-      output_key("final_rounding", it.key());
-      r.final_rounding[it.key()] = vocab(ctx, it.value(), "final_rounding." + it.key(), kFinalWords);
+  // A rounding per output format: one string for all, or an object covering every output
+  // (`complete`) or some of them.
+  auto roundings = [&](const std::string& key, bool complete) {
+    std::map<std::string, Rounding> m;
+    const json& v = j[key];
+    if (v.is_string()) {
+      const Rounding mode = vocab(ctx, v, key, kFinalWords);
+      for (const auto& o : r.output_formats) m[o] = mode;
+    } else if (v.is_object()) {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        output_key(key, it.key());
+        m[it.key()] = vocab(ctx, it.value(), key + "." + it.key(), kFinalWords);
+      }
+      if (complete)
+        for (const auto& o : r.output_formats)
+          if (!m.count(o))
+            ctx.fail(key, "no entry for output format '" + o + "'; expected an object such as "
+                          "{\"fp32\": \"rz\", \"fp16\": \"rne\"} covering every output format");
+    } else {
+      ctx.fail(key, "expected an object {\"<output format>\": \"rne|rz|ru|rd|ro\"} (or one string for all "
+                    "outputs), got " + type_name(v));
     }
-    for (const auto& o : r.output_formats)
-      if (!r.final_rounding.count(o))
-        ctx.fail("final_rounding", "no entry for output format '" + o + "'; expected an object such as "
-                                   "{\"fp32\": \"rz\", \"fp16\": \"rne\"} covering every output format");
-  } else {
-    ctx.fail("final_rounding", "expected an object {\"<output format>\": \"rne|rz|ru|rd|ro\"} (or one string "
-                               "for all outputs), got " + type_name(fr));
-  }
+    return m;
+  };
+  r.final_rounding = roundings("final_rounding", true);
+  if (j.contains("final_add_rounding")) r.final_add_rounding = roundings("final_add_rounding", false);
   if (j.contains("min_exponent")) {
     const json& me = j["min_exponent"];
     if (me.is_null()) {
@@ -386,9 +396,13 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   if (r.late_products_rounding) j["late_products_rounding"] = schema_string(*r.late_products_rounding);
   if (r.k_split != KSplit::Consecutive) j["k_split"] = schema_string(r.k_split);
   if (r.c_entry != CEntry::Accumulator) j["c_entry"] = schema_string(r.c_entry);
-  json fr = json::object();
-  for (const auto& [k, v] : r.final_rounding) fr[k] = schema_string(v);
-  j["final_rounding"] = fr;
+  auto roundings = [](const std::map<std::string, Rounding>& m) {
+    json o = json::object();
+    for (const auto& [k, v] : m) o[k] = schema_string(v);
+    return o;
+  };
+  j["final_rounding"] = roundings(r.final_rounding);
+  if (!r.final_add_rounding.empty()) j["final_add_rounding"] = roundings(r.final_add_rounding);
   if (r.min_exponent.empty()) {
     j["min_exponent"] = nullptr;
   } else {

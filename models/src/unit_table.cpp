@@ -1,16 +1,16 @@
 // The built-in units as data: one row per datapath, with the evidence for every number.
 //
-// Sources (see /work/shared/docs/units.md): [F21] seed 004 (Fasi, Higham, Mikaitis,
+// Sources (see ../shared/docs/units.md): [fasi2021] fasi2021 (Fasi, Higham, Mikaitis,
 // Pranesh 2021), [KM25] Khattak & Mikaitis 2025 (parameters validated on the real-GPU data
 // in shared/data/gpu), [X25] Xie et al., MMA-Sim, arXiv:2511.10909. Parameters only; no
 // code from their models.
 //
 // Conventions of this table:
 //  - carry_bits = safe_carry_bits(k) = ceil(log2(4k+2)) - 1, so that no legitimate sum of k
-//    unnormalised products (each < 4*2^E) plus c (< 2*2^E) wraps. [F21] 3.1.4 proves at
+//    unnormalised products (each < 4*2^E) plus c (< 2*2^E) wraps. [fasi2021] 3.1.4 proves at
 //    least 3 on V100 (the 1.875+1+1.5+1.75+1.875 = 8 vector) and no paper shows fewer; a
 //    sum that does not wrap is independent of the number of carry bits.
-//  - final rounding RZ for fp32 output, RNE for fp16 output ([F21] [KM25] [X25]).
+//  - final rounding RZ for fp32 output, RNE for fp16 output ([fasi2021] [KM25] [X25]).
 //  - min_exponent: KM25's min_exp_limit (units.md section 2).
 //  - NaN results: 0x7fffffff / 0x7fff ([X25]); the Unit fills them in by default.
 //  - For each (input, output) pair the first row is the default datapath: the one the
@@ -69,7 +69,7 @@ DatapathSpec fused(std::string instruction, std::vector<std::string> ins,
   return r;
 }
 
-// fp64 -> fp64: IEEE-like chain of fused multiply-adds ([F21] 3.3, [X25]): every partial
+// fp64 -> fp64: IEEE-like chain of fused multiply-adds ([fasi2021] 3.3, [X25]): every partial
 // sum normalized and rounded to nearest even, sequential order. F = 160 with a sticky bit
 // makes each step a correctly rounded FMA (a product of two binary64 significands has
 // 106 bits; 160 >= 106 + 53 + 1 keeps guard and round bits of any alignment).
@@ -91,17 +91,30 @@ DatapathSpec fp64_chain(std::vector<std::string> shapes, std::string evidence) {
   return r;
 }
 
-// fp8 -> fp16 through mma.sync (Hopper, Blackwell): open problem; the best-known row.
-DatapathSpec late_fp16_row(std::string evidence) {
-  DatapathSpec r = fused("mma.sync", {"e4m3", "e5m2"}, {"fp16"}, 32, 30, -133, -21, {"mma.sync.m16n8k32"},
+// fp8 through mma.sync.m16n8k32 on Hopper and Blackwell: no native fp8 mma.sync; an
+// emulation on the fp16 tensor core (units.md s2, docs/research/h100_fp8_fp16.md). Per
+// instruction: t = block(k mod 4 in {0,1}, acc +0), u = block({2,3}, acc t), each block the
+// architecture's fp16 datapath (k 16, F 25, truncation, min_exponent -133 / -21) rounded
+// into the output format (RZ binary32, RNE binary16), then d = u + c by one IEEE addition
+// in the output format, RNE for both outputs.
+DatapathSpec fp8_mma_sync_on_fp16_core(std::string evidence) {
+  DatapathSpec r = fused("mma.sync", {"e4m3", "e5m2"}, {"fp32", "fp16"}, 16, 25, -133, -21, {"mma.sync.m16n8k32"},
                          std::move(evidence));
-  r.c_placement = CPlacement::Late;
-  r.late_products_rounding = Rounding::NearestEven;
+  r.k_split = KSplit::PairsMod4;
+  r.c_entry = CEntry::FinalAdd;
+  r.final_add_rounding = {{"fp32", Rounding::NearestEven}, {"fp16", Rounding::NearestEven}};
   return r;
 }
 
+const std::string kFp8Emulation =
+    " Structure: k_split pairs-mod4 (two blocks of 16: products with k mod 4 in {0,1}, then "
+    "{2,3}), c_entry final-add (blocks from +0, each rounded into the output format: RZ binary32 "
+    "/ RNE binary16; then c added by one IEEE addition, final_add_rounding RNE). Not covered by "
+    "the data: zero signs, overflow, subnormal results, the alignment mode (truncation assumed "
+    "as on the fp16 rows), F beyond 18..30 for binary16 output.";
+
 const std::string kCarry =
-    " carry_bits = ceil(log2(4k+2))-1 (never wraps; F21 3.1.4 shows >= 3 on V100).";
+    " carry_bits = ceil(log2(4k+2))-1 (never wraps; fasi2021 3.1.4 shows >= 3 on V100).";
 const std::string kMin132 = " min_exponent -132 (fp32) / -20 (fp16): KM25 min_exp_limit, Ampere/Ada.";
 const std::string kMin133 = " min_exponent -133 (fp32) / -21 (fp16): KM25 min_exp_limit, Hopper/Blackwell.";
 const std::string kRounding = " Truncated alignment, one final normalization, RZ to fp32 / RNE to fp16 (units.md s1).";
@@ -115,7 +128,7 @@ std::vector<UnitSpec> make_table() {
     u.datapaths.push_back(fused(
         "", {"fp16"}, {"fp32", "fp16"}, 4, 23, std::nullopt, -19,
         cat(kWmmaHalf, {"mma.sync.m8n8k4"}),
-        "units.md s2 Volta; F21 s3.1: k=4 (5-operand adder), register {4.23} = F 23, no guard "
+        "units.md s2 Volta; fasi2021 s3.1: k=4 (5-operand adder), register {4.23} = F 23, no guard "
         "digit, deferred normalization, RZ fp32 / RNE fp16; KM25, X25 agree. min_exponent: KM25 "
         "none (fp32), -19 (fp16)." +
             kCarry + " Data: shared/data/gpu/V100/fp16 (wmma, K=4)."));
@@ -128,9 +141,9 @@ std::vector<UnitSpec> make_table() {
     u.datapaths.push_back(fused(
         "", {"fp16"}, {"fp32", "fp16"}, 8, 24, -132, -20,
         cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8"}),
-        "units.md s2 Turing; F21 s3.2: one more bottom bit than Volta, register {4.24} = F 24; "
+        "units.md s2 Turing; fasi2021 s3.2: one more bottom bit than Volta, register {4.24} = F 24; "
         "k=8 (m16n8k8) per units.md/X25." + kRounding + kCarry +
-            " min_exponent -132/-20 by analogy with Ampere (F21 s3.3: A100 fp16 behaves as T4; "
+            " min_exponent -132/-20 by analogy with Ampere (fasi2021 s3.3: A100 fp16 behaves as T4; "
             "KM25 give no Turing clamp). No real-GPU data."));
     units.push_back(std::move(u));
   }
@@ -138,7 +151,7 @@ std::vector<UnitSpec> make_table() {
   // ---------------------------------------------------------------- Ampere (and Ada's shared rows)
   auto ampere_rows = [](const std::string& gpu, bool fp64) {
     std::vector<DatapathSpec> rows;
-    const std::string src = gpu == "A100" ? "F21 s3.3, KM25, X25" : "KM25, X25 (as Ampere)";
+    const std::string src = gpu == "A100" ? "fasi2021 s3.3, KM25, X25" : "KM25, X25 (as Ampere)";
     rows.push_back(fused("", {"fp16"}, {"fp32", "fp16"}, 8, 24, -132, -20,
                          cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
                          "units.md s2 " + std::string(gpu == "A100" ? "Ampere" : "Ada") +
@@ -148,7 +161,7 @@ std::vector<UnitSpec> make_table() {
     rows.push_back(fused("", {"bf16"}, {"fp32"}, 8, 24, -132, std::nullopt,
                          cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
                          "units.md s2 bf16: as fp16, k=8, F=24 (" + src + "); subnormal inputs and "
-                         "outputs honoured (F21 s3.3)." + kRounding + kMin132 + kCarry +
+                         "outputs honoured (fasi2021 s3.3)." + kRounding + kMin132 + kCarry +
                              " Data: shared/data/gpu/" + gpu + "/bf16 (K=8)."));
     rows.push_back(fused("", {"tf32"}, {"fp32"}, 4, 24, -132, std::nullopt,
                          {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8"},
@@ -157,7 +170,7 @@ std::vector<UnitSpec> make_table() {
                              "/tf32 (K=4)."));
     if (fp64)
       rows.push_back(fp64_chain({"mma.sync.m8n8k4", "wmma.m8n8k4"},
-                                "units.md s2 Ampere fp64; F21 s3.3: RNE, normalization after each "
+                                "units.md s2 Ampere fp64; fasi2021 s3.3: RNE, normalization after each "
                                 "addition, not largest-first: IEEE-like chain of FMAs (X25). F=160 "
                                 "+ sticky = correctly rounded FMA steps."));
     return rows;
@@ -210,23 +223,15 @@ std::vector<UnitSpec> make_table() {
             "only ~72 % (E4M3) / 83 % (E5M2) of the H100 fp32 data match)."
             " Data: shared/data/gpu/H100/E4M3, E5M2 d_H100_fp32 (wgmma into a zeroed D: c = 0)."));
     u.datapaths.back().result_fraction_bits["fp32"] = 13;
-    {
-      // fp8 -> fp16 through mma.sync: an emulation on the fp16 tensor core (solved for this
-      // project: docs/research/h100_fp8_fp16.md).
-      DatapathSpec r = fused("mma.sync", {"e4m3", "e5m2"}, {"fp16"}, 16, 25, -133, -21, {"mma.sync.m16n8k32"},
-                             "Hopper has no native fp8 mma.sync (NVIDIA, cutlass issue 1986: the compiler "
-                             "converts to fp16 and uses the fp16 tensor core). Model found on the data "
-                             "(docs/research/h100_fp8_fp16.md): the products with k mod 4 in {0,1} go through "
-                             "one block of the Hopper fp16 datapath (k=16, F=25, truncation, RNE to binary16) "
-                             "from a +0 accumulator, those with k mod 4 in {2,3} through a second block "
-                             "accumulating on the first, then c is added by one binary16 addition (RNE): "
-                             "k_split pairs-mod4, c_entry final-add. Any F in 23..30 gives the same. Data: "
-                             "shared/data/gpu/H100/E4M3 and E5M2 d_H100_fp16: 5000/5000 each (the published "
-                             "13-bit fused model: 62 % / 67 %).");
-      r.k_split = KSplit::PairsMod4;
-      r.c_entry = CEntry::FinalAdd;
-      u.datapaths.push_back(std::move(r));
-    }
+    u.datapaths.push_back(fp8_mma_sync_on_fp16_core(
+        "units.md s2 Hopper fp8 through mma.sync.m16n8k32: no native fp8 mma.sync on sm_90 (NVIDIA, "
+        "cutlass issue 1986: converted to fp16 and run on the fp16 tensor core). Model found on the data "
+        "for this project (docs/research/h100_fp8_fp16.md). binary16 output: shared/data/gpu/H100/E4M3 "
+        "and E5M2 d_H100_fp16, 5000/5000 each (the published 13-bit fused model: 62 % / 67 %), and "
+        "held-out H200 data (units.md s2). binary32 output: PREDICTED from the same structure and "
+        "confirmed on B200 (10,000/10,000 real cases); no H100 mma.sync binary32 data exists here "
+        "(the H100 fp32 file is wgmma, the default row for that pair)." +
+        kFp8Emulation));
     u.datapaths.push_back(fp64_chain(
         {"mma.sync.m8n8k4", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16",
          "wmma.m8n8k4"},
@@ -254,28 +259,24 @@ std::vector<UnitSpec> make_table() {
         {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "tcgen05.m64nNk8",
          "tcgen05.m128nN16k8", "tcgen05.m256nN16k8"},
         "units.md s2 Blackwell tf32: k=8, F=25 (KM25)." + kRounding + kMin133 + kCarry));
-    {
-      auto r = fused(
-          "mma.sync", {"e4m3", "e5m2"}, {"fp32"}, 32, 30, -133, std::nullopt, {"mma.sync.m16n8k32"},
-          "units.md s2 Blackwell fp8 via legacy mma.sync.m16n8k32 .f32 (how the B200 data was "
-          "made): a 32-term fused sum with >= 30 fraction bits (30 used; more changes nothing) "
-          "and RNE reproduces 9,999 of 10,000 real B200 cases (project measurement 2026-11-22; "
-          "one E5M2 case unexplained). KM25's F=25 RZ misses about a third." +
-              kMin133 + kCarry);
-      r.final_rounding["fp32"] = Rounding::NearestEven;
-      u.datapaths.push_back(std::move(r));
-    }
+    u.datapaths.push_back(fp8_mma_sync_on_fp16_core(
+        "units.md s2 Blackwell fp8 through legacy mma.sync.m16n8k32 (how the B200 data was made): the "
+        "same fp16-tensor-core emulation as Hopper, exactly. Real B200 dumps (KM25's public set, "
+        "analysed for this project): binary16 output 10,000/10,000, binary32 output 10,000/10,000; "
+        "the cases that separate the candidates are in shared/data/gpu-vectors/B200 (one fused "
+        "32-term sum rounded to binary16 then c added fails E4M3 cases 7, 15, 16, 25, 31; F = 17 "
+        "fails E5M2 case 99; any single rounding of the exact sum fails E5M2 case 3936; a fused sum "
+        "with F = 30 and c aligned fails case 4631). Superseded rows: one 32-term sum, F 30, RNE "
+        "(9,998 of 10,000 binary32) and products rounded then c added (binary16: 1,830 misses). "
+        "Whether sm_100 always runs this emulation or the harness build chose it is not known; "
+        "tcgen05 is native (next row)." +
+        kFp8Emulation));
     u.datapaths.push_back(fused(
         "tcgen05", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, {"fp32"}, 32, 25, -133, std::nullopt,
         {"tcgen05.m64nNk32", "tcgen05.m128nN16k32", "tcgen05.m256nN16k32"},
         "units.md s2 Blackwell tcgen05.mma kind::f8f6f4 (fp8, fp6, fp4): k=32, F=25, RZ (X25; "
         "DeepGEMM issue 176: 'the accumulator maintains 25 bits mantissa' on B200)." +
             kMin133 + kCarry + " Not validated against real data here."));
-    u.datapaths.push_back(late_fp16_row(
-        "OPEN PROBLEM (units.md s2 Blackwell fp8 -> binary16, mma.sync .f16): no model known; the "
-        "simple models fail on about a third of the real B200 cases. This row copies the best "
-        "Hopper finding (products' sum rounded to binary16, then c added, RNE; 78.6 % / 84.2 % of "
-        "the H100 data) by analogy: not validated on B200 data. Do not trust it."));
     {
       auto r = fused(
           "tcgen05.mxf8f6f4", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, {"fp32"}, 32, 25, -133,

@@ -65,7 +65,7 @@ TEST_CASE("unit json: a user row reproduces the built-in v100") {
   CHECK(value(f32, mine.dot(f16, f32, a, b, bits(f32, 1.875))) == 8.0);
 }
 
-TEST_CASE("unit json: a 2-carry-bit register wraps the 8 vector to 0 (seed 004 3.1.4)") {
+TEST_CASE("unit json: a 2-carry-bit register wraps the 8 vector to 0 (fasi2021 3.1.4)") {
   json j = v100_like();
   j["carry_bits"] = 2;
   const Unit u(parse_unit_json(j, "test"));

@@ -75,8 +75,8 @@ TEST_CASE("builtin units: format pairs per units.md section 2") {
   CHECK(builtin_unit("h100").format_pairs() == V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "e4m3->fp32",
                                                  "e5m2->fp32", "e4m3->fp16", "e5m2->fp16", "fp64->fp64"});
   CHECK(builtin_unit("b200").format_pairs() ==
-        V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "e4m3->fp32", "e5m2->fp32", "e2m3->fp32",
-          "e3m2->fp32", "e2m1->fp32", "e4m3->fp16", "e5m2->fp16", "fp64->fp64"});
+        V{"fp16->fp32", "fp16->fp16", "bf16->fp32", "tf32->fp32", "e4m3->fp32", "e4m3->fp16", "e5m2->fp32",
+          "e5m2->fp16", "e2m3->fp32", "e3m2->fp32", "e2m1->fp32", "fp64->fp64"});
 }
 
 TEST_CASE("builtin units: parameters per units.md section 2") {
@@ -105,9 +105,11 @@ TEST_CASE("builtin units: parameters per units.md section 2") {
       {"h100", &e4, &f32, "", 32, 13, Rounding::TowardZero, -133},
       {"h100", &e4, &f32, "wgmma", 32, 13, Rounding::TowardZero, -133},
       {"h100", &e4, &f16, "", 16, 25, Rounding::NearestEven, -21},
+      {"h100", &e4, &f32, "mma.sync", 16, 25, Rounding::TowardZero, -133},
       {"b200", &f16, &f32, "tcgen05", 16, 25, Rounding::TowardZero, -133},
-      {"b200", &e4, &f32, "", 32, 30, Rounding::NearestEven, -133},
-      {"b200", &e4, &f32, "mma.sync", 32, 30, Rounding::NearestEven, -133},
+      {"b200", &e4, &f32, "", 16, 25, Rounding::TowardZero, -133},
+      {"b200", &e4, &f32, "mma.sync", 16, 25, Rounding::TowardZero, -133},
+      {"b200", &e4, &f16, "", 16, 25, Rounding::NearestEven, -21},
       {"b200", &e4, &f32, "tcgen05", 32, 25, Rounding::TowardZero, -133},
       {"b200", &formats::e2m1(), &f32, "", 32, 25, Rounding::TowardZero, -133},
   };
@@ -129,12 +131,22 @@ TEST_CASE("builtin units: parameters per units.md section 2") {
   CHECK(safe_carry_bits(16) == 6);
   CHECK(safe_carry_bits(32) == 7);
   CHECK(safe_carry_bits(64) == 8);
-  // Hopper fp8 mma.sync -> fp16 is the fp16-tensor-core emulation; Blackwell's stays open.
-  const DatapathSpec& emu = builtin_unit("h100").datapath(e4, f16);
-  CHECK(emu.k_split == KSplit::PairsMod4);
-  CHECK(emu.c_entry == CEntry::FinalAdd);
-  CHECK_THAT(emu.evidence, Contains("5000/5000"));
-  CHECK_THAT(builtin_unit("b200").datapath(e4, f16).evidence, Contains("OPEN"));
+  // fp8 mma.sync on Hopper and Blackwell, both outputs: the fp16-tensor-core emulation, one
+  // row per unit; c is added by an RNE addition for both outputs.
+  for (const char* unit : {"h100", "b200"})
+    for (const Format* out : {&f16, &f32}) {
+      INFO(unit << " e4m3 -> " << out->name << " mma.sync");
+      const DatapathSpec& emu = builtin_unit(unit).datapath(e4, *out, "mma.sync");
+      CHECK(emu.k_split == KSplit::PairsMod4);
+      CHECK(emu.c_entry == CEntry::FinalAdd);
+      CHECK(emu.final_add_rounding.at(out->name) == Rounding::NearestEven);
+      CHECK(&emu == &builtin_unit(unit).datapath(formats::e5m2(), *out, "mma.sync"));
+    }
+  CHECK_THAT(builtin_unit("h100").datapath(e4, f16).evidence, Contains("5000/5000"));
+  CHECK_THAT(builtin_unit("h100").datapath(e4, f32, "mma.sync").evidence, Contains("PREDICTED"));
+  CHECK_THAT(builtin_unit("b200").datapath(e4, f32).evidence, Contains("10,000/10,000"));
+  // The H100 fp8 -> fp32 default stays the native wgmma row (the published file's).
+  CHECK(builtin_unit("h100").datapath(e4, f32).instruction == "wgmma");
 }
 
 TEST_CASE("builtin units: NaN patterns 0x7fffffff / 0x7fff, Inf rules") {
@@ -338,4 +350,71 @@ TEST_CASE("k_split pairs-mod4 and c_entry final-add (Hopper fp8 mma.sync -> fp16
   for (auto& row : bad["datapaths"])
     if (row.contains("k_split")) row["k_split"] = "zigzag";
   CHECK_THROWS_WITH(parse_unit_json(bad, "bad.json"), Catch::Contains("k_split") && Catch::Contains("pairs-mod4"));
+}
+
+TEST_CASE("fp8 mma.sync -> fp32 emulation: blocks rounded toward zero, c added with RNE") {
+  const Format &e4 = formats::e4m3(), &f32 = formats::fp32();
+  auto e = [&](const char* v) { return parse_literal(v, e4); };
+  std::vector<std::uint64_t> a(32, 0), b(32, 0);
+  // First block (k = 0, 1): 64 + 3 * 2^-18 = 64 (1 + 1.5 * 2^-23): RZ to binary32 gives
+  // 64 + 2^-17 (0x42800001), RNE would give 64 + 2^-16 (0x42800002).
+  a[0] = e("8"); b[0] = e("8");
+  a[1] = e("0x3p-9"); b[1] = e("0x1p-9");
+  for (const char* unit : {"h100", "b200"}) {
+    INFO(unit);
+    const Unit& u = builtin_unit(unit);
+    CHECK(bits_to_hex(f32, u.dot(e4, f32, a, b, 0, "mma.sync")) == "0x42800001");
+    // c = -2^-40 is added by one RNE addition: 64 + 2^-17 - 2^-40 rounds back to 0x42800001
+    // (an RZ addition would give 0x42800000).
+    CHECK(bits_to_hex(f32, u.dot(e4, f32, a, b, parse_literal("-0x1p-40", f32), "mma.sync")) == "0x42800001");
+  }
+  // The same row read from JSON with final_add_rounding rz gives the RZ addition.
+  auto j = to_json(builtin_unit("b200").datapath(e4, f32, "mma.sync"), "b200-rz-add");
+  j["final_add_rounding"] = "rz";
+  const Unit rz(parse_unit_json(j, "rz.json"));
+  CHECK(rz.spec().datapaths[0].final_add_rounding.at("fp32") == Rounding::TowardZero);
+  CHECK(bits_to_hex(f32, rz.dot(e4, f32, a, b, parse_literal("-0x1p-40", f32))) == "0x42800000");
+}
+
+TEST_CASE("c_entry final-add chains whole instructions: each starts from +0 and adds the previous d") {
+  const Format &e5 = formats::e5m2(), &f32 = formats::fp32();
+  const Unit& u = builtin_unit("b200");
+  auto e = [&](const char* v) { return parse_literal(v, e5); };
+  // K = 64: instruction 1 computes 1; instruction 2's products sum to 3 * 2^-25 exactly (from
+  // +0), then 1 + 3 * 2^-25 is one RNE addition: 1 + 2^-23. Had its blocks accumulated on 1,
+  // the truncating F = 25 block would give 1.
+  std::vector<std::uint64_t> a(64, 0), b(64, 0);
+  a[0] = e("1"); b[0] = e("1");
+  a[32] = e("0x3p-16"); b[32] = e("0x1p-9");
+  CHECK(bits_to_hex(f32, u.dot(e5, f32, a, b, 0, "mma.sync")) == "0x3f800001");
+  // K = 33 is padded to two instructions in the same way.
+  CHECK(bits_to_hex(f32, u.dot(e5, f32, std::span(a).first(33), std::span(b).first(33), 0, "mma.sync")) ==
+        "0x3f800001");
+}
+
+TEST_CASE("final_add_rounding: validated, defaulted to rne, written by to_json") {
+  const Format &e4 = formats::e4m3(), &f16 = formats::fp16();
+  auto row = builtin_unit("h100").datapath(e4, f16);
+  // Missing outputs default to rne.
+  row.final_add_rounding.clear();
+  const Unit u(UnitSpec{"x", "user", {}, {row}});
+  CHECK(u.spec().datapaths[0].final_add_rounding == std::map<std::string, Rounding>{{"fp16", Rounding::NearestEven},
+                                                                                    {"fp32", Rounding::NearestEven}});
+  CHECK(to_json(u.spec()).dump().find("\"final_add_rounding\"") != std::string::npos);
+  // Only with c_entry final-add.
+  auto acc = row;
+  acc.c_entry = CEntry::Accumulator;
+  acc.final_add_rounding["fp16"] = Rounding::NearestEven;
+  CHECK_THROWS_WITH(Unit(UnitSpec{"x", "user", {}, {acc}}),
+                    Contains("final_add_rounding") && Contains("only meaningful with c_entry 'final-add'"));
+  // No stochastic rounding; keys must be output formats.
+  auto sr = row;
+  sr.final_add_rounding["fp16"] = Rounding::Stochastic;
+  CHECK_THROWS_WITH(Unit(UnitSpec{"x", "user", {}, {sr}}), Contains("final_add_rounding") && Contains("'sr'"));
+  auto j = to_json(row, "x");
+  j["final_add_rounding"] = {{"bf16", "rne"}};
+  CHECK_THROWS_WITH(parse_unit_json(j, "k.json"), Contains("k.json") && Contains("final_add_rounding") &&
+                                                      Contains("not one of the output_formats"));
+  j["final_add_rounding"] = "nearest";
+  CHECK_THROWS_WITH(parse_unit_json(j, "k.json"), Contains("final_add_rounding") && Contains("rne, rz, ru, rd, ro"));
 }

@@ -35,7 +35,7 @@ double gamma(double k, double u) {
   return ku / (1 - ku);
 }
 
-// ------------------------------------------------------------------------------ seed 000
+// ------------------------------------------------------------------------------ blanchard2020
 
 double blanchard_u_fma_tilde(double u, double u_fma, double u_bar) {
   if (u > u_fma) return u;          // first case takes precedence (text after (3.3))
@@ -129,7 +129,7 @@ double blanchard_table41(TcVariant v, bool solve, double n, double u16, double u
   return kInf;
 }
 
-// ------------------------------------------------------------------------------ seed 001
+// ------------------------------------------------------------------------------ mary2021
 
 double mary_multiword(double n, int p, double u_low, double u_high, bool skip) {
   if (p < 1) throw std::invalid_argument("p: number of words must be >= 1, got " + std::to_string(p));
@@ -143,7 +143,7 @@ double mary_fabsum(double n, double b, double u_block, double u_combine) {
   return b * u_block + (n / b) * u_combine;
 }
 
-// ------------------------------------------------------------------------------ seed 002
+// ------------------------------------------------------------------------------ mary2024
 
 RangeParams range_params(const Format& fmt, bool subnormals) {
   RangeParams r;
@@ -191,7 +191,7 @@ double fasi_multiword_eq433(double n, int p, double u, double U) {
   return (p + 1) * std::pow(u, p) + (n + double(p) * p) * U;
 }
 
-// ------------------------------------------------------------------------------ seed 003
+// ------------------------------------------------------------------------------ lopez2022
 
 double lopez_mary_thm1(double n, double r, double u16, double u32, double u, double t) {
   const double ut = u > u32 ? u : 0;
@@ -249,10 +249,10 @@ Table2Row lopez_mary_table2(PanelFactor pf, double n, double r, double s, double
 
 const std::vector<BoundInfo>& bound_catalog() {
   static const std::vector<BoundInfo> all = [] {
-    const std::string s000 = "seed 000: Blanchard, Higham, Lopez, Mary, Pranesh, SISC 2020";
-    const std::string s001 = "seed 001: Mary, SIAM LA 2021 (multiword, with Fasi, Higham, Lopez, Mikaitis)";
-    const std::string s002 = "seed 002: Mary, Mikaitis 2024 (narrow range)";
-    const std::string s003 = "seed 003: Lopez, Mary, IJHPCA 2022 (mixed precision LU)";
+    const std::string s000 = "blanchard2020: Blanchard, Higham, Lopez, Mary, Pranesh, SISC 2020";
+    const std::string s001 = "mary2021: Mary, SIAM LA 2021 (multiword, with Fasi, Higham, Lopez, Mikaitis)";
+    const std::string s002 = "mary2024: Mary, Mikaitis 2024 (narrow range)";
+    const std::string s003 = "lopez2022: Lopez, Mary, IJHPCA 2022 (mixed precision LU)";
     const std::string tc32 = "V100 TC32: b = 4, u_low = u16, u_fma = u_bar = u = u32";
     const std::string tc32_lu = "V100 TC32: b = 4, u_low = u16, u_fma = u_bar = u32, working u = u32";
     auto p32 = [](double n) {

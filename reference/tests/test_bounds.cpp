@@ -24,7 +24,7 @@ constexpr double tiny_high = 0x1p-60;
 bool rel_close(double x, double y, double rel) { return std::fabs(x - y) <= rel * std::fabs(y); }
 }  // namespace
 
-TEST_CASE("bounds: gamma_k = k u / (1 - k u) and +inf when k u >= 1 (seed 000 section 2)") {
+TEST_CASE("bounds: gamma_k = k u / (1 - k u) and +inf when k u >= 1 (blanchard2020 section 2)") {
   CHECK(gamma(1, 0.5) == 1.0);            // 0.5 / 0.5
   CHECK(gamma(3, 0.25) == 3.0);           // 0.75 / 0.25
   CHECK(std::isinf(gamma(4, 0.25)));      // k u = 1
@@ -39,7 +39,7 @@ TEST_CASE("bounds: gamma_k = k u / (1 - k u) and +inf when k u >= 1 (seed 000 se
   CHECK(unit_roundoff(formats::e2m1()) == 0x1p-2);
 }
 
-TEST_CASE("bounds: seed 000 eq. (3.3) u~_FMA and Table 3.1 (first-order constants of Theorem 3.1)") {
+TEST_CASE("bounds: blanchard2020 eq. (3.3) u~_FMA and Table 3.1 (first-order constants of Theorem 3.1)") {
   const double lo = tiny_low, hi = tiny_high;
   // Table 3.1 column u~_FMA (u <= u_FMA, here u = u_FMA).
   CHECK(blanchard_u_fma_tilde(lo, lo, lo) == 0);
@@ -69,7 +69,7 @@ TEST_CASE("bounds: seed 000 eq. (3.3) u~_FMA and Table 3.1 (first-order constant
   }
 }
 
-TEST_CASE("bounds: seed 000 Theorem 3.2 reproduces Table 3.2 to first order") {
+TEST_CASE("bounds: blanchard2020 Theorem 3.2 reproduces Table 3.2 to first order") {
   const double n = 1000, b = 8;  // q = 125
   const Table32Method all[] = {Table32Method::StandardLow,   Table32Method::FmaLowBarLow,
                                Table32Method::FmaLowBarHigh, Table32Method::FmaLowBarExact,
@@ -90,7 +90,7 @@ TEST_CASE("bounds: seed 000 Theorem 3.2 reproduces Table 3.2 to first order") {
   CHECK(rel_close(ratio, 66 / 2.0078125, 1e-12));
 }
 
-TEST_CASE("bounds: seed 000 Table 3.3 (V100 tensor cores) from Theorems 3.1 and 3.2") {
+TEST_CASE("bounds: blanchard2020 Table 3.3 (V100 tensor cores) from Theorems 3.1 and 3.2") {
   // Hand value: TC32, A and B in u32, n = 1024: 2u16 + u16^2 + g32_1024 (1 + u16)^2
   // = 2^-10 + 2^-22 + (2^-14 / (1 - 2^-14)) (1 + 2^-11)^2 = 0x1.1014405101440p-10.
   BlockFmaParams tc32;
@@ -119,7 +119,7 @@ TEST_CASE("bounds: seed 000 Table 3.3 (V100 tensor cores) from Theorems 3.1 and 
   CHECK(std::isinf(blanchard_thm31(tc16)));
 }
 
-TEST_CASE("bounds: seed 000 Theorems 4.3 and 4.4 and Table 4.1 (LU with tensor cores)") {
+TEST_CASE("bounds: blanchard2020 Theorems 4.3 and 4.4 and Table 4.1 (LU with tensor cores)") {
   BlockFmaParams tc32;
   tc32.n = 4096;
   tc32.b = 4;
@@ -160,7 +160,7 @@ TEST_CASE("bounds: seed 000 Theorems 4.3 and 4.4 and Table 4.1 (LU with tensor c
   CHECK(rel_close(blanchard_cor41(tc32), gamma(4097, u32), 1e-12));
 }
 
-TEST_CASE("bounds: seed 001 multiword bounds and the slide table") {
+TEST_CASE("bounds: mary2021 multiword bounds and the slide table") {
   // p = 1 is Theorem 3.2's tensor core bound 2u_low + n u_high (+ u_low^2 + u_high).
   CHECK(rel_close(mary_multiword(1000, 1, u16, u32, false), 2 * u16 + 1000 * u32, 2e-3));
   // Slide table: bfloat16 words, p = 2 with skipping: 3 x 2^-16 + n 2^-24.
@@ -180,7 +180,7 @@ TEST_CASE("bounds: seed 001 multiword bounds and the slide table") {
   CHECK(mary_fabsum(1 << 20, 32, u32, 0x1p-53) == 32 * u32 + (1 << 15) * 0x1p-53);
 }
 
-TEST_CASE("bounds: seed 002 Table 2.1 format parameters") {
+TEST_CASE("bounds: mary2024 Table 2.1 format parameters") {
   struct Row {
     const Format* f;
     double fmax, u;
@@ -206,7 +206,7 @@ TEST_CASE("bounds: seed 002 Table 2.1 format parameters") {
   }
 }
 
-TEST_CASE("bounds: seed 002 Theorems 3.1 and 4.1 (narrow range)") {
+TEST_CASE("bounds: mary2024 Theorems 3.1 and 4.1 (narrow range)") {
   const RangeParams e4m3 = range_params(formats::e4m3(), false);
   const RangeParams fp16 = range_params(formats::fp16());
   const RangeParams fp32 = range_params(formats::fp32());
@@ -256,7 +256,7 @@ TEST_CASE("bounds: seed 002 Theorems 3.1 and 4.1 (narrow range)") {
   CHECK(rel_close(mary_mikaitis_thm41(64, 2, e4m3s, fp32), 0.011757680347987584, 1e-12));
 }
 
-TEST_CASE("bounds: seed 003 Theorems 1-4 and Tables 1-2 (mixed precision LU)") {
+TEST_CASE("bounds: lopez2022 Theorems 1-4 and Tables 1-2 (mixed precision LU)") {
   const double n = 4096, r = 256;
   // Theorem 1 with u = u32 -> (3.2) 2u16 + n u32 (dominant; here (n - r + 1) u32).
   CHECK(rel_close(lopez_mary_thm1(n, r, u16, u32, u32), lopez_mary_table1(LopezMaryAlgorithm::Alg31U32, n, r), 0.02));

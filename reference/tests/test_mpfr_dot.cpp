@@ -142,7 +142,7 @@ TEST_CASE("mpfr: exact_dot special values (NaN and Inf x 0 and +Inf - Inf and si
             .bits == 0);
   CHECK(dot({}, {}, 0x3f800000u).equals(ExactValue::finite(false, 1, 0)));
   CHECK_THROWS_AS(dot({one}, {}, 0), std::invalid_argument);
-  // Seed 004 3.1: 1 + 4 * 2^-24 is exact as a value; the correctly rounded binary32 result
+  // fasi2021 3.1: 1 + 4 * 2^-24 is exact as a value; the correctly rounded binary32 result
   // is 1 + 2^-22 (hardware, which truncates in alignment, returns 1).
   const std::vector<std::uint64_t> a4 = {0x0001, 0x0001, 0x0001, 0x0001}, b4 = {one, one, one, one};
   CHECK(correctly_rounded_dot(h, h, s, s, a4, b4, 0x3f800000u, Rounding::NearestEven).bits == 0x3f800002u);

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
         for (const auto& [align, align_name] : aligns) {
           std::printf("%-22s %-11s %-4d %-9s", p, entry_name, F, align_name);
           for (const auto& d : dumps) {
-            SplitModel m = h100_fp8_fp16_mma_sync_model(d.in);
+            SplitModel m = fp8_mma_sync_emulation_model(d.in, d.out);
             if (std::string(p) == "single") {
               m.groups = {{}};
               for (int k = 0; k < static_cast<int>(d.k); ++k) m.groups[0].push_back(k);

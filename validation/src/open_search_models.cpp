@@ -76,17 +76,22 @@ DotFunction make_split_model(const SplitModel& model) {
   };
 }
 
-SplitModel h100_fp8_fp16_mma_sync_model(const Format& in) {
+SplitModel fp8_mma_sync_emulation_model(const Format& in, const Format& out) {
+  const bool binary32 = out == formats::fp32();
+  if (!binary32 && out != formats::fp16())
+    throw std::invalid_argument("fp8 mma.sync emulation: output '" + out.name + "' is not allowed; allowed: fp32, fp16");
   SplitModel m;
-  m.name = "H100 mma.sync fp8 .f16: fp16 HMMA k=16 (F=25) over k mod 4 in {0,1}, then {2,3}, from 0; + c (binary16 RNE)";
+  m.name = std::string("fp8 mma.sync ") + (binary32 ? ".f32" : ".f16") +
+           ": fp16 HMMA k=16 (F=25) over k mod 4 in {0,1}, then {2,3}, from 0, each rounded " +
+           (binary32 ? "RZ" : "RNE") + "; + c (RNE)";
   m.groups = split_partition("mod4", 32);
   m.block.a_format = m.block.b_format = in;
-  m.block.c_format = m.block.out_format = formats::fp16();
+  m.block.c_format = m.block.out_format = out;
   m.block.fraction_bits = 25;
   m.block.carry_bits = 5;
   m.block.alignment_rounding = Rounding::TowardZero;
-  m.block.final_rounding = Rounding::NearestEven;
-  m.block.min_exponent = -21;  // the Hopper fp16 row's clamp (KM25); no case here depends on it
+  m.block.final_rounding = binary32 ? Rounding::TowardZero : Rounding::NearestEven;
+  m.block.min_exponent = binary32 ? -133 : -21;  // the Hopper fp16 row's clamps (KM25)
   m.c_entry = CEntry::LateAdd;
   return m;
 }

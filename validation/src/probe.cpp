@@ -1146,7 +1146,7 @@ class Prober {
     std::vector<Layout> layouts;
     const int n = k_ ? std::min(*k_, 4) : 4;
     if (F + 1 <= out_.precision && F_) {
-      // c = 2^e - 2^(e-1-F) plus n terms 2^(e-1-F) (seed 004 3.1.4 for F = 23, binary32).
+      // c = 2^e - 2^(e-1-F) plus n terms 2^(e-1-F) (fasi2021 3.1.4 for F = 23, binary32).
       Layout l;
       l.c = Term{false, (std::uint64_t{1} << (F + 1)) - 1, -1 - F};
       l.products.assign(static_cast<std::size_t>(std::max(n, 2)), pow2(-1 - F));
@@ -1197,7 +1197,7 @@ class Prober {
                                   ": deferred and per-step normalization cannot be told apart here";
   }
 
-  // ---- 9. accumulation order (seed 004 3.1.2) ----
+  // ---- 9. accumulation order (fasi2021 3.1.2) ----
   void order() {
     const int n = per_step_ ? 4 : (k_ ? std::min(*k_, 4) : 1);
     if (n < 1) return;
@@ -1271,7 +1271,7 @@ class Prober {
 
   void monotonicity() {
     // Structured: c just below 2^e versus c = 2^e, with small terms that the larger c
-    // pushes out of the register (seed 004 3.1.4).
+    // pushes out of the register (fasi2021 3.1.4).
     std::vector<int> offsets;
     if (F_) offsets = {*F_ + 1, *F_ + 2, *F_, out_.precision, out_.precision + 1};
     else offsets = {out_.precision, out_.precision + 1};
@@ -1405,12 +1405,12 @@ ProbeReport probe(const BlackBox& box, const ProbeOptions& options) {
   return p.run();
 }
 
-ProbeReport probe_with_seed004(const BlackBox& box, const ProbeOptions& options) {
+ProbeReport probe_with_fasi2021(const BlackBox& box, const ProbeOptions& options) {
   ProbeReport r = probe(box, options);
-  std::vector<Seed004Case> mine;
-  for (const auto& t : seed004_cases())
+  std::vector<Fasi2021Case> mine;
+  for (const auto& t : fasi2021_cases())
     if (parse_format(t.in_format) == box.in && parse_format(t.out_format) == box.out) mine.push_back(t);
-  r.seed004 = run_seed004(std::span<const BlackBox>(&box, 1), mine);
+  r.fasi2021 = run_fasi2021(std::span<const BlackBox>(&box, 1), mine);
   return r;
 }
 
@@ -1446,9 +1446,9 @@ std::string ProbeReport::to_text() const {
     os << "      x: " << dot_case_text(monotonic_counterexample->first, in, out) << "\n";
     os << "      y: " << dot_case_text(monotonic_counterexample->second, in, out) << "\n";
   }
-  if (!seed004.empty()) {
-    os << "seed 004 test vectors (" << in_format << " -> " << out_format << "):\n";
-    os << seed004_to_text(seed004);
+  if (!fasi2021.empty()) {
+    os << "fasi2021 test vectors (" << in_format << " -> " << out_format << "):\n";
+    os << fasi2021_to_text(fasi2021);
   }
   return os.str();
 }
@@ -1503,7 +1503,7 @@ nlohmann::json ProbeReport::to_json() const {
   ev["order"] = order.evidence;
   ev["monotonic"] = monotonic.evidence;
   j["evidence"] = ev;
-  j["seed004"] = seed004_to_json(seed004);
+  j["fasi2021"] = fasi2021_to_json(fasi2021);
   j["dot_calls"] = dot_calls;
   return j;
 }

@@ -22,8 +22,8 @@ AdderConfig config(const Format& in, const Format& out, int F, int carry, Roundi
 }
 }  // namespace
 
-TEST_CASE("probe: V100 adder fp16->fp32 gives seed 004's parameters", "[probe]") {
-  const ProbeReport r = probe_with_seed004(v100_adder_box(formats::fp32()));
+TEST_CASE("probe: V100 adder fp16->fp32 gives fasi2021's parameters", "[probe]") {
+  const ProbeReport r = probe_with_fasi2021(v100_adder_box(formats::fp32()));
   INFO(r.to_text());
   CHECK(r.subnormal_inputs.value == true);
   CHECK(r.subnormal_c.value == true);
@@ -40,7 +40,7 @@ TEST_CASE("probe: V100 adder fp16->fp32 gives seed 004's parameters", "[probe]")
   CHECK(r.order.value == std::string("largest-first"));
   CHECK(r.monotonic.value == false);
   REQUIRE(r.monotonic_counterexample);
-  CHECK(std::all_of(r.seed004.begin(), r.seed004.end(), [](const auto& s) { return s.v100_pass.value_or(true); }));
+  CHECK(std::all_of(r.fasi2021.begin(), r.fasi2021.end(), [](const auto& s) { return s.v100_pass.value_or(true); }));
 }
 
 TEST_CASE("probe: V100 adder fp16->fp16 rounds to nearest even at the end", "[probe]") {
@@ -68,10 +68,10 @@ TEST_CASE("probe: T4/A100 adder fp16->fp32 keeps one more bit (F=24, k=8)", "[pr
 }
 
 TEST_CASE("probe: report JSON has the documented keys", "[probe]") {
-  const auto j = probe_with_seed004(v100_adder_box(formats::fp32())).to_json();
+  const auto j = probe_with_fasi2021(v100_adder_box(formats::fp32())).to_json();
   for (const char* key : {"fma_size", "fraction_bits", "carry_bits", "alignment_rounding", "final_rounding",
                           "normalization", "order", "subnormal_inputs", "subnormal_outputs", "products_exact",
-                          "monotonic", "seed004", "monotonic_counterexample", "sticky_bit"})
+                          "monotonic", "fasi2021", "monotonic_counterexample", "sticky_bit"})
     CHECK(j.contains(key));
   CHECK(j["fma_size"] == 4);
   CHECK(j["alignment_rounding"] == "rz");
@@ -79,7 +79,7 @@ TEST_CASE("probe: report JSON has the documented keys", "[probe]") {
   CHECK(j["monotonic"] == false);
   CHECK(j["products_exact"] == true);
   CHECK(j["monotonic_counterexample"].contains("x"));
-  CHECK(j["seed004"].size() > 20);
+  CHECK(j["fasi2021"].size() > 20);
 }
 
 TEST_CASE("probe: sticky bit, round-down and per-step variants", "[probe]") {
@@ -153,7 +153,7 @@ TEST_CASE("probe: fp8 inputs (e4m3, e5m2) with F=13 and k=16", "[probe]") {
   }
 }
 
-TEST_CASE("probe: the V100 adder report has the seed 004 suite and both probes", "[probe][report]") {
+TEST_CASE("probe: the V100 adder report has the fasi2021 suite and both probes", "[probe][report]") {
   const std::string text = v100_adder_report();
   CHECK(text.find("V100 expectations 40/40 PASS") != std::string::npos);
   CHECK(text.find("3.1.4/no-guard-digit") != std::string::npos);
@@ -163,7 +163,7 @@ TEST_CASE("probe: the V100 adder report has the seed 004 suite and both probes",
   REQUIRE(j["probe"].size() == 2);
   CHECK(j["probe"][0]["fraction_bits"] == 23);
   CHECK(j["probe"][1]["final_rounding"] == "rne");
-  CHECK(j["seed004"].size() == seed004_cases().size());
+  CHECK(j["fasi2021"].size() == fasi2021_cases().size());
 }
 
 TEST_CASE("probe: lower clamp on E (KM25 min_exp_limit) is found where the formats reach it", "[probe]") {

@@ -1,5 +1,5 @@
 // The probe on every built-in unit: it must read back each datapath row of the table
-// (units.md section 2) and seed 004's conclusions for V100, T4 and A100.
+// (units.md section 2) and fasi2021's conclusions for V100, T4 and A100.
 #include <catch2/catch.hpp>
 
 #include "test_support.hpp"
@@ -98,13 +98,13 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
   CHECK(probed >= 30);
 }
 
-TEST_CASE("probe units: v100, t4 and a100 agree with seed 004's conclusions", "[probe][units][seed004]") {
+TEST_CASE("probe units: v100, t4 and a100 agree with fasi2021's conclusions", "[probe][units][fasi2021]") {
   const auto& v100 = models::builtin_unit("v100");
   const auto& t4 = models::builtin_unit("t4");
   const auto& a100 = models::builtin_unit("a100");
   const Format &h = formats::fp16(), &s = formats::fp32();
   SECTION("V100 (section 3.1 and 4)") {
-    const ProbeReport r = probe_with_seed004(blackbox_from_unit(v100, h, s));
+    const ProbeReport r = probe_with_fasi2021(blackbox_from_unit(v100, h, s));
     INFO(r.to_text());
     CHECK(r.products_exact.value == true);            // conclusion 1
     CHECK(r.final_rounding.value == Rounding::TowardZero);  // conclusion 2
@@ -117,37 +117,37 @@ TEST_CASE("probe units: v100, t4 and a100 agree with seed 004's conclusions", "[
     CHECK(r.carry_bits.value >= 3);
     CHECK(r.fma_size.value == 4);
     CHECK(r.monotonic.value == false);                // conclusion 6
-    for (const auto& c : r.seed004) {
+    for (const auto& c : r.fasi2021) {
       INFO(c.test.id << " -> " << c.result);
       CHECK(c.v100_pass.value_or(true));
     }
-    const ProbeReport r16 = probe_with_seed004(blackbox_from_unit(v100, h, h));
+    const ProbeReport r16 = probe_with_fasi2021(blackbox_from_unit(v100, h, h));
     CHECK(r16.final_rounding.value == Rounding::NearestEven);  // 3.1.3, binary16 output
-    for (const auto& c : r16.seed004) CHECK(c.v100_pass.value_or(true));
+    for (const auto& c : r16.fasi2021) CHECK(c.v100_pass.value_or(true));
   }
   SECTION("T4 and A100 (sections 3.2, 3.3): one more alignment bit") {
     for (const models::Unit* u : {&t4, &a100}) {
-      const ProbeReport r = probe_with_seed004(blackbox_from_unit(*u, h, s));
+      const ProbeReport r = probe_with_fasi2021(blackbox_from_unit(*u, h, s));
       INFO(u->name() << "\n" << r.to_text());
       CHECK(r.fraction_bits.value == 24);  // {4.24}
       CHECK(r.final_rounding.value == Rounding::TowardZero);
       CHECK(r.normalization.value == std::string("deferred"));
       CHECK(r.order.value == std::string("largest-first"));
       CHECK(r.monotonic.value == false);
-      for (const auto& c : r.seed004) {
+      for (const auto& c : r.fasi2021) {
         INFO(c.test.id << " -> " << c.result);
         CHECK(c.t4_a100_pass.value_or(true));
       }
     }
     // A100 bf16 and tf32 behave as fp16 (3.3); bf16 subnormal output 2^-127.
     for (const Format* in : {&formats::bf16(), &formats::tf32()}) {
-      const ProbeReport r = probe_with_seed004(blackbox_from_unit(a100, *in, s));
+      const ProbeReport r = probe_with_fasi2021(blackbox_from_unit(a100, *in, s));
       INFO(r.to_text());
       CHECK(r.fraction_bits.value == 24);
       CHECK(r.final_rounding.value == Rounding::TowardZero);
       CHECK(r.subnormal_inputs.value == true);
       CHECK(r.subnormal_outputs.value == true);
-      for (const auto& c : r.seed004) CHECK(c.t4_a100_pass.value_or(true));
+      for (const auto& c : r.fasi2021) CHECK(c.t4_a100_pass.value_or(true));
     }
   }
   SECTION("A100 fp64 (3.3): IEEE-like, RNE, per-step normalization, not largest-first") {

@@ -29,13 +29,17 @@ enum class KSplit {
   Consecutive,  // "consecutive": k products at a time, in index order
   PairsMod4,    // "pairs-mod4": per instruction K of 2k products, the first block takes the
                 // indices with i mod 4 in {0,1}, the second those in {2,3} (fp8 operands
-                // converted pairwise into fp16x2 registers: Hopper's fp8 mma.sync emulation)
+                // converted pairwise into fp16x2 registers: the fp8 mma.sync emulation of
+                // Hopper and Blackwell)
 };
 // Where c enters the chain of block FMAs.
 enum class CEntry {
   Accumulator,  // "accumulator": c is the first block's accumulator input
-  FinalAdd,     // "final-add": the blocks start from +0 and c is added to their result by one
-                // IEEE addition in the output format, rounded with the final rounding
+  FinalAdd,     // "final-add": per instruction (2k products with pairs-mod4, else k), the
+                // blocks start from +0, each rounded into the output format with the final
+                // rounding, and the incoming accumulator (c, then the previous instruction's
+                // d) is added to their result by one IEEE addition in the output format,
+                // rounded with final_add_rounding
 };
 
 // Block scaling of an MX-style row (Blackwell kind::mxf8f6f4 / kind::mxf4nvf4).
@@ -75,6 +79,11 @@ struct DatapathSpec {
   KSplit k_split = KSplit::Consecutive;     // optional key "k_split"
   CEntry c_entry = CEntry::Accumulator;     // optional key "c_entry"
   std::map<std::string, Rounding> final_rounding;       // per output format name (all of them)
+  // c_entry final-add only, per output format: the rounding of the addition of c (rne,
+  // rz, ru, rd, ro). Unit fills missing outputs with rne, the IEEE default, which is what
+  // the Hopper/Blackwell fp8 emulation does for both outputs while its blocks round the
+  // binary32 result toward zero (units.md s2). Must be empty with c_entry accumulator.
+  std::map<std::string, Rounding> final_add_rounding;
   std::map<std::string, int> min_exponent;              // optional clamp of E per output format
   bool subnormal_inputs = true;
   bool subnormal_outputs = true;
@@ -91,7 +100,7 @@ struct DatapathSpec {
   // "tcgen05.m128nN16k16" (N a multiple of 16 up to 256).
   std::vector<std::string> shapes;
   std::optional<BlockScaleSpec> block_scale;  // MX rows only
-  std::string evidence;                       // sources: units.md, seed 004, data files
+  std::string evidence;                       // sources: units.md, fasi2021, data files
 
   bool operator==(const DatapathSpec&) const = default;
 };

@@ -13,7 +13,8 @@
 // normalized result keeps only that many fraction bits), "late_products_rounding"
 // ("rne": with c_placement late, the products' sum is rounded into the output format
 // before c is added), "k_split" ("consecutive" | "pairs-mod4"), "c_entry" ("accumulator" |
-// "final-add"; see DatapathSpec), "block_scale" ({"scale_formats": ["ue8m0"],
+// "final-add"; see DatapathSpec), "final_add_rounding" (final-add only: "rne" or
+// {"fp32": "rne", "fp16": "rne"}; missing outputs are rne), "block_scale" ({"scale_formats": ["ue8m0"],
 // "block_sizes": [32], "group_size": 0}).
 // A unit is either one row object, or {"name", "architecture"?, "aliases"?,
 // "datapaths": [row, ...]} (rows may then omit "name"; if present it must match).

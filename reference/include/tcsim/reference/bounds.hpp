@@ -1,8 +1,8 @@
 // Rounding error bounds of the seed papers, as functions of the dimensions and of the unit
 // roundoffs. Doubles: bounds are not on the bit-exact path. Each function names its paper
-// and equation; "seed NNN" is the file /work/shared/seeds/NNN_*.txt (see its README).
+// and equation by its key (blanchard2020, mary2021, mary2024, lopez2022, fasi2021: ../shared/seeds/README.md).
 //
-// Notation (seed 000, section 2): gamma_k = k u / (1 - k u) (returned as +inf when k u >= 1,
+// Notation (blanchard2020, section 2): gamma_k = k u / (1 - k u) (returned as +inf when k u >= 1,
 // where the papers' assumption k u < 1 fails and the bound says nothing); a block FMA takes
 // A, B in precision u_low, computes C + AB internally at precision u_bar (0 = exactly) and
 // outputs at precision u_fma in {u_low, u_high}; u is the working precision of the
@@ -28,14 +28,14 @@ inline constexpr double u_fp32 = 0x1p-24;
 inline constexpr double u_fp16 = 0x1p-11;
 inline constexpr double u_bf16 = 0x1p-8;
 inline constexpr double u_tf32 = 0x1p-11;
-// 2^-precision of `fmt` (seed 002 Table 2.1 column u).
+// 2^-precision of `fmt` (mary2024 Table 2.1 column u).
 double unit_roundoff(const Format& fmt);
 
 // gamma_k = k u / (1 - k u); 0 when k <= 0 or u == 0; +inf when k u >= 1.
 double gamma(double k, double u);
 
 // ---------------------------------------------------------------------------------------
-// Seed 000: Blanchard, Higham, Lopez, Mary, Pranesh, "Mixed precision block fused
+// blanchard2020: Blanchard, Higham, Lopez, Mary, Pranesh, "Mixed precision block fused
 // multiply-add: error analysis and application to GPU tensor cores", SISC 2020.
 
 // Eq. (3.3): u~_FMA = u if u > u_fma (a rounding to the working precision after each
@@ -107,7 +107,7 @@ double blanchard_table33(TcVariant v, bool inputs_in_u16, double n, double u16 =
 double blanchard_table41(TcVariant v, bool solve, double n, double u16 = u_fp16, double u32 = u_fp32);
 
 // ---------------------------------------------------------------------------------------
-// Seed 001: Mary, "Multiple word arithmetic with GPU tensor cores: theory and practice"
+// mary2021: Mary, "Multiple word arithmetic with GPU tensor cores: theory and practice"
 // (SIAM LA 2021 talk; analysis of Fasi, Higham, Lopez, Mary, Mikaitis 2022).
 
 // Slide "General error analysis": p-word A and B (x = sum_{i=1}^p x_i + dx, |dx| <= u_low^p|x|)
@@ -123,7 +123,7 @@ double mary_multiword(double n, int p, double u_low, double u_high, bool skip_hi
 double mary_fabsum(double n, double b, double u_block, double u_combine);
 
 // ---------------------------------------------------------------------------------------
-// Seed 002: Mary, Mikaitis, "Error analysis of matrix multiplication with narrow range
+// mary2024: Mary, Mikaitis, "Error analysis of matrix multiplication with narrow range
 // floating-point arithmetic" (2024). Model 1: input format (u, f_min, f_max, g_min),
 // accumulation format (U, F_min, F_max, G_min); round to nearest.
 
@@ -160,15 +160,15 @@ double mary_mikaitis_eq428(double n, int p, const RangeParams& in, const RangePa
 double fasi_multiword_eq433(double n, int p, double u, double U);
 
 // ---------------------------------------------------------------------------------------
-// Seed 003: Lopez, Mary, "Mixed precision LU factorization on GPU tensor cores: reducing
+// lopez2022: Lopez, Mary, "Mixed precision LU factorization on GPU tensor cores: reducing
 // data movement and memory footprint", IJHPCA 2022. n x n matrix, r x r (outer) blocks,
 // s x s inner blocks, t x t tensor core block FMA (t = 4 on V100).
 
-// Theorem 1, eq. (3.1) (right-looking Algorithm 3.1 = seed 000's Algorithm 4.1, TC32):
+// Theorem 1, eq. (3.1) (right-looking Algorithm 3.1 = blanchard2020's Algorithm 4.1, TC32):
 // f = 2u16 + u16^2 + max(g_r, g32_{n-r+1} + g~_{(n-r)/t})(1 + u16)^2, with g_r at u and
 // u~ = u if u > u32 else 0. (3.2): u = u32 gives about 2u16 + n u32; (3.3): u = u16 gives
 // about n u16 / 4.
-// (Seed 000's product term g~ g- is absent here: the paper folds it into + O(u32 u16).)
+// (blanchard2020's product term g~ g- is absent here: the paper folds it into + O(u32 u16).)
 double lopez_mary_thm1(double n, double r, double u16, double u32, double u, double t = 4);
 // Theorem 2, eq. (4.7) (left-looking Algorithm 4.1, fp16 LU factors, fp32 buffers):
 // f = max(u16 + g32_{n-r+1} + u16 g32_{n-r+1}, g16_r), and
@@ -212,7 +212,7 @@ Table2Row lopez_mary_table2(PanelFactor pf, double n, double r, double s, double
 // ---------------------------------------------------------------------------------------
 // Catalogue for reports: every bound above with its source, and its value for the V100
 // tensor-core case at inner dimension / matrix size n (b = t = 4, u16, u32; r = 256, s = 8
-// for the LU algorithms of seed 003; fp8 E4M3 inputs with fp32 accumulation for seed 002).
+// for the LU algorithms of lopez2022; fp8 E4M3 inputs with fp32 accumulation for mary2024).
 struct BoundInfo {
   std::string name;      // function name above
   std::string source;    // paper

@@ -144,7 +144,7 @@ inline std::uint64_t mpfr_round_bits(const ExactValue& x, const Format& out, Rou
   return mpfr_round_to_format(x, out, mode, overflow).bits;
 }
 
-// Correctly rounded c + sum a_i b_i in `out` (the "ideal" block FMA, seed 000 eq. (2.1)).
+// Correctly rounded c + sum a_i b_i in `out` (the "ideal" block FMA, blanchard2020 eq. (2.1)).
 // Exact zero from cancellation: +0, or -0 for Down (IEEE 754-2019 6.3).
 RoundResult correctly_rounded_dot(const Format& in_a, const Format& in_b, const Format& c_fmt,
                                   const Format& out, std::span<const std::uint64_t> a,

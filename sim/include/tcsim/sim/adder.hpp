@@ -1,6 +1,6 @@
 // The fixed-point multi-operand adder: d = c + sum_i a_i * b_i as tensor cores compute it.
 //
-// Datapath (deferred normalization, seed 004 section 3.1, units.md section 1):
+// Datapath (deferred normalization, fasi2021 section 3.1, units.md section 1):
 //  1. products a_i*b_i formed exactly; their exponent is e_a + e_b of the operands'
 //     exponents (unnormalised: significand in [0,4)); subnormal operands sit at emin;
 //  2. E = max exponent over the nonzero terms (products and c), clamped from below by
@@ -10,7 +10,7 @@
 //     optional sticky bit one position below;
 //  4. the aligned terms are added exactly as integers; the register has 1 + carry_bits
 //     integer bits above 2^(E-F)*2^F, and a magnitude that outgrows them wraps
-//     (sign-magnitude, modulo 2^(1+carry_bits)*2^E: seed 004 3.1.4's 2-bit register
+//     (sign-magnitude, modulo 2^(1+carry_bits)*2^E: fasi2021 3.1.4's 2-bit register
 //     returns 0 for its "third carry bit" vector);
 //  5. one normalization and one rounding into the output format (`final_rounding`).
 // Per-step normalization instead rounds every partial sum (IEEE-like), in the given order.

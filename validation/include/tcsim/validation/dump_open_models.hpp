@@ -1,13 +1,13 @@
-// Research models for the real-GPU files no unit row reproduces yet (the H100 fp8 ->
-// binary16 mma.sync files), built from sim adders so that the validator can run them
-// (docs/research/h100_fp8_fp16.md).
+// Research models for real-GPU files, built from sim adders so that the validator can run
+// them: how the fp8 mma.sync emulation was found (docs/research/h100_fp8_fp16.md), and the
+// candidate models that the B200 vectors separate.
 //
 // SplitModel: the K products are split into groups (a partition of 0..K-1, in order); each
 // group is one block FMA of `block` (a fixed-point adder whose c and output format is the
 // output format), chained through the output format. The accumulator input c either enters
 // the first block (CEntry::First) or the chain starts from +0 and c is added at the end by
 // one IEEE addition rounded to nearest even in the output format (CEntry::LateAdd), or c is
-// added after the first block (CEntry::AfterFirst).
+// added after the first block (CEntry::AfterFirst). Each block rounds with block.final_rounding.
 #pragma once
 #include <string>
 #include <vector>
@@ -39,11 +39,12 @@ std::uint64_t ieee_add_rne(const Format& fmt, std::uint64_t x, std::uint64_t y);
 
 DotFunction make_split_model(const SplitModel& model);
 
-// The model that reproduces all 5,000 cases of both H100 fp8 -> binary16 files: Hopper has
-// no fp8 mma.sync; the compiler converts fp8 to fp16 (exact) and runs two fp16 HMMA k = 16
-// steps (the Hopper fp16 datapath: F = 25, truncation, RNE to binary16) from a zero
-// accumulator over k mod 4 in {0,1} and then k mod 4 in {2,3}, and adds c (binary16) at the
-// end with one binary16 addition (RNE). `in` is e4m3 or e5m2; K must be 32.
-SplitModel h100_fp8_fp16_mma_sync_model(const Format& in);
+// An independent second implementation of the units' fp8 mma.sync row on Hopper and
+// Blackwell (k_split pairs-mod4, c_entry final-add): fp8 converted to fp16 (exact), two fp16
+// HMMA k = 16 steps (F = 25, truncation; rounded RZ to binary32 / RNE to binary16) from a
+// zero accumulator over k mod 4 in {0,1} and then {2,3}, and c added at the end by one
+// IEEE addition, RNE. Reproduces both H100 binary16 files (5,000/5,000 each) and the B200
+// vectors. `in` is e4m3 or e5m2, `out` fp32 or fp16; K must be 32.
+SplitModel fp8_mma_sync_emulation_model(const Format& in, const Format& out);
 
 }  // namespace tcsim::validation

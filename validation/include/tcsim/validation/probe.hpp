@@ -31,7 +31,7 @@
 
 #include "tcsim/sim/rounding.hpp"
 #include "tcsim/validation/probe_blackbox.hpp"
-#include "tcsim/validation/seed004_suite.hpp"
+#include "tcsim/validation/fasi2021_suite.hpp"
 
 namespace tcsim::validation {
 
@@ -82,7 +82,7 @@ struct ProbeReport {
   Finding<bool> monotonic;
   std::optional<std::pair<DotCase, DotCase>> monotonic_counterexample;  // x <= y, d(x) > d(y)
 
-  std::vector<Seed004Result> seed004;  // filled by probe_with_seed004 (cases of the box's formats)
+  std::vector<Fasi2021Result> fasi2021;  // filled by probe_with_fasi2021 (cases of the box's formats)
   long dot_calls = 0;
 
   std::string to_text() const;
@@ -92,8 +92,8 @@ struct ProbeReport {
 // Runs every experiment on the box. Never throws for a feature it cannot decide; throws
 // only when the box itself throws on a valid call.
 ProbeReport probe(const BlackBox& box, const ProbeOptions& options = {});
-// probe() plus the seed 004 cases whose formats are the box's.
-ProbeReport probe_with_seed004(const BlackBox& box, const ProbeOptions& options = {});
+// probe() plus the fasi2021 cases whose formats are the box's.
+ProbeReport probe_with_fasi2021(const BlackBox& box, const ProbeOptions& options = {});
 
 // "rz", "rd", "ru", "rne" (as the JSON schema of the units).
 std::string rounding_name(Rounding r);

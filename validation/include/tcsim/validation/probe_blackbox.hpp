@@ -1,4 +1,4 @@
-// A black box for the feature probe and the seed 004 suite: a multiply-accumulate unit
+// A black box for the feature probe and the fasi2021 suite: a multiply-accumulate unit
 // seen only through d = dot(a, b, c) on bit patterns. Nothing else of the unit is visible.
 //
 // dot takes any number of products (a.size() == b.size(), 0 included); a and b are

@@ -1,4 +1,4 @@
-// The test vectors of seed 004 (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of
+// The test vectors of fasi2021 (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of
 // NVIDIA tensor cores", sections 3.1.1-3.1.4, 3.2, 3.3) as data, each with the result the
 // paper reports (or implies) on V100 and on T4/A100.
 //
@@ -21,7 +21,7 @@ namespace tcsim::validation {
 
 struct BlackBox;
 
-struct Seed004Case {
+struct Fasi2021Case {
   std::string id;       // unique, e.g. "3.1.2/four-rounding-errors/c=1"
   std::string section;  // "3.1.2"
   std::string title;    // what it shows
@@ -34,17 +34,17 @@ struct Seed004Case {
 };
 
 // Every case, in the paper's order.
-const std::vector<Seed004Case>& seed004_cases();
+const std::vector<Fasi2021Case>& fasi2021_cases();
 
 // The seed's constants generalized by the number F of alignment fraction bits: the
 // V100 vectors with 2^-24 replaced by 2^-(F+1) (F = 23 gives the V100 vectors, 24 those of
 // section 3.2), binary16 in, binary32 out, expecting a V100-like unit with F bits
 // (truncation, deferred normalization, RZ, k >= 4, 3 carry bits): that expectation is in
 // `v100`; `t4_a100` is empty. 10 <= F <= 40 (the constants must be binary16 products).
-std::vector<Seed004Case> seed004_cases_for_fraction_bits(int F);
+std::vector<Fasi2021Case> fasi2021_cases_for_fraction_bits(int F);
 
-struct Seed004Result {
-  Seed004Case test;
+struct Fasi2021Result {
+  Fasi2021Case test;
   bool ran = false;
   std::string skipped;  // why not run (no box for the formats)
   std::uint64_t d = 0;  // result pattern
@@ -53,15 +53,15 @@ struct Seed004Result {
 };
 
 // Runs each case on the first box whose formats are the case's (others are skipped).
-std::vector<Seed004Result> run_seed004(std::span<const BlackBox> boxes,
-                                       const std::vector<Seed004Case>& cases = seed004_cases());
+std::vector<Fasi2021Result> run_fasi2021(std::span<const BlackBox> boxes,
+                                       const std::vector<Fasi2021Case>& cases = fasi2021_cases());
 
 // "PASS", "FAIL" or "n/a".
 std::string pass_text(const std::optional<bool>& pass);
 // One line per case: id, result, expected values and PASS/FAIL per GPU.
-std::string seed004_to_text(const std::vector<Seed004Result>& results);
+std::string fasi2021_to_text(const std::vector<Fasi2021Result>& results);
 // [{"test", "section", "title", "in", "out", "result", "result_bits", "expected_v100",
 //   "expected_t4_a100", "v100", "t4_a100", "source"}...]
-nlohmann::json seed004_to_json(const std::vector<Seed004Result>& results);
+nlohmann::json fasi2021_to_json(const std::vector<Fasi2021Result>& results);
 
 }  // namespace tcsim::validation

@@ -1,4 +1,4 @@
-// Seed 004 (Fasi, Higham, Mikaitis, Pranesh 2021) section 3.1 test vectors through the
+// fasi2021 (Fasi, Higham, Mikaitis, Pranesh 2021) section 3.1 test vectors through the
 // adder configured as V100 (F = 23, 3 carry bits, truncation, deferred normalization,
 // RZ to binary32, RNE to binary16), and with F = 24 and the constants of section 3.2
 // (2^-24 -> 2^-25) as T4/A100.
@@ -50,7 +50,7 @@ const Format& f16() { return formats::fp16(); }
 
 }  // namespace
 
-TEST_CASE("seed004 3.1.1 subnormal inputs and outputs (V100 adder)", "[adder][seed004]") {
+TEST_CASE("fasi2021 3.1.1 subnormal inputs and outputs (V100 adder)", "[adder][fasi2021]") {
   // a11 = 2^-24 (binary16 subnormal), b11 = 4: 2^-22 in both output formats.
   CHECK(run(volta_like(f32()), {"0x1p-24"}, {"4"}, "0") == lit(f32(), "0x1p-22"));
   CHECK(run(volta_like(f16()), {"0x1p-24"}, {"4"}, "0") == lit(f16(), "0x1p-22"));
@@ -63,7 +63,7 @@ TEST_CASE("seed004 3.1.1 subnormal inputs and outputs (V100 adder)", "[adder][se
   CHECK(run(volta_like(f32()), {"1", "1"}, {"0x1.8p-23", "2"}, "0") == lit(f32(), "2"));
 }
 
-TEST_CASE("seed004 3.1.2 exact products and rounding errors (V100 adder)", "[adder][seed004]") {
+TEST_CASE("fasi2021 3.1.2 exact products and rounding errors (V100 adder)", "[adder][fasi2021]") {
   const char* x = "0x1.ffcp-1";  // 1 - 2^-11
   // Four products (1-2^-11)^2 = 1 - 2^-10 + 2^-22 are exact: d = 4(1 - 2^-10 + 2^-22).
   CHECK(run(volta_like(f32()), {x, x, x, x}, {x, x, x, x}, "0") == lit(f32(), "0x1.ff8008p+1"));
@@ -80,7 +80,7 @@ TEST_CASE("seed004 3.1.2 exact products and rounding errors (V100 adder)", "[add
   }
 }
 
-TEST_CASE("seed004 3.1.3 rounding modes (V100 adder)", "[adder][seed004]") {
+TEST_CASE("fasi2021 3.1.3 rounding modes (V100 adder)", "[adder][fasi2021]") {
   // 2 + 3/4 2^-22: RZ/RD give 2, RN/RU would give 2 + 2^-22.
   CHECK(run(volta_like(f32()), {"1", "1"}, {"2", "0x1.8p-23"}, "0") == lit(f32(), "2"));
   // Negative side: -2, so RZ rather than RD.
@@ -89,7 +89,7 @@ TEST_CASE("seed004 3.1.3 rounding modes (V100 adder)", "[adder][seed004]") {
   CHECK(run(volta_like(f16()), {"0x1p-24", "0x1p-24"}, {"0.5", "0.25"}, "0") == lit(f16(), "0x1p-24"));
 }
 
-TEST_CASE("seed004 3.1.4 accumulator features (V100 adder)", "[adder][seed004]") {
+TEST_CASE("fasi2021 3.1.4 accumulator features (V100 adder)", "[adder][fasi2021]") {
   const auto ones = {"1", "1", "1", "1"};
   // No guard digit: 1 + (-1 + 2^-24) = 2^-23.
   CHECK(run(volta_like(f32()), ones, {"1", "0", "0", "0"}, "-0x1.fffffep-1") == lit(f32(), "0x1p-23"));
@@ -117,14 +117,14 @@ TEST_CASE("seed004 3.1.4 accumulator features (V100 adder)", "[adder][seed004]")
   CHECK(run(volta_like(f32()), ones, {"1", "1", "1", "1"}, "0x1.000006p+0") == lit(f32(), "5"));
 }
 
-TEST_CASE("seed004 3.1.4 non-monotonicity (V100 adder)", "[adder][seed004]") {
+TEST_CASE("fasi2021 3.1.4 non-monotonicity (V100 adder)", "[adder][fasi2021]") {
   const auto ones = {"1", "1", "1", "1"};
   const auto small = {"0x1p-24", "0x1p-24", "0x1p-24", "0x1p-24"};
   CHECK(run(volta_like(f32()), ones, small, "0x1.fffffep-1") == lit(f32(), "0x1.000002p+0"));
   CHECK(run(volta_like(f32()), ones, small, "1") == lit(f32(), "1"));
 }
 
-TEST_CASE("seed004 3.2/3.3 constants for one more alignment bit (T4/A100 adder, F = 24)", "[adder][seed004]") {
+TEST_CASE("fasi2021 3.2/3.3 constants for one more alignment bit (T4/A100 adder, F = 24)", "[adder][fasi2021]") {
   const auto ones = {"1", "1", "1", "1"};
   // With F = 24, 1 + 2^-24 + 2^-24 is exact: the V100 vectors change behaviour ...
   CHECK(run(volta_like(f32(), 24), ones, {"0x1p-24", "0x1p-24", "0", "0"}, "1") == lit(f32(), "0x1.000002p+0"));

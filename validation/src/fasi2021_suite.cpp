@@ -1,4 +1,4 @@
-// Seed 004's test vectors as data (see seed004_suite.hpp), and a small runner.
+// fasi2021's test vectors as data (see fasi2021_suite.hpp), and a small runner.
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "tcsim/sim/exact.hpp"
 #include "tcsim/sim/literal.hpp"
 #include "tcsim/validation/probe_blackbox.hpp"
-#include "tcsim/validation/seed004_suite.hpp"
+#include "tcsim/validation/fasi2021_suite.hpp"
 
 namespace tcsim::validation {
 namespace {
@@ -15,18 +15,18 @@ namespace {
 using Strings = std::vector<std::string>;
 const std::string kPaper = "paper";
 
-Seed004Case make(std::string id, std::string section, std::string title, Strings a, Strings b, std::string c,
+Fasi2021Case make(std::string id, std::string section, std::string title, Strings a, Strings b, std::string c,
                  std::string v100, std::string t4, std::string source = kPaper, std::string in = "fp16",
                  std::string out = "fp32") {
   // Pad to the paper's four products (the 4x4x4 element (2)).
   while (a.size() < 4) a.push_back("0");
   while (b.size() < 4) b.push_back("0");
-  return Seed004Case{std::move(id), std::move(section), std::move(title), std::move(in), std::move(out),
+  return Fasi2021Case{std::move(id), std::move(section), std::move(title), std::move(in), std::move(out),
                      std::move(a), std::move(b), std::move(c), std::move(v100), std::move(t4), std::move(source)};
 }
 
-std::vector<Seed004Case> build_cases() {
-  std::vector<Seed004Case> v;
+std::vector<Fasi2021Case> build_cases() {
+  std::vector<Fasi2021Case> v;
   const std::string one_m24 = "0x1.fffffep-1";  // 1 - 2^-24
   const std::string c_carry = "0x1.000006p+0";  // 1 + 2^-22 + 2^-23
 
@@ -150,7 +150,7 @@ std::vector<Seed004Case> build_cases() {
   return v;
 }
 
-bool formats_match(const BlackBox& box, const Seed004Case& t) {
+bool formats_match(const BlackBox& box, const Fasi2021Case& t) {
   return box.in == parse_format(t.in_format) && box.out == parse_format(t.out_format);
 }
 
@@ -183,16 +183,16 @@ ExactValue sum(std::initializer_list<ExactValue> xs) {
 
 }  // namespace
 
-const std::vector<Seed004Case>& seed004_cases() {
-  static const std::vector<Seed004Case> cases = build_cases();
+const std::vector<Fasi2021Case>& fasi2021_cases() {
+  static const std::vector<Fasi2021Case> cases = build_cases();
   return cases;
 }
 
-std::vector<Seed004Case> seed004_cases_for_fraction_bits(int F) {
+std::vector<Fasi2021Case> fasi2021_cases_for_fraction_bits(int F) {
   if (F < 10 || F > 40)
-    throw std::invalid_argument("F = " + std::to_string(F) + ": seed004_cases_for_fraction_bits needs 10..40");
-  std::vector<Seed004Case> v;
-  const std::string src = "generalized from seed 004 by F (expected for a V100-like unit with F = " +
+    throw std::invalid_argument("F = " + std::to_string(F) + ": fasi2021_cases_for_fraction_bits needs 10..40");
+  std::vector<Fasi2021Case> v;
+  const std::string src = "generalized from fasi2021 by F (expected for a V100-like unit with F = " +
                           std::to_string(F) + ")";
   const std::string tag = "F=" + std::to_string(F) + "/";
   const auto [sa, sb] = fp16_product(1, -(F + 1));  // 2^-(F+1)
@@ -237,11 +237,11 @@ std::vector<Seed004Case> seed004_cases_for_fraction_bits(int F) {
   return v;
 }
 
-std::vector<Seed004Result> run_seed004(std::span<const BlackBox> boxes, const std::vector<Seed004Case>& cases) {
-  std::vector<Seed004Result> out;
+std::vector<Fasi2021Result> run_fasi2021(std::span<const BlackBox> boxes, const std::vector<Fasi2021Case>& cases) {
+  std::vector<Fasi2021Result> out;
   out.reserve(cases.size());
-  for (const Seed004Case& t : cases) {
-    Seed004Result r;
+  for (const Fasi2021Case& t : cases) {
+    Fasi2021Result r;
     r.test = t;
     const BlackBox* box = nullptr;
     for (const BlackBox& bb : boxes)
@@ -278,7 +278,7 @@ std::vector<Seed004Result> run_seed004(std::span<const BlackBox> boxes, const st
 
 std::string pass_text(const std::optional<bool>& pass) { return !pass ? "n/a" : (*pass ? "PASS" : "FAIL"); }
 
-std::string seed004_to_text(const std::vector<Seed004Result>& results) {
+std::string fasi2021_to_text(const std::vector<Fasi2021Result>& results) {
   std::ostringstream os;
   std::size_t width = 0;
   for (const auto& r : results) width = std::max(width, r.test.id.size());
@@ -303,7 +303,7 @@ std::string seed004_to_text(const std::vector<Seed004Result>& results) {
   return os.str();
 }
 
-nlohmann::json seed004_to_json(const std::vector<Seed004Result>& results) {
+nlohmann::json fasi2021_to_json(const std::vector<Fasi2021Result>& results) {
   nlohmann::json arr = nlohmann::json::array();
   for (const auto& r : results) {
     nlohmann::json j;

@@ -1,4 +1,4 @@
-// Seed 004 (Fasi, Higham, Mikaitis, Pranesh 2021) test vectors through the built-in units:
+// fasi2021 (Fasi, Higham, Mikaitis, Pranesh 2021) test vectors through the built-in units:
 // section 3.1 on v100 (constants 2^-24), sections 3.2/3.3 on t4/a100 (constants 2^-25).
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -23,7 +23,7 @@ double run32(const char* unit, std::initializer_list<double> a, std::initializer
 
 }  // namespace
 
-TEST_CASE("seed 004 3.1: v100 products are exact and additions truncate (1 + 4*2^-24 = 1)") {
+TEST_CASE("fasi2021 3.1: v100 products are exact and additions truncate (1 + 4*2^-24 = 1)") {
   const double p = std::ldexp(1.0, -12);  // p*p = 2^-24
   CHECK(run32("v100", {p, p, p, p}, {p, p, p, p}, 1.0) == 1.0);
   // Exact products: 2^-12 * (1 + 2^-10) needs 11 bits and is kept.
@@ -31,21 +31,21 @@ TEST_CASE("seed 004 3.1: v100 products are exact and additions truncate (1 + 4*2
         (1 + std::ldexp(1, -10)) * (1 + std::ldexp(1, -10)));
 }
 
-TEST_CASE("seed 004 3.1.4: v100 has no guard digit (1 + (-1 + 2^-24) = 2^-23)") {
+TEST_CASE("fasi2021 3.1.4: v100 has no guard digit (1 + (-1 + 2^-24) = 2^-23)") {
   CHECK(run32("v100", {1, 0, 0, 0}, {1, 0, 0, 0}, -1 + std::ldexp(1, -24)) == std::ldexp(1, -23));
   // Normalization in subtraction: c = -1 + 2^-24 with products 1 and -2^-24.
   const double p = std::ldexp(1.0, -12);
   CHECK(run32("v100", {1, p}, {1, -p}, -1 + std::ldexp(1, -24)) == std::ldexp(1, -23));
 }
 
-TEST_CASE("seed 004 3.1.4: v100 does not normalize partial sums; non-monotonic") {
+TEST_CASE("fasi2021 3.1.4: v100 does not normalize partial sums; non-monotonic") {
   const double p = std::ldexp(1.0, -12);
   // c = 1 - 2^-24 plus four 2^-24 products gives 1 + 2^-23, while c = 1 gives 1.
   CHECK(run32("v100", {p, p, p, p}, {p, p, p, p}, 1 - std::ldexp(1, -24)) == 1 + std::ldexp(1, -23));
   CHECK(run32("v100", {p, p, p, p}, {p, p, p, p}, 1.0) == 1.0);
 }
 
-TEST_CASE("seed 004 3.1.4: v100 carry bits (4 + 2^-21 in every order; the 8 vector)") {
+TEST_CASE("fasi2021 3.1.4: v100 carry bits (4 + 2^-21 in every order; the 8 vector)") {
   const double c = 1 + std::ldexp(1, -22) + std::ldexp(1, -23);
   const double t = std::ldexp(1, -23);  // an fp16 subnormal
   const std::vector<std::vector<double>> perms = {{1, 1, 1, t}, {1, 1, t, 1}, {1, t, 1, 1}, {t, 1, 1, 1}};
@@ -59,7 +59,7 @@ TEST_CASE("seed 004 3.1.4: v100 carry bits (4 + 2^-21 in every order; the 8 vect
   CHECK(run32("v100", {1, 1, 1, 1}, {1, 1.5, 1.75, 1.875}, 1.875) == 8.0);
 }
 
-TEST_CASE("seed 004 3.1.3: v100 rounds fp32 output toward zero, fp16 output to nearest even") {
+TEST_CASE("fasi2021 3.1.3: v100 rounds fp32 output toward zero, fp16 output to nearest even") {
   const double c = 1 + 3 * std::ldexp(1, -23);
   // 2.25 + c = 3.25 + 2^-22 + 2^-23 exactly: RZ keeps 3.25 + 2^-22 (RNE would give 3.25 + 2^-21).
   CHECK(run32("v100", {1.5}, {1.5}, c) == 3.25 + std::ldexp(1, -22));
@@ -72,18 +72,18 @@ TEST_CASE("seed 004 3.1.3: v100 rounds fp32 output toward zero, fp16 output to n
   CHECK(u.dot(f16, f16, a, b, bits(f16, -1.0)) == 0xbbfeu);
 }
 
-TEST_CASE("seed 004 3.1.1: subnormal inputs and outputs are honoured") {
+TEST_CASE("fasi2021 3.1.1: subnormal inputs and outputs are honoured") {
   // fp16 subnormal inputs: 2^-24 * 2^-24 * 2^20 ... products of subnormals are exact.
   const double s = std::ldexp(1, -24);
   CHECK(run32("v100", {s}, {1.0}, 0.0) == s);
   CHECK(run32("v100", {s}, {s}, 0.0) == std::ldexp(1, -48));
-  // A100 bf16 (seed 004 3.3): 2^-126 * 2^-1 = 2^-127, a subnormal binary32 output.
+  // A100 bf16 (fasi2021 3.3): 2^-126 * 2^-1 = 2^-127, a subnormal binary32 output.
   const auto& bf = formats::bf16();
   const std::vector<std::uint64_t> a = {bits(bf, std::ldexp(1, -126))}, b = {bits(bf, 0.5)};
   CHECK(builtin_unit("a100").dot(bf, f32, a, b, 0) == 0x00400000u);
 }
 
-TEST_CASE("seed 004 3.2/3.3: t4 and a100 keep one more bottom bit (constants 2^-25)") {
+TEST_CASE("fasi2021 3.2/3.3: t4 and a100 keep one more bottom bit (constants 2^-25)") {
   const double p24 = std::ldexp(1.0, -12);                       // p24^2 = 2^-24
   const double q = std::ldexp(1.0, -12), r = std::ldexp(1.0, -13);  // q*r = 2^-25
   for (const char* unit : {"t4", "a100", "ampere", "turing"}) {
@@ -103,7 +103,7 @@ TEST_CASE("seed 004 3.2/3.3: t4 and a100 keep one more bottom bit (constants 2^-
   CHECK(run32("v100", {1}, {1}, -(0.5 - std::ldexp(1, -25))) == 0.5 + std::ldexp(1, -23));
 }
 
-TEST_CASE("seed 004 3.3: a100 fp64 is an IEEE chain of fused multiply-adds (std::fma)") {
+TEST_CASE("fasi2021 3.3: a100 fp64 is an IEEE chain of fused multiply-adds (std::fma)") {
   auto seed = tcsim::test::seed("a100 fp64 fma chain", 20261122);
   tcsim::test::Rng rng(seed);
   const Format& f64 = formats::fp64();
