@@ -30,10 +30,16 @@ void print_unit(const models::Unit& unit, bool evidence) {
     for (const auto& [o, m] : r.min_exponent) mins += (mins.empty() ? "" : " ") + o + ":" + std::to_string(m);
     std::string extra;
     if (r.c_placement == CPlacement::Late)
-      extra += " c late" + (r.late_products_rounding ? " (products rounded " + models::schema_string(*r.late_products_rounding) + " first)" : std::string());
-    for (const auto& [o, b] : r.result_fraction_bits) extra += " result_fraction_bits " + o + ":" + std::to_string(b);
+      extra += ", c late" + (r.late_products_rounding ? " (products rounded " + models::schema_string(*r.late_products_rounding) + " first)" : std::string());
+    if (r.k_split != models::KSplit::Consecutive) extra += ", k_split " + models::schema_string(r.k_split);
+    if (r.c_entry != models::CEntry::Accumulator) {
+      std::string add;
+      for (const auto& [o, m] : r.final_add_rounding) add += (add.empty() ? "" : " ") + o + ":" + models::schema_string(m);
+      extra += ", c_entry " + models::schema_string(r.c_entry) + " (c added last, final_add_rounding " + add + ")";
+    }
+    for (const auto& [o, b] : r.result_fraction_bits) extra += ", result_fraction_bits " + o + ":" + std::to_string(b);
     if (r.block_scale)
-      extra += " block_scale " + join(r.block_scale->scale_formats, "/") + " per " +
+      extra += ", block_scale " + join(r.block_scale->scale_formats, "/") + " per " +
                [&] {
                  std::string b;
                  for (int x : r.block_scale->block_sizes) b += (b.empty() ? "" : "/") + std::to_string(x);

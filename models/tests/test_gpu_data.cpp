@@ -26,7 +26,7 @@ struct Case {
   double min_rate;     // required match rate
 };
 
-// Every data folder x output file. The open H100 fp8 -> fp16 rows have a regression floor.
+// Every data folder x output file, each required to match on every line read.
 const Case kCases[] = {
     {"V100", "fp16", "v100", "fp16", "fp32", false, 1.0},
     {"V100", "fp16", "v100", "fp16", "fp16", false, 1.0},

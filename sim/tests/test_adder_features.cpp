@@ -195,6 +195,29 @@ TEST_CASE("signed zeros follow IEEE's sum rule", "[adder]") {
         "0x80000000");
 }
 
+TEST_CASE("a register that is zero because alignment dropped bits gives the exact-cancellation zero", "[adder]") {
+  // 1 - 1 + 2^-28: the exact sum is positive, but with F = 23 the 2^-28 term is truncated
+  // and the register is 0. Without a sticky bit nothing records the dropped bits, so the
+  // unit's zero-sign logic sees what it sees for an exact cancellation: +0, or -0 under RD
+  // (docs/design.md, "Signed zeros"). MPFR's RD result would be +2^-28.
+  AdderConfig cfg = base(f16(), f32(), 23);
+  const auto a = vals(f16(), {"1", "-1", "0x1p-14"}), b = vals(f16(), {"1", "1", "0x1p-14"});
+  auto d = [&](const AdderConfig& c) { return bits_to_hex(f32(), FixedPointAdder(c).dot(a, b, 0)); };
+  CHECK(d(cfg) == "0x00000000");
+  cfg.final_rounding = Rounding::Down;
+  CHECK(d(cfg) == "0x80000000");
+  cfg.final_rounding = Rounding::Up;
+  CHECK(d(cfg) == "0x00000000");
+  // A sticky bit records the dropped bits: the register is one unit of 2^(E-F-1) = 2^-24.
+  cfg.final_rounding = Rounding::Down;
+  cfg.sticky_bit = true;
+  CHECK(d(cfg) == "0x33800000");
+  // Wide enough to keep the term: the exact sum.
+  cfg.sticky_bit = false;
+  cfg.fraction_bits = 30;
+  CHECK(d(cfg) == "0x31800000");
+}
+
 TEST_CASE("subnormal inputs and outputs: honoured or flushed", "[adder]") {
   AdderConfig cfg = base(f16(), f16(), 23);
   cfg.final_rounding = Rounding::NearestEven;

@@ -1,6 +1,7 @@
 // Every published real-GPU data file through the built-in unit of its GPU: 0 mismatches
-// required in all 22 files, the H100 fp8 -> binary16 mma.sync files included (once open
-// in units.md; solved in docs/research/h100_fp8_fp16.md).
+// required in all 22 files, the H100 fp8 -> binary16 mma.sync files included (the
+// fp16-tensor-core emulation, docs/research/h100_fp8_fp16.md). The B200 vectors:
+// test_gpu_vectors.cpp.
 #include <catch2/catch.hpp>
 
 #include <cstdio>

@@ -1,0 +1,34 @@
+# tcsim units: the built-in rows as text (every parameter of a row on its line) and as JSON
+# in the user-unit schema (loadable again with --unit-config).
+include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
+
+tcsim_check(NAME "units lists every built-in unit"
+  ARGS units
+  STDOUT "^v100 \\(architecture volta" "\nt4 " "\na100 " "\nl40s " "\nh100 " "\nb200 ")
+
+# The fp8 mma.sync emulation rows show their structure and both roundings.
+foreach(unit h100 b200)
+  tcsim_check(NAME "units ${unit}: fp8 mma.sync emulation row"
+    ARGS units --unit ${unit}
+    STDOUT "mma.sync +e4m3,e5m2 -> fp32,fp16: k=16 F=25 [^\n]*rounding fp16:rne fp32:rz[^\n]*, k_split pairs-mod4, c_entry final-add \\(c added last, final_add_rounding fp16:rne fp32:rne\\)")
+endforeach()
+
+tcsim_check(NAME "units --json writes final_add_rounding"
+  ARGS units --unit b200 --json
+  STDOUT "\"final_add_rounding\": {\n *\"fp16\": \"rne\",\n *\"fp32\": \"rne\"" "\"c_entry\": \"final-add\"")
+
+# The JSON of one unit loads back as a user unit and computes the same bits (fp8 -> fp32
+# emulation: blocks RZ, c by an RNE addition; tests/test_units.cpp has the derivation).
+tcsim_scratch_dir(dir)
+tcsim_check(NAME "units --json of b200" ARGS units --unit b200 --json OUTPUT_VARIABLE json)
+file(WRITE "${dir}/b200.json" "${json}")
+foreach(source "--unit;b200" "--unit-config;${dir}/b200.json")
+  tcsim_check(NAME "dot ${source} e4m3 -> fp32 mma.sync"
+    ARGS dot ${source} --in e4m3 --out fp32 --instruction mma.sync --a 8,0x3p-9 --b 8,0x1p-9 --c -0x1p-40
+    STDOUT "\nd += 0x42800001 ")
+endforeach()
+
+tcsim_check(NAME "units --unit of an unknown name lists the names"
+  ARGS units --unit p100
+  EXIT 2
+  STDERR "unknown unit 'p100'; built-in units: v100 \\(volta\\)")
