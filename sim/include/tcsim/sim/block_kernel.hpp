@@ -1,0 +1,53 @@
+// A fast implementation of the fixed-point adder's block FMA for the configurations that
+// real units use: one semantics (FixedPointAdder), two implementations.
+//
+// Where every operand has a significand of at most 12 bits, a product is an integer below
+// 2^24, and an aligned term with F fraction bits is an integer below 2^(F+2): for F up to
+// about 55 the whole block sum is exact in int64. The kernel decodes the patterns with
+// integer operations, takes E = max(e_a + e_b, e_c) (clamped), aligns every term by a
+// shift that truncates like the adder's alignment rounding, sums in int64, wraps like the
+// register, and rounds once into the output format. Results outside the output's normal
+// range (subnormal, overflow) and NaN/Inf operands go through the reference adder, element
+// by element, so the bits are the reference's by construction there; everything else is
+// proven equal to it by the differential tests (sim/tests/test_block_kernel.cpp).
+//
+// Configurations the kernel cannot prove exact are refused with a reason
+// (block_kernel_unsupported): callers fall back to FixedPointAdder and say so.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tcsim/sim/adder.hpp"
+
+namespace tcsim {
+
+// Why `cfg` with blocks of up to `max_products` products cannot run on the kernel, or
+// nullopt when it can.
+std::optional<std::string> block_kernel_unsupported(const AdderConfig& cfg, std::size_t max_products);
+
+class BlockKernel {
+ public:
+  // Throws std::invalid_argument with block_kernel_unsupported's reason.
+  BlockKernel(const AdderConfig& cfg, std::size_t max_products);
+  ~BlockKernel();
+  BlockKernel(BlockKernel&&) noexcept;
+  BlockKernel& operator=(BlockKernel&&) noexcept;
+
+  const AdderConfig& config() const;
+  std::size_t max_products() const;
+
+  // n block FMAs: element i is d[i] = c[i] + sum_{t < len} a[i*lda + t] * b[i*ldb + t],
+  // followed by (max_products - len) +0 products when `len` is short (they matter only for
+  // the sign of a zero result). Bits equal FixedPointAdder::dot on the same operands.
+  void run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
+           std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tcsim

@@ -1,0 +1,294 @@
+// The int64 block-FMA kernel (see block_kernel.hpp). Every step mirrors a named step of
+// FixedPointAdder's deferred path (adder.cpp: gather, aligned_sum, zero_result, round_out).
+#include "tcsim/sim/block_kernel.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "tcsim/sim/codec.hpp"
+
+namespace tcsim {
+
+namespace {
+
+// Integer decoding of a format whose encoding is the standard one (sign bit, exponent
+// field with bias, precision-1 fraction bits; the top field holds Inf/NaN for IEEE NaNs).
+struct FieldCodec {
+  std::uint64_t width_mask = 0, sign_mask = 0, frac_mask = 0;
+  int precision = 0, exp_bits = 0, bias = 0, emin = 0, emax = 0;
+  unsigned top_field = 0;
+  NanEncoding nan = NanEncoding::Ieee;
+  std::uint64_t max_finite_significand = 0;  // at emax, implicit bit included
+};
+
+std::optional<std::string> codec_unsupported(const Format& f, const char* role) {
+  const std::string where = std::string(role) + " format '" + f.name + "'";
+  if (!f.is_signed || !f.has_zero) return where + " is unsigned or has no zero";
+  if (!f.subnormals) return where + " has no subnormals";
+  if (f.exponent_bits < 1 || f.exponent_bits > 15) return where + " has an exponent field outside 1..15 bits";
+  if (f.precision > 63) return where + " is wider than 63 significand bits";
+  const unsigned top = (1u << f.exponent_bits) - 1;
+  switch (f.nan) {
+    case NanEncoding::Ieee:
+      if (!f.infinities || f.emax + f.bias + 1 != static_cast<int>(top)) return where + " has a non-IEEE top field";
+      break;
+    case NanEncoding::AllOnes:
+    case NanEncoding::None:
+      if (f.infinities || f.emax + f.bias != static_cast<int>(top)) return where + " has an unusual top field";
+      break;
+    case NanEncoding::NegativeZero: return where + " encodes NaN as -0 (FNUZ)";
+  }
+  if (f.emin != 1 - f.bias) return where + " has an unusual bias";
+  return std::nullopt;
+}
+
+FieldCodec make_codec(const Format& f) {
+  FieldCodec c;
+  c.width_mask = f.width_mask();
+  c.sign_mask = f.sign_mask();
+  c.frac_mask = (std::uint64_t{1} << (f.precision - 1)) - 1;
+  c.precision = f.precision;
+  c.exp_bits = f.exponent_bits;
+  c.bias = f.bias;
+  c.emin = f.emin;
+  c.emax = f.emax;
+  c.top_field = (1u << f.exponent_bits) - 1;
+  c.nan = f.nan;
+  c.max_finite_significand = f.max_finite_significand();
+  return c;
+}
+
+enum class Kind : std::uint8_t { Zero, Finite, Special };
+
+// value = (-1)^negative * sig * 2^lsb; eref = the exponent the adder aligns on (emin for
+// subnormals, as gather() does).
+struct Operand {
+  std::uint64_t sig = 0;
+  int lsb = 0;
+  int eref = 0;
+  bool negative = false;
+  Kind kind = Kind::Zero;
+};
+
+inline Operand decode_fields(const FieldCodec& f, std::uint64_t bits, bool keep_subnormals) {
+  Operand o;
+  o.negative = (bits & f.sign_mask) != 0;
+  const unsigned field = static_cast<unsigned>(bits >> (f.precision - 1)) & f.top_field;
+  const std::uint64_t frac = bits & f.frac_mask;
+  if (field == 0) {
+    if (frac == 0 || !keep_subnormals) return o;  // zero, or a flushed subnormal: a signed zero
+    o.kind = Kind::Finite;
+    o.sig = frac;
+    o.lsb = f.emin - (f.precision - 1);
+    o.eref = f.emin;
+    return o;
+  }
+  if (field == f.top_field &&
+      (f.nan == NanEncoding::Ieee || (f.nan == NanEncoding::AllOnes && frac == f.frac_mask))) {
+    o.kind = Kind::Special;
+    return o;
+  }
+  o.kind = Kind::Finite;
+  o.sig = frac | (std::uint64_t{1} << (f.precision - 1));
+  o.eref = static_cast<int>(field) - f.bias;
+  o.lsb = o.eref - (f.precision - 1);
+  return o;
+}
+
+// A term's magnitude in units of 2^lsb with the alignment rounding (align() in adder.cpp);
+// `shift` = term lsb - register lsb.
+inline std::uint64_t align_magnitude(std::uint64_t sig, std::int64_t shift, bool negative, Rounding mode) {
+  if (shift >= 0) return sig << shift;
+  const std::int64_t s = -shift;
+  std::uint64_t kept, rem;
+  int half_cmp;  // dropped part vs half a unit: -1, 0, 1
+  if (s >= 64) {
+    kept = 0;
+    rem = sig;
+    half_cmp = -1;  // sig < 2^63 <= 2^(s-1)
+  } else {
+    kept = sig >> s;
+    rem = sig & ((std::uint64_t{1} << s) - 1);
+    const std::uint64_t half = std::uint64_t{1} << (s - 1);
+    half_cmp = rem < half ? -1 : (rem == half ? 0 : 1);
+  }
+  if (rem == 0) return kept;
+  switch (mode) {
+    case Rounding::Down: return kept + (negative ? 1 : 0);
+    case Rounding::Up: return kept + (negative ? 0 : 1);
+    case Rounding::NearestEven: return kept + ((half_cmp > 0 || (half_cmp == 0 && (kept & 1))) ? 1 : 0);
+    default: return kept;  // TowardZero
+  }
+}
+
+}  // namespace
+
+struct BlockKernel::Impl {
+  AdderConfig cfg;
+  std::size_t max_products = 0;
+  FixedPointAdder reference;
+  FieldCodec a, b, c, out;
+  int register_bits = 0;
+  bool keep_subnormals = true;
+  RoundingOptions slow_rounding;
+
+  Impl(const AdderConfig& config, std::size_t k)
+      : cfg(config), max_products(k), reference(config), a(make_codec(config.a_format)),
+        b(make_codec(config.b_format)), c(make_codec(config.c_format)), out(make_codec(config.out_format)),
+        register_bits(1 + config.carry_bits + config.fraction_bits), keep_subnormals(config.subnormal_inputs) {
+    slow_rounding.mode = cfg.final_rounding;
+    slow_rounding.overflow = cfg.overflow;
+    slow_rounding.subnormals = cfg.subnormal_outputs ? SubnormalMode::Keep : SubnormalMode::Flush;
+  }
+
+  // zero_result() of adder.cpp.
+  std::uint64_t zero(bool all_negative, bool all_positive) const {
+    return cfg.out_format.zero(all_negative || (!all_positive && cfg.final_rounding == Rounding::Down));
+  }
+
+  // The final rounding of (-1)^negative * mag * 2^lsb, mag > 0. Results in the output's
+  // normal range are rounded here; the rest (subnormal, overflow) by round_to_format.
+  std::uint64_t round_out(bool negative, std::uint64_t mag, std::int64_t lsb) const {
+    const int m = 63 - std::countl_zero(mag);
+    std::int64_t e = lsb + m;
+    if (e >= out.emin && e <= out.emax) {
+      const int sh = m - (out.precision - 1);
+      std::uint64_t kept;
+      bool done = true;
+      if (sh <= 0) {
+        kept = mag << -sh;
+      } else {
+        kept = mag >> sh;
+        const std::uint64_t rem = mag & ((std::uint64_t{1} << sh) - 1);
+        if (rem != 0) {
+          const std::uint64_t half = std::uint64_t{1} << (sh - 1);
+          switch (cfg.final_rounding) {
+            case Rounding::NearestEven: kept += (rem > half || (rem == half && (kept & 1))) ? 1 : 0; break;
+            case Rounding::Up: kept += negative ? 0 : 1; break;
+            case Rounding::Down: kept += negative ? 1 : 0; break;
+            case Rounding::ToOdd: kept |= 1; break;
+            case Rounding::TowardZero: break;
+            default: done = false; break;
+          }
+        }
+        if (kept >> out.precision) {  // rounded up to the next binade
+          kept >>= 1;
+          ++e;
+        }
+      }
+      if (done && (e < out.emax || (e == out.emax && kept <= out.max_finite_significand)))
+        return (negative ? out.sign_mask : 0) | (static_cast<std::uint64_t>(e + out.bias) << (out.precision - 1)) |
+               (kept & out.frac_mask);
+    }
+    return round_to_format(ExactValue::finite(negative, BigInt(mag), lsb), cfg.out_format, slow_rounding).bits;
+  }
+
+  // The reference adder on one element (NaN/Inf operands, patterns out of range).
+  std::uint64_t slow(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row, std::uint64_t c_bits,
+                     std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) const {
+    pa.assign(max_products, 0);
+    pb.assign(max_products, 0);
+    std::copy_n(a_row, len, pa.begin());
+    std::copy_n(b_row, len, pb.begin());
+    return reference.dot(pa, pb, c_bits);
+  }
+
+  std::uint64_t element(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row,
+                        std::uint64_t c_bits, std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb,
+                        std::vector<Operand>& terms) const {
+    terms.clear();
+    bool all_negative = true, all_positive = true;
+    std::int64_t E = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t t = 0; t < len; ++t) {
+      const std::uint64_t x_bits = a_row[t], y_bits = b_row[t];
+      if ((x_bits & ~a.width_mask) || (y_bits & ~b.width_mask)) return slow(len, a_row, b_row, c_bits, pa, pb);
+      const Operand x = decode_fields(a, x_bits, keep_subnormals);
+      const Operand y = decode_fields(b, y_bits, keep_subnormals);
+      if (x.kind == Kind::Special || y.kind == Kind::Special) return slow(len, a_row, b_row, c_bits, pa, pb);
+      const bool negative = x.negative != y.negative;
+      if (x.kind == Kind::Zero || y.kind == Kind::Zero) {
+        (negative ? all_positive : all_negative) = false;
+        continue;
+      }
+      Operand p;
+      p.negative = negative;
+      p.sig = x.sig * y.sig;
+      p.lsb = x.lsb + y.lsb;
+      p.eref = x.eref + y.eref;
+      E = std::max<std::int64_t>(E, p.eref);
+      terms.push_back(p);
+    }
+    if (len < max_products) all_negative = false;  // the +0 padding products
+    if (c_bits & ~c.width_mask) return slow(len, a_row, b_row, c_bits, pa, pb);
+    const Operand z = decode_fields(c, c_bits, keep_subnormals);
+    if (z.kind == Kind::Special) return slow(len, a_row, b_row, c_bits, pa, pb);
+    if (z.kind == Kind::Zero) {
+      (z.negative ? all_positive : all_negative) = false;
+    } else {
+      E = std::max<std::int64_t>(E, z.eref);
+      terms.push_back(z);
+    }
+    if (terms.empty()) return zero(all_negative, all_positive);
+    if (cfg.min_exponent) E = std::max<std::int64_t>(E, *cfg.min_exponent);
+    const std::int64_t lsb = E - cfg.fraction_bits;
+    std::int64_t sum = 0;
+    for (const Operand& t : terms) {
+      const std::uint64_t mag = align_magnitude(t.sig, t.lsb - lsb, t.negative, cfg.alignment_rounding);
+      sum += t.negative ? -static_cast<std::int64_t>(mag) : static_cast<std::int64_t>(mag);
+    }
+    const bool negative = sum < 0;
+    std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(sum) : static_cast<std::uint64_t>(sum);
+    if (register_bits < 64 && (mag >> register_bits) != 0) mag &= (std::uint64_t{1} << register_bits) - 1;  // wrap
+    if (mag == 0) return zero(false, false);
+    return round_out(negative, mag, lsb);
+  }
+};
+
+std::optional<std::string> block_kernel_unsupported(const AdderConfig& cfg, std::size_t max_products) {
+  if (cfg.normalization != Normalization::Deferred) return "per-step normalization";
+  if (cfg.c_placement != CPlacement::Aligned) return "c added late";
+  if (cfg.product_exponent != ProductExponent::Unnormalized) return "normalized product exponents";
+  if (cfg.sticky_bit) return "sticky bit";
+  if (cfg.final_rounding == Rounding::Stochastic) return "stochastic final rounding";
+  for (auto [f, role] : {std::pair{&cfg.a_format, "a"}, {&cfg.b_format, "b"}, {&cfg.c_format, "c"},
+                         {&cfg.out_format, "output"}})
+    if (auto why = codec_unsupported(*f, role)) return why;
+  if (cfg.a_format.precision > 12 || cfg.b_format.precision > 12)
+    return "operands with more than 12 significand bits (products would not fit the int64 lanes' budget)";
+  // Every aligned term is below 2^(F+2) units; k products and c must sum below 2^63.
+  int terms_bits = 0;
+  while ((std::size_t{1} << terms_bits) < max_products + 1) ++terms_bits;
+  if (cfg.fraction_bits + 2 + terms_bits > 62)
+    return "F = " + std::to_string(cfg.fraction_bits) + " with " + std::to_string(max_products) +
+           " products does not fit int64 (needs F + 2 + log2(k+1) <= 62)";
+  return std::nullopt;
+}
+
+BlockKernel::BlockKernel(const AdderConfig& cfg, std::size_t max_products) {
+  cfg.validate();
+  if (auto why = block_kernel_unsupported(cfg, max_products))
+    throw std::invalid_argument("block kernel: " + *why);
+  impl_ = std::make_unique<Impl>(cfg, max_products);
+}
+BlockKernel::~BlockKernel() = default;
+BlockKernel::BlockKernel(BlockKernel&&) noexcept = default;
+BlockKernel& BlockKernel::operator=(BlockKernel&&) noexcept = default;
+
+const AdderConfig& BlockKernel::config() const { return impl_->cfg; }
+std::size_t BlockKernel::max_products() const { return impl_->max_products; }
+
+void BlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
+                      std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
+  if (len > impl_->max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(impl_->max_products));
+  std::vector<std::uint64_t> pa, pb;
+  std::vector<Operand> terms;
+  terms.reserve(len + 1);
+  for (std::size_t i = 0; i < n; ++i) d[i] = impl_->element(len, a + i * lda, b + i * ldb, c[i], pa, pb, terms);
+}
+
+}  // namespace tcsim

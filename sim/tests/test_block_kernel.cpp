@@ -1,0 +1,239 @@
+// The int64 block kernel against the reference FixedPointAdder: every case must give the
+// same bits. Cases are structured (TestFloat style): products in a window of exponents so
+// that alignment truncates, exact cancellations, sums that outgrow the carry bits, zeros of
+// both signs, subnormals, NaN/Inf, results in the output's subnormal and overflow ranges,
+// and the min_exponent clamp. The configurations are those of the NVIDIA rows (units.md
+// s2) plus random ones over every parameter the kernel accepts.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "operand_gen.hpp"
+#include "tcsim/sim/block_kernel.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+AdderConfig row(const Format& in, const Format& out, int F, int carry, Rounding final_rounding,
+                std::optional<int> min_exponent) {
+  AdderConfig c;
+  c.a_format = c.b_format = in;
+  c.c_format = c.out_format = out;
+  c.fraction_bits = F;
+  c.carry_bits = carry;
+  c.final_rounding = final_rounding;
+  c.min_exponent = min_exponent;
+  return c;
+}
+
+// One operand pair for product t of a case of scenario `kind`, around lead exponent `center`.
+void make_case(const AdderConfig& cfg, std::size_t k, Rng& r, std::vector<std::uint64_t>& a,
+               std::vector<std::uint64_t>& b, std::uint64_t& c) {
+  const Format &fa = cfg.a_format, &fb = cfg.b_format, &fc = cfg.c_format;
+  const int kind = static_cast<int>(r.below(8));
+  const int width = 1 + static_cast<int>(r.below(40));  // exponent spread of the products
+  const int ca = r.range(lowest_lead(fa), fa.emax), cb = r.range(lowest_lead(fb), fb.emax);
+  for (std::size_t t = 0; t < k; ++t) {
+    switch (kind) {
+      case 0:  // window of exponents: alignment truncates
+        a[t] = value_with_lead(fa, r, ca - static_cast<int>(r.below(static_cast<std::uint64_t>(width))));
+        b[t] = value_with_lead(fb, r, cb - static_cast<int>(r.below(static_cast<std::uint64_t>(width))));
+        break;
+      case 1:  // anywhere
+        a[t] = random_finite(fa, r);
+        b[t] = random_finite(fb, r);
+        break;
+      case 2:  // zeros, subnormals, specials mixed in
+        a[t] = r.below(4) == 0 ? random_special(fa, r) : (r.below(2) ? random_subnormal_or_tiny(fa, r) : random_finite(fa, r));
+        b[t] = r.below(4) == 0 ? random_special(fb, r) : random_finite(fb, r);
+        break;
+      case 3:  // same exponent, large significands, one sign: carries (and wraps with few carry bits)
+        a[t] = value_with_lead(fa, r, ca) | (fa.width_mask() >> (fa.width - fa.fraction_bits)) ;
+        a[t] &= ~fa.sign_mask();
+        b[t] = value_with_lead(fb, r, cb) & ~fb.sign_mask();
+        break;
+      case 4:  // huge: overflow of the output
+        a[t] = random_huge(fa, r);
+        b[t] = random_huge(fb, r);
+        break;
+      case 5:  // tiny: subnormal outputs and the min_exponent clamp
+        a[t] = random_subnormal_or_tiny(fa, r);
+        b[t] = value_with_lead(fb, r, r.range(lowest_lead(fb), fb.emin + 2));
+        break;
+      default:  // mostly zeros
+        a[t] = r.below(3) ? zero_pattern(fa, r) : random_finite(fa, r);
+        b[t] = random_finite(fb, r);
+        break;
+    }
+  }
+  // Exact cancellation: negate the second half's copy of the first half.
+  if (kind == 0 && k >= 2 && r.below(3) == 0)
+    for (std::size_t t = 0; t + 1 < k; t += 2) {
+      a[t + 1] = negate(fa, a[t]);
+      b[t + 1] = b[t];
+    }
+  switch (r.below(6)) {
+    case 0: c = zero_pattern(fc, r); break;
+    case 1: c = random_special(fc, r); break;
+    case 2: c = random_finite(fc, r); break;
+    default: c = value_with_lead(fc, r, std::clamp(ca + cb + r.range(-30, 4), lowest_lead(fc), fc.emax)); break;
+  }
+}
+
+// Runs `cases` cases of `cfg` (blocks of k, every len <= k) through both implementations.
+std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rng& r, const std::string& label) {
+  const BlockKernel kernel(cfg, k);
+  const FixedPointAdder adder(cfg);
+  std::vector<std::uint64_t> a(k), b(k), pa(k), pb(k);
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < cases; ++i) {
+    std::uint64_t c = 0;
+    make_case(cfg, k, r, a, b, c);
+    const std::size_t len = r.below(4) == 0 ? r.below(k + 1) : k;
+    std::uint64_t fast = 0;
+    kernel.run(1, len, a.data(), k, b.data(), k, &c, &fast);
+    std::fill(pa.begin(), pa.end(), 0);
+    std::fill(pb.begin(), pb.end(), 0);
+    std::copy_n(a.begin(), len, pa.begin());
+    std::copy_n(b.begin(), len, pb.begin());
+    const std::uint64_t want = adder.dot(pa, pb, c);
+    if (fast != want && ++mismatches <= 3)
+      std::printf("[block-kernel] MISMATCH %s (%s), len %zu: a = %s, b = %s, c = %s: kernel %s, reference %s\n",
+                  label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
+                  hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c).c_str(),
+                  bits_to_hex(cfg.out_format, fast).c_str(), bits_to_hex(cfg.out_format, want).c_str());
+  }
+  return mismatches;
+}
+
+}  // namespace
+
+TEST_CASE("block kernel equals the reference adder on the NVIDIA datapaths", "[adder][kernel]") {
+  Rng r(tcsim::test::seed("block kernel nvidia rows", 20261123));
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &bf = formats::bf16(), &tf = formats::tf32(),
+               &e4 = formats::e4m3(), &e5 = formats::e5m2();
+  struct Row {
+    const char* name;
+    AdderConfig cfg;
+    std::size_t k;
+  };
+  const Rounding rz = Rounding::TowardZero, rne = Rounding::NearestEven;
+  const Row rows[] = {
+      {"v100 fp16->fp32", row(f16, f32, 23, 4, rz, std::nullopt), 4},
+      {"v100 fp16->fp16", row(f16, f16, 23, 4, rne, -19), 4},
+      {"a100 fp16->fp32", row(f16, f32, 24, 5, rz, -132), 8},
+      {"a100 fp16->fp16", row(f16, f16, 24, 5, rne, -20), 8},
+      {"a100 bf16->fp32", row(bf, f32, 24, 5, rz, -132), 8},
+      {"a100 tf32->fp32", row(tf, f32, 24, 4, rz, -132), 4},
+      {"h100 fp16->fp32", row(f16, f32, 25, 6, rz, -133), 16},
+      {"h100 fp16->fp16", row(f16, f16, 25, 6, rne, -21), 16},
+      {"h100 bf16->fp32", row(bf, f32, 25, 6, rz, -133), 16},
+      {"h100 tf32->fp32", row(tf, f32, 25, 5, rz, -133), 8},
+      {"l40s e4m3->fp16", row(e4, f16, 13, 6, rne, -20), 16},
+      {"l40s e5m2->fp32", row(e5, f32, 13, 6, rz, -132), 16},
+      {"h100 e4m3->fp32 wgmma", row(e4, f32, 13, 7, rz, -133), 32},
+      {"b200 e5m2->fp32 tcgen05", row(e5, f32, 25, 7, rz, -133), 32},
+      {"b200 e2m1->fp32 tcgen05", row(formats::e2m1(), f32, 25, 7, rz, -133), 32},
+  };
+  const std::size_t cases = tcsim::test::count(200000);
+  for (const Row& w : rows) {
+    INFO(w.name);
+    CHECK(compare(w.cfg, w.k, cases, r, w.name) == 0);
+  }
+  // The narrow result format of Ada/Hopper fp8 -> fp32 (13 fraction bits, binary32 range).
+  AdderConfig narrow = row(e4, f32, 13, 7, rz, -133);
+  narrow.out_format = make_format("fp32r13", 14, -126, 127, true, true, NanEncoding::Ieee);
+  CHECK(compare(narrow, 32, cases, r, "fp8 -> fp32r13") == 0);
+}
+
+TEST_CASE("block kernel equals the reference adder on random configurations", "[adder][kernel]") {
+  Rng r(tcsim::test::seed("block kernel random configurations", 77));
+  const std::vector<const Format*> ins = {&formats::fp16(), &formats::bf16(), &formats::tf32(), &formats::e4m3(),
+                                          &formats::e5m2(), &formats::e2m3(), &formats::e3m2(), &formats::e2m1()};
+  const std::vector<const Format*> outs = {&formats::fp32(), &formats::fp16(), &formats::bf16(), &formats::fp64(),
+                                           &formats::e5m2()};
+  const Rounding aligns[] = {Rounding::TowardZero, Rounding::Down, Rounding::Up, Rounding::NearestEven};
+  const Rounding finals[] = {Rounding::TowardZero, Rounding::NearestEven, Rounding::Up, Rounding::Down,
+                             Rounding::ToOdd};
+  const std::size_t configs = 300, cases = tcsim::test::count(3000);
+  std::size_t run = 0, refused = 0;
+  for (std::size_t i = 0; i < configs; ++i) {
+    AdderConfig cfg = row(*ins[r.below(ins.size())], *outs[r.below(outs.size())], r.range(0, 50), r.range(0, 8),
+                          finals[r.below(5)], std::nullopt);
+    cfg.b_format = *ins[r.below(ins.size())];
+    cfg.alignment_rounding = aligns[r.below(4)];
+    cfg.subnormal_inputs = r.below(4) != 0;
+    cfg.subnormal_outputs = r.below(4) != 0;
+    if (r.below(2)) cfg.min_exponent = r.range(-140, 10);
+    const std::size_t k = 1 + r.below(64);
+    if (block_kernel_unsupported(cfg, k)) {
+      ++refused;
+      CHECK_THROWS_AS(BlockKernel(cfg, k), std::invalid_argument);
+      continue;
+    }
+    ++run;
+    const std::string label = "random config " + std::to_string(i) + ", k " + std::to_string(k);
+    INFO(label << ": " << cfg.describe());
+    CHECK(compare(cfg, k, cases, r, label) == 0);
+  }
+  std::printf("[block-kernel] random configurations: %zu run, %zu refused (F too wide for int64)\n", run, refused);
+  CHECK(run > configs / 2);
+}
+
+TEST_CASE("block kernel refuses what it cannot prove exact, with the reason", "[adder][kernel]") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  AdderConfig cfg = row(f16, f32, 23, 3, Rounding::TowardZero, std::nullopt);
+  auto why = [&](const AdderConfig& c, std::size_t k = 4) { return block_kernel_unsupported(c, k).value_or("(none)"); };
+  CHECK(why(cfg) == "(none)");
+  AdderConfig x = cfg;
+  x.normalization = Normalization::PerStep;
+  CHECK(why(x) == "per-step normalization");
+  x = cfg;
+  x.sticky_bit = true;
+  CHECK(why(x) == "sticky bit");
+  x = cfg;
+  x.c_placement = CPlacement::Late;
+  CHECK(why(x) == "c added late");
+  x = cfg;
+  x.final_rounding = Rounding::Stochastic;
+  CHECK(why(x) == "stochastic final rounding");
+  x = row(formats::fp32(), f32, 23, 3, Rounding::TowardZero, std::nullopt);
+  CHECK_THAT(why(x), Catch::Contains("more than 12 significand bits"));
+  x = row(formats::e4m3fnuz(), f32, 23, 3, Rounding::TowardZero, std::nullopt);
+  CHECK_THAT(why(x), Catch::Contains("FNUZ"));
+  x = row(f16, f32, 57, 3, Rounding::TowardZero, std::nullopt);
+  CHECK_THAT(why(x, 16), Catch::Contains("F = 57 with 16 products does not fit int64"));
+  CHECK_THROWS_WITH(BlockKernel(x, 16), Catch::Contains("block kernel: F = 57"));
+  const BlockKernel kernel(cfg, 4);
+  std::uint64_t a[5] = {}, c = 0, d = 0;
+  CHECK_THROWS_WITH(kernel.run(1, 5, a, 5, a, 5, &c, &d), Catch::Contains("5 products exceed the block's 4"));
+}
+
+TEST_CASE("block kernel: strided elements and every length give the reference's bits", "[adder][kernel]") {
+  Rng r(tcsim::test::seed("block kernel strided", 5));
+  const AdderConfig cfg = row(formats::fp16(), formats::fp32(), 24, 5, Rounding::TowardZero, -132);
+  const std::size_t n = 257, k = 8, lda = 11, ldb = 13;
+  std::vector<std::uint64_t> a(n * lda), b(n * ldb), c(n), d(n);
+  for (auto& x : a) x = random_finite(formats::fp16(), r);
+  for (auto& x : b) x = random_finite(formats::fp16(), r);
+  for (auto& x : c) x = random_finite(formats::fp32(), r);
+  const BlockKernel kernel(cfg, k);
+  const FixedPointAdder adder(cfg);
+  for (std::size_t len = 0; len <= k; ++len) {
+    kernel.run(n, len, a.data(), lda, b.data(), ldb, c.data(), d.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<std::uint64_t> pa(k, 0), pb(k, 0);
+      std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(i * lda), len, pa.begin());
+      std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(i * ldb), len, pb.begin());
+      INFO("len " << len << " element " << i);
+      CHECK(bits_to_hex(formats::fp32(), d[i]) == bits_to_hex(formats::fp32(), adder.dot(pa, pb, c[i])));
+    }
+  }
+}
