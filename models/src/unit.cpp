@@ -1,18 +1,15 @@
-// class Unit: validation of the rows, adder cache, row lookup, chaining, shapes, mma.
+// class Unit: the schema vocabulary, the adder configuration of a row, validation of the
+// rows and their caches, row lookup, the built-in units. Evaluation: unit_dot.cpp; shapes
+// and mma: unit_shapes.cpp.
 #include <algorithm>
 #include <cctype>
-#include <exception>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
-#include "block_scaled.hpp"
-#include "tcsim/models/unit.hpp"
-#include "tcsim/sim/codec.hpp"
+#include "unit_impl.hpp"
 
 namespace tcsim::models {
 
-namespace {
+namespace detail {
 
 std::string lower(std::string_view s) {
   std::string r(s);
@@ -20,7 +17,7 @@ std::string lower(std::string_view s) {
   return r;
 }
 
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
@@ -30,72 +27,12 @@ void push_unique(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 
-std::string pair_text(const Format& in, const Format& out) { return in.name + "->" + out.name; }
+}  // namespace detail
 
-int parse_int(std::string_view s, std::size_t& pos) {
-  std::size_t start = pos;
-  int v = 0;
-  while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
-    v = v * 10 + (s[pos] - '0');
-    if (v > 1000000) return -1;
-    ++pos;
-  }
-  return pos == start ? -1 : v;
-}
-
-}  // namespace
-
-// ------------------------------------------------------------------ shapes
-
-std::string MmaShape::name() const {
-  std::string mnk = "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k);
-  return instruction.empty() ? mnk : instruction + "." + mnk;
-}
-
-bool ShapePattern::matches(int m_, int n_, int k_) const {
-  if (m_ != m || k_ != k) return false;
-  if (n != 0) return n_ == n;
-  return n_ >= n_step && n_ <= n_max && n_ % n_step == 0;
-}
-
-ShapePattern parse_shape_pattern(std::string_view text, std::string_view field) {
-  auto fail = [&]() -> ShapePattern {
-    throw std::invalid_argument(std::string(field) + ": '" + std::string(text) +
-                                "' is not a shape; allowed: [<instruction>.]m<M>n<N>k<K> with N a "
-                                "number, 'N' (8, 16, ..., 256) or 'N16' (16, 32, ..., 256), e.g. "
-                                "mma.sync.m16n8k16, wgmma.m64nNk16");
-  };
-  ShapePattern p;
-  p.text = std::string(text);
-  const auto dot = text.rfind('.');
-  std::string_view mnk = text;
-  if (dot != std::string_view::npos) {
-    p.instruction = std::string(text.substr(0, dot));
-    mnk = text.substr(dot + 1);
-    if (p.instruction.empty()) return fail();
-  }
-  std::size_t pos = 0;
-  if (pos >= mnk.size() || mnk[pos] != 'm') return fail();
-  ++pos;
-  p.m = parse_int(mnk, pos);
-  if (p.m <= 0 || pos >= mnk.size() || mnk[pos] != 'n') return fail();
-  ++pos;
-  if (pos < mnk.size() && mnk[pos] == 'N') {
-    ++pos;
-    p.n_step = 8;
-    if (pos < mnk.size() && std::isdigit(static_cast<unsigned char>(mnk[pos]))) p.n_step = parse_int(mnk, pos);
-    if (p.n_step <= 0) return fail();
-    p.n_max = 256;
-  } else {
-    p.n = parse_int(mnk, pos);
-    if (p.n <= 0) return fail();
-  }
-  if (pos >= mnk.size() || mnk[pos] != 'k') return fail();
-  ++pos;
-  p.k = parse_int(mnk, pos);
-  if (p.k <= 0 || pos != mnk.size()) return fail();
-  return p;
-}
+using detail::join;
+using detail::lower;
+using detail::pair_text;
+using detail::push_unique;
 
 // ------------------------------------------------------------------ schema vocabulary
 
@@ -184,40 +121,6 @@ std::uint64_t nan_pattern_of(const DatapathSpec& row, const Format& out) {
   return out.canonical_nan();
 }
 }  // namespace
-
-// ------------------------------------------------------------------ Unit
-
-struct Unit::Impl {
-  struct Row {
-    std::vector<Format> ins, outs;
-    std::vector<ShapePattern> shapes;
-    std::vector<std::string> shape_instructions;  // unique, in order
-    std::vector<FixedPointAdder> adders;          // index i * outs.size() + o
-    std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
-    std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
-    std::vector<Format> scale_formats;
-    std::size_t out_index(const Format& out) const {
-      return static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
-    }
-    // A block's result in the output format (re-encoding a narrow result).
-    std::uint64_t to_out(std::size_t o, std::uint64_t bits) const {
-      if (!narrow[o]) return bits;
-      const ExactValue v = decode(*narrow[o], bits);
-      if (v.is_nan()) return nan_out[o];
-      return round_bits(v, outs[o], Rounding::NearestEven);  // exact
-    }
-    bool has(const Format& in, const Format& out) const {
-      return std::find(ins.begin(), ins.end(), in) != ins.end() &&
-             std::find(outs.begin(), outs.end(), out) != outs.end();
-    }
-    const FixedPointAdder& adder(const Format& in, const Format& out) const {
-      const auto i = static_cast<std::size_t>(std::find(ins.begin(), ins.end(), in) - ins.begin());
-      const auto o = static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
-      return adders[i * outs.size() + o];
-    }
-  };
-  std::vector<Row> rows;
-};
 
 Unit::~Unit() = default;
 Unit::Unit(Unit&&) noexcept = default;
@@ -435,287 +338,6 @@ const DatapathSpec& Unit::datapath(const Format& in, const Format& out, std::str
 
 const FixedPointAdder& Unit::adder(const Format& in, const Format& out, std::string_view instruction) const {
   return impl_->rows[datapath_index(in, out, instruction)].adder(in, out);
-}
-
-namespace {
-
-// ceil(K/k) block FMAs; the last one padded with +0 products; K = 0 runs one block.
-// `to_out` re-encodes a block's result in the output format (the next block's c).
-template <class ToOut>
-std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const std::uint64_t> a,
-                    std::span<const std::uint64_t> b, std::uint64_t c, const ToOut& to_out) {
-  const std::size_t K = a.size();
-  if (K == k) return to_out(adder.dot(a, b, c));
-  std::size_t pos = 0;
-  do {
-    const std::size_t len = std::min(k, K - pos);
-    if (len == k) {
-      c = to_out(adder.dot(a.subspan(pos, k), b.subspan(pos, k), c));
-    } else {
-      std::vector<std::uint64_t> pa(k, 0), pb(k, 0);
-      std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(pos), len, pa.begin());
-      std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(pos), len, pb.begin());
-      c = to_out(adder.dot(pa, pb, c));
-    }
-    pos += len;
-  } while (pos < K);
-  return c;
-}
-
-// Reorders one instruction's products for KSplit::PairsMod4 (a.size() <= group = 2k):
-// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order, padded
-// with +0 products to `group` (the instruction's K is fixed), so that the two halves always
-// fall into two block FMAs of k.
-void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
-                      std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) {
-  pa.clear();
-  pb.clear();
-  for (std::size_t half = 0; half < 2; ++half)
-    for (std::size_t j = 0; j < group; ++j)
-      if ((j % 4) / 2 == half) {
-        pa.push_back(j < a.size() ? a[j] : 0);
-        pb.push_back(j < b.size() ? b[j] : 0);
-      }
-}
-
-// d + c as one IEEE addition in `out` (CEntry::FinalAdd): exact sum, one rounding.
-std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan) {
-  const ExactValue x = decode(out, d), y = decode(out, c);
-  ExactValue s = exact_add(x, y);
-  if (s.is_nan()) return nan;
-  // IEEE 754 6.3: an exact zero sum of operands of different signs is -0 only under RD.
-  if (s.is_zero() && !(x.is_zero() && y.is_zero() && x.negative == y.negative))
-    s = ExactValue::zero(mode == Rounding::Down);
-  RoundingOptions o;
-  o.mode = mode;
-  o.overflow = OverflowMode::Ieee;
-  return round_to_format(s, out, o).bits;
-}
-
-void check_lengths(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.size() != b.size())
-    throw std::invalid_argument("a and b must have the same length (one product per pair), got " +
-                                std::to_string(a.size()) + " and " + std::to_string(b.size()));
-}
-
-}  // namespace
-
-std::uint64_t Unit::dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
-                        std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction) const {
-  check_lengths(a, b);
-  return dot_in_row(datapath_index(in, out, instruction), in, out, a, b, c);
-}
-
-std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& out, std::span<const std::uint64_t> a,
-                               std::span<const std::uint64_t> b, std::uint64_t c) const {
-  const DatapathSpec& row = spec_.datapaths[i];
-  if (row.block_scale) {
-    // A block-scaled row without scales: every scale is 1.
-    const Format& sf = impl_->rows[i].scale_formats.front();
-    const int bs = row.block_scale->block_sizes.front();
-    const std::size_t nscales = (a.size() + static_cast<std::size_t>(bs) - 1) / static_cast<std::size_t>(bs);
-    const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), sf, Rounding::NearestEven);
-    std::vector<std::uint64_t> s(nscales, one);
-    return dot_scaled(in, out, a, b, sf, s, s, c, bs, row.instruction);
-  }
-  const auto& r = impl_->rows[i];
-  const std::size_t o = r.out_index(out);
-  const std::size_t k = static_cast<std::size_t>(row.fma_size);
-  const FixedPointAdder& adder = r.adder(in, out);
-  auto blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y, std::uint64_t acc) {
-    return r.narrow[o] ? chain(adder, k, x, y, acc, [&](std::uint64_t v) { return r.to_out(o, v); })
-                       : chain(adder, k, x, y, acc, [](std::uint64_t v) { return v; });
-  };
-  // One instruction: its products (at most `group`) through the blocks from `acc`.
-  const std::size_t group = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
-  std::vector<std::uint64_t> pa, pb;
-  auto instruction_blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
-                                std::uint64_t acc) {
-    if (row.k_split != KSplit::PairsMod4) return blocks(x, y, acc);
-    split_pairs_mod4(x, y, group, pa, pb);
-    return blocks(pa, pb, acc);
-  };
-  const std::size_t K = a.size();
-  if (row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive) return blocks(a, b, c);
-  // Instructions in sequence (K = 0 runs one); each one's d is the next one's c.
-  const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
-  std::size_t pos = 0;
-  do {
-    const std::size_t len = std::min(group, K - pos);
-    const auto x = a.subspan(pos, len), y = b.subspan(pos, len);
-    if (row.c_entry == CEntry::Accumulator) c = instruction_blocks(x, y, c);
-    else c = ieee_add(out, instruction_blocks(x, y, out.zero(false)), c, add_mode, r.nan_out[o]);
-    pos += len;
-  } while (pos < K);
-  return c;
-}
-
-void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
-                     const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
-                     std::string_view instruction, unsigned threads) const {
-  const std::size_t i = datapath_index(in, out, instruction);
-  auto run = [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
-  };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  if (threads <= 1 || n < 64) {
-    run(0, n);
-    return;
-  }
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, n / 32));
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(threads);
-  const std::size_t chunk = (n + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    const std::size_t lo = t * chunk, hi = std::min(n, lo + chunk);
-    pool.emplace_back([&, t, lo, hi] {
-      try {
-        run(lo, hi);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-std::vector<std::string> Unit::shapes(const Format& in, const Format& out, std::string_view instruction) const {
-  std::vector<std::string> v;
-  for (std::size_t i = 0; i < impl_->rows.size(); ++i) {
-    const auto& r = impl_->rows[i];
-    if (!r.has(in, out)) continue;
-    for (const auto& p : r.shapes) {
-      const std::string& pi = p.instruction.empty() ? spec_.datapaths[i].instruction : p.instruction;
-      if (!instruction.empty() && pi != instruction && spec_.datapaths[i].instruction != instruction) continue;
-      push_unique(v, p.text);
-    }
-  }
-  return v;
-}
-
-MmaShape Unit::resolve_shape(const Format& in, const Format& out, std::string_view shape,
-                             std::string_view instruction) const {
-  const ShapePattern want = parse_shape_pattern(shape, "shape");
-  if (want.n == 0) throw std::invalid_argument("shape: '" + std::string(shape) + "' must give N as a number");
-  if (!want.instruction.empty() && !instruction.empty() && want.instruction != instruction)
-    throw std::invalid_argument("shape '" + std::string(shape) + "' names instruction '" + want.instruction +
-                                "' but instruction '" + std::string(instruction) + "' was asked for");
-  const std::string_view instr = want.instruction.empty() ? instruction : std::string_view(want.instruction);
-  (void)datapath_index(in, out);  // unsupported pair: the format error first
-  for (std::size_t i = 0; i < impl_->rows.size(); ++i) {
-    const auto& r = impl_->rows[i];
-    if (!r.has(in, out)) continue;
-    const auto& row = spec_.datapaths[i];
-    for (const auto& p : r.shapes) {
-      const std::string& pi = p.instruction.empty() ? row.instruction : p.instruction;
-      if (!instr.empty() && pi != instr && row.instruction != instr) continue;
-      if (p.matches(want.m, want.n, want.k)) return MmaShape{pi, want.m, want.n, want.k};
-    }
-  }
-  const auto list = shapes(in, out, instr);
-  throw std::invalid_argument("unit '" + spec_.name + "' has no shape " + std::string(shape) + " for " + in.name +
-                              " -> " + out.name + (instr.empty() ? "" : " (instruction '" + std::string(instr) + "')") +
-                              "; shapes: " + (list.empty() ? std::string("(none)") : join(list)));
-}
-
-std::vector<std::uint64_t> Unit::mma(const Format& in, const Format& out, std::string_view shape,
-                                     std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
-                                     std::span<const std::uint64_t> C, std::string_view instruction) const {
-  const MmaShape s = resolve_shape(in, out, shape, instruction);
-  // The row serving the shape: the one resolve_shape found (same search).
-  std::size_t row_index = impl_->rows.size();
-  for (std::size_t i = 0; i < impl_->rows.size() && row_index == impl_->rows.size(); ++i) {
-    const auto& r = impl_->rows[i];
-    if (!r.has(in, out)) continue;
-    for (const auto& p : r.shapes) {
-      const std::string& pi = p.instruction.empty() ? spec_.datapaths[i].instruction : p.instruction;
-      if (pi == s.instruction && p.matches(s.m, s.n, s.k)) {
-        row_index = i;
-        break;
-      }
-    }
-  }
-  const auto M = static_cast<std::size_t>(s.m), N = static_cast<std::size_t>(s.n), K = static_cast<std::size_t>(s.k);
-  auto check = [&](const char* what, std::size_t got, std::size_t want, const char* dims) {
-    if (got != want)
-      throw std::invalid_argument(std::string(what) + " of " + s.name() + " must hold " + dims + " = " +
-                                  std::to_string(want) + " elements, got " + std::to_string(got));
-  };
-  check("A", A.size(), M * K, "M*K");
-  check("B", B.size(), K * N, "K*N");
-  check("C", C.size(), M * N, "M*N");
-  std::vector<std::uint64_t> D(M * N), col(K);
-  for (std::size_t j = 0; j < N; ++j) {
-    for (std::size_t t = 0; t < K; ++t) col[t] = B[t * N + j];
-    for (std::size_t i = 0; i < M; ++i) D[i * N + j] = dot_in_row(row_index, in, out, A.subspan(i * K, K), col, C[i * N + j]);
-  }
-  return D;
-}
-
-std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<const std::uint64_t> a,
-                               std::span<const std::uint64_t> b, const Format& scale_format,
-                               std::span<const std::uint64_t> scale_a, std::span<const std::uint64_t> scale_b,
-                               std::uint64_t c, int block_size, std::string_view instruction) const {
-  check_lengths(a, b);
-  std::size_t index = datapath_index(in, out, instruction);
-  if (!spec_.datapaths[index].block_scale) {
-    bool found = false;
-    if (instruction.empty())
-      for (std::size_t i = 0; i < impl_->rows.size(); ++i)
-        if (impl_->rows[i].has(in, out) && spec_.datapaths[i].block_scale) {
-          index = i;
-          found = true;
-          break;
-        }
-    if (!found) {
-      std::vector<std::string> scaled;
-      for (std::size_t i = 0; i < impl_->rows.size(); ++i)
-        if (impl_->rows[i].has(in, out) && spec_.datapaths[i].block_scale) scaled.push_back(spec_.datapaths[i].instruction);
-      throw std::invalid_argument("unit '" + spec_.name + "': the datapath for " + in.name + " -> " + out.name +
-                                  (instruction.empty() ? "" : " with instruction '" + std::string(instruction) + "'") +
-                                  " takes no scale factors; block-scaled instructions for the pair: " +
-                                  (scaled.empty() ? std::string("(none)") : join(scaled)));
-    }
-  }
-  const DatapathSpec& row = spec_.datapaths[index];
-  const auto& r = impl_->rows[index];
-  const BlockScaleSpec& bs = *row.block_scale;
-  if (std::find(r.scale_formats.begin(), r.scale_formats.end(), scale_format) == r.scale_formats.end())
-    throw std::invalid_argument("scale_format: '" + scale_format.name + "' is not allowed for instruction '" +
-                                row.instruction + "'; allowed: " + join(bs.scale_formats));
-  if (block_size == 0) block_size = bs.block_sizes.front();
-  if (std::find(bs.block_sizes.begin(), bs.block_sizes.end(), block_size) == bs.block_sizes.end()) {
-    std::string allowed;
-    for (int x : bs.block_sizes) allowed += (allowed.empty() ? "" : ", ") + std::to_string(x);
-    throw std::invalid_argument("block_size: " + std::to_string(block_size) + " is not allowed for instruction '" +
-                                row.instruction + "'; allowed: " + allowed);
-  }
-  const std::size_t K = a.size(), B = static_cast<std::size_t>(block_size);
-  const std::size_t nscales = (K + B - 1) / B;
-  if (scale_a.size() != nscales || scale_b.size() != nscales)
-    throw std::invalid_argument("scale_a and scale_b must hold ceil(K / " + std::to_string(B) + ") = " +
-                                std::to_string(nscales) + " scale factors each, got " +
-                                std::to_string(scale_a.size()) + " and " + std::to_string(scale_b.size()));
-  const FixedPointAdder& adder = r.adder(in, out);
-  const std::size_t k = static_cast<std::size_t>(row.fma_size);
-  const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), scale_format, Rounding::NearestEven);
-  std::size_t pos = 0;
-  std::vector<std::uint64_t> pa(k), pb(k), sa(k), sb(k);
-  do {
-    const std::size_t len = std::min(k, K - pos);
-    for (std::size_t t = 0; t < k; ++t) {
-      const bool real = t < len;
-      pa[t] = real ? a[pos + t] : 0;
-      pb[t] = real ? b[pos + t] : 0;
-      sa[t] = real ? scale_a[(pos + t) / B] : one;
-      sb[t] = real ? scale_b[(pos + t) / B] : one;
-    }
-    c = r.to_out(r.out_index(out), detail::scaled_block_fma(adder.config(), bs.group_size, scale_format, pa, pb, sa, sb, c));
-    pos += len;
-  } while (pos < K);
-  return c;
 }
 
 // ------------------------------------------------------------------ built-in lookup

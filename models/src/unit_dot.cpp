@@ -1,0 +1,224 @@
+// Evaluation: one element (dot), batches (dot_batch), block-scaled elements (dot_scaled),
+// and the chaining of block FMAs and instructions they share (docs/design.md, Chaining).
+#include <algorithm>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+
+#include "block_scaled.hpp"
+#include "unit_impl.hpp"
+
+namespace tcsim::models {
+
+using detail::join;
+
+namespace {
+
+// ceil(K/k) block FMAs; the last one padded with +0 products; K = 0 runs one block.
+// `to_out` re-encodes a block's result in the output format (the next block's c).
+template <class ToOut>
+std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const std::uint64_t> a,
+                    std::span<const std::uint64_t> b, std::uint64_t c, const ToOut& to_out) {
+  const std::size_t K = a.size();
+  if (K == k) return to_out(adder.dot(a, b, c));
+  std::size_t pos = 0;
+  do {
+    const std::size_t len = std::min(k, K - pos);
+    if (len == k) {
+      c = to_out(adder.dot(a.subspan(pos, k), b.subspan(pos, k), c));
+    } else {
+      std::vector<std::uint64_t> pa(k, 0), pb(k, 0);
+      std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(pos), len, pa.begin());
+      std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(pos), len, pb.begin());
+      c = to_out(adder.dot(pa, pb, c));
+    }
+    pos += len;
+  } while (pos < K);
+  return c;
+}
+
+// Reorders one instruction's products for KSplit::PairsMod4 (a.size() <= group = 2k):
+// indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order, padded
+// with +0 products to `group` (the instruction's K is fixed), so that the two halves always
+// fall into two block FMAs of k.
+void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
+                      std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) {
+  pa.clear();
+  pb.clear();
+  for (std::size_t half = 0; half < 2; ++half)
+    for (std::size_t j = 0; j < group; ++j)
+      if ((j % 4) / 2 == half) {
+        pa.push_back(j < a.size() ? a[j] : 0);
+        pb.push_back(j < b.size() ? b[j] : 0);
+      }
+}
+
+// d + c as one IEEE addition in `out` (CEntry::FinalAdd): exact sum, one rounding.
+std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan) {
+  const ExactValue x = decode(out, d), y = decode(out, c);
+  ExactValue s = exact_add(x, y);
+  if (s.is_nan()) return nan;
+  // IEEE 754 6.3: an exact zero sum of operands of different signs is -0 only under RD.
+  if (s.is_zero() && !(x.is_zero() && y.is_zero() && x.negative == y.negative))
+    s = ExactValue::zero(mode == Rounding::Down);
+  RoundingOptions o;
+  o.mode = mode;
+  o.overflow = OverflowMode::Ieee;
+  return round_to_format(s, out, o).bits;
+}
+
+void check_lengths(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("a and b must have the same length (one product per pair), got " +
+                                std::to_string(a.size()) + " and " + std::to_string(b.size()));
+}
+
+}  // namespace
+
+std::uint64_t Unit::dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
+                        std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction) const {
+  check_lengths(a, b);
+  return dot_in_row(datapath_index(in, out, instruction), in, out, a, b, c);
+}
+
+std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& out, std::span<const std::uint64_t> a,
+                               std::span<const std::uint64_t> b, std::uint64_t c) const {
+  const DatapathSpec& row = spec_.datapaths[i];
+  if (row.block_scale) {
+    // A block-scaled row without scales: every scale is 1.
+    const Format& sf = impl_->rows[i].scale_formats.front();
+    const int bs = row.block_scale->block_sizes.front();
+    const std::size_t nscales = (a.size() + static_cast<std::size_t>(bs) - 1) / static_cast<std::size_t>(bs);
+    const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), sf, Rounding::NearestEven);
+    std::vector<std::uint64_t> s(nscales, one);
+    return dot_scaled(in, out, a, b, sf, s, s, c, bs, row.instruction);
+  }
+  const auto& r = impl_->rows[i];
+  const std::size_t o = r.out_index(out);
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const FixedPointAdder& adder = r.adder(in, out);
+  auto blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y, std::uint64_t acc) {
+    return r.narrow[o] ? chain(adder, k, x, y, acc, [&](std::uint64_t v) { return r.to_out(o, v); })
+                       : chain(adder, k, x, y, acc, [](std::uint64_t v) { return v; });
+  };
+  // One instruction: its products (at most `group`) through the blocks from `acc`.
+  const std::size_t group = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
+  std::vector<std::uint64_t> pa, pb;
+  auto instruction_blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
+                                std::uint64_t acc) {
+    if (row.k_split != KSplit::PairsMod4) return blocks(x, y, acc);
+    split_pairs_mod4(x, y, group, pa, pb);
+    return blocks(pa, pb, acc);
+  };
+  const std::size_t K = a.size();
+  if (row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive) return blocks(a, b, c);
+  // Instructions in sequence (K = 0 runs one); each one's d is the next one's c.
+  const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  std::size_t pos = 0;
+  do {
+    const std::size_t len = std::min(group, K - pos);
+    const auto x = a.subspan(pos, len), y = b.subspan(pos, len);
+    if (row.c_entry == CEntry::Accumulator) c = instruction_blocks(x, y, c);
+    else c = ieee_add(out, instruction_blocks(x, y, out.zero(false)), c, add_mode, r.nan_out[o]);
+    pos += len;
+  } while (pos < K);
+  return c;
+}
+
+void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
+                     const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
+                     std::string_view instruction, unsigned threads) const {
+  const std::size_t i = datapath_index(in, out, instruction);
+  auto run = [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads <= 1 || n < 64) {
+    run(0, n);
+    return;
+  }
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, n / 32));
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(threads);
+  const std::size_t chunk = (n + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    const std::size_t lo = t * chunk, hi = std::min(n, lo + chunk);
+    pool.emplace_back([&, t, lo, hi] {
+      try {
+        run(lo, hi);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<const std::uint64_t> a,
+                               std::span<const std::uint64_t> b, const Format& scale_format,
+                               std::span<const std::uint64_t> scale_a, std::span<const std::uint64_t> scale_b,
+                               std::uint64_t c, int block_size, std::string_view instruction) const {
+  check_lengths(a, b);
+  std::size_t index = datapath_index(in, out, instruction);
+  if (!spec_.datapaths[index].block_scale) {
+    bool found = false;
+    if (instruction.empty())
+      for (std::size_t i = 0; i < impl_->rows.size(); ++i)
+        if (impl_->rows[i].has(in, out) && spec_.datapaths[i].block_scale) {
+          index = i;
+          found = true;
+          break;
+        }
+    if (!found) {
+      std::vector<std::string> scaled;
+      for (std::size_t i = 0; i < impl_->rows.size(); ++i)
+        if (impl_->rows[i].has(in, out) && spec_.datapaths[i].block_scale) scaled.push_back(spec_.datapaths[i].instruction);
+      throw std::invalid_argument("unit '" + spec_.name + "': the datapath for " + in.name + " -> " + out.name +
+                                  (instruction.empty() ? "" : " with instruction '" + std::string(instruction) + "'") +
+                                  " takes no scale factors; block-scaled instructions for the pair: " +
+                                  (scaled.empty() ? std::string("(none)") : join(scaled)));
+    }
+  }
+  const DatapathSpec& row = spec_.datapaths[index];
+  const auto& r = impl_->rows[index];
+  const BlockScaleSpec& bs = *row.block_scale;
+  if (std::find(r.scale_formats.begin(), r.scale_formats.end(), scale_format) == r.scale_formats.end())
+    throw std::invalid_argument("scale_format: '" + scale_format.name + "' is not allowed for instruction '" +
+                                row.instruction + "'; allowed: " + join(bs.scale_formats));
+  if (block_size == 0) block_size = bs.block_sizes.front();
+  if (std::find(bs.block_sizes.begin(), bs.block_sizes.end(), block_size) == bs.block_sizes.end()) {
+    std::string allowed;
+    for (int x : bs.block_sizes) allowed += (allowed.empty() ? "" : ", ") + std::to_string(x);
+    throw std::invalid_argument("block_size: " + std::to_string(block_size) + " is not allowed for instruction '" +
+                                row.instruction + "'; allowed: " + allowed);
+  }
+  const std::size_t K = a.size(), B = static_cast<std::size_t>(block_size);
+  const std::size_t nscales = (K + B - 1) / B;
+  if (scale_a.size() != nscales || scale_b.size() != nscales)
+    throw std::invalid_argument("scale_a and scale_b must hold ceil(K / " + std::to_string(B) + ") = " +
+                                std::to_string(nscales) + " scale factors each, got " +
+                                std::to_string(scale_a.size()) + " and " + std::to_string(scale_b.size()));
+  const FixedPointAdder& adder = r.adder(in, out);
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), scale_format, Rounding::NearestEven);
+  std::size_t pos = 0;
+  std::vector<std::uint64_t> pa(k), pb(k), sa(k), sb(k);
+  do {
+    const std::size_t len = std::min(k, K - pos);
+    for (std::size_t t = 0; t < k; ++t) {
+      const bool real = t < len;
+      pa[t] = real ? a[pos + t] : 0;
+      pb[t] = real ? b[pos + t] : 0;
+      sa[t] = real ? scale_a[(pos + t) / B] : one;
+      sb[t] = real ? scale_b[(pos + t) / B] : one;
+    }
+    c = r.to_out(r.out_index(out), detail::scaled_block_fma(adder.config(), bs.group_size, scale_format, pa, pb, sa, sb, c));
+    pos += len;
+  } while (pos < K);
+  return c;
+}
+
+
+}  // namespace tcsim::models

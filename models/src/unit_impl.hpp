@@ -1,0 +1,59 @@
+// Private to models/src: the Unit's per-row cache (formats, adders, fast kernels) and the
+// helpers its files share.
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tcsim/models/unit.hpp"
+#include "tcsim/sim/block_kernel.hpp"
+#include "tcsim/sim/codec.hpp"
+
+namespace tcsim::models::detail {
+
+std::string lower(std::string_view s);
+std::string join(const std::vector<std::string>& v, const char* sep = ", ");
+void push_unique(std::vector<std::string>& v, const std::string& s);
+inline std::string pair_text(const Format& in, const Format& out) { return in.name + "->" + out.name; }
+
+}  // namespace tcsim::models::detail
+
+namespace tcsim::models {
+
+struct Unit::Impl {
+  struct Row {
+    std::vector<Format> ins, outs;
+    std::vector<ShapePattern> shapes;
+    std::vector<std::string> shape_instructions;  // unique, in order
+    std::vector<FixedPointAdder> adders;          // index i * outs.size() + o
+    std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
+    std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
+    std::vector<Format> scale_formats;
+    std::size_t out_index(const Format& out) const {
+      return static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
+    }
+    // A block's result in the output format (re-encoding a narrow result).
+    std::uint64_t to_out(std::size_t o, std::uint64_t bits) const {
+      if (!narrow[o]) return bits;
+      const ExactValue v = decode(*narrow[o], bits);
+      if (v.is_nan()) return nan_out[o];
+      return round_bits(v, outs[o], Rounding::NearestEven);  // exact
+    }
+    bool has(const Format& in, const Format& out) const {
+      return std::find(ins.begin(), ins.end(), in) != ins.end() &&
+             std::find(outs.begin(), outs.end(), out) != outs.end();
+    }
+    const FixedPointAdder& adder(const Format& in, const Format& out) const {
+      const auto i = static_cast<std::size_t>(std::find(ins.begin(), ins.end(), in) - ins.begin());
+      const auto o = static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
+      return adders[i * outs.size() + o];
+    }
+  };
+  std::vector<Row> rows;
+};
+
+
+}  // namespace tcsim::models
