@@ -264,6 +264,13 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
         } catch (const std::invalid_argument& e) {
           fail(in.name + "->" + out.name, e.what());
         }
+        const AdderConfig& cfg = r.adders.back().config();
+        std::optional<std::string> why;
+        if (row.block_scale) why = "block-scaled row (scale factors enter the products)";
+        else why = block_kernel_unsupported(cfg, static_cast<std::size_t>(row.fma_size));
+        r.kernels.push_back(why ? nullptr
+                                : std::make_shared<const BlockKernel>(cfg, static_cast<std::size_t>(row.fma_size)));
+        r.kernel_refusals.push_back(why.value_or(""));
       }
     // Two rows with the same pair and instruction would make the second unreachable.
     for (std::size_t pj = 0; pj < ri; ++pj) {
@@ -338,6 +345,12 @@ const DatapathSpec& Unit::datapath(const Format& in, const Format& out, std::str
 
 const FixedPointAdder& Unit::adder(const Format& in, const Format& out, std::string_view instruction) const {
   return impl_->rows[datapath_index(in, out, instruction)].adder(in, out);
+}
+
+std::string Unit::batch_path(const Format& in, const Format& out, std::string_view instruction) const {
+  const auto& r = impl_->rows[datapath_index(in, out, instruction)];
+  const std::size_t p = r.pair_index(in, out);
+  return r.kernels[p] ? "kernel" : "reference: " + r.kernel_refusals[p];
 }
 
 // ------------------------------------------------------------------ built-in lookup

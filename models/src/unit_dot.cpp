@@ -129,7 +129,56 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
                      const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
                      std::string_view instruction, unsigned threads) const {
   const std::size_t i = datapath_index(in, out, instruction);
+  const auto& r = impl_->rows[i];
+  const DatapathSpec& row = spec_.datapaths[i];
+  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const std::size_t o = r.out_index(out), k = static_cast<std::size_t>(row.fma_size);
+  // The chaining of dot_in_row, one block of all elements [lo, hi) at a time.
+  auto run_kernel = [&](std::size_t lo, std::size_t hi) {
+    const std::size_t m = hi - lo;
+    const bool pairs = row.k_split == KSplit::PairsMod4;
+    const std::size_t group = pairs ? 2 * k : (row.c_entry == CEntry::FinalAdd ? k : std::max<std::size_t>(K, 1));
+    // Pairs-mod4: every instruction's products reordered and padded to 2k, as dot_in_row.
+    std::vector<std::uint64_t> pa, pb, ga, gb;
+    const std::uint64_t *A = a + lo * K, *B = b + lo * K;
+    std::size_t lda = K, KK = K;
+    if (pairs) {
+      KK = std::max<std::size_t>(1, (K + group - 1) / group) * group;
+      pa.resize(m * KK);
+      pb.resize(m * KK);
+      for (std::size_t e = 0; e < m; ++e)
+        for (std::size_t s = 0; s < KK; s += group) {
+          const std::size_t len = s < K ? std::min(group, K - s) : 0;
+          split_pairs_mod4({A + e * K + s, len}, {B + e * K + s, len}, group, ga, gb);
+          std::copy(ga.begin(), ga.end(), pa.begin() + static_cast<std::ptrdiff_t>(e * KK + s));
+          std::copy(gb.begin(), gb.end(), pb.begin() + static_cast<std::ptrdiff_t>(e * KK + s));
+        }
+      A = pa.data();
+      B = pb.data();
+      lda = KK;
+    }
+    std::vector<std::uint64_t> acc(c + lo, c + hi), blk(m), tmp(m);
+    const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+    std::size_t start = 0;
+    do {  // instructions (K = 0 runs one)
+      const std::size_t end = std::min(KK, start + group);
+      std::vector<std::uint64_t>& x = row.c_entry == CEntry::FinalAdd ? blk : acc;
+      if (row.c_entry == CEntry::FinalAdd) std::fill(blk.begin(), blk.end(), out.zero(false));
+      std::size_t pos = start;
+      do {  // blocks of k
+        const std::size_t len = std::min(k, end - pos);
+        kernel->run(m, len, A + pos, lda, B + pos, lda, x.data(), tmp.data());
+        for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, tmp[e]);
+        pos += len;
+      } while (pos < end);
+      if (row.c_entry == CEntry::FinalAdd)
+        for (std::size_t e = 0; e < m; ++e) acc[e] = ieee_add(out, blk[e], acc[e], add_mode, r.nan_out[o]);
+      start = end;
+    } while (start < KK);
+    std::copy(acc.begin(), acc.end(), d + lo);
+  };
   auto run = [&](std::size_t lo, std::size_t hi) {
+    if (kernel && hi > lo) return run_kernel(lo, hi);
     for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
   };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());

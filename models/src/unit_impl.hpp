@@ -29,6 +29,10 @@ struct Unit::Impl {
     std::vector<ShapePattern> shapes;
     std::vector<std::string> shape_instructions;  // unique, in order
     std::vector<FixedPointAdder> adders;          // index i * outs.size() + o
+    // The fast block kernel of each adder (same index), null where it refuses; then
+    // kernel_refusals says why (dot_batch falls back to the reference adder).
+    std::vector<std::shared_ptr<const BlockKernel>> kernels;
+    std::vector<std::string> kernel_refusals;
     std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
     std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
     std::vector<Format> scale_formats;
@@ -46,11 +50,11 @@ struct Unit::Impl {
       return std::find(ins.begin(), ins.end(), in) != ins.end() &&
              std::find(outs.begin(), outs.end(), out) != outs.end();
     }
-    const FixedPointAdder& adder(const Format& in, const Format& out) const {
+    std::size_t pair_index(const Format& in, const Format& out) const {
       const auto i = static_cast<std::size_t>(std::find(ins.begin(), ins.end(), in) - ins.begin());
-      const auto o = static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
-      return adders[i * outs.size() + o];
+      return i * outs.size() + out_index(out);
     }
+    const FixedPointAdder& adder(const Format& in, const Format& out) const { return adders[pair_index(in, out)]; }
   };
   std::vector<Row> rows;
 };

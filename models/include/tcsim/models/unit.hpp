@@ -161,6 +161,11 @@ class Unit {
   const FixedPointAdder& adder(const Format& in, const Format& out,
                                std::string_view instruction = "") const;
 
+  // How dot_batch evaluates in -> out: "kernel" (sim's BlockKernel, int64 lanes, proven
+  // equal to the reference adder by differential tests) or "reference: <why the kernel
+  // refuses the row>" (FixedPointAdder element by element).
+  std::string batch_path(const Format& in, const Format& out, std::string_view instruction = "") const;
+
   // Supported (input, output) pairs, in table order without duplicates: "fp16->fp32".
   std::vector<std::string> format_pairs() const;
   // Instructions serving in -> out, the default first.
@@ -171,8 +176,9 @@ class Unit {
                     std::span<const std::uint64_t> b, std::uint64_t c,
                     std::string_view instruction = "") const;
   // n elements of K products each: a, b hold n*K patterns (element i uses [i*K, i*K+K)),
-  // c and d n patterns. Deterministic; `threads` > 1 splits the elements over threads
-  // (0 = hardware concurrency). Thread-safe (a Unit is immutable).
+  // c and d n patterns; the same bits as dot() on each element, through the block kernel
+  // where batch_path() says so. Deterministic; `threads` > 1 splits the elements over
+  // threads (0 = hardware concurrency). Thread-safe (a Unit is immutable).
   void dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K,
                  const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
                  std::uint64_t* d, std::string_view instruction = "",

@@ -1,0 +1,115 @@
+// Unit::dot_batch through the block kernel against Unit::dot (the reference adder and the
+// reference chaining), on every built-in row and format pair: the same bits for K from 0 to
+// several instructions, for any thread count, with zeros, subnormals, specials, cancellation
+// and overflow mixed in.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models_test_helpers.hpp"
+#include "operand_gen.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+// One element's operands: products around a common exponent window, sometimes anywhere,
+// with zeros, subnormals and specials; c of any kind.
+void fill_element(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
+                  std::uint64_t& c) {
+  const int kind = static_cast<int>(r.below(6));
+  const int center = r.range(lowest_lead(in), in.emax), width = 1 + static_cast<int>(r.below(20));
+  for (std::size_t t = 0; t < K; ++t) {
+    switch (kind) {
+      case 0: a[t] = random_finite(in, r); b[t] = random_finite(in, r); break;
+      case 1: a[t] = r.below(8) ? random_finite(in, r) : random_special(in, r); b[t] = random_finite(in, r); break;
+      case 2: a[t] = random_huge(in, r); b[t] = random_huge(in, r); break;
+      case 3: a[t] = random_subnormal_or_tiny(in, r); b[t] = random_finite(in, r); break;
+      default:
+        a[t] = value_with_lead(in, r, center - static_cast<int>(r.below(static_cast<std::uint64_t>(width))));
+        b[t] = value_with_lead(in, r, center - static_cast<int>(r.below(static_cast<std::uint64_t>(width))));
+        break;
+    }
+  }
+  if (kind == 5)
+    for (std::size_t t = 0; t + 1 < K; t += 2) a[t + 1] = negate(in, a[t]);  // exact cancellation
+  switch (r.below(4)) {
+    case 0: c = zero_pattern(out, r); break;
+    case 1: c = r.below(4) ? random_finite(out, r) : random_special(out, r); break;
+    default: c = value_with_lead(out, r, std::clamp(2 * center + r.range(-20, 3), lowest_lead(out), out.emax)); break;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dot_batch through the block kernel equals dot on every built-in row", "[units][kernel]") {
+  Rng r(tcsim::test::seed("unit kernel every row", 424242));
+  const std::size_t elements = tcsim::test::count(40000);
+  std::size_t rows_on_kernel = 0;
+  for (const auto& spec : builtin_unit_specs()) {
+    const Unit& unit = builtin_unit(spec.name);
+    for (const auto& row : spec.datapaths) {
+      if (row.block_scale) continue;
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format &in = parse_format(in_name), &out = parse_format(out_name);
+          const std::string path = unit.batch_path(in, out, row.instruction);
+          const std::string label = spec.name + " " + (row.instruction.empty() ? "(any)" : row.instruction) + " " +
+                                    in.name + "->" + out.name + " [" + path + "]";
+          INFO(label);
+          if (path != "kernel") continue;
+          ++rows_on_kernel;
+          const std::size_t k = static_cast<std::size_t>(row.fma_size);
+          for (std::size_t K : {std::size_t{0}, std::size_t{1}, k, 2 * k + 3, 4 * k}) {
+            const std::size_t n = std::max<std::size_t>(1, elements / (K + 1));
+            std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
+            for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+            unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 2);
+            std::size_t bad = 0;
+            for (std::size_t e = 0; e < n && bad < 3; ++e) {
+              const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
+              if (want == d[e]) continue;
+              ++bad;
+              std::printf("[unit-kernel] MISMATCH %s K %zu: a = %s, b = %s, c = %s: batch %s, dot %s\n", label.c_str(), K,
+                          hex_list(in, a.data() + e * K, K).c_str(), hex_list(in, b.data() + e * K, K).c_str(),
+                          bits_to_hex(out, c[e]).c_str(), bits_to_hex(out, d[e]).c_str(), bits_to_hex(out, want).c_str());
+            }
+            CHECK(bad == 0);
+          }
+        }
+    }
+  }
+  std::printf("[unit-kernel] %zu (row, format pair) combinations ran on the kernel\n", rows_on_kernel);
+  CHECK(rows_on_kernel >= 20);
+}
+
+TEST_CASE("batch_path: the kernel serves the NVIDIA rows, the reference the rest, with the reason", "[units][kernel]") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &e4 = formats::e4m3(), &f64 = formats::fp64();
+  CHECK(builtin_unit("v100").batch_path(f16, f32) == "kernel");
+  CHECK(builtin_unit("h100").batch_path(e4, f32) == "kernel");              // wgmma, 13 result bits
+  CHECK(builtin_unit("h100").batch_path(e4, f16, "mma.sync") == "kernel");  // the emulation's blocks
+  CHECK(builtin_unit("b200").batch_path(e4, f32, "mma.sync") == "kernel");
+  CHECK(builtin_unit("a100").batch_path(f64, f64) == "reference: per-step normalization");
+  CHECK(builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
+        "reference: block-scaled row (scale factors enter the products)");
+}
+
+TEST_CASE("dot_batch is bitwise the same for any thread count", "[units][kernel]") {
+  Rng r(tcsim::test::seed("unit kernel threads", 31));
+  const Unit& u = builtin_unit("h100");
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const std::size_t n = 5000, K = 40;
+  std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d1(n), d2(n), d3(n);
+  for (std::size_t e = 0; e < n; ++e) fill_element(f16, f32, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+  u.dot_batch(f16, f32, n, K, a.data(), b.data(), c.data(), d1.data(), "", 1);
+  u.dot_batch(f16, f32, n, K, a.data(), b.data(), c.data(), d2.data(), "", 2);
+  u.dot_batch(f16, f32, n, K, a.data(), b.data(), c.data(), d3.data(), "", 7);
+  CHECK(d1 == d2);
+  CHECK(d1 == d3);
+}
