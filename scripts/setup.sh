@@ -18,6 +18,7 @@ required=(
   libmpfr-dev libgmp-dev                  # reference: exact dot products
   libboost-dev                            # Boost.Multiprecision cpp_int
   libeigen3-dev libtbb-dev                # matrices, parallel batches
+  libhwy-dev                              # Google Highway: SIMD block kernels
   nlohmann-json3-dev                      # unit JSON, --json output
   catch2                                  # Catch2 v2 test framework
 )

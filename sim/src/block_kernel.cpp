@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "block_lanes.hpp"
 #include "tcsim/sim/codec.hpp"
 
 namespace tcsim {
@@ -134,6 +136,9 @@ struct BlockKernel::Impl {
   int register_bits = 0;
   bool keep_subnormals = true;
   RoundingOptions slow_rounding;
+  // The binary64-lane SIMD core, where its exactness budget holds (block_lanes.hpp).
+  std::optional<lanes::LaneParams> lane_params;
+  std::size_t lane_count = 1;
 
   Impl(const AdderConfig& config, std::size_t k)
       : cfg(config), max_products(k), reference(config), a(make_codec(config.a_format)),
@@ -142,6 +147,87 @@ struct BlockKernel::Impl {
     slow_rounding.mode = cfg.final_rounding;
     slow_rounding.overflow = cfg.overflow;
     slow_rounding.subnormals = cfg.subnormal_outputs ? SubnormalMode::Keep : SubnormalMode::Flush;
+    int terms_bits = 0;
+    while ((std::size_t{1} << terms_bits) < k + 1) ++terms_bits;
+    // Every scaled term is an integer below 2^(F+2) (+1 after rounding up): the binary64 sum
+    // is exact while it stays below 2^53.
+    if (cfg.fraction_bits + 3 + terms_bits <= 53 && out.precision <= 53) {
+      lanes::LaneParams lp;
+      lp.fraction_bits = cfg.fraction_bits;
+      if (cfg.min_exponent) lp.min_exponent = *cfg.min_exponent;
+      lp.wrap_limit = std::ldexp(1.0, register_bits);
+      lp.alignment = lane_rounding(cfg.alignment_rounding);
+      lp.final_rounding = lane_rounding(cfg.final_rounding);
+      lp.out_precision = out.precision;
+      lp.out_emin = out.emin;
+      lp.out_emax = out.emax;
+      lp.out_bias = out.bias;
+      lp.out_width = cfg.out_format.width;
+      lp.out_max_finite_significand = out.max_finite_significand;
+      lane_params = lp;
+      lane_count = lanes::lane_count();
+    }
+  }
+
+  // 2^e for e in binary64's normal range [-1022, 1023].
+  static double power_of_two(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
+
+  static int lane_rounding(Rounding r) {
+    switch (r) {
+      case Rounding::Down: return 1;
+      case Rounding::Up: return 2;
+      case Rounding::NearestEven: return 3;
+      case Rounding::ToOdd: return 4;
+      default: return 0;
+    }
+  }
+
+  // An operand for the lanes: its exact value and alignment exponent; zeros never set E,
+  // NaN/Inf (and patterns out of range) make the lane's sum NaN, hence the exact path.
+  static void lane_operand(const FieldCodec& f, std::uint64_t bits, bool keep_subnormals, double& value, double& eref) {
+    if (bits & ~f.width_mask) {
+      value = std::numeric_limits<double>::quiet_NaN();
+      eref = 0;
+      return;
+    }
+    const Operand o = decode_fields(f, bits, keep_subnormals);
+    switch (o.kind) {
+      case Kind::Zero: value = 0; eref = lanes::kZeroExponent; return;
+      case Kind::Special: value = std::numeric_limits<double>::quiet_NaN(); eref = 0; return;
+      case Kind::Finite:
+        value = o.negative ? -static_cast<double>(o.sig) : static_cast<double>(o.sig);
+        // Exact: the value is a binary64 number (c may be a binary64 subnormal: two steps).
+        value = o.lsb >= -1022 ? value * power_of_two(o.lsb) : value * power_of_two(o.lsb + 64) * power_of_two(-64);
+        eref = o.eref;
+        return;
+    }
+  }
+
+  // Elements [0, n) through the SIMD core, n a multiple of lane_count; the flagged ones
+  // through element().
+  // Decoded panels of up to `chunk` elements: value and e_ref of every operand, t-major.
+  struct Panels {
+    std::unique_ptr<double[]> av, ae, bv, be, cv, ce;
+    std::unique_ptr<std::uint8_t[]> fixup;
+    Panels(std::size_t len, std::size_t chunk)
+        : av(new double[len * chunk]), ae(new double[len * chunk]), bv(new double[len * chunk]),
+          be(new double[len * chunk]), cv(new double[chunk]), ce(new double[chunk]), fixup(new std::uint8_t[chunk]) {}
+  };
+
+  void run_lanes(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
+                 std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d, Panels& w, std::vector<std::uint64_t>& pa,
+                 std::vector<std::uint64_t>& pb, std::vector<Operand>& terms) const {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t t = 0; t < len; ++t) {
+        lane_operand(this->a, a[i * lda + t], keep_subnormals, w.av[t * n + i], w.ae[t * n + i]);
+        lane_operand(this->b, b[i * ldb + t], keep_subnormals, w.bv[t * n + i], w.be[t * n + i]);
+      }
+      lane_operand(this->c, c_bits[i], keep_subnormals, w.cv[i], w.ce[i]);
+    }
+    lanes::block_fma(*lane_params, n, len, w.av.get(), w.ae.get(), false, w.bv.get(), w.be.get(), n, w.cv.get(),
+                     w.ce.get(), d, w.fixup.get());
+    for (std::size_t i = 0; i < n; ++i)
+      if (w.fixup[i]) d[i] = element(len, a + i * lda, b + i * ldb, c_bits[i], pa, pb, terms);
   }
 
   // zero_result() of adder.cpp.
@@ -288,7 +374,21 @@ void BlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, st
   std::vector<std::uint64_t> pa, pb;
   std::vector<Operand> terms;
   terms.reserve(len + 1);
-  for (std::size_t i = 0; i < n; ++i) d[i] = impl_->element(len, a + i * lda, b + i * ldb, c[i], pa, pb, terms);
+  std::size_t i = 0;
+  if (impl_->lane_params) {
+    constexpr std::size_t kChunk = 512;  // elements decoded at a time: the panels stay in L1/L2
+    const std::size_t step = std::max(impl_->lane_count, kChunk / impl_->lane_count * impl_->lane_count);
+    Impl::Panels panels(len, step);
+    for (; i + impl_->lane_count <= n; i += step) {
+      const std::size_t m = std::min(step, (n - i) / impl_->lane_count * impl_->lane_count);
+      impl_->run_lanes(m, len, a + i * lda, lda, b + i * ldb, ldb, c + i, d + i, panels, pa, pb, terms);
+      if (m < step) {
+        i += m;
+        break;
+      }
+    }
+  }
+  for (; i < n; ++i) d[i] = impl_->element(len, a + i * lda, b + i * ldb, c[i], pa, pb, terms);
 }
 
 }  // namespace tcsim

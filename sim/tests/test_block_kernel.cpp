@@ -87,28 +87,35 @@ void make_case(const AdderConfig& cfg, std::size_t k, Rng& r, std::vector<std::u
   }
 }
 
-// Runs `cases` cases of `cfg` (blocks of k, every len <= k) through both implementations.
+// Runs `cases` cases of `cfg` through both implementations, in batches (so that the SIMD
+// lanes run: batches of one element take the scalar path) of full blocks and of shorter ones.
 std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rng& r, const std::string& label) {
   const BlockKernel kernel(cfg, k);
   const FixedPointAdder adder(cfg);
-  std::vector<std::uint64_t> a(k), b(k), pa(k), pb(k);
   std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < cases; ++i) {
-    std::uint64_t c = 0;
-    make_case(cfg, k, r, a, b, c);
+  const std::size_t batch = 1000;
+  std::vector<std::uint64_t> a(batch * k), b(batch * k), c(batch), d(batch), pa(k), pb(k), ea(k), eb(k);
+  for (std::size_t done = 0; done < cases; done += batch) {
+    const std::size_t n = std::min(batch, cases - done);
     const std::size_t len = r.below(4) == 0 ? r.below(k + 1) : k;
-    std::uint64_t fast = 0;
-    kernel.run(1, len, a.data(), k, b.data(), k, &c, &fast);
-    std::fill(pa.begin(), pa.end(), 0);
-    std::fill(pb.begin(), pb.end(), 0);
-    std::copy_n(a.begin(), len, pa.begin());
-    std::copy_n(b.begin(), len, pb.begin());
-    const std::uint64_t want = adder.dot(pa, pb, c);
-    if (fast != want && ++mismatches <= 3)
-      std::printf("[block-kernel] MISMATCH %s (%s), len %zu: a = %s, b = %s, c = %s: kernel %s, reference %s\n",
-                  label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
-                  hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c).c_str(),
-                  bits_to_hex(cfg.out_format, fast).c_str(), bits_to_hex(cfg.out_format, want).c_str());
+    for (std::size_t i = 0; i < n; ++i) {
+      make_case(cfg, k, r, ea, eb, c[i]);
+      std::copy(ea.begin(), ea.end(), a.begin() + static_cast<std::ptrdiff_t>(i * k));
+      std::copy(eb.begin(), eb.end(), b.begin() + static_cast<std::ptrdiff_t>(i * k));
+    }
+    kernel.run(n, len, a.data(), k, b.data(), k, c.data(), d.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      std::fill(pa.begin(), pa.end(), 0);
+      std::fill(pb.begin(), pb.end(), 0);
+      std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(i * k), len, pa.begin());
+      std::copy_n(b.begin() + static_cast<std::ptrdiff_t>(i * k), len, pb.begin());
+      const std::uint64_t want = adder.dot(pa, pb, c[i]);
+      if (d[i] != want && ++mismatches <= 3)
+        std::printf("[block-kernel] MISMATCH %s (%s), len %zu: a = %s, b = %s, c = %s: kernel %s, reference %s\n",
+                    label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
+                    hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c[i]).c_str(),
+                    bits_to_hex(cfg.out_format, d[i]).c_str(), bits_to_hex(cfg.out_format, want).c_str());
+    }
   }
   return mismatches;
 }

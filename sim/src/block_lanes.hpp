@@ -1,0 +1,45 @@
+// Private to sim/src: the SIMD core of the block kernel (block_lanes.cpp, Highway with
+// runtime dispatch). One output element per binary64 lane.
+//
+// Operands arrive decoded: a value (exact in binary64: at most 12 significand bits) and
+// its reference exponent e_ref (the adder's alignment exponent: the exponent for normal
+// values, emin for subnormals) as a double; zeros carry kZeroExponent so that they never
+// set E. Then, per lane:
+//   E = max(e_ref(c), e_ref(a_t) + e_ref(b_t), min_exponent),  scale = 2^(F - E),
+//   s = align(c * scale) + sum_t align(a_t * b_t * scale)       (align: trunc/floor/ceil/round)
+// Every product and every scaled term is exact in binary64 and so is the sum while
+// F + 2 + log2(k + 1) <= 53 (checked by the caller). d = round(s * 2^(E - F)) into the output
+// format, in integer lanes. A lane whose answer needs more than this (a NaN/Inf operand, a
+// zero sum and its sign rules, a register wrap, a result outside the output's normal
+// range) is flagged for the caller's exact scalar path instead.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace tcsim::lanes {
+
+inline constexpr double kZeroExponent = -1.0e9;
+
+struct LaneParams {
+  double fraction_bits = 0;        // F
+  double min_exponent = -1.0e8;    // clamp of E (or far below every exponent)
+  double wrap_limit = 0;           // 2^(1 + carry_bits + F): |s| at or above it wraps
+  int alignment = 0;               // 0 rz, 1 rd, 2 ru, 3 rne
+  // Output format and final rounding (0 rz, 1 rd, 2 ru, 3 rne, 4 ro).
+  int final_rounding = 0;
+  int out_precision = 24, out_emin = -126, out_emax = 127, out_bias = 127, out_width = 32;
+  std::uint64_t out_max_finite_significand = 0;  // at emax, implicit bit included
+};
+
+// Lanes of the best target on this machine (elements per vector).
+std::size_t lane_count();
+
+// n block FMAs, n a multiple of lane_count(). Operand t of element i is at [t * ld + i]
+// (a_broadcast: a is one value per t, at a_value[t], shared by every element: a GEMM row).
+// c_value/c_eref hold one entry per element. Writes d[i], and fixup[i] = 1 where the caller
+// must compute element i exactly (d[i] is then unspecified).
+void block_fma(const LaneParams& p, std::size_t n, std::size_t len, const double* a_value, const double* a_eref,
+               bool a_broadcast, const double* b_value, const double* b_eref, std::size_t ld,
+               const double* c_value, const double* c_eref, std::uint64_t* d, std::uint8_t* fixup);
+
+}  // namespace tcsim::lanes
