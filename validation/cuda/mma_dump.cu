@@ -1,7 +1,9 @@
 // mma_dump: run one tensor-core instruction on random inputs on the local GPU and write
 // the results as a/b/c/d dump files in the format of shared/data/gpu/README.md, so that
 //   tcsim validate-dump --unit <unit> --in <fmt> --out <fp32|fp16> --a ... --b ... --c ... --d ...
-// checks tcsim's model of this card bit for bit (validation/cuda/README.md).
+// checks tcsim's model of this card bit for bit (validation/cuda/README.md). It prints those
+// commands, with the unit of the --gpu name and, for the fp8 ops, --instruction mma.sync
+// (on h100 the default fp8 -> fp32 row is wgmma).
 //
 // Operations (one output element = one case; all K products of the instruction are used
 // unless --k asks for fewer nonzero ones):
@@ -10,8 +12,10 @@
 //   wmma-tf32  wmma m16n16k8,  tf32 inputs, float accumulator          (sm_80+)
 //   mma-e4m3   mma.sync.aligned.m16n8k32.row.col.{f32,f16}.e4m3.e4m3.{f32,f16}  (sm_89+)
 //   mma-e5m2   the same with e5m2 inputs                                          (sm_89+)
-// For binary16 output c is a binary32 value rounded to binary16 (RNE) on the host, as
-// the published runs did; the c file holds the binary32 value, like theirs.
+// Both outputs of an op come from one run on the same a, b and c. For binary16 output c is a
+// binary32 value rounded to binary16 (RNE) on the host, as the published runs did; the c
+// file holds the binary32 value, like theirs. The c and d file names do not name the input
+// format (as in shared/data/gpu, where each format has its folder): one --dir per op.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -25,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -97,9 +102,13 @@ std::uint32_t input_to_binary32(const OpInfo& info, std::uint32_t bits) {
   return binary32_of(neg, frac | (1u << frac_bits), static_cast<int>(field) - bias - frac_bits);
 }
 
+// Binary16 result -> binary32, exact; unlike the inputs, results can be Inf or NaN (a wide
+// --exp-range overflows binary16).
 std::uint32_t half_to_binary32(std::uint16_t h) {
-  OpInfo f16 = kOps[0];
-  return input_to_binary32(f16, h);
+  if ((h & 0x7c00u) == 0x7c00u)
+    return (static_cast<std::uint32_t>(h & 0x8000u) << 16) | 0x7f800000u |
+           (static_cast<std::uint32_t>(h & 0x3ffu) << 13);
+  return input_to_binary32(kOps[0], h);
 }
 
 // Binary32 -> binary16, round to nearest even (host code of cuda_fp16.h).
@@ -128,15 +137,15 @@ struct Options {
   long cases = 5000;
   int k_nonzero = 0;  // 0: all K of the instruction
   std::uint64_t seed = 1;
-  int exp_lo = -4, exp_hi = 1;  // exponents of the random inputs (clamped to the format)
+  int exp_lo = -4, exp_hi = 1;  // exponents of the random inputs (main clamps them to the format)
   int subnormal_percent = 2;    // share of subnormal inputs
   std::string dir = ".";
   std::string gpu = "GPU";
   int device = 0;
 };
 
-// A random input pattern: sign, exponent in [lo, hi] (clamped to the format's normal
-// range), random fraction; some subnormals and zeros.
+// A random input pattern: sign, exponent in [exp_lo, exp_hi], random fraction; some
+// subnormals and zeros.
 std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
   const int frac_bits = info.precision - 1;
   const std::uint32_t frac = static_cast<std::uint32_t>(rng.next()) & ((1u << frac_bits) - 1);
@@ -144,7 +153,7 @@ std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
   const int roll = rng.range(0, 99);
   if (info.op == Op::WmmaTf32) {
     // binary32 pattern with only the tf32 fraction bits.
-    int e = rng.range(std::max(o.exp_lo, info.emin), std::min(o.exp_hi, info.emax));
+    const int e = rng.range(o.exp_lo, o.exp_hi);
     std::uint32_t b = (static_cast<std::uint32_t>(e + 127) << 23) | (frac << 13);
     if (roll < o.subnormal_percent) b = (frac << 13) & 0x7fffffu;
     if (roll == 99) b = 0;
@@ -152,8 +161,7 @@ std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
   }
   const int width = info.in_bytes * 8;
   const int bias = (1 << (info.exp_bits - 1)) - 1;
-  const int lo = std::max(o.exp_lo, info.emin), hi = std::min(o.exp_hi, info.emax);
-  std::uint32_t field = static_cast<std::uint32_t>(rng.range(lo, hi) + bias);
+  std::uint32_t field = static_cast<std::uint32_t>(rng.range(o.exp_lo, o.exp_hi) + bias);
   if (roll < o.subnormal_percent) field = 0;
   std::uint32_t b = (field << frac_bits) | frac;
   if (roll == 99) b = 0;
@@ -162,9 +170,10 @@ std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
   return neg ? (b | (1u << (width - 1))) : b;
 }
 
-// A random binary32 accumulator input with an exponent near the products'.
+// A random binary32 accumulator input with an exponent near the products' (within the
+// normal binary32 range, which the products of bf16/tf32 extremes exceed).
 std::uint32_t random_c(const Options& o, Rng& rng) {
-  const int e = rng.range(o.exp_lo * 2 - 1, o.exp_hi * 2 + 1);
+  const int e = rng.range(std::max(o.exp_lo * 2 - 1, -126), std::min(o.exp_hi * 2 + 1, 127));
   const std::uint32_t frac = static_cast<std::uint32_t>(rng.next()) & 0x7fffffu;
   const bool neg = rng.next() & 1u;
   if (rng.range(0, 99) == 0) return neg ? 0x80000000u : 0u;
@@ -229,7 +238,7 @@ __global__ void wmma_tf32_kernel(const float* A, const float* B, const float* C,
 //   A: reg r (4 bytes, byte i): row g + 8*(r & 1), column 4q + i + 16*(r >> 1)
 //   B: reg r (4 bytes, byte i): row (k) 4q + i + 16*r, column g
 //   C/D: element i (0..3): row g + 8*(i >> 1), column 2q + (i & 1)
-template <bool E5M2>
+#if __CUDA_ARCH__ >= 890  // like its callers' bodies; an unused definition draws a warning
 __device__ void load_fp8_fragments(const std::uint8_t* A, const std::uint8_t* B, unsigned a[4], unsigned b[2]) {
   const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
   for (int r = 0; r < 4; ++r) {
@@ -244,6 +253,7 @@ __device__ void load_fp8_fragments(const std::uint8_t* A, const std::uint8_t* B,
     b[r] = v;
   }
 }
+#endif
 
 template <bool E5M2>
 __global__ void mma_fp8_f32_kernel(const std::uint8_t* A, const std::uint8_t* B, const float* C, float* D) {
@@ -254,7 +264,7 @@ __global__ void mma_fp8_f32_kernel(const std::uint8_t* A, const std::uint8_t* B,
   C += t * 16 * 8;
   D += t * 16 * 8;
   unsigned a[4], b[2];
-  load_fp8_fragments<E5M2>(A, B, a, b);
+  load_fp8_fragments(A, B, a, b);
   const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
   float c[4], d[4];
   for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
@@ -286,7 +296,7 @@ __global__ void mma_fp8_f16_kernel(const std::uint8_t* A, const std::uint8_t* B,
   C += t * 16 * 8;
   D += t * 16 * 8;
   unsigned a[4], b[2];
-  load_fp8_fragments<E5M2>(A, B, a, b);
+  load_fp8_fragments(A, B, a, b);
   const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
   // C/D .f16: two .f16x2 registers; register r holds row g + 8r, columns 2q and 2q + 1.
   unsigned c[2], d[2];
@@ -424,7 +434,28 @@ void usage(std::FILE* f) {
                "                [--exp-range LO:HI] [--subnormals PERCENT] [--gpu NAME] [--dir DIR] [--device I]\n"
                "ops: wmma-fp16 (sm_70+), wmma-bf16, wmma-tf32 (sm_80+), mma-e4m3, mma-e5m2 (sm_89+)\n"
                "writes DIR/a_<GPU>_<fmt>.txt, b_<GPU>_<fmt>.txt, c_<GPU>_fp32.txt, d_<GPU>_<out>.txt\n"
-               "(the layout of shared/data/gpu), then prints the tcsim validate-dump commands to run.\n");
+               "(the layout of shared/data/gpu; c and d do not name the format, so one DIR per op,\n"
+               "e.g. for f in e4m3 e5m2; do mma_dump --op mma-$f --gpu H100 --dir H100/$f; done),\n"
+               "then prints the tcsim validate-dump commands to run, for the unit of the --gpu name\n"
+               "(V100, T4, A100, A2, A30, L40S, Ada, RTX4090, H100, H200, B200).\n");
+}
+
+// tcsim unit of a --gpu name (case, spaces and dashes ignored), or nullptr.
+const char* unit_of_gpu(const std::string& gpu) {
+  static const char* const kUnits[][2] = {
+      {"v100", "v100"}, {"t4", "t4"},
+      {"a100", "a100"}, {"a2", "a100"},  {"a30", "a100"},
+      {"l40s", "l40s"}, {"ada", "l40s"}, {"rtx4090", "l40s"},
+      {"h100", "h100"}, {"h200", "h100"},
+      {"b200", "b200"},
+  };
+  std::string key;
+  for (const char ch : gpu)
+    if (std::isalnum(static_cast<unsigned char>(ch)))
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (const auto& e : kUnits)
+    if (key == e[0]) return e[1];
+  return nullptr;
 }
 
 std::string binary_line(std::uint32_t b) {
@@ -505,6 +536,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.k_nonzero <= 0 || o.k_nonzero > info.k) o.k_nonzero = info.k;
+  o.exp_lo = std::max(o.exp_lo, info.emin);
+  o.exp_hi = std::min(o.exp_hi, info.emax);
+  if (o.exp_lo > o.exp_hi) {
+    std::fprintf(stderr, "mma_dump: --exp-range has no exponent of %s (normal exponents %d:%d)\n", info.fmt,
+                 info.emin, info.emax);
+    return 2;
+  }
   if (o.cases <= 0) o.cases = 1;
 
   CHECK_CUDA(cudaSetDevice(o.device));
@@ -535,6 +573,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < per_tile; ++i) C[static_cast<std::size_t>(t) * per_tile + i] = random_c(o, rng);
   }
 
+  std::error_code dir_error;
+  std::filesystem::create_directories(o.dir, dir_error);  // the fopen below reports a failure
   const std::string base = o.dir + "/";
   const std::string a_path = base + "a_" + o.gpu + "_" + info.fmt + ".txt";
   const std::string b_path = base + "b_" + o.gpu + "_" + info.fmt + ".txt";
@@ -563,6 +603,10 @@ int main(int argc, char** argv) {
   std::fclose(fb);
   std::fclose(fc);
 
+  const char* unit = unit_of_gpu(o.gpu);
+  std::string in = info.fmt;
+  for (auto& ch : in) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const bool fp8 = info.op == Op::MmaE4m3 || info.op == Op::MmaE5m2;
   std::string commands;
   for (int pass = 0; pass < 2; ++pass) {
     const bool fp16 = pass == 1;
@@ -576,14 +620,16 @@ int main(int argc, char** argv) {
     }
     for (long n = 0; n < o.cases; ++n) std::fprintf(fd, "%s\n", binary_line(D[static_cast<std::size_t>(n)]).c_str());
     std::fclose(fd);
-    std::string in = info.fmt;
-    for (auto& ch : in) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    const bool fp8 = info.op == Op::MmaE4m3 || info.op == Op::MmaE5m2;
-    commands += "  tcsim validate-dump --unit <unit> --in " + in + " --out " + (fp16 ? "fp16" : "fp32") +
-                (fp8 ? " --instruction mma.sync" : "") + " --a " + a_path + " --b " + b_path + " --c " + c_path +
-                " --d " + d_path + "\n";
+    // --instruction mma.sync for fp8: h100's default fp8 -> fp32 row is wgmma; every fp8 unit accepts it.
+    commands += std::string("  tcsim validate-dump --unit ") + (unit ? unit : "<unit>") + " --in " + in +
+                " --out " + (fp16 ? "fp16" : "fp32") + (fp8 ? " --instruction mma.sync" : "") + " --a " + a_path +
+                " --b " + b_path + " --c " + c_path + " --d " + d_path + "\n";
   }
-  std::printf("wrote %ld cases of K = %d (%s, %d tiles)\nvalidate with (unit: v100, t4, a100, l40s, h100, b200, ...):\n%s",
-              o.cases, o.k_nonzero, info.name, tiles, commands.c_str());
+  std::printf("wrote %ld cases of K = %d (%s, %d tiles)\nvalidate with:\n%s", o.cases, o.k_nonzero, info.name, tiles,
+              commands.c_str());
+  if (!unit)
+    std::printf("note: no tcsim unit is known for --gpu '%s' (names: V100, T4, A100, A2, A30, L40S, Ada, RTX4090,\n"
+                "H100, H200, B200); put your card's unit for <unit> (tcsim units lists them)\n",
+                o.gpu.c_str());
   return 0;
 }
