@@ -12,5 +12,6 @@ int cmd_units(const Args& args);          // list the built-in units and their d
 int cmd_validate_dump(const Args& args);  // compare a unit with real-GPU dump files
 int cmd_probe(const Args& args);          // black-box feature probe of a unit
 int cmd_report(const Args& args);         // the main job: examples and a V100 probe report
+int cmd_bench(const Args& args);          // benchmarks (tcsim bench dot)
 
 }  // namespace tcsim::cli

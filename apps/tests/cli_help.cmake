@@ -5,7 +5,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 tcsim_check(NAME "tcsim --help lists every command"
   ARGS --help
   EXIT 0
-  STDOUT "^usage: tcsim <command>" "\n  dot " "\n  units " "\n  validate-dump " "\n  probe " "\n  report "
+  STDOUT "^usage: tcsim <command>" "\n  dot " "\n  units " "\n  validate-dump " "\n  probe " "\n  report " "\n  bench "
   STDERR "^$")
 
 tcsim_check(NAME "tcsim -h is --help"

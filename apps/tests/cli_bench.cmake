@@ -1,0 +1,31 @@
+# tcsim bench dot: runs, reports the path and the rate, and checks a sample bit for bit
+# (tiny sizes: this is a test of the command, not a measurement).
+include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
+
+tcsim_check(NAME "bench dot h100 fp16 -> fp32: kernel path, sample equal to Unit::dot"
+  ARGS bench dot --unit h100 --in fp16 --out fp32 --elements 256 --seconds 0.01 --threads 2 --json
+  STDOUT "\"path\":\"kernel\"" "\"K\":16" "\"mismatches\":0" "\"checked\":256" "\"elements_per_second\":[0-9]"
+         "\"reference_elements_per_second\":[0-9]" "\"threads\":2")
+
+tcsim_check(NAME "bench dot on the fp8 emulation defaults to one instruction's K (32)"
+  ARGS bench dot --unit b200 --in e5m2 --out fp16 --elements 64 --seconds 0.01 --json
+  STDOUT "\"K\":32" "\"path\":\"kernel\"" "\"mismatches\":0")
+
+tcsim_check(NAME "bench dot on a reference-path row says why"
+  ARGS bench dot --unit a100 --in fp64 --out fp64 --elements 64 --seconds 0.01
+  STDOUT "dot_batch \\(reference: per-step normalization\\)" "check: 64 of 64")
+
+tcsim_check(NAME "bench without a benchmark name"
+  ARGS bench --unit h100
+  EXIT 2
+  STDERR "name one benchmark: 'tcsim bench dot'; allowed: dot")
+
+tcsim_check(NAME "bench dot with elements out of range"
+  ARGS bench dot --unit h100 --elements 0
+  EXIT 2
+  STDERR "'--elements' for 'tcsim bench' must be in 1..16777216, got '0'")
+
+tcsim_check(NAME "bench dot with a bad --seconds"
+  ARGS bench dot --unit h100 --seconds fast
+  EXIT 2
+  STDERR "'--seconds' for 'tcsim bench' must be a number in 0.01..600, got 'fast'")
