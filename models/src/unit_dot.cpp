@@ -37,6 +37,16 @@ std::uint64_t chain(const FixedPointAdder& adder, std::size_t k, std::span<const
   return c;
 }
 
+void check_lengths(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("a and b must have the same length (one product per pair), got " +
+                                std::to_string(a.size()) + " and " + std::to_string(b.size()));
+}
+
+}  // namespace
+
+namespace detail {
+
 // Reorders one instruction's products for KSplit::PairsMod4 (a.size() <= group = 2k):
 // indices with i mod 4 in {0,1} first, then those in {2,3}, each in index order, padded
 // with +0 products to `group` (the instruction's K is fixed), so that the two halves always
@@ -67,13 +77,10 @@ std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Roun
   return round_to_format(s, out, o).bits;
 }
 
-void check_lengths(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b) {
-  if (a.size() != b.size())
-    throw std::invalid_argument("a and b must have the same length (one product per pair), got " +
-                                std::to_string(a.size()) + " and " + std::to_string(b.size()));
-}
+}  // namespace detail
 
-}  // namespace
+using detail::ieee_add;
+using detail::split_pairs_mod4;
 
 std::uint64_t Unit::dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
                         std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction) const {

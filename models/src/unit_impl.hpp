@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,13 @@ std::string lower(std::string_view s);
 std::string join(const std::vector<std::string>& v, const char* sep = ", ");
 void push_unique(std::vector<std::string>& v, const std::string& s);
 inline std::string pair_text(const Format& in, const Format& out) { return in.name + "->" + out.name; }
+
+// One instruction's products for KSplit::PairsMod4 (at most `group` = 2k): indices with
+// i mod 4 in {0,1} first, then {2,3}, padded with +0 products to `group` (unit_dot.cpp).
+void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
+                      std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb);
+// d + c as one IEEE addition in `out` with `mode` (CEntry::FinalAdd); NaN gives `nan`.
+std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan);
 
 }  // namespace tcsim::models::detail
 

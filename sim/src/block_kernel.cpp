@@ -225,7 +225,7 @@ struct BlockKernel::Impl {
       lane_operand(this->c, c_bits[i], keep_subnormals, w.cv[i], w.ce[i]);
     }
     lanes::block_fma(*lane_params, n, len, w.av.get(), w.ae.get(), false, w.bv.get(), w.be.get(), n, w.cv.get(),
-                     w.ce.get(), d, w.fixup.get());
+                     w.ce.get(), d, nullptr, nullptr, w.fixup.get());
     for (std::size_t i = 0; i < n; ++i)
       if (w.fixup[i]) d[i] = element(len, a + i * lda, b + i * ldb, c_bits[i], pa, pb, terms);
   }
@@ -389,6 +389,39 @@ void BlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, st
     }
   }
   for (; i < n; ++i) d[i] = impl_->element(len, a + i * lda, b + i * ldb, c[i], pa, pb, terms);
+}
+
+void BlockKernel::decode(Role role, std::size_t count, const std::uint64_t* bits, double* value, double* eref) const {
+  const Impl& k = *impl_;
+  const FieldCodec& f = role == Role::A ? k.a : (role == Role::B ? k.b : k.c);
+  for (std::size_t i = 0; i < count; ++i) Impl::lane_operand(f, bits[i], k.keep_subnormals, value[i], eref[i]);
+}
+
+void BlockKernel::run_row(std::size_t n, std::size_t len, const std::uint64_t* a_bits, const double* a_value,
+                          const double* a_eref, const std::uint64_t* b_bits, const double* b_value,
+                          const double* b_eref, std::size_t ldb, const std::uint64_t* c_bits, const double* c_value,
+                          const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref) const {
+  const Impl& k = *impl_;
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  std::size_t vec = 0;
+  std::vector<std::uint8_t> fixup(n, 1);
+  if (k.lane_params) {
+    vec = n / k.lane_count * k.lane_count;
+    if (vec) lanes::block_fma(*k.lane_params, vec, len, a_value, a_eref, true, b_value, b_eref, ldb, c_value, c_eref,
+                              d_bits, d_value, d_eref, fixup.data());
+  }
+  std::vector<std::uint64_t> column(len), pa, pb;
+  std::vector<Operand> terms;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!fixup[j]) continue;
+    for (std::size_t t = 0; t < len; ++t) column[t] = b_bits[t * ldb + j];
+    d_bits[j] = k.element(len, a_bits, column.data(), c_bits[j], pa, pb, terms);
+    // Decoded as the next block's c will be read (NaN/Inf: a NaN value, so that lane takes
+    // the exact path again).
+    Impl::lane_operand(k.out, d_bits[j], k.keep_subnormals, d_value[j], d_eref[j]);
+  }
 }
 
 }  // namespace tcsim

@@ -36,10 +36,19 @@ std::size_t lane_count();
 
 // n block FMAs, n a multiple of lane_count(). Operand t of element i is at [t * ld + i]
 // (a_broadcast: a is one value per t, at a_value[t], shared by every element: a GEMM row).
-// c_value/c_eref hold one entry per element. Writes d[i], and fixup[i] = 1 where the caller
-// must compute element i exactly (d[i] is then unspecified).
+// c_value/c_eref hold one entry per element. Writes the pattern d[i], and (when not null)
+// the rounded value and its e_ref, ready to be the next block's c; fixup[i] = 1 where the
+// caller must compute element i exactly (the other outputs are then unspecified).
 void block_fma(const LaneParams& p, std::size_t n, std::size_t len, const double* a_value, const double* a_eref,
                bool a_broadcast, const double* b_value, const double* b_eref, std::size_t ld,
-               const double* c_value, const double* c_eref, std::uint64_t* d, std::uint8_t* fixup);
+               const double* c_value, const double* c_eref, std::uint64_t* d, double* d_value, double* d_eref,
+               std::uint8_t* fixup);
+
+// x[i] + y[i] (two values of the output format) rounded into it with `rounding` (as
+// LaneParams::final_rounding): one IEEE addition, exact through binary64 for RNE when the
+// output has at most 25 significand bits (2p + 2 <= 53: the binary64 sum's rounding is
+// innocuous). Zero sums, NaN/Inf and results outside the normal range are flagged.
+void add_round(const LaneParams& p, int rounding, std::size_t n, const double* x, const double* y, std::uint64_t* d,
+               double* d_value, double* d_eref, std::uint8_t* fixup);
 
 }  // namespace tcsim::lanes

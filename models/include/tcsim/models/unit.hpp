@@ -184,6 +184,17 @@ class Unit {
                  std::uint64_t* d, std::string_view instruction = "",
                  unsigned threads = 1) const;
 
+  // D = C + A B for any m, n, K: A (m x K) and B (K x n) row-major patterns of `in`, C and
+  // the result (m x n) of `out`. D[i][j] has the bits of dot() on row i of A, column j of B
+  // and C[i][j] (blanchard2020 Algorithm 3.1: k split into the unit's blocks, chained through
+  // the accumulator). Operands are decoded once; rows served by the block kernel
+  // (batch_path()) run it over one row of A against panels of B's columns. The result is the
+  // same for any `threads` (0: all cores): every element is computed by the same sequence.
+  std::vector<std::uint64_t> gemm(const Format& in, const Format& out, std::size_t m, std::size_t n,
+                                  std::size_t K, std::span<const std::uint64_t> A,
+                                  std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
+                                  std::string_view instruction = "", unsigned threads = 0) const;
+
   // Shapes the unit offers for in -> out (all rows serving the pair, or only those for
   // `instruction`), as written in the table.
   std::vector<std::string> shapes(const Format& in, const Format& out,

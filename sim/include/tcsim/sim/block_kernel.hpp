@@ -45,6 +45,21 @@ class BlockKernel {
   void run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
            std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
 
+  // ---- Decoded panels (GEMM): operands decoded once, reused by many block FMAs.
+  // An operand as the SIMD lanes use it: its exact value and the exponent the adder aligns
+  // on (e_ref); zeros never set E, NaN/Inf make the lane take the exact path.
+  enum class Role { A, B, C };
+  void decode(Role role, std::size_t count, const std::uint64_t* bits, double* value, double* eref) const;
+
+  // n block FMAs of one row of A against n columns of B: element j is
+  //   d[j] = c[j] + sum_{t < len} a[t] * b[t * ldb + j]   (+0 padding products as run()),
+  // given both as patterns (for the exact path) and decoded. Writes d's pattern and its
+  // decoded value/e_ref (the next block's c). Bits equal run() on the same operands.
+  void run_row(std::size_t n, std::size_t len, const std::uint64_t* a_bits, const double* a_value,
+               const double* a_eref, const std::uint64_t* b_bits, const double* b_value, const double* b_eref,
+               std::size_t ldb, const std::uint64_t* c_bits, const double* c_value, const double* c_eref,
+               std::uint64_t* d_bits, double* d_value, double* d_eref) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,142 @@
+// Unit::gemm: D = C + A B through the unit, blocked over rows of A and panels of B's columns.
+//
+// Packing (once per call): the k index of A's columns and B's rows is reordered per
+// instruction for pairs-mod4 rows and padded to whole instructions, exactly as dot_in_row
+// orders one element's products; then every operand is decoded for the kernel's lanes.
+// A task is one row of A against a panel of columns: it walks the instructions and blocks
+// of K in order, the accumulator of each column staying decoded between blocks. Tasks are
+// independent, so the partition (TBB) cannot change any bit.
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include <tbb/blocked_range2d.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "unit_impl.hpp"
+
+namespace tcsim::models {
+
+namespace {
+
+constexpr std::size_t kPanel = 256;  // columns per task: B's panel of a block stays in L1/L2
+
+void check_size(const char* what, std::size_t got, std::size_t want, const char* dims) {
+  if (got != want)
+    throw std::invalid_argument(std::string("gemm: ") + what + " must hold " + dims + " = " + std::to_string(want) +
+                                " patterns, got " + std::to_string(got));
+}
+
+template <class Body>
+void run_tasks(unsigned threads, std::size_t rows, std::size_t panels, const Body& body) {
+  auto loop = [&] {
+    tbb::parallel_for(tbb::blocked_range2d<std::size_t>(0, rows, 0, panels), [&](const auto& r) {
+      for (std::size_t i = r.rows().begin(); i < r.rows().end(); ++i)
+        for (std::size_t p = r.cols().begin(); p < r.cols().end(); ++p) body(i, p);
+    });
+  };
+  if (threads == 0) return loop();
+  // More threads than cores only make TBB complain; the bits do not depend on the count.
+  tbb::task_arena arena(static_cast<int>(std::min(threads, std::max(1u, std::thread::hardware_concurrency()))));
+  arena.execute(loop);
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::size_t m, std::size_t n,
+                                      std::size_t K, std::span<const std::uint64_t> A,
+                                      std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
+                                      std::string_view instruction, unsigned threads) const {
+  const std::size_t ri = datapath_index(in, out, instruction);
+  check_size("A", A.size(), m * K, "m*K");
+  check_size("B", B.size(), K * n, "K*n");
+  check_size("C", C.size(), m * n, "m*n");
+  std::vector<std::uint64_t> D(m * n);
+  if (m == 0 || n == 0) return D;
+  const auto& r = impl_->rows[ri];
+  const DatapathSpec& row = spec_.datapaths[ri];
+  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const std::size_t panels = (n + kPanel - 1) / kPanel;
+
+  if (!kernel) {  // the reference path, element by element
+    run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+      std::vector<std::uint64_t> column(K);
+      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
+        for (std::size_t t = 0; t < K; ++t) column[t] = B[t * n + j];
+        D[i * n + j] = dot_in_row(ri, in, out, A.subspan(i * K, K), column, C[i * n + j]);
+      }
+    });
+    return D;
+  }
+
+  // Packing: the k order of one element in dot_in_row, shared by every row and column.
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const bool pairs = row.k_split == KSplit::PairsMod4;
+  const bool final_add = row.c_entry == CEntry::FinalAdd;
+  const std::size_t group = pairs ? 2 * k : (final_add ? k : std::max<std::size_t>(K, 1));
+  std::size_t KK = K;
+  std::vector<std::size_t> order;  // packed position -> source index (K = padding, a +0 product)
+  if (pairs) {
+    KK = std::max<std::size_t>(1, (K + group - 1) / group) * group;
+    for (std::size_t s = 0; s < KK; s += group)
+      for (std::size_t half = 0; half < 2; ++half)
+        for (std::size_t j = 0; j < group; ++j)
+          if ((j % 4) / 2 == half) order.push_back(s + j < K ? s + j : K);
+  } else {
+    for (std::size_t t = 0; t < K; ++t) order.push_back(t);
+  }
+  std::vector<std::uint64_t> Ab(m * KK), Bb(KK * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t t = 0; t < KK; ++t) Ab[i * KK + t] = order[t] < K ? A[i * K + order[t]] : 0;
+  for (std::size_t t = 0; t < KK; ++t)
+    for (std::size_t j = 0; j < n; ++j) Bb[t * n + j] = order[t] < K ? B[order[t] * n + j] : 0;
+  std::vector<double> Av(m * KK), Ae(m * KK), Bv(KK * n), Be(KK * n);
+  kernel->decode(BlockKernel::Role::A, Ab.size(), Ab.data(), Av.data(), Ae.data());
+  kernel->decode(BlockKernel::Role::B, Bb.size(), Bb.data(), Bv.data(), Be.data());
+
+  const std::size_t o = r.out_index(out);
+  const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  const std::uint64_t zero = out.zero(false);
+  run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+    const std::size_t j0 = p * kPanel, w = std::min(n, j0 + kPanel) - j0;
+    // Accumulator (patterns of `out`, and decoded) and one instruction's block result.
+    std::vector<std::uint64_t> acc(C.begin() + static_cast<std::ptrdiff_t>(i * n + j0),
+                                   C.begin() + static_cast<std::ptrdiff_t>(i * n + j0 + w));
+    std::vector<double> acc_v(w), acc_e(w), blk_v(w), blk_e(w), tmp_v(w), tmp_e(w);
+    std::vector<std::uint64_t> blk(w), tmp(w);
+    kernel->decode(BlockKernel::Role::C, w, acc.data(), acc_v.data(), acc_e.data());
+    std::size_t start = 0;
+    do {  // instructions (K = 0 runs one)
+      const std::size_t end = std::min(KK, start + group);
+      std::vector<std::uint64_t>& x = final_add ? blk : acc;
+      std::vector<double>& xv = final_add ? blk_v : acc_v;
+      std::vector<double>& xe = final_add ? blk_e : acc_e;
+      if (final_add) {
+        std::fill(blk.begin(), blk.end(), zero);
+        kernel->decode(BlockKernel::Role::C, w, blk.data(), blk_v.data(), blk_e.data());
+      }
+      std::size_t pos = start;
+      do {  // blocks of k
+        const std::size_t len = std::min(k, end - pos);
+        kernel->run_row(w, len, Ab.data() + i * KK + pos, Av.data() + i * KK + pos, Ae.data() + i * KK + pos,
+                        Bb.data() + pos * n + j0, Bv.data() + pos * n + j0, Be.data() + pos * n + j0, n, x.data(),
+                        xv.data(), xe.data(), tmp.data(), tmp_v.data(), tmp_e.data());
+        // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
+        for (std::size_t j = 0; j < w; ++j) x[j] = r.to_out(o, tmp[j]);
+        std::swap(xv, tmp_v);
+        std::swap(xe, tmp_e);
+        pos += len;
+      } while (pos < end);
+      if (final_add) {
+        for (std::size_t j = 0; j < w; ++j) acc[j] = detail::ieee_add(out, blk[j], acc[j], add_mode, r.nan_out[o]);
+        kernel->decode(BlockKernel::Role::C, w, acc.data(), acc_v.data(), acc_e.data());
+      }
+      start = end;
+    } while (start < KK);
+    std::copy(acc.begin(), acc.end(), D.begin() + static_cast<std::ptrdiff_t>(i * n + j0));
+  });
+  return D;
+}
+
+}  // namespace tcsim::models
