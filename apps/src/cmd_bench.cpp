@@ -12,10 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "args.hpp"
+#include "native_gemm.hpp"
 #include "commands.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/rounding.hpp"
 
 namespace tcsim::cli {
 
@@ -141,14 +143,83 @@ int bench_dot(const ParsedArgs& a) {
   return mismatches == 0 ? 0 : 1;
 }
 
+// A value uniform in (-1, 1) rounded to nearest even into `f`.
+std::uint64_t uniform_value(const Format& f, Rng& r) {
+  const double x = static_cast<double>(r.next() >> 11) * 0x1p-52 - 1.0;
+  return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
+}
+
+int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, const Format& out,
+               const std::string& instruction, std::size_t n, unsigned threads, std::uint64_t seed) {
+  if (in.precision > 24 || out != formats::fp32())
+    throw std::invalid_argument("tcsim bench gemm compares with a binary32 GEMM: --out must be fp32 and --in a format "
+                                "binary32 holds (fp16, bf16, tf32, fp8, ...)");
+  Rng rng{seed};
+  std::vector<std::uint64_t> A(n * n), B(n * n), C(n * n);
+  for (auto& x : A) x = uniform_value(in, rng);
+  for (auto& x : B) x = uniform_value(in, rng);
+  for (auto& x : C) x = uniform_value(out, rng);
+  auto to_float = [](const Format& f, const std::vector<std::uint64_t>& v) {
+    std::vector<float> r(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<float>(to_double(decode(f, v[i])));
+    return r;
+  };
+  const std::vector<float> Af = to_float(in, A), Bf = to_float(in, B), Cf = to_float(out, C);
+  std::vector<std::uint64_t> D;
+  const double sim_seconds = seconds_of([&] { D = unit.gemm(in, out, n, n, n, A, B, C, instruction, threads); });
+  const NativeGemm native = native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
+  // A sample of D against Unit::dot.
+  std::size_t checked = 0, mismatches = 0;
+  std::vector<std::uint64_t> column(n);
+  for (std::size_t s = 0; s < 64; ++s) {
+    const std::size_t i = static_cast<std::size_t>(rng.next() % n), j = static_cast<std::size_t>(rng.next() % n);
+    for (std::size_t t = 0; t < n; ++t) column[t] = B[t * n + j];
+    mismatches += unit.dot(in, out, std::span(A).subspan(i * n, n), column, C[i * n + j], instruction) != D[i * n + j];
+    ++checked;
+  }
+  const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  const double ratio = sim_seconds / native.seconds;
+  const std::string path = unit.batch_path(in, out, instruction);
+  if (a.has("json")) {
+    nlohmann::json j;
+    j["benchmark"] = "gemm";
+    j["unit"] = unit.name();
+    j["in"] = in.name;
+    j["out"] = out.name;
+    j["n"] = n;
+    j["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+    j["path"] = path;
+    j["sim_seconds"] = sim_seconds;
+    j["native_seconds"] = native.seconds;
+    j["ratio"] = ratio;
+    j["macs_per_second"] = n3 / sim_seconds;
+    j["native_gflops"] = 2 * n3 / native.seconds * 1e-9;
+    j["native_isa"] = native.isa;
+    j["native_threads"] = native.threads;
+    j["checked"] = checked;
+    j["mismatches"] = mismatches;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("unit %s, %s -> %s, n = %zu (%s)\n", unit.name().c_str(), in.name.c_str(), out.name.c_str(), n,
+                path.c_str());
+    std::printf("simulated GEMM: %.3f s (%.3g MAC/s)\n", sim_seconds, n3 / sim_seconds);
+    std::printf("native binary32 GEMM (Eigen, %s, %d threads): %.4f s (%.1f GFLOP/s)\n", native.isa.c_str(),
+                native.threads, native.seconds, 2 * n3 / native.seconds * 1e-9);
+    std::printf("ratio simulated / native: %.1f\n", ratio);
+    std::printf("check: %zu of %zu sampled elements equal Unit::dot\n", checked - mismatches, checked);
+  }
+  return mismatches == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
   ArgParser p("bench",
               "benchmarks (speed targets live here, not in the tests; docs/performance.md). 'tcsim bench dot': "
               "block FMAs per second through Unit::dot_batch on random inputs, beside the reference path, "
-              "with a bit-for-bit check of a sample");
-  p.positionals("benchmark", "dot");
+              "with a bit-for-bit check of a sample. 'tcsim bench gemm': the simulated n x n GEMM beside "
+              "Eigen's native binary32 GEMM on the same matrices (best ISA, all threads), ratio and GFLOP/s");
+  p.positionals("benchmark", "dot | gemm");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file", "file");
   p.option("in", "input format (default fp16)", "fmt");
@@ -159,12 +230,23 @@ int cmd_bench(const Args& args) {
   p.option("threads", "threads of dot_batch (default 0: all cores)", "T");
   p.option("seconds", "minimum measuring time (default 1)", "S");
   p.option("seed", "seed of the random inputs (default 1)", "S");
+  p.option("n", "gemm: the matrices' order (default 1024)", "N");
   p.flag("json", "print one JSON object");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  if (a.positional().size() != 1 || a.positional()[0] != "dot")
-    throw std::invalid_argument("name one benchmark: 'tcsim bench dot'; allowed: dot");
-  return bench_dot(a);
+  if (a.positional().size() != 1 || (a.positional()[0] != "dot" && a.positional()[0] != "gemm"))
+    throw std::invalid_argument("name one benchmark: 'tcsim bench dot' or 'tcsim bench gemm'; allowed: dot, gemm");
+  if (a.positional()[0] == "dot") return bench_dot(a);
+  a.require_one_of({"unit", "unit-config"});
+  const SelectedUnit selected = select_unit(a);
+  const long long n = a.get_int("n", 1024), threads = a.get_int("threads", 0), seed = a.get_int("seed", 1);
+  if (n < 1 || n > 16384)
+    throw std::invalid_argument("option '--n' for 'tcsim bench' must be in 1..16384, got '" + a.get("n") + "'");
+  if (threads < 0 || threads > 1024)
+    throw std::invalid_argument("option '--threads' for 'tcsim bench' must be in 0..1024, got '" + a.get("threads") + "'");
+  return bench_gemm(a, *selected.unit, parse_format(a.get_or("in", "fp16"), "--in"),
+                    parse_format(a.get_or("out", "fp32"), "--out"), a.get_or("instruction", ""),
+                    static_cast<std::size_t>(n), static_cast<unsigned>(threads), static_cast<std::uint64_t>(seed));
 }
 
 }  // namespace tcsim::cli

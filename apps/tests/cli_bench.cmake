@@ -18,7 +18,7 @@ tcsim_check(NAME "bench dot on a reference-path row says why"
 tcsim_check(NAME "bench without a benchmark name"
   ARGS bench --unit h100
   EXIT 2
-  STDERR "name one benchmark: 'tcsim bench dot'; allowed: dot")
+  STDERR "name one benchmark: 'tcsim bench dot' or 'tcsim bench gemm'; allowed: dot, gemm")
 
 tcsim_check(NAME "bench dot with elements out of range"
   ARGS bench dot --unit h100 --elements 0
@@ -29,3 +29,13 @@ tcsim_check(NAME "bench dot with a bad --seconds"
   ARGS bench dot --unit h100 --seconds fast
   EXIT 2
   STDERR "'--seconds' for 'tcsim bench' must be a number in 0.01..600, got 'fast'")
+
+tcsim_check(NAME "bench gemm: simulated and native times, ratio, a sample equal to Unit::dot"
+  ARGS bench gemm --unit h100 --in fp16 --out fp32 --n 48 --json
+  STDOUT "\"benchmark\":\"gemm\"" "\"path\":\"kernel\"" "\"sim_seconds\":[0-9]" "\"native_seconds\":[0-9]"
+         "\"ratio\":[0-9]" "\"macs_per_second\":[0-9]" "\"native_gflops\":[0-9]" "\"mismatches\":0")
+
+tcsim_check(NAME "bench gemm needs binary32 output"
+  ARGS bench gemm --unit h100 --in fp16 --out fp16 --n 8
+  EXIT 2
+  STDERR "--out must be fp32")

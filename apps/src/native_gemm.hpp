@@ -1,0 +1,26 @@
+// The native baseline of `tcsim bench gemm`: Eigen's binary32 GEMM, multi-threaded (OpenMP),
+// compiled twice (AVX-512 and the build's default instruction set) and chosen at run time,
+// so that the comparison is with the best native GEMM this machine runs.
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace tcsim::cli {
+
+struct NativeGemm {
+  double seconds = 0;      // best of the timed runs
+  std::string isa;         // "avx512" or "default"
+  int threads = 1;
+  double checksum = 0;     // sum of D, so the work cannot be optimized away
+};
+
+// D = C + A B in binary32 (row-major n x n inputs), timed `runs` times with `threads`
+// threads (0: all).
+NativeGemm native_gemm_f32(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
+
+namespace detail {
+NativeGemm native_gemm_f32_avx512(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
+NativeGemm native_gemm_f32_default(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
+}  // namespace detail
+
+}  // namespace tcsim::cli

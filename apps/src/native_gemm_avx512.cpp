@@ -1,0 +1,5 @@
+// Eigen's GEMM built for AVX-512 (see native_gemm.hpp); CMake compiles this file with
+// -march=x86-64-v4.
+#define NATIVE_GEMM_NAME native_gemm_f32_avx512
+#define NATIVE_GEMM_ISA "avx512"
+#include "native_gemm_impl.hpp"

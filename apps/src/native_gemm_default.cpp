@@ -1,0 +1,16 @@
+// Eigen's GEMM built for the default instruction set, and the run-time choice between the
+// builds (see native_gemm.hpp).
+#define NATIVE_GEMM_NAME native_gemm_f32_default
+#define NATIVE_GEMM_ISA "default"
+#include "native_gemm_impl.hpp"
+
+namespace tcsim::cli {
+
+NativeGemm native_gemm_f32(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    return detail::native_gemm_f32_avx512(n, A, B, C, runs, threads);
+  return detail::native_gemm_f32_default(n, A, B, C, runs, threads);
+}
+
+}  // namespace tcsim::cli

@@ -1,0 +1,33 @@
+// The body of the native baseline, included by native_gemm_avx512.cpp and
+// native_gemm_default.cpp with different compile flags (NATIVE_GEMM_NAME, NATIVE_GEMM_ISA).
+#include <Eigen/Dense>
+#include <algorithm>
+#include <chrono>
+#include <omp.h>
+
+#include "native_gemm.hpp"
+
+namespace tcsim::cli::detail {
+
+NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
+  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto N = static_cast<Eigen::Index>(n);
+  const M a = Eigen::Map<const M>(A, N, N), b = Eigen::Map<const M>(B, N, N), c = Eigen::Map<const M>(C, N, N);
+  M d(N, N);
+  NativeGemm r;
+  r.isa = NATIVE_GEMM_ISA;
+  r.threads = threads > 0 ? threads : omp_get_max_threads();
+  Eigen::setNbThreads(r.threads);
+  r.seconds = 1e300;
+  for (int k = 0; k < std::max(1, runs) + 1; ++k) {  // the first run warms up
+    const auto t0 = std::chrono::steady_clock::now();
+    d = c;
+    d.noalias() += a * b;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (k > 0) r.seconds = std::min(r.seconds, s);
+  }
+  r.checksum = static_cast<double>(d.sum());
+  return r;
+}
+
+}  // namespace tcsim::cli::detail
