@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
+#include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/rounding.hpp"
 
@@ -25,15 +26,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// splitmix64: the bench's inputs are the same for a seed on every machine.
+// sim's counter-based generator: the bench's inputs are the same for a seed on every machine.
 struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t seed, index = 0;
+  std::uint64_t next() { return counter_random(seed, index++); }
 };
 
 // A finite value of `f` with leading exponent in [lo, hi] (clamped to the format's normal
