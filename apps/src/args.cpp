@@ -222,6 +222,19 @@ long long ParsedArgs::get_int(std::string_view name, long long fallback) const {
   return has(name) ? get_int(name) : fallback;
 }
 
+long long ParsedArgs::get_int(std::string_view name, long long lo, long long hi) const {
+  const std::string& text = get(name);
+  long long v = 0;
+  if (!to_signed(text, v) || v < lo || v > hi)
+    throw std::invalid_argument("option '" + dashed(name) + "' for " + where_ + " expects an integer in " +
+                                std::to_string(lo) + ".." + std::to_string(hi) + ", got '" + text + "'");
+  return v;
+}
+
+long long ParsedArgs::get_int(std::string_view name, long long lo, long long hi, long long fallback) const {
+  return has(name) ? get_int(name, lo, hi) : fallback;
+}
+
 std::uint64_t ParsedArgs::get_uint64(std::string_view name) const {
   const std::string& text = get(name);
   std::uint64_t v = 0;

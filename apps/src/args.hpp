@@ -60,6 +60,9 @@ class ParsedArgs {
   // std::invalid_argument naming the option when it is not an integer or out of range.
   long long get_int(std::string_view name) const;
   long long get_int(std::string_view name, long long fallback) const;
+  // Integer in [lo, hi], else std::invalid_argument quoting the text as given and the range.
+  long long get_int(std::string_view name, long long lo, long long hi) const;
+  long long get_int(std::string_view name, long long lo, long long hi, long long fallback) const;
   std::uint64_t get_uint64(std::string_view name) const;
   std::uint64_t get_uint64(std::string_view name, std::uint64_t fallback) const;
   // Positional arguments, in order (only when the parser declared positionals()).

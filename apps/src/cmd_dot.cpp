@@ -27,18 +27,19 @@ namespace tcsim::cli {
 
 namespace {
 
+// Comma-separated items, each trimmed of surrounding blanks; blanks inside an item stay (and
+// make it an invalid literal: "1 2" is not silently 12).
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
-  std::string cur;
-  for (char ch : text) {
-    if (ch == ',') {
-      items.push_back(cur);
-      cur.clear();
-    } else if (ch != ' ' && ch != '\t') {
-      cur += ch;
-    }
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+    items.push_back(first == std::string::npos ? "" : item.substr(first, last - first + 1));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  items.push_back(cur);
   return items;
 }
 
@@ -50,6 +51,8 @@ std::vector<std::uint64_t> parse_values(const std::string& text, const Format& f
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string field = "--" + option + (items.size() > 1 ? "[" + std::to_string(i) + "]" : "");
     if (items[i].empty()) throw std::invalid_argument(field + ": empty value in '" + text + "'");
+    if (items[i].find_first_of(" \t") != std::string::npos)
+      throw std::invalid_argument(field + ": '" + items[i] + "' has blanks inside a value; separate values with commas");
     const std::uint64_t bits = parse_literal(items[i], fmt, Rounding::NearestEven, field);
     if (items[i].rfind("bits:", 0) != 0 && !literal_is_exact(items[i], fmt))
       std::fprintf(stderr, "tcsim dot: warning: %s = %s is not exactly representable in %s; rounded to nearest even: %s (%s)\n",
@@ -109,7 +112,11 @@ int cmd_dot(const Args& args) {
   if (va.size() != vb.size())
     throw std::invalid_argument("--a has " + std::to_string(va.size()) + " values but --b has " +
                                 std::to_string(vb.size()) + "; every a_i needs its b_i");
-  const std::uint64_t c = parse_values(a.get_or("c", "0"), out, "c").at(0);
+  const auto cs = parse_values(a.get_or("c", "0"), out, "c");
+  if (cs.size() != 1)
+    throw std::invalid_argument("--c takes exactly one value (the accumulator input), got " + std::to_string(cs.size()) +
+                                " in '" + a.get("c") + "'");
+  const std::uint64_t c = cs.front();
 
   const bool scaled = a.has("scale-format") || a.has("scale-a") || a.has("scale-b");
   std::uint64_t d = 0;
@@ -121,8 +128,7 @@ int cmd_dot(const Args& args) {
     const Format& sf = parse_format(a.get("scale-format"), "--scale-format");
     const auto sa = parse_values(a.get("scale-a"), sf, "scale-a");
     const auto sb = parse_values(a.get("scale-b"), sf, "scale-b");
-    const long long bs = a.get_int("block-size", 0);
-    if (bs < 0) throw std::invalid_argument("option '--block-size' must be >= 0");
+    const long long bs = a.get_int("block-size", 0, 65536, 0);
     d = unit->dot_scaled(in, out, va, vb, sf, sa, sb, c, static_cast<int>(bs), instruction);
     // Exact value: c + sum a_i b_i sa_(i/B) sb_(i/B).
     std::size_t B = static_cast<std::size_t>(bs);

@@ -40,8 +40,7 @@ int cmd_validate_dump(const Args& args) {
     throw std::invalid_argument("give the c file with --c, or --zero-c for a zero accumulator");
   if (a.has("zero-c") && a.has("c"))
     throw std::invalid_argument("--c and --zero-c exclude each other");
-  const long long max_report = a.get_int("max-report", 10);
-  if (max_report < 0) throw std::invalid_argument("option '--max-report' must be >= 0");
+  const long long max_report = a.get_int("max-report", 0, 1000000, 10);
 
   const Format& in = parse_format(a.get("in"), "--in");
   const Format& out = parse_format(a.get("out"), "--out");

@@ -20,7 +20,13 @@ inline SelectedUnit select_unit(const ParsedArgs& a) {
   if (a.has("unit")) {
     s.unit = &models::builtin_unit(a.get("unit"));
   } else {
-    s.owned = std::make_shared<const models::Unit>(models::load_unit_json(a.get("unit-config")));
+    const std::string& path = a.get("unit-config");
+    models::UnitSpec spec = models::load_unit_json(path);  // its errors name the file and the key
+    try {
+      s.owned = std::make_shared<const models::Unit>(std::move(spec));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("unit file '" + path + "': " + e.what());
+    }
     s.unit = s.owned.get();
   }
   return s;

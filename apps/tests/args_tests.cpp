@@ -85,6 +85,15 @@ TEST_CASE("args: malformed uses are errors", "[args]") {
   CHECK(error_of([&] { p.parse({"--a", "1", "stray"}); }).find("unexpected argument 'stray' for 'tcsim dot'") == 0);
   auto r = p.parse({"--a", "1", "--count", "12x"});
   CHECK(error_of([&] { (void)r.get_int("count"); }) == "option '--count' for 'tcsim dot' expects an integer, got '12x'");
+  // Range-checked integers quote the text as given: no wrap, no truncated value in the message.
+  auto big = p.parse({"--a", "1", "--count", "4294967328"});
+  CHECK(error_of([&] { (void)big.get_int("count", 0, 65536); }) ==
+        "option '--count' for 'tcsim dot' expects an integer in 0..65536, got '4294967328'");
+  auto huge = p.parse({"--a", "1", "--count", "99999999999999999999"});
+  CHECK(error_of([&] { (void)huge.get_int("count", 0, 65536, 7); }) ==
+        "option '--count' for 'tcsim dot' expects an integer in 0..65536, got '99999999999999999999'");
+  CHECK(p.parse({"--a", "1", "--count", "0x20"}).get_int("count", 0, 65536) == 32);
+  CHECK(p.parse({"--a", "1"}).get_int("count", 0, 65536, 7) == 7);
   CHECK(error_of([&] { (void)r.get("unit"); }).find("option '--unit' for 'tcsim dot'") == 0);
   CHECK_THROWS_AS(r.has("undeclared"), std::logic_error);
 }

@@ -23,7 +23,7 @@ tcsim_check(NAME "bench without a benchmark name"
 tcsim_check(NAME "bench dot with elements out of range"
   ARGS bench dot --unit h100 --elements 0
   EXIT 2
-  STDERR "'--elements' for 'tcsim bench' must be in 1..16777216, got '0'")
+  STDERR "'--elements' for 'tcsim bench' expects an integer in 1..16777216, got '0'")
 
 tcsim_check(NAME "bench dot with a bad --seconds"
   ARGS bench dot --unit h100 --seconds fast

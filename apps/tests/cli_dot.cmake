@@ -72,3 +72,53 @@ tcsim_check(NAME "dot: unknown option"
 tcsim_check(NAME "dot: unknown instruction"
   ARGS dot --unit h100 --in e4m3 --out fp16 --instruction tcgen05 --a 1 --b 1
   EXIT 2 STDERR "tcgen05" "mma.sync")
+
+# Defects found by an independent audit (issue 6): each stays an error naming the option.
+tcsim_check(NAME "dot: blanks inside a value are an error, not deleted"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a "1 2" --b 1
+  EXIT 2 STDERR "--a: '1 2' has blanks inside a value; separate values with commas")
+tcsim_check(NAME "dot: blanks inside an exponent"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a "-1 e3" --b 1
+  EXIT 2 STDERR "--a: '-1 e3' has blanks inside a value")
+tcsim_check(NAME "dot: blanks inside c"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1 --b 1 --c "1 5"
+  EXIT 2 STDERR "--c: '1 5' has blanks inside a value")
+tcsim_check(NAME "dot: blanks around values are fine"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a " 1 , 2 " --b "1, 1" --c " 0.5" --json
+  STDOUT "\"bits\":\"0x40600000\"")
+tcsim_check(NAME "dot: c takes exactly one value"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1 --b 1 --c 1,2
+  EXIT 2 STDERR "--c takes exactly one value \\(the accumulator input\\), got 2 in '1,2'")
+tcsim_check(NAME "dot: an empty c"
+  ARGS dot --unit v100 --in fp16 --out fp32 --a 1 --b 1 --c=
+  EXIT 2 STDERR "--c takes exactly one value \\(the accumulator input\\), got 0 in ''"
+  NOT_OUTPUT "range_check")
+tcsim_check(NAME "dot: integer options do not wrap"
+  ARGS dot --unit b200 --in e2m1 --out fp32 --instruction tcgen05.mxf8f6f4 --a 1 --b 1 --scale-format ue8m0
+       --scale-a 1 --scale-b 1 --block-size 4294967328
+  EXIT 2 STDERR "option '--block-size' for 'tcsim dot' expects an integer in 0..65536, got '4294967328'")
+tcsim_check(NAME "dot: an integer option too large for 64 bits quotes the text"
+  ARGS dot --unit b200 --in e2m1 --out fp32 --instruction tcgen05.mxf8f6f4 --a 1 --b 1 --scale-format ue8m0
+       --scale-a 1 --scale-b 1 --block-size 99999999999999999999
+  EXIT 2 STDERR "got '99999999999999999999'" NOT_OUTPUT "1215752191")
+tcsim_check(NAME "dot: a directory as --unit-config"
+  ARGS dot --unit-config ${dir} --in fp16 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "unit file '.*' is a directory; give a JSON file" NOT_OUTPUT "basic_filebuf")
+file(WRITE "${dir}/huge.json" [=[
+{"name": "toy", "input_formats": ["fp16"], "output_formats": ["fp32"], "fma_size": 1e400,
+ "fraction_bits": 23, "carry_bits": 3, "alignment_rounding": "rz", "sticky_bit": false,
+ "normalization": "deferred", "order": "largest-first", "c_placement": "aligned",
+ "final_rounding": "rz", "subnormal_inputs": true, "subnormal_outputs": true}
+]=])
+tcsim_check(NAME "dot: a JSON number beyond binary64 names the file"
+  ARGS dot --unit-config ${dir}/huge.json --in fp16 --out fp32 --a 1 --b 1
+  EXIT 2 STDERR "unit file '.*huge.json': a number is out of range" "1e400")
+file(WRITE "${dir}/nonan.json" [=[
+{"name": "toy", "input_formats": ["e2m1"], "output_formats": ["e2m1"], "fma_size": 4,
+ "fraction_bits": 10, "carry_bits": 3, "alignment_rounding": "rz", "sticky_bit": false,
+ "normalization": "deferred", "order": "largest-first", "c_placement": "aligned",
+ "final_rounding": "rne", "subnormal_inputs": true, "subnormal_outputs": true}
+]=])
+tcsim_check(NAME "dot: an output format without NaN names the file and the key"
+  ARGS dot --unit-config ${dir}/nonan.json --in e2m1 --out e2m1 --a 1 --b 1
+  EXIT 2 STDERR "unit file '.*nonan.json': unit 'toy' datapath 0: output_formats: 'e2m1' has no NaN")

@@ -76,3 +76,43 @@ if(EXISTS "${data}/H100/E5M2/d_H100_fp32.txt")
 else()
   message(STATUS "real-GPU data not found in ${data}: skipping the real-data check")
 endif()
+
+# The real B200 vectors (../shared/data/gpu-vectors): fp8 mma.sync, both formats, both outputs.
+set(vectors "${SOURCE_DIR}/../shared/data/gpu-vectors")
+if(DEFINED ENV{TCSIM_GPU_VECTORS})
+  set(vectors "$ENV{TCSIM_GPU_VECTORS}")
+endif()
+if(EXISTS "${vectors}/B200/E4M3/d_B200_fp32.txt")
+  foreach(fmt E4M3 E5M2)
+    string(TOLOWER ${fmt} in)
+    set(cases 5)
+    if(fmt STREQUAL "E5M2")
+      set(cases 9)
+    endif()
+    set(v "${vectors}/B200/${fmt}")
+    foreach(out fp32 fp16)
+      tcsim_check(NAME "validate-dump: real B200 ${fmt} -> ${out} vectors (mma.sync emulation)"
+        ARGS validate-dump --unit b200 --in ${in} --out ${out} --instruction mma.sync
+             --a ${v}/a_B200_${fmt}.txt --b ${v}/b_B200_${fmt}.txt --c ${v}/c_B200_fp32.txt --d ${v}/d_B200_${out}.txt
+        EXIT 0
+        STDOUT "\n${cases} cases, 0 mismatches\n$")
+    endforeach()
+  endforeach()
+else()
+  message(STATUS "real B200 vectors not found in ${vectors}: skipping the B200 checks")
+endif()
+
+# Inputs that are not dump files fail fast, naming the file (issue 6).
+tcsim_check(NAME "validate-dump: an endless input stops at the line-length limit"
+  ARGS validate-dump --unit v100 --in fp16 --out fp32 --a /dev/zero --b ${dir}/b.txt --zero-c --d ${dir}/d.txt
+  EXIT 2
+  STDERR "/dev/zero:1: line longer than 65536 characters")
+tcsim_check(NAME "validate-dump: a directory as a dump file"
+  ARGS validate-dump --unit v100 --in fp16 --out fp32 --a ${dir} --b ${dir}/b.txt --zero-c --d ${dir}/d.txt
+  EXIT 2
+  STDERR "' is a directory; give a dump file" NOT_OUTPUT "holds no cases")
+tcsim_check(NAME "validate-dump: --max-report out of range"
+  ARGS validate-dump --unit v100 --in fp16 --out fp32 --a ${dir}/a.txt --b ${dir}/b.txt --zero-c --d ${dir}/d.txt
+       --max-report -1
+  EXIT 2
+  STDERR "option '--max-report' for 'tcsim validate-dump' expects an integer in 0..1000000, got '-1'")

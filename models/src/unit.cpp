@@ -195,6 +195,10 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
         fail("result_fraction_bits", std::to_string(value) + " for '" + key + "' is out of range; allowed: 0.." +
                                          std::to_string(f.fraction_bits));
     }
+    for (const auto& o : r.outs)
+      if (!o.has_nan() && !row.nan_pattern.count(o.name))
+        fail("output_formats", "'" + o.name + "' has no NaN, which the unit's results need (NaN operands, Inf - Inf, "
+                               "Inf * 0); allowed: output formats with a NaN (fp64, fp32, fp16, bf16, e4m3, e5m2, ...)");
     for (const auto& o : r.outs) {
       r.narrow.push_back(narrow_format(row, o));
       r.nan_out.push_back(nan_pattern_of(row, o));

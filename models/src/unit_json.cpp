@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -368,6 +369,9 @@ UnitSpec parse_unit_json(const json& j0, std::string_view source) {
 }
 
 UnitSpec load_unit_json(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument("unit file '" + path + "' is a directory; give a JSON file");
   std::ifstream f(path);
   if (!f) throw std::invalid_argument("unit file '" + path + "': cannot be opened");
   json j;
@@ -375,6 +379,9 @@ UnitSpec load_unit_json(const std::string& path) {
     j = json::parse(f);
   } catch (const json::parse_error& e) {
     throw std::invalid_argument("unit file '" + path + "': not valid JSON: " + e.what());
+  } catch (const json::out_of_range& e) {  // e.g. 1e400: a number beyond binary64
+    throw std::invalid_argument("unit file '" + path + "': a number is out of range (" + e.what() +
+                                "); integers of the schema are small, e.g. \"fma_size\": 16");
   }
   return parse_unit_json(j, path);
 }

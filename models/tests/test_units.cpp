@@ -418,3 +418,14 @@ TEST_CASE("final_add_rounding: validated, defaulted to rne, written by to_json")
   j["final_add_rounding"] = "nearest";
   CHECK_THROWS_WITH(parse_unit_json(j, "k.json"), Contains("final_add_rounding") && Contains("rne, rz, ru, rd, ro"));
 }
+
+TEST_CASE("an output format without NaN is refused, naming the row and the field") {
+  DatapathSpec row = builtin_unit("v100").spec().datapaths[0];
+  row.input_formats = {"e2m1"};
+  row.output_formats = {"e2m1"};
+  row.final_rounding = {{"e2m1", Rounding::NearestEven}};
+  row.min_exponent.clear();
+  row.nan_pattern.clear();
+  CHECK_THROWS_WITH(Unit(UnitSpec{"toy", "user", {}, {row}}),
+                    Contains("unit 'toy' datapath 0") && Contains("output_formats: 'e2m1' has no NaN"));
+}

@@ -2,6 +2,7 @@
 #include "tcsim/validation/dump_reader.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -86,12 +87,37 @@ std::string hex32(std::uint32_t bits) {
 }  // namespace
 
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument("'" + path + "' is a directory; give a dump file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument("cannot open file '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
+  // Read in pieces, so that an endless input (/dev/zero) or a huge one stops at the limits
+  // instead of filling the memory.
+  std::string text;
+  std::vector<char> buf(1 << 20);
+  std::size_t line = 1, line_length = 0;
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    for (std::size_t i = 0; i < got; ++i) {
+      if (buf[i] == '\n') {
+        ++line;
+        line_length = 0;
+      } else if (++line_length > kMaxDumpLineLength) {
+        throw std::invalid_argument(path + ":" + std::to_string(line) + ": line longer than " +
+                                    std::to_string(kMaxDumpLineLength) +
+                                    " characters; a dump line holds one case (K values of 8 hex digits, or 32 "
+                                    "characters 0/1)");
+      }
+    }
+    if (text.size() + got > kMaxDumpFileBytes)
+      throw std::invalid_argument("'" + path + "' is larger than " + std::to_string(kMaxDumpFileBytes >> 20) +
+                                  " MiB, the limit of a dump file");
+    text.append(buf.data(), got);
+  }
   if (in.bad()) throw std::invalid_argument("cannot read file '" + path + "'");
-  return s.str();
+  return text;
 }
 
 std::string file_name_of(const std::string& path) {

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <unistd.h>
+
 #include "test_support.hpp"
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -211,4 +213,26 @@ TEST_CASE("validate_dump counts mismatches, treats NaNs as equal and honours zer
   const DumpSet sh = load_dump(h, formats::fp16(), formats::fp16());
   CHECK(sh.c == std::vector<std::uint64_t>{0x3c00, 0x3c02, 0x0000});
   CHECK(sh.d == std::vector<std::uint64_t>{0x4600, 0x4600, formats::fp16().canonical_nan()});
+}
+
+TEST_CASE("dump files: directories, endless lines and huge files fail fast naming the file", "[dump]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tcsim_dump_limits_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  CHECK_THROWS_WITH(read_text_file(dir.string()), Catch::Contains("is a directory; give a dump file"));
+  const std::string long_line = (dir / "long.txt").string();
+  {
+    std::ofstream f(long_line);
+    f << "3f800000\n" << std::string(kMaxDumpLineLength + 1, '0') << "\n";
+  }
+  CHECK_THROWS_WITH(read_text_file(long_line), Catch::Contains("long.txt:2: line longer than 65536 characters"));
+  const std::string ok = (dir / "ok.txt").string();
+  {
+    std::ofstream f(ok);
+    f << std::string(kMaxDumpLineLength, '0') << "\n";
+  }
+  CHECK(read_text_file(ok).size() == kMaxDumpLineLength + 1);
+  if (fs::exists("/dev/zero"))
+    CHECK_THROWS_WITH(read_text_file("/dev/zero"), Catch::Contains("/dev/zero:1: line longer than"));
+  fs::remove_all(dir);
 }
