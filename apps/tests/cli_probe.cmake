@@ -46,3 +46,21 @@ tcsim_check(NAME "probe: needs a unit"
   ARGS probe --in fp16 --out fp32
   EXIT 2
   STDERR "unit")
+
+# Issue 6 audit: a JSON unit with fma_size 1 (k found, F unknown with the reason, no "k >= 128").
+tcsim_scratch_dir(kdir)
+file(WRITE "${kdir}/k1.json" [=[
+{"name": "k1", "input_formats": ["fp16"], "output_formats": ["fp32"], "fma_size": 1,
+ "fraction_bits": 3, "carry_bits": 3, "alignment_rounding": "rz", "sticky_bit": false,
+ "normalization": "deferred", "order": "largest-first", "c_placement": "aligned",
+ "final_rounding": "rz", "subnormal_inputs": true, "subnormal_outputs": true}
+]=])
+tcsim_check(NAME "probe: fma_size 1 is found; F is unknown and says why"
+  ARGS probe --unit-config ${kdir}/k1.json --in fp16 --out fp32 --no-fasi2021
+  STDOUT "fma size k +1\n" "fraction bits F +unknown\n +unknown: with one product per block"
+  NOT_OUTPUT "k >= 128")
+# The fp8 mma.sync emulation: two blocks of 16 (k mod 4), F, the blocks' and c's roundings.
+tcsim_check(NAME "probe: b200 e5m2 -> fp32 mma.sync reads back the emulation"
+  ARGS probe --unit b200 --in e5m2 --out fp32 --instruction mma.sync --no-fasi2021 --json
+  STDOUT "\"block_fraction_bits\": *25" "\"block_rounding\": *\"rz\"" "\"final_add_rounding\": *\"rne\""
+         "k mod 4 in \\{0,1\\} / \\{2,3\\}")

@@ -191,9 +191,10 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     canon_keys(row.result_fraction_bits, "result_fraction_bits");
     for (const auto& [key, value] : row.result_fraction_bits) {
       const Format& f = parse_format(key);
-      if (value < 0 || value > f.fraction_bits)
-        fail("result_fraction_bits", std::to_string(value) + " for '" + key + "' is out of range; allowed: 0.." +
-                                         std::to_string(f.fraction_bits));
+      const int lowest = f.nan == NanEncoding::Ieee ? 1 : 0;  // an IEEE NaN needs a fraction bit
+      if (value < lowest || value > f.fraction_bits)
+        fail("result_fraction_bits", std::to_string(value) + " for '" + key + "' is out of range; allowed: " +
+                                         std::to_string(lowest) + ".." + std::to_string(f.fraction_bits));
     }
     for (const auto& o : r.outs)
       if (!o.has_nan() && !row.nan_pattern.count(o.name))

@@ -71,6 +71,7 @@ class Prober {
     fma_size();
     alignment_rounding();
     c_placement();
+    instruction_structure();
     carry_bits();
     final_rounding();
     products_exact();
@@ -387,7 +388,39 @@ class Prober {
   }
   std::optional<int> c_small_;  // first j for which c had to carry the small term
 
+  // Blocks of one product: c and a1b1 share a block, a2b2 is in the next. Then the
+  // cancellation below never happens inside a block and F is not measurable this way, so
+  // this is decided first: c = 2^e with a small a1b1 = 2^(e-J) and a2b2 = -2^e gives 0 (the
+  // small term is cut against c), while the same terms with the small one last survive.
+  bool blocks_of_one_product() {
+    for (int J : {60, 48, 40, 34, 30, 26, 20}) {
+      Layout first, last;
+      first.c = last.c = pow2(0);
+      first.products = {pow2(-J), pow2(0, true)};
+      last.products = {pow2(0, true), pow2(-J)};
+      first.result_leads = last.result_leads = {-J};
+      auto rf = place(first), rl = place(last);
+      if (!rf || !rl) continue;
+      const ExactValue df = val(call(*rf)), dl = val(call(*rl));
+      // One block sums both layouts alike; a tiny (subnormal) term may vanish in both.
+      if (!(df.is_zero() && dl.equals(ExactValue::finite(false, 1, rl->e - J)))) continue;
+      k_ = 1;
+      rep_.fma_size.value = 1;
+      rep_.fma_size.evidence = "c=2^e, a1b1=2^(e-" + std::to_string(J) + "), a2b2=-2^e -> " + df.to_hex() +
+                               " (the small term cut against c) but c=2^e, a1b1=-2^e, a2b2=2^(e-" +
+                               std::to_string(J) + ") -> " + dl.to_hex() +
+                               " (exact): c and a1b1 share a block, a2b2 starts the next; k = 1 is also what "
+                               "per-step normalization (IEEE-like fused multiply-adds) shows";
+      rep_.fraction_bits.evidence =
+          "unknown: with one product per block, c and two products never meet in one block, so the cancellation "
+          "that shows F cannot be set up";
+      return true;
+    }
+    return false;
+  }
+
   void fraction_bits() {
+    if (blocks_of_one_product()) return;
     std::string ev;
     int last_kept = 0;
     for (int j = 1; j <= 400; ++j) {
@@ -433,6 +466,7 @@ class Prober {
 
   // ---- 3. k: the small term leaves the block of the cancelling pair ----
   void fma_size() {
+    if (k_) return;  // found with F (blocks of one product)
     if (!fprime_) {
       rep_.fma_size.evidence = "needs F (a term that is lost inside a block)";
       return;
@@ -569,9 +603,16 @@ class Prober {
     rep_.result_fraction_bits.value = bits;
     rep_.result_fraction_bits.evidence = ev;
     if (bits < out_.precision - 1) {
-      Format f = make_format(out_.name + "-" + std::to_string(bits), bits + 1, out_.emin, out_.emax, out_.subnormals,
-                             out_.infinities, out_.nan, out_.saturate, out_.is_signed);
-      eff_ = f;
+      try {
+        eff_ = make_format(out_.name + " with " + std::to_string(bits) + " fraction bits", bits + 1, out_.emin,
+                           out_.emax, out_.subnormals, out_.infinities, out_.nan, out_.saturate, out_.is_signed);
+      } catch (const std::invalid_argument&) {
+        // e.g. 0 fraction bits with IEEE NaNs: no such format; the later predictions round to
+        // the output's own precision, and say so.
+        rep_.result_fraction_bits.evidence += " (the later predictions round to the output's own precision: no "
+                                              "format with " + std::to_string(bits) + " fraction bits and " +
+                                              out_.name + "'s specials exists)";
+      }
     }
   }
 
@@ -712,6 +753,171 @@ class Prober {
     if (exact) products_fraction_bits();
   }
 
+  // ---- 8. the structure of an instruction whose c enters last ----
+  // d(p, q, r): a_p b_p = 2^e, a_q b_q = -2^e, a_r b_r = 2^(e-J), every other product 0,
+  // c = 0, with J beyond any block's F: 0 when r normalizes together with p and q (the
+  // small term is cut against 2^e), 2^(e-J) exactly when r sits in another block. Positions
+  // sharing a block with some cancelling pair form the blocks (an earlier block's result is
+// the next one's accumulator, so the blocks are found in order).
+  enum class Shared { Yes, No, Unclear };
+
+  Shared shares_block(int K, int p, int q, int r, int J) {
+    Layout l;
+    l.products.assign(static_cast<std::size_t>(K), Term{});
+    l.products[static_cast<std::size_t>(p)] = pow2(0);
+    l.products[static_cast<std::size_t>(q)] = pow2(0, true);
+    l.products[static_cast<std::size_t>(r)] = pow2(-J);
+    l.result_leads = {-J};  // the small term must be a normal output value when it survives
+    auto placed = place(l);
+    if (!placed) return Shared::Unclear;
+    const ExactValue d = val(call(*placed));
+    if (d.is_zero()) return Shared::Yes;
+    if (d.equals(ExactValue::finite(false, 1, placed->e - J))) return Shared::No;
+    return Shared::Unclear;
+  }
+
+  void instruction_structure() {
+    rep_.structure_not_observed =
+        "not observed: which block starts from +0 and whether the second block takes the first's rounded result "
+        "as its accumulator; zero signs of the addition of c; overflow and subnormal results of the blocks";
+    auto unknown = [&](const std::string& why) {
+      rep_.blocks.evidence = why;
+      rep_.block_fraction_bits.evidence = rep_.block_rounding.evidence = rep_.final_add_rounding.evidence = why;
+    };
+    if (rep_.c_placement.value != "late") return unknown("only for units whose c enters after the products");
+    if (!k_ || *k_ < 4) return unknown("needs an instruction of at least 4 products");
+    const int K = *k_;
+    // J: as large as the input can form (at most 60), beyond any plausible block F.
+    int J = 0;
+    for (int j : {60, 48, 40, 36, 34, 32, 30, 28, 27, 26}) {  // binary16 output: at most 28
+      Layout l;
+      l.products = {pow2(0), pow2(0, true), pow2(-j)};
+      l.result_leads = {-j};
+      if (place(l)) {
+        J = j;
+        break;
+      }
+    }
+    if (!J) return unknown("a product 2^(e-30) beside 2^e cannot be formed: the blocks cannot be told apart");
+    // Partition: for each unassigned position p, find a partner q that cancels with it inside a
+    // block (some r is then cut), and collect every r cut by that pair.
+    std::vector<int> block_of(static_cast<std::size_t>(K), -1);
+    std::vector<std::vector<int>> blocks;
+    for (int p = 0; p < K; ++p) {
+      if (block_of[static_cast<std::size_t>(p)] >= 0) continue;
+      std::vector<int> members;
+      for (int q = 0; q < K && members.empty(); ++q) {
+        if (q == p || block_of[static_cast<std::size_t>(q)] >= 0) continue;
+        std::vector<int> cut;
+        bool clear = true;
+        // Only unassigned r: an earlier block's result enters the later one as its
+        // accumulator, so it is cut there too and would look like a member.
+        for (int r = 0; r < K && clear; ++r) {
+          if (r == p || r == q || block_of[static_cast<std::size_t>(r)] >= 0) continue;
+          const Shared sh = shares_block(K, p, q, r, J);
+          if (sh == Shared::Unclear) clear = false;
+          if (sh == Shared::Yes) cut.push_back(r);
+        }
+        if (!clear) return unknown("a result was neither 0 nor the small term exactly: not the c-last block model");
+        if (!cut.empty()) {
+          members = cut;
+          members.push_back(p);
+          members.push_back(q);
+        }
+      }
+      if (members.empty()) members.push_back(p);  // a block of one product (or a pair)
+      std::sort(members.begin(), members.end());
+      for (int m : members) block_of[static_cast<std::size_t>(m)] = static_cast<int>(blocks.size());
+      blocks.push_back(members);
+    }
+    auto list = [](const std::vector<int>& v) {
+      std::string s;
+      for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+      return s;
+    };
+    std::string ev = "a_pb_p=2^e, a_qb_q=-2^e, a_rb_r=2^(e-" + std::to_string(J) +
+                     "), c=0 over the " + std::to_string(K) + " products of one instruction: ";
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      ev += (b ? "; " : "") + std::string("block ") + std::to_string(b + 1) + " = {" + list(blocks[b]) + "}";
+    bool mod4 = blocks.size() == 2;
+    for (int i = 0; i < K && mod4; ++i) mod4 = block_of[static_cast<std::size_t>(i)] == ((i % 4) / 2);
+    if (mod4) ev += " (k mod 4 in {0,1} / {2,3})";
+    const auto& first = blocks.front();
+    if (first.size() < 3) return unknown(ev + ": product 0's block has fewer than 3 products");
+    // A block's F: the cancelling pair and a small term inside the same block.
+    int last = 0;
+    for (int j = 1; j <= J; ++j) {
+      Layout l;
+      l.products.assign(static_cast<std::size_t>(K), Term{});
+      l.products[static_cast<std::size_t>(first[0])] = pow2(0);
+      l.products[static_cast<std::size_t>(first[1])] = pow2(0, true);
+      l.products[static_cast<std::size_t>(first[2])] = pow2(-j);
+      l.result_leads = {-j};
+      auto placed = place(l);
+      if (!placed) break;
+      if (!val(call(*placed)).equals(ExactValue::finite(false, 1, placed->e - j))) {
+        rep_.block_fraction_bits.value = last;
+        rep_.block_fraction_bits.evidence = "inside block 1 (positions " + std::to_string(first[0]) + ", " +
+                                            std::to_string(first[1]) + ", " + std::to_string(first[2]) +
+                                            "): 2^(e-j) survives the cancelling pair for j <= " +
+                                            std::to_string(last) + ", not for j = " + std::to_string(j);
+        break;
+      }
+      last = j;
+    }
+    if (!rep_.block_fraction_bits.value)
+      return unknown(ev + ": but a block keeps the small term at every j <= " + std::to_string(J) +
+                     " the formats allow, so the partition test cannot separate the blocks");
+    rep_.blocks.value = blocks;
+    rep_.blocks.evidence = ev;
+    if (blocks.size() < 2) {
+      rep_.block_rounding.evidence = rep_.final_add_rounding.evidence = "one block: the c-last findings above describe it";
+      return;
+    }
+    // The roundings: 1.5 * 2^e and a fraction x of the output's ulp u, either inside block 1
+    // (c = 0: the block's rounding) or as c (the block is exact: the addition's rounding).
+    const int p_out = eff_ ? eff_->precision : out_.precision;
+    auto observe = [&](bool as_c) -> std::optional<Rounding> {
+      const std::pair<int, bool> cases[] = {{3, false}, {1, false}, {3, true}};  // x = 3/4 u, 1/4 u; sign of both
+      std::vector<Rounding> fits(std::begin(kModes), std::end(kModes));
+      std::string seen;
+      for (auto [quarters, neg] : cases) {
+        Layout l;
+        l.products.assign(static_cast<std::size_t>(K), Term{});
+        l.products[static_cast<std::size_t>(first[0])] = Term{neg, 3, -1};
+        const Term small{neg, static_cast<std::uint64_t>(quarters), -(p_out - 1) - 2};
+        if (as_c) l.c = small;
+        else l.products[static_cast<std::size_t>(first[1])] = small;
+        l.result_leads = {0};
+        auto placed = place(l);
+        if (!placed) return std::nullopt;
+        const ExactValue d = val(call(*placed));
+        const ExactValue exact = exact_sum(l, placed->e);
+        seen += (seen.empty() ? "" : ", ") + exact.to_hex() + " -> " + d.to_hex();
+        std::erase_if(fits, [&](Rounding m) { return !rnd(exact, m).equals(d); });
+      }
+      (as_c ? rep_.final_add_rounding : rep_.block_rounding).evidence =
+          std::string(as_c ? "one product 1.5*2^e (a block result that is exact) and c = +-x ulp: "
+                           : "1.5*2^e and +-x ulp of the output inside block 1, c = 0: ") +
+          seen + (fits.size() == 1 ? "" : fits.empty() ? "; no mode fits" : "; several modes fit");
+      if (fits.size() == 1) return fits.front();
+      return std::nullopt;
+    };
+    if (last >= p_out + 1) {  // 1.5 * 2^e + 3/4 ulp has its last bit at 2^(e-p_out-1)
+      rep_.block_rounding.value = observe(false);
+    } else {
+      rep_.block_rounding.evidence = "a block keeps too few bits (F) to hold sums between output numbers";
+    }
+    rep_.final_add_rounding.value = observe(true);
+    // The c-last findings above measure the path through c's addition, not a block.
+    const std::string note = " (c enters last: this describes the path through the addition of c; the blocks "
+                             "are in 'instruction blocks' below)";
+    rep_.fraction_bits.evidence += note;
+    rep_.final_rounding.evidence += note;
+    rep_.fma_size.evidence += " (the products of one instruction; an instruction splits into " +
+                              std::to_string(blocks.size()) + " blocks, below)";
+  }
+
   // With c added late, the products' own sum may keep more bits than the sum with c (a
   // separate products' register, rounded before c is added): a1b1 = 2^e, a2b2 = -2^e,
   // a3b3 = 2^(e-j), c = 0.
@@ -834,7 +1040,11 @@ class Prober {
     const int nb_out = std::min({out_.precision, *F_ + 1, 62});
     const Term ti = max_sig(nb_in), tc = max_sig(nb_out);
     const double m_in = 2.0 - std::ldexp(1.0, 1 - nb_in), m_out = 2.0 - std::ldexp(1.0, 1 - nb_out);
-    const int limit = k_ ? *k_ : 1;
+    if (!k_) {
+      rep_.carry_bits.evidence = "needs k (how many products one block sums)";
+      return;
+    }
+    const int limit = *k_;
     std::string ev;
     int fits = 0;
     for (int q = 1; q <= 64; ++q) {
@@ -1006,7 +1216,8 @@ class Prober {
     }
     if (informative == 0) {
       rep_.final_rounding.evidence = "never observable: with F=" + std::to_string(F) + ", at most " +
-                                     std::to_string(cb) + " carry bits and k=" + std::to_string(kk) +
+                                     std::to_string(cb) + " carry bits and " +
+                                     (k_ ? "k=" + std::to_string(kk) : std::string("one product per block assumed (k not found)")) +
                                      " the register holds no sum the " + out_.name + " output (precision " +
                                      std::to_string(out_.precision) + ") cannot represent";
       return;
@@ -1439,6 +1650,20 @@ std::string ProbeReport::to_text() const {
   line("normalization", finding_text(normalization), normalization.evidence);
   line("min exponent", min_exponent_none ? std::string("none") : finding_text(min_exponent), min_exponent.evidence);
   line("order", finding_text(order), order.evidence);
+  {
+    std::string b = "unknown";
+    if (blocks.value) {
+      b = std::to_string(blocks.value->size()) + " of";
+      for (const auto& blk : *blocks.value) b += " " + std::to_string(blk.size());
+    }
+    line("instruction blocks", b, blocks.evidence);
+    if (blocks.value && blocks.value->size() > 1) {
+      line("block F", finding_text(block_fraction_bits), block_fraction_bits.evidence);
+      line("block rounding", finding_text(block_rounding), block_rounding.evidence);
+      line("c added with", finding_text(final_add_rounding), final_add_rounding.evidence);
+      os << "      " << structure_not_observed << "\n";
+    }
+  }
   line("monotonic", finding_text(monotonic), monotonic.evidence);
   if (monotonic_counterexample) {
     const Format& in = parse_format(in_format);
@@ -1476,6 +1701,11 @@ nlohmann::json ProbeReport::to_json() const {
   j["subnormal_outputs"] = finding_json(subnormal_outputs);
   j["products_exact"] = finding_json(products_exact);
   j["monotonic"] = finding_json(monotonic);
+  j["blocks"] = blocks.value ? nlohmann::json(*blocks.value) : nlohmann::json(nullptr);
+  j["block_fraction_bits"] = finding_json(block_fraction_bits);
+  j["block_rounding"] = finding_json(block_rounding);
+  j["final_add_rounding"] = finding_json(final_add_rounding);
+  j["structure_not_observed"] = structure_not_observed;
   if (monotonic_counterexample) {
     const Format& in = parse_format(in_format);
     const Format& out = parse_format(out_format);
@@ -1502,6 +1732,10 @@ nlohmann::json ProbeReport::to_json() const {
   ev["min_exponent"] = min_exponent.evidence;
   ev["order"] = order.evidence;
   ev["monotonic"] = monotonic.evidence;
+  ev["blocks"] = blocks.evidence;
+  ev["block_fraction_bits"] = block_fraction_bits.evidence;
+  ev["block_rounding"] = block_rounding.evidence;
+  ev["final_add_rounding"] = final_add_rounding.evidence;
   j["evidence"] = ev;
   j["fasi2021"] = fasi2021_to_json(fasi2021);
   j["dot_calls"] = dot_calls;

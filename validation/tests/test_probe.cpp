@@ -182,3 +182,31 @@ TEST_CASE("probe: lower clamp on E (KM25 min_exp_limit) is found where the forma
   CHECK(r.min_exponent_none);
   CHECK(r.to_json()["min_exponent"] == "none");
 }
+
+TEST_CASE("probe: blocks of one product are found, and F is unknown rather than wrong", "[probe]") {
+  // Issue 6 audit: k = 1, F = 3 used to read "F 28" and "k >= 128".
+  for (int F : {3, 23}) {
+    const BlackBox box = blackbox_from_adder(
+        config(formats::fp16(), formats::fp32(), F, 3, Rounding::TowardZero, Rounding::TowardZero), 1);
+    const ProbeReport r = probe(box);
+    INFO("F = " << F << "\n" << r.to_text());
+    CHECK(r.fma_size.value == 1);
+    CHECK_FALSE(r.fraction_bits.known());
+    CHECK_THAT(r.fraction_bits.evidence, Catch::Contains("one product per block"));
+    CHECK(r.to_text().find("k >= 128") == std::string::npos);
+  }
+}
+
+TEST_CASE("probe: F = 0 is measured, with every format the report needs", "[probe]") {
+  for (int k : {1, 4}) {
+    for (const Format* out : {&formats::fp32(), &formats::fp16()}) {
+      const BlackBox box =
+          blackbox_from_adder(config(formats::fp16(), *out, 0, 3, Rounding::TowardZero, Rounding::TowardZero), k);
+      ProbeReport r;
+      REQUIRE_NOTHROW(r = probe(box));
+      INFO("k = " << k << " out " << out->name << "\n" << r.to_text());
+      if (k > 1) CHECK(r.fraction_bits.value == 0);
+      CHECK(r.to_text().find("-0'") == std::string::npos);
+    }
+  }
+}

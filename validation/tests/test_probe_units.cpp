@@ -2,6 +2,8 @@
 // (units.md section 2) and fasi2021's conclusions for V100, T4 and A100.
 #include <catch2/catch.hpp>
 
+#include <memory>
+
 #include "test_support.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -32,15 +34,27 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
           ++open_rows;
           continue;
         }
-        // c added by a final IEEE addition, or products split across blocks out of index
-        // order (Hopper's fp8 -> fp16 emulation): not the single fused datapath the probe
-        // measures. c must show as added late; the products' own F is that of the row.
+        // c added by a final IEEE addition, products split into blocks out of index order
+        // (the Hopper/Blackwell fp8 mma.sync emulation): c shows as added late, and the
+        // instruction-structure experiments read back the row: two blocks of k (k mod 4 in
+        // {0,1} / {2,3} for pairs-mod4), the block's F, the blocks' rounding (where a block
+        // holds sums between output numbers) and the rounding of c's addition.
         if (row.c_entry == models::CEntry::FinalAdd || row.k_split != models::KSplit::Consecutive) {
           const ProbeReport r = probe(blackbox_from_unit(unit, in, out, instr));
           INFO(spec.name << " " << pair << " instruction '" << instr << "'\n" << r.to_text());
-          if (row.c_entry == models::CEntry::FinalAdd) {
-            CHECK(r.c_placement.value == std::string("late"));
-            if (r.products_fraction_bits.known()) CHECK(*r.products_fraction_bits.value == row.fraction_bits);
+          CHECK(r.c_placement.value == std::string("late"));
+          if (row.c_entry == models::CEntry::FinalAdd && row.k_split == models::KSplit::PairsMod4) {
+            REQUIRE(r.blocks.known());
+            const std::size_t k = static_cast<std::size_t>(row.fma_size);
+            REQUIRE(r.blocks.value->size() == 2);
+            for (std::size_t b = 0; b < 2; ++b) {
+              REQUIRE(r.blocks.value->at(b).size() == k);
+              for (int pos : r.blocks.value->at(b)) CHECK(static_cast<std::size_t>((pos % 4) / 2) == b);
+            }
+            CHECK(r.block_fraction_bits.value == row.fraction_bits);
+            CHECK(r.block_rounding.value == row.final_rounding.at(out.name));
+            CHECK(r.final_add_rounding.value == row.final_add_rounding.at(out.name));
+            CHECK_THAT(r.structure_not_observed, Catch::Contains("not observed"));
           }
           ++open_rows;
           continue;
@@ -157,5 +171,22 @@ TEST_CASE("probe units: v100, t4 and a100 agree with fasi2021's conclusions", "[
     CHECK(r.final_rounding.value == Rounding::NearestEven);
     CHECK(r.order.value != std::string("largest-first"));
     CHECK(r.monotonic.value != false);
+  }
+}
+
+TEST_CASE("probe: the rounding of c's addition of a c-last row, for every mode", "[probe][units]") {
+  // The b200 fp8 -> fp32 emulation row with each final_add_rounding: the probe must read it.
+  const Format &e5 = formats::e5m2(), &f32 = formats::fp32();
+  for (Rounding mode : {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up, Rounding::Down}) {
+    models::DatapathSpec row = models::builtin_unit("b200").datapath(e5, f32, "mma.sync");
+    row.final_add_rounding["fp32"] = mode;
+    row.final_add_rounding["fp16"] = mode;
+    const auto unit = std::make_shared<const models::Unit>(models::UnitSpec{"emu", "user", {}, {row}});
+    const ProbeReport r = probe(blackbox_from_unit(unit, e5, f32, "mma.sync"));
+    INFO(to_string(mode) << "\n" << r.to_text());
+    CHECK(r.final_add_rounding.value == mode);
+    CHECK(r.block_rounding.value == Rounding::TowardZero);
+    REQUIRE(r.blocks.known());
+    CHECK(r.blocks.value->size() == 2);
   }
 }

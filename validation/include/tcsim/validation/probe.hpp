@@ -20,7 +20,9 @@
 //  5. carry bits: sums of c and products at E that reach 2^(E+q), for growing q;
 //  6. final rounding: sums held exactly by the register but not by the output format;
 //  7. products exact, normalization (deferred or per-step), accumulation order,
-//     monotonicity (searched for a counterexample).
+//     monotonicity (searched for a counterexample);
+//  8. with c entering last: the blocks of one instruction (which product positions cancel
+//     inside one normalization), a block's F and rounding, the rounding of c's addition.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -79,6 +81,15 @@ struct ProbeReport {
   Finding<std::string> order;            // "largest-first" | "sequential" | "not-largest-first"
   Finding<int> min_exponent;             // lower clamp m of E (KM25 min_exp_limit): E = max(E, m)
   bool min_exponent_none = false;        // no clamp down to the lowest testable exponent ("none")
+  // Instructions whose c enters last through an addition of its own (c placement "late"),
+  // such as the Hopper/Blackwell fp8 mma.sync emulation: how one instruction's products
+  // split into blocks that normalize separately, a block's F and rounding into the output,
+  // and the rounding of the addition of c. Unknown (with the reason) elsewhere.
+  Finding<std::vector<std::vector<int>>> blocks;  // product positions of each block, product 0's first
+  Finding<int> block_fraction_bits;
+  Finding<Rounding> block_rounding;
+  Finding<Rounding> final_add_rounding;
+  std::string structure_not_observed;  // what these experiments cannot tell
   Finding<bool> monotonic;
   std::optional<std::pair<DotCase, DotCase>> monotonic_counterexample;  // x <= y, d(x) > d(y)
 
