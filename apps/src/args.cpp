@@ -2,6 +2,7 @@
 #include "args.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,9 +20,11 @@ std::string dashed_list(std::initializer_list<std::string_view> names) {
   return out;
 }
 
-// Whole-text integer conversion; false when malformed or out of range.
+// Whole-text integer conversion; false when malformed or out of range. strtoll/strtoull
+// skip leading blanks and strtoull negates "-1" (also " -1") into 2^64 - 1, so both are
+// refused before the conversion.
 bool to_signed(const std::string& text, long long& out) {
-  if (text.empty()) return false;
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   errno = 0;
   char* end = nullptr;
   out = std::strtoll(text.c_str(), &end, 0);
@@ -29,7 +32,7 @@ bool to_signed(const std::string& text, long long& out) {
 }
 
 bool to_unsigned(const std::string& text, std::uint64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || text[0] == '-') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long v = std::strtoull(text.c_str(), &end, 0);
@@ -207,19 +210,6 @@ std::vector<std::string> ParsedArgs::get_all(std::string_view name) const {
   for (const auto& e : given_)
     if (e.name == name) out.push_back(e.value);
   return out;
-}
-
-long long ParsedArgs::get_int(std::string_view name) const {
-  const std::string& text = get(name);
-  long long v = 0;
-  if (!to_signed(text, v))
-    throw std::invalid_argument("option '" + dashed(name) + "' for " + where_ + " expects an integer, got '" +
-                                text + "'");
-  return v;
-}
-
-long long ParsedArgs::get_int(std::string_view name, long long fallback) const {
-  return has(name) ? get_int(name) : fallback;
 }
 
 long long ParsedArgs::get_int(std::string_view name, long long lo, long long hi) const {

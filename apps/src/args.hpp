@@ -16,7 +16,7 @@
 //     std::string unit = parsed.get_or("unit", "v100");        // value or a default
 //     bool json = parsed.has("json");                          // flag set / option given
 //     auto files = parsed.get_all("file");                     // every value, in order
-//     long n = parsed.get_int("count", 10);                    // integer, default 10
+//     long long n = parsed.get_int("count", 1, 100, 10);       // integer in 1..100, default 10
 //   }
 //
 // Syntax accepted: `--key value`, `--key=value`, `--flag`, `--help`/`-h`. Positional
@@ -56,13 +56,13 @@ class ParsedArgs {
   std::optional<std::string> find(std::string_view name) const;
   // Every value of an option, in command-line order (empty when not given).
   std::vector<std::string> get_all(std::string_view name) const;
-  // Integer value (decimal, 0x hex, or 0 octal prefix, full text consumed); throws
-  // std::invalid_argument naming the option when it is not an integer or out of range.
-  long long get_int(std::string_view name) const;
-  long long get_int(std::string_view name, long long fallback) const;
-  // Integer in [lo, hi], else std::invalid_argument quoting the text as given and the range.
+  // Integer value (decimal, 0x hex, or 0 octal prefix; the full text, no blanks) in
+  // [lo, hi]; else std::invalid_argument naming the option, quoting the text as given and
+  // the range. Every integer option has a range, so that no value wraps when the caller
+  // narrows it (4294967328 is not 32 as an int).
   long long get_int(std::string_view name, long long lo, long long hi) const;
   long long get_int(std::string_view name, long long lo, long long hi, long long fallback) const;
+  // Any 64-bit unsigned value (seeds); same syntax, no sign.
   std::uint64_t get_uint64(std::string_view name) const;
   std::uint64_t get_uint64(std::string_view name, std::uint64_t fallback) const;
   // Positional arguments, in order (only when the parser declared positionals()).

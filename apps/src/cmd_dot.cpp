@@ -5,6 +5,8 @@
 // patterns "bits:0x3c00"). A value that the format cannot hold exactly is rounded to
 // nearest even and a warning names it on stderr (the GPU would be given that rounded value;
 // the command never refuses a well-formed number).
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -27,38 +29,50 @@ namespace tcsim::cli {
 
 namespace {
 
-// Comma-separated items, each trimmed of surrounding blanks; blanks inside an item stay (and
-// make it an invalid literal: "1 2" is not silently 12).
+bool is_blank(char ch) { return std::isspace(static_cast<unsigned char>(ch)) != 0; }
+
+// Comma-separated items, each trimmed of surrounding blanks; blanks inside an item stay, so
+// that parse_value refuses them ("1 2" is not silently 12).
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const std::size_t first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
-    items.push_back(first == std::string::npos ? "" : item.substr(first, last - first + 1));
+    const auto first = std::find_if_not(item.begin(), item.end(), is_blank);
+    const auto last = std::find_if_not(item.rbegin(), item.rend(), is_blank).base();
+    items.emplace_back(first < last ? std::string(first, last) : std::string());
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return items;
 }
 
-// Parses a list of literals into `fmt`, warning about each inexact one.
+// One trimmed literal into `fmt`; `field` ("--a[2]", "--c") names it in messages. Warns when
+// the value is inexact.
+std::uint64_t parse_value(const std::string& item, const Format& fmt, const std::string& field, bool list) {
+  if (std::any_of(item.begin(), item.end(), is_blank))
+    throw std::invalid_argument(field + ": '" + item + "' has blanks inside a value; allowed: one literal without "
+                                "blanks (1.5, -0x1p-24, inf, nan, bits:0x3c00)" +
+                                (list ? ", values separated by commas" : ""));
+  const std::uint64_t bits = parse_literal(item, fmt, Rounding::NearestEven, field);
+  if (item.rfind("bits:", 0) != 0 && !literal_is_exact(item, fmt))
+    std::fprintf(stderr, "tcsim dot: warning: %s = %s is not exactly representable in %s; rounded to nearest even: %s (%s)\n",
+                 field.c_str(), item.c_str(), fmt.name.c_str(), bits_to_hex(fmt, bits).c_str(),
+                 decode(fmt, bits).to_hex().c_str());
+  return bits;
+}
+
+// A comma-separated list of literals of --<option> (empty text: no values, K = 0); each item
+// is named --<option>[i] in messages.
 std::vector<std::uint64_t> parse_values(const std::string& text, const Format& fmt, const std::string& option) {
   std::vector<std::uint64_t> v;
   const auto items = split_list(text);
-  if (items.size() == 1 && items[0].empty()) return v;  // no values: K = 0
+  if (items.size() == 1 && items[0].empty()) return v;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string field = "--" + option + (items.size() > 1 ? "[" + std::to_string(i) + "]" : "");
+    const std::string field = "--" + option + "[" + std::to_string(i) + "]";
     if (items[i].empty()) throw std::invalid_argument(field + ": empty value in '" + text + "'");
-    if (items[i].find_first_of(" \t") != std::string::npos)
-      throw std::invalid_argument(field + ": '" + items[i] + "' has blanks inside a value; separate values with commas");
-    const std::uint64_t bits = parse_literal(items[i], fmt, Rounding::NearestEven, field);
-    if (items[i].rfind("bits:", 0) != 0 && !literal_is_exact(items[i], fmt))
-      std::fprintf(stderr, "tcsim dot: warning: %s = %s is not exactly representable in %s; rounded to nearest even: %s (%s)\n",
-                   field.c_str(), items[i].c_str(), fmt.name.c_str(), bits_to_hex(fmt, bits).c_str(),
-                   decode(fmt, bits).to_hex().c_str());
-    v.push_back(bits);
+    v.push_back(parse_value(items[i], fmt, field, true));
   }
   return v;
 }
@@ -112,11 +126,13 @@ int cmd_dot(const Args& args) {
   if (va.size() != vb.size())
     throw std::invalid_argument("--a has " + std::to_string(va.size()) + " values but --b has " +
                                 std::to_string(vb.size()) + "; every a_i needs its b_i");
-  const auto cs = parse_values(a.get_or("c", "0"), out, "c");
-  if (cs.size() != 1)
-    throw std::invalid_argument("--c takes exactly one value (the accumulator input), got " + std::to_string(cs.size()) +
-                                " in '" + a.get("c") + "'");
-  const std::uint64_t c = cs.front();
+  // c is one value, not a list: "1,2" is not c = 1, and "" is not an internal error.
+  const std::string c_text = a.get_or("c", "0");
+  const auto c_items = split_list(c_text);
+  if (c_items.size() != 1 || c_items[0].empty())
+    throw std::invalid_argument("--c takes exactly one value (the accumulator input in " + out.name + "), got '" +
+                                c_text + "'");
+  const std::uint64_t c = parse_value(c_items[0], out, "--c", false);
 
   const bool scaled = a.has("scale-format") || a.has("scale-a") || a.has("scale-b");
   std::uint64_t d = 0;

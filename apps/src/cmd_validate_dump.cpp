@@ -11,6 +11,7 @@
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/sim/format.hpp"
+#include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 
 namespace tcsim::cli {
@@ -19,7 +20,9 @@ int cmd_validate_dump(const Args& args) {
   ArgParser p("validate-dump",
               "compare a unit with real-GPU dump files: every case d = c + sum a_i b_i through the "
               "unit, bit for bit (all NaNs equal); the last line is '<N> cases, <M> mismatches'; "
-              "exit 0 only when M is 0");
+              "exit 0 only when M is 0. A dump file may hold lines of at most " +
+                  std::to_string(validation::kMaxDumpLineLength) + " characters and at most " +
+                  std::to_string(validation::kMaxDumpFileBytes >> 30) + " GiB");
   p.option("unit", "built-in unit (" + models::builtin_unit_names() + ")", "name");
   p.option("unit-config", "user-defined unit from a JSON file (see tcsim units --json)", "file");
   p.required("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, ...)", "fmt");

@@ -47,7 +47,7 @@ TEST_CASE("args: options, flags and values", "[args]") {
   CHECK_FALSE(r.has("in"));
   CHECK(r.get_or("in", "fp16") == "fp16");
   CHECK_FALSE(r.find("in").has_value());
-  CHECK(r.get_int("count") == 16);
+  CHECK(r.get_int("count", 0, 100) == 16);
   CHECK(r.get_uint64("count") == 16u);
   CHECK(r.get_all("file") == std::vector<std::string>{"x", "y"});
   CHECK(r.get("file") == "y");
@@ -58,8 +58,15 @@ TEST_CASE("args: negative numbers are values, not options", "[args]") {
   auto p = dot_parser();
   auto r = p.parse({"--a", "-1,-0x1p-24", "--count", "-3"});
   CHECK(r.get("a") == "-1,-0x1p-24");
-  CHECK(r.get_int("count") == -3);
-  CHECK(error_of([&] { (void)r.get_uint64("count"); }).find("expects a non-negative integer") != std::string::npos);
+  CHECK(r.get_int("count", -5, 5) == -3);
+  CHECK(error_of([&] { (void)r.get_uint64("count"); }) ==
+        "option '--count' for 'tcsim dot' expects a non-negative integer, got '-3'");
+  // strtoull skips leading blanks and would wrap " -1" to 2^64 - 1.
+  auto blank = p.parse({"--a", "1", "--count", " -1"});
+  CHECK(error_of([&] { (void)blank.get_uint64("count"); }) ==
+        "option '--count' for 'tcsim dot' expects a non-negative integer, got ' -1'");
+  CHECK(error_of([&] { (void)blank.get_int("count", -5, 5); }) ==
+        "option '--count' for 'tcsim dot' expects an integer in -5..5, got ' -1'");
 }
 
 TEST_CASE("args: unknown option lists the allowed ones", "[args]") {
@@ -84,7 +91,8 @@ TEST_CASE("args: malformed uses are errors", "[args]") {
   CHECK(error_of([&] { p.parse({"--a", "1", "--a", "2"}); }) == "option '--a' for 'tcsim dot' given more than once");
   CHECK(error_of([&] { p.parse({"--a", "1", "stray"}); }).find("unexpected argument 'stray' for 'tcsim dot'") == 0);
   auto r = p.parse({"--a", "1", "--count", "12x"});
-  CHECK(error_of([&] { (void)r.get_int("count"); }) == "option '--count' for 'tcsim dot' expects an integer, got '12x'");
+  CHECK(error_of([&] { (void)r.get_int("count", 0, 100); }) ==
+        "option '--count' for 'tcsim dot' expects an integer in 0..100, got '12x'");
   // Range-checked integers quote the text as given: no wrap, no truncated value in the message.
   auto big = p.parse({"--a", "1", "--count", "4294967328"});
   CHECK(error_of([&] { (void)big.get_int("count", 0, 65536); }) ==

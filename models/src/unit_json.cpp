@@ -368,6 +368,88 @@ UnitSpec parse_unit_json(const json& j0, std::string_view source) {
   return u;
 }
 
+namespace {
+
+// Finds where json::parse stopped: its out_of_range error (a number beyond binary64, e.g.
+// 1e400) carries no position, but the SAX parser hands parse_error the offset and the token.
+// Tracks the key path of the value being read ("datapaths[0].fma_size").
+class ErrorLocator final : public json::json_sax_t {
+ public:
+  bool found = false;
+  std::size_t offset = 0;  // characters read when the error was seen (the token included)
+  std::string token;
+  std::string key_path;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string& last_token, const json::exception&) override {
+    found = true;
+    offset = position;
+    token = last_token;
+    for (const auto& f : frames_) {
+      if (f.array) {
+        key_path.append("[").append(std::to_string(f.index)).append("]");
+      } else {
+        key_path.append(key_path.empty() ? "" : ".").append(f.key);
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::string key;
+    std::size_t index = 0;  // arrays: values completed so far (the index of the next one)
+  };
+  std::vector<Frame> frames_;
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    frames_.push_back({array, "", 0});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return value();
+  }
+};
+
+// "line 3: key 'fma_size': the number 1e400 is beyond binary64", for the out_of_range error
+// json::parse met in the file (reparsed with ErrorLocator to find it).
+std::string describe_number_overflow(const std::string& path) {
+  ErrorLocator loc;
+  {
+    std::ifstream f(path);
+    json::sax_parse(f, &loc);
+  }
+  if (!loc.found) return "a number is beyond binary64";
+  std::ifstream f(path);
+  std::size_t line = 1;
+  const std::size_t start = loc.offset > loc.token.size() ? loc.offset - loc.token.size() : 0;
+  for (std::size_t i = 0; i < start && f; ++i)
+    if (f.get() == '\n') ++line;
+  return "line " + std::to_string(line) + ": " + (loc.key_path.empty() ? "" : "key '" + loc.key_path + "': ") +
+         "the number " + loc.token + " is beyond binary64";
+}
+
+}  // namespace
+
 UnitSpec load_unit_json(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -377,11 +459,13 @@ UnitSpec load_unit_json(const std::string& path) {
   json j;
   try {
     j = json::parse(f);
-  } catch (const json::parse_error& e) {
+  } catch (const json::parse_error& e) {  // its message gives the line and column
     throw std::invalid_argument("unit file '" + path + "': not valid JSON: " + e.what());
-  } catch (const json::out_of_range& e) {  // e.g. 1e400: a number beyond binary64
-    throw std::invalid_argument("unit file '" + path + "': a number is out of range (" + e.what() +
-                                "); integers of the schema are small, e.g. \"fma_size\": 16");
+  } catch (const json::out_of_range&) {  // e.g. 1e400
+    throw std::invalid_argument("unit file '" + path + "': " + describe_number_overflow(path) +
+                                "; allowed: the schema's numbers are small integers, e.g. \"fma_size\": 16");
+  } catch (const std::ios_base::failure& e) {  // a read error: the file buffer throws past json::parse
+    throw std::invalid_argument("unit file '" + path + "': cannot be read (" + e.code().message() + ")");
   }
   return parse_unit_json(j, path);
 }

@@ -222,3 +222,30 @@ TEST_CASE("unit json: per-step, late c and result_fraction_bits rows work") {
   CHECK(value(f32, u2.dot(f16, f32, a2, b2, 0)) == 1 + std::ldexp(1, -9));
   CHECK(parse_unit_json(to_json(u2.spec())) == u2.spec());
 }
+
+TEST_CASE("unit json: files that are directories, unreadable or hold numbers beyond binary64 are named") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tcsim_models_test_unit_files";
+  fs::create_directories(dir);
+  CHECK_THROWS_WITH(load_unit_json(dir.string()), "unit file '" + dir.string() + "' is a directory; give a JSON file");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string allowed = "; allowed: the schema's numbers are small integers, e.g. \"fma_size\": 16";
+  // json::parse reports no position for 1e400 (out_of_range.406): the line and key are found.
+  const std::string flat = write("flat.json", "{\"name\": \"toy\",\n \"fma_size\": 1e400,\n \"carry_bits\": 3}");
+  CHECK_THROWS_WITH(load_unit_json(flat),
+                    "unit file '" + flat + "': line 2: key 'fma_size': the number 1e400 is beyond binary64" + allowed);
+  const std::string nested = write("nested.json", "{\"name\": \"two\", \"datapaths\": [{},\n {\"block_scale\":\n"
+                                                  "  {\"block_sizes\": [32, -1e999]}}]}");
+  CHECK_THROWS_WITH(load_unit_json(nested),
+                    "unit file '" + nested + "': line 3: key 'datapaths[1].block_scale.block_sizes[1]': the number "
+                    "-1e999 is beyond binary64" + allowed);
+  const std::string bare = write("bare.json", "\n\n1e400");
+  CHECK_THROWS_WITH(load_unit_json(bare), "unit file '" + bare + "': line 3: the number 1e400 is beyond binary64" + allowed);
+  if (fs::exists("/proc/self/mem"))  // read() fails with EIO at offset 0: a read error, not EOF
+    CHECK_THROWS_WITH(load_unit_json("/proc/self/mem"), "unit file '/proc/self/mem': cannot be read (Input/output error)");
+  fs::remove_all(dir);
+}

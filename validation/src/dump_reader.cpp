@@ -87,13 +87,23 @@ std::string hex32(std::uint32_t bits) {
 }  // namespace
 
 std::string read_text_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  const auto too_large = [&] {
+    return std::invalid_argument("'" + path + "' is larger than " + std::to_string(kMaxDumpFileBytes >> 30) +
+                                 " GiB, the limit of a dump file");
+  };
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw std::invalid_argument("'" + path + "' is a directory; give a dump file");
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_directory(status)) throw std::invalid_argument("'" + path + "' is a directory; give a dump file");
+  // A regular file's size is known: refuse a huge one before reading any of it.
+  if (fs::is_regular_file(status)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxDumpFileBytes) throw too_large();
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument("cannot open file '" + path + "'");
-  // Read in pieces, so that an endless input (/dev/zero) or a huge one stops at the limits
-  // instead of filling the memory.
+  // Read in pieces, so that an endless input (/dev/zero) or a growing one stops at the
+  // limits instead of filling the memory.
   std::string text;
   std::vector<char> buf(1 << 20);
   std::size_t line = 1, line_length = 0;
@@ -111,9 +121,7 @@ std::string read_text_file(const std::string& path) {
                                     "characters 0/1)");
       }
     }
-    if (text.size() + got > kMaxDumpFileBytes)
-      throw std::invalid_argument("'" + path + "' is larger than " + std::to_string(kMaxDumpFileBytes >> 20) +
-                                  " MiB, the limit of a dump file");
+    if (text.size() + got > kMaxDumpFileBytes) throw too_large();
     text.append(buf.data(), got);
   }
   if (in.bad()) throw std::invalid_argument("cannot read file '" + path + "'");

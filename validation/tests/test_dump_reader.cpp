@@ -219,19 +219,26 @@ TEST_CASE("dump files: directories, endless lines and huge files fail fast namin
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("tcsim_dump_limits_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  CHECK_THROWS_WITH(read_text_file(dir.string()), Catch::Contains("is a directory; give a dump file"));
+  CHECK_THROWS_WITH(read_text_file(dir.string()), "'" + dir.string() + "' is a directory; give a dump file");
+  CHECK_THROWS_WITH(read_operand_file(dir.string(), formats::fp16()), "'" + dir.string() + "' is a directory; give a dump file");
   const std::string long_line = (dir / "long.txt").string();
   {
     std::ofstream f(long_line);
     f << "3f800000\n" << std::string(kMaxDumpLineLength + 1, '0') << "\n";
   }
-  CHECK_THROWS_WITH(read_text_file(long_line), Catch::Contains("long.txt:2: line longer than 65536 characters"));
+  CHECK_THROWS_WITH(read_text_file(long_line), long_line + ":2: line longer than 65536 characters; a dump line holds "
+                                                           "one case (K values of 8 hex digits, or 32 characters 0/1)");
   const std::string ok = (dir / "ok.txt").string();
   {
     std::ofstream f(ok);
     f << std::string(kMaxDumpLineLength, '0') << "\n";
   }
   CHECK(read_text_file(ok).size() == kMaxDumpLineLength + 1);
+  // A file beyond 1 GiB is refused by its size, before it is read (sparse: no disk used).
+  const std::string huge = (dir / "huge.txt").string();
+  std::ofstream(huge).close();
+  fs::resize_file(huge, kMaxDumpFileBytes + 1);
+  CHECK_THROWS_WITH(read_text_file(huge), "'" + huge + "' is larger than 1 GiB, the limit of a dump file");
   if (fs::exists("/dev/zero"))
     CHECK_THROWS_WITH(read_text_file("/dev/zero"), Catch::Contains("/dev/zero:1: line longer than"));
   fs::remove_all(dir);

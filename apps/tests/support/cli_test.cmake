@@ -11,6 +11,8 @@
 #     EXIT 0                                      # expected exit code (default 0)
 #     STDOUT "\"d\": *\"0x3f800000\""             # regexes stdout must match (all of them)
 #     STDERR "^$"                                 # regexes stderr must match
+#     STDERR_IS "tcsim dot: error: ...\n"         # the exact stderr (also STDOUT_IS), no regex;
+#                                                 # not empty (an empty stream: STDERR "^$")
 #     OUTPUT "3f800000"                           # regexes stdout+stderr must match
 #     NOT_OUTPUT "error"                          # regexes stdout+stderr must NOT match
 #     STDIN_FILE <file>                           # optional: file fed to stdin
@@ -45,7 +47,8 @@ function(tcsim_scratch_dir out_var)
 endfunction()
 
 function(tcsim_check)
-  cmake_parse_arguments(PARSE_ARGV 0 CHK "" "NAME;EXIT;STDIN_FILE;WORKING_DIRECTORY;OUTPUT_VARIABLE"
+  cmake_parse_arguments(PARSE_ARGV 0 CHK ""
+                        "NAME;EXIT;STDIN_FILE;WORKING_DIRECTORY;OUTPUT_VARIABLE;STDOUT_IS;STDERR_IS"
                         "ARGS;STDOUT;STDERR;OUTPUT;NOT_OUTPUT")
   if(CHK_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tcsim_check: unknown arguments: ${CHK_UNPARSED_ARGUMENTS}")
@@ -74,6 +77,17 @@ function(tcsim_check)
   if(NOT "${rc}" STREQUAL "${CHK_EXIT}")
     list(APPEND problems "exit code ${rc}, expected ${CHK_EXIT}")
   endif()
+  # Exact texts are compared as given (a message with brackets or dots needs no escaping).
+  # The expected texts go into the failure report, not into `problems` (a list: they may hold ';').
+  set(expected "")
+  if(DEFINED CHK_STDOUT_IS AND NOT "${out}" STREQUAL "${CHK_STDOUT_IS}")
+    list(APPEND problems "stdout is not the STDOUT_IS text")
+    string(APPEND expected "--- expected stdout ---\n${CHK_STDOUT_IS}")
+  endif()
+  if(DEFINED CHK_STDERR_IS AND NOT "${err}" STREQUAL "${CHK_STDERR_IS}")
+    list(APPEND problems "stderr is not the STDERR_IS text")
+    string(APPEND expected "--- expected stderr ---\n${CHK_STDERR_IS}")
+  endif()
   foreach(re IN LISTS CHK_STDOUT)
     if(NOT "${out}" MATCHES "${re}")
       list(APPEND problems "stdout does not match '${re}'")
@@ -100,7 +114,7 @@ function(tcsim_check)
     string(JOIN "\n  - " why ${problems})
     # Plain message() keeps the output as it is (SEND_ERROR would re-wrap the lines).
     message("FAILED: ${CHK_NAME}\n  - ${why}\ncommand: ${cmdline}\n"
-            "--- stdout ---\n${out}--- stderr ---\n${err}--------------")
+            "--- stdout ---\n${out}--- stderr ---\n${err}${expected}--------------")
     message(SEND_ERROR "FAILED: ${CHK_NAME}")
   else()
     message(STATUS "ok: ${CHK_NAME}")

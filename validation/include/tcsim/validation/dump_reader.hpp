@@ -62,8 +62,10 @@ std::string format_operand_line(const std::uint64_t* values, std::size_t k, cons
 std::string format_binary32_line(std::uint32_t bits);
 
 // Limits of a dump file, so that a wrong path (/dev/zero, a huge binary) fails fast with a
-// clear error instead of reading forever: lines of at most 64 Ki characters, files of at
-// most 1 GiB (a 5,000-case K = 32 file is about 1.5 MB).
+// clear error naming the file instead of reading forever: lines of at most 64 Ki (65536)
+// characters, files of at most 1 GiB (a 5,000-case K = 32 file is about 1.5 MB). A regular
+// file is refused by its size before it is read, a device or pipe once it passes a limit
+// (a FIFO without a writer blocks). `tcsim validate-dump --help` states them too.
 inline constexpr std::size_t kMaxDumpLineLength = 64 * 1024;
 inline constexpr std::size_t kMaxDumpFileBytes = std::size_t{1} << 30;
 
