@@ -1,5 +1,5 @@
-// tcsim probe: the black-box feature probe of a unit (validation/probe.hpp), with the seed
-// 004 test vectors of the probed format pair. The unit is only ever called through dot().
+// tcsim probe: the black-box feature probe of a unit (validation/probe.hpp), with the
+// fasi2021 test vectors of the probed format pair. The unit is only ever called through dot().
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -20,7 +20,8 @@ namespace tcsim::cli {
 int cmd_probe(const Args& args) {
   ArgParser p("probe",
               "black-box numerical feature probe of a unit: subnormals, exact products, fraction bits F, "
-              "carry bits, FMA size, normalization, alignment and final rounding, order, monotonicity "
+              "carry bits, FMA size, normalization, alignment and final rounding, order, monotonicity; "
+              "for a c added last, the blocks of one instruction and the rounding of c's addition "
               "(methodology: docs/probe.md), plus the fasi2021 test vectors of the format pair");
   p.option("unit", "built-in unit (name, alias or architecture; see 'tcsim units')", "name");
   p.option("unit-config", "user-defined unit: a JSON file in the unit schema (models/README.md)", "file");

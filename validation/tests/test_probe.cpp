@@ -119,6 +119,7 @@ TEST_CASE("probe: sticky bit, round-down and per-step variants", "[probe]") {
     const ProbeReport r = probe(blackbox_from_adder(c, 8));
     INFO(r.to_text());
     CHECK(r.c_placement.value == std::string("late"));
+    CHECK(r.c_entry.value == std::string("accumulator"));
     CHECK(r.fraction_bits.value == 24);
     CHECK(r.fma_size.value == 8);
     CHECK(r.final_rounding.value == Rounding::TowardZero);
@@ -183,18 +184,41 @@ TEST_CASE("probe: lower clamp on E (KM25 min_exp_limit) is found where the forma
   CHECK(r.to_json()["min_exponent"] == "none");
 }
 
-TEST_CASE("probe: blocks of one product are found, and F is unknown rather than wrong", "[probe]") {
-  // Issue 6 audit: k = 1, F = 3 used to read "F 28" and "k >= 128".
-  for (int F : {3, 23}) {
+TEST_CASE("probe: blocks of one product are found, with F carried by c", "[probe]") {
+  // Issue 6 audit: k = 1, F = 3 used to read "F 28" and "k >= 128". With one product per
+  // block c carries the bits that show F (up to binary32's 24).
+  for (int F : {0, 3, 23}) {
     const BlackBox box = blackbox_from_adder(
         config(formats::fp16(), formats::fp32(), F, 3, Rounding::TowardZero, Rounding::TowardZero), 1);
     const ProbeReport r = probe(box);
     INFO("F = " << F << "\n" << r.to_text());
     CHECK(r.fma_size.value == 1);
-    CHECK_FALSE(r.fraction_bits.known());
+    CHECK(r.fraction_bits.value == F);
     CHECK_THAT(r.fraction_bits.evidence, Catch::Contains("one product per block"));
-    CHECK(r.to_text().find("k >= 128") == std::string::npos);
+    CHECK(r.to_text().find("k>=") == std::string::npos);
   }
+  // Beyond what c can carry, F is a lower bound, not a number.
+  const ProbeReport wide = probe(blackbox_from_adder(
+      config(formats::fp16(), formats::fp32(), 40, 3, Rounding::TowardZero, Rounding::TowardZero), 1));
+  INFO(wide.to_text());
+  CHECK_FALSE(wide.fraction_bits.known());
+  CHECK_THAT(wide.fraction_bits.evidence, Catch::Contains("F >= 24"));
+}
+
+TEST_CASE("probe: k beyond the products tried is a lower bound that later experiments use and not a value", "[probe]") {
+  ProbeOptions opt;
+  opt.max_products = 12;
+  const ProbeReport r = probe(t4_a100_adder_box(formats::fp32()), opt);  // k = 8
+  CHECK(r.fma_size.value == 8);
+  opt.max_products = 6;
+  const ProbeReport low = probe(t4_a100_adder_box(formats::fp32()), opt);
+  INFO(low.to_text());
+  CHECK_FALSE(low.fma_size.known());
+  CHECK_THAT(low.fma_size.evidence, Catch::Contains("k>=6"));
+  CHECK(low.fraction_bits.value == 24);
+  CHECK(low.alignment_rounding.value == Rounding::TowardZero);
+  CHECK(low.final_rounding.value == Rounding::TowardZero);
+  CHECK_THAT(low.carry_bits.evidence, Catch::Contains("(k>=6)"));
 }
 
 TEST_CASE("probe: F = 0 is measured, with every format the report needs", "[probe]") {
@@ -205,8 +229,37 @@ TEST_CASE("probe: F = 0 is measured, with every format the report needs", "[prob
       ProbeReport r;
       REQUIRE_NOTHROW(r = probe(box));
       INFO("k = " << k << " out " << out->name << "\n" << r.to_text());
-      if (k > 1) CHECK(r.fraction_bits.value == 0);
+      CHECK(r.fraction_bits.value == 0);
+      CHECK(r.fma_size.value == k);
       CHECK(r.to_text().find("-0'") == std::string::npos);
+      // Subnormals are honoured; F = 0 drops them in alignment, so "flushed" cannot be told.
+      CHECK(r.subnormal_inputs.value != false);
+      CHECK(r.subnormal_c.value != false);
     }
   }
+}
+
+TEST_CASE("probe: where c enters a late-c adder", "[probe]") {
+  // c in the register's second alignment: "accumulator". The products' sum rounded into the
+  // output first (late_products_rounding): c has an addition of its own, "final-add", whose
+  // rounding is the adder's final rounding, while the block rounds with the products' mode.
+  AdderConfig c = config(formats::fp16(), formats::fp32(), 27, 4, Rounding::TowardZero, Rounding::NearestEven);
+  c.c_placement = CPlacement::Late;
+  const ProbeReport late = probe(blackbox_from_adder(c, 8));
+  INFO(late.to_text());
+  CHECK(late.c_entry.value == std::string("accumulator"));
+  CHECK_FALSE(late.final_add_rounding.known());
+  CHECK(late.fraction_bits.value == 27);
+  CHECK(late.fma_size.value == 8);
+  REQUIRE(late.blocks.known());
+  CHECK(late.blocks.value->size() == 1);
+  c.late_products_rounding = Rounding::TowardZero;
+  const ProbeReport separate = probe(blackbox_from_adder(c, 8));
+  INFO(separate.to_text());
+  CHECK(separate.c_entry.value == std::string("final-add"));
+  CHECK(separate.final_add_rounding.value == Rounding::NearestEven);
+  CHECK(separate.final_rounding.value == Rounding::TowardZero);
+  CHECK(separate.fraction_bits.value == 27);
+  CHECK(separate.fma_size.value == 8);
+  CHECK(separate.k_split.value == std::string("consecutive"));
 }

@@ -1,11 +1,14 @@
 // Property: on random user-defined adders the probe recovers k, F, the alignment rounding
-// and the final rounding exactly (the final rounding whenever it is observable at all).
+// and the final rounding exactly (the final rounding whenever it is observable at all); on
+// random units whose c is added last, also the blocks and the rounding of c's addition.
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 #include "test_support.hpp"
+#include "tcsim/models/unit.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/validation/probe.hpp"
 
@@ -133,6 +136,53 @@ TEST_CASE("probe property: fp8 inputs (few exponent bits) on random units", "[pr
     if (!ok)
       UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k
                             << "; final rounding observable: " << observable << "\n" << r.to_text());
+    CHECK(ok);
+  }
+}
+
+TEST_CASE("probe property: random units whose c is added last read back through the block view", "[probe][property]") {
+  // User rows with c_entry final-add: consecutive blocks or pairs-mod4, any block rounding and
+  // any rounding of c's addition. F keeps bits below the output's last place (F >= p + 1),
+  // which the test of where c enters needs, and stays below the 2^(e-J) the blocks are
+  // found with (J = 28 for binary16 results, 34 for e4m3 -> binary32).
+  const std::uint64_t seed = tcsim::test::seed("probe property final add", 6);
+  tcsim::test::Rng rng(seed);
+  const auto n = static_cast<int>(tcsim::test::count(40));
+  for (int i = 0; i < n; ++i) {
+    models::DatapathSpec row;
+    const Format* ins[] = {&formats::fp16(), &formats::bf16(), &formats::e4m3(), &formats::e5m2()};
+    const Format& in = *ins[rng.below(4)];
+    const Format& out = rng.below(2) ? formats::fp32() : formats::fp16();
+    row.input_formats = {in.name};
+    row.output_formats = {out.name};
+    row.k_split = rng.below(2) ? models::KSplit::PairsMod4 : models::KSplit::Consecutive;
+    row.c_entry = models::CEntry::FinalAdd;
+    row.fma_size = 2 * rng.range(2, 8);
+    row.fraction_bits = out == formats::fp32() ? rng.range(25, in.precision < 8 ? 32 : 40) : rng.range(12, 26);
+    row.carry_bits = models::safe_carry_bits(row.fma_size);
+    row.alignment_rounding = kModes[rng.below(4)];
+    row.final_rounding[out.name] = kModes[i % 4];
+    row.final_add_rounding[out.name] = kModes[(i / 4) % 4];
+    const auto unit = std::make_shared<const models::Unit>(models::UnitSpec{"final-add", "user", {}, {row}});
+    const ProbeReport r = probe(blackbox_from_unit(unit, in, out));
+    const int K = row.k_split == models::KSplit::PairsMod4 ? 2 * row.fma_size : row.fma_size;
+    std::vector<std::vector<int>> blocks(static_cast<std::size_t>(K / row.fma_size));
+    for (int p = 0; p < K; ++p)
+      blocks[static_cast<std::size_t>(row.k_split == models::KSplit::PairsMod4 ? (p % 4) / 2 : 0)].push_back(p);
+    const bool ok = r.c_entry.value == std::string("final-add") &&
+                    r.final_add_rounding.value == row.final_add_rounding[out.name] && r.blocks.value == blocks &&
+                    r.k_split.value == models::schema_string(row.k_split) && r.fma_size.value == row.fma_size &&
+                    r.fraction_bits.value == row.fraction_bits &&
+                    r.alignment_rounding.value == row.alignment_rounding &&
+                    r.final_rounding.value == row.final_rounding[out.name] &&
+                    (blocks.size() == 1 || r.block_chain.value == std::string("rounded"));
+    if (!ok)
+      UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << in.name << " -> " << out.name << " "
+                            << models::schema_string(row.k_split) << " k=" << row.fma_size
+                            << " F=" << row.fraction_bits << " align " << rounding_name(row.alignment_rounding)
+                            << " blocks " << rounding_name(row.final_rounding[out.name]) << " add "
+                            << rounding_name(row.final_add_rounding[out.name]) << "\n"
+                            << r.to_text());
     CHECK(ok);
   }
 }

@@ -2,7 +2,7 @@
 // (units.md section 2) and fasi2021's conclusions for V100, T4 and A100.
 #include <catch2/catch.hpp>
 
-#include <memory>
+#include <vector>
 
 #include "test_support.hpp"
 #include "tcsim/models/unit.hpp"
@@ -13,11 +13,33 @@ using namespace tcsim;
 using namespace tcsim::validation;
 
 namespace {
-const char* yes(bool b) { return b ? "yes" : "no"; }
+// The probe's reading of a c_entry final-add row: every field of the row it can observe.
+void check_final_add_row(const ProbeReport& r, const models::DatapathSpec& row, const Format& out) {
+  CHECK(r.c_placement.value == std::string("late"));
+  CHECK(r.c_entry.value == std::string("final-add"));
+  CHECK(r.final_add_rounding.value == row.final_add_rounding.at(out.name));
+  CHECK(r.k_split.value == models::schema_string(row.k_split));
+  const int k = row.fma_size;
+  const int K = row.k_split == models::KSplit::PairsMod4 ? 2 * k : k;
+  std::vector<std::vector<int>> blocks(static_cast<std::size_t>(K / k));
+  for (int i = 0; i < K; ++i)
+    blocks[static_cast<std::size_t>(row.k_split == models::KSplit::PairsMod4 ? (i % 4) / 2 : 0)].push_back(i);
+  CHECK(r.blocks.value == blocks);
+  if (blocks.size() > 1) CHECK(r.block_chain.value == std::string("rounded"));
+  CHECK(r.fma_size.value == k);
+  CHECK(r.fraction_bits.value == row.fraction_bits);
+  CHECK(r.final_rounding.value == row.final_rounding.at(out.name));
+  CHECK(r.alignment_rounding.value == row.alignment_rounding);
+  CHECK(r.sticky_bit.value == row.sticky_bit);
+  CHECK(r.normalization.value == std::string("deferred"));
+  REQUIRE(r.carry_bits.known());
+  CHECK(*r.carry_bits.value <= row.carry_bits);
+  CHECK_THAT(r.not_observed, Catch::Contains("zero signs"));
+}
 }  // namespace
 
 TEST_CASE("probe units: every built-in unit, pair and instruction reads back its table row", "[probe][units]") {
-  int probed = 0, final_known = 0, open_rows = 0;
+  int probed = 0, final_known = 0, open_rows = 0, final_add_rows = 0;
   for (const auto& spec : models::builtin_unit_specs()) {
     const models::Unit& unit = models::builtin_unit(spec.name);
     for (const std::string& pair : unit.format_pairs()) {
@@ -34,29 +56,13 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
           ++open_rows;
           continue;
         }
-        // c added by a final IEEE addition, products split into blocks out of index order
-        // (the Hopper/Blackwell fp8 mma.sync emulation): c shows as added late, and the
-        // instruction-structure experiments read back the row: two blocks of k (k mod 4 in
-        // {0,1} / {2,3} for pairs-mod4), the block's F, the blocks' rounding (where a block
-        // holds sums between output numbers) and the rounding of c's addition.
-        if (row.c_entry == models::CEntry::FinalAdd || row.k_split != models::KSplit::Consecutive) {
+        // c added by an IEEE addition of its own after the blocks (the Hopper/Blackwell fp8
+        // mma.sync emulation): the probe reads back the row through its block view.
+        if (row.c_entry == models::CEntry::FinalAdd) {
           const ProbeReport r = probe(blackbox_from_unit(unit, in, out, instr));
           INFO(spec.name << " " << pair << " instruction '" << instr << "'\n" << r.to_text());
-          CHECK(r.c_placement.value == std::string("late"));
-          if (row.c_entry == models::CEntry::FinalAdd && row.k_split == models::KSplit::PairsMod4) {
-            REQUIRE(r.blocks.known());
-            const std::size_t k = static_cast<std::size_t>(row.fma_size);
-            REQUIRE(r.blocks.value->size() == 2);
-            for (std::size_t b = 0; b < 2; ++b) {
-              REQUIRE(r.blocks.value->at(b).size() == k);
-              for (int pos : r.blocks.value->at(b)) CHECK(static_cast<std::size_t>((pos % 4) / 2) == b);
-            }
-            CHECK(r.block_fraction_bits.value == row.fraction_bits);
-            CHECK(r.block_rounding.value == row.final_rounding.at(out.name));
-            CHECK(r.final_add_rounding.value == row.final_add_rounding.at(out.name));
-            CHECK_THAT(r.structure_not_observed, Catch::Contains("not observed"));
-          }
-          ++open_rows;
+          check_final_add_row(r, row, out);
+          ++final_add_rows;
           continue;
         }
         const ProbeReport r = probe(blackbox_from_unit(unit, in, out, instr));
@@ -74,6 +80,11 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
           continue;
         }
         CHECK(r.c_placement.value == std::string(row.c_placement == CPlacement::Aligned ? "aligned" : "late"));
+        // Without a final addition: c is the accumulator, and the c-last findings stay empty.
+        CHECK(r.c_entry.value == std::string("accumulator"));
+        CHECK_FALSE(r.final_add_rounding.known());
+        CHECK(r.not_observed.empty());
+        if (row.c_placement == CPlacement::Aligned) CHECK_FALSE(r.blocks.known());
         if (row.c_placement == CPlacement::Late) continue;  // the products' sum may be rounded before c: F is hidden
         CHECK(r.normalization.value == std::string("deferred"));
         CHECK(r.fma_size.value == row.fma_size);
@@ -107,9 +118,11 @@ TEST_CASE("probe units: every built-in unit, pair and instruction reads back its
       }
     }
   }
-  std::printf("[probe units] %d datapaths checked, final rounding determined on %d; %d open-problem or non-fused rows probed with fewer checks\n",
-              probed, final_known, open_rows);
+  std::printf("[probe units] %d datapaths checked, final rounding determined on %d; %d final-add rows read back; %d "
+              "open-problem rows probed\n",
+              probed, final_known, final_add_rows, open_rows);
   CHECK(probed >= 30);
+  CHECK(final_add_rows == 8);  // h100, b200 x e4m3, e5m2 x fp32, fp16
 }
 
 TEST_CASE("probe units: v100, t4 and a100 agree with fasi2021's conclusions", "[probe][units][fasi2021]") {
@@ -174,19 +187,33 @@ TEST_CASE("probe units: v100, t4 and a100 agree with fasi2021's conclusions", "[
   }
 }
 
-TEST_CASE("probe: the rounding of c's addition of a c-last row, for every mode", "[probe][units]") {
-  // The b200 fp8 -> fp32 emulation row with each final_add_rounding: the probe must read it.
-  const Format &e5 = formats::e5m2(), &f32 = formats::fp32();
-  for (Rounding mode : {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up, Rounding::Down}) {
-    models::DatapathSpec row = models::builtin_unit("b200").datapath(e5, f32, "mma.sync");
-    row.final_add_rounding["fp32"] = mode;
-    row.final_add_rounding["fp16"] = mode;
-    const auto unit = std::make_shared<const models::Unit>(models::UnitSpec{"emu", "user", {}, {row}});
-    const ProbeReport r = probe(blackbox_from_unit(unit, e5, f32, "mma.sync"));
-    INFO(to_string(mode) << "\n" << r.to_text());
-    CHECK(r.final_add_rounding.value == mode);
-    CHECK(r.block_rounding.value == Rounding::TowardZero);
-    REQUIRE(r.blocks.known());
-    CHECK(r.blocks.value->size() == 2);
-  }
+TEST_CASE("probe units: h100 and b200 fp8 mma.sync read back as the emulation on the fp16 tensor core", "[probe][units]") {
+  // Two blocks of 16 (i mod 4 in {0,1}, then {2,3}), F = 25, truncated alignment, each block
+  // rounded into the output (rz binary32, rne binary16), then c added with rne.
+  std::vector<std::vector<int>> blocks(2);
+  for (int i = 0; i < 32; ++i) blocks[static_cast<std::size_t>((i % 4) / 2)].push_back(i);
+  for (const char* name : {"h100", "b200"})
+    for (const Format* in : {&formats::e4m3(), &formats::e5m2()})
+      for (const Format* out : {&formats::fp32(), &formats::fp16()}) {
+        const ProbeReport r = probe(blackbox_from_unit(models::builtin_unit(name), *in, *out, "mma.sync"));
+        INFO(name << " " << in->name << " -> " << out->name << "\n" << r.to_text());
+        CHECK(r.c_entry.value == std::string("final-add"));
+        CHECK(r.blocks.value == blocks);
+        CHECK(r.k_split.value == std::string("pairs-mod4"));
+        CHECK(r.block_chain.value == std::string("rounded"));
+        CHECK(r.fma_size.value == 16);
+        CHECK(r.fraction_bits.value == 25);
+        CHECK(r.alignment_rounding.value == Rounding::TowardZero);
+        CHECK(r.sticky_bit.value == false);
+        CHECK(r.final_rounding.value == (*out == formats::fp32() ? Rounding::TowardZero : Rounding::NearestEven));
+        CHECK(r.final_add_rounding.value == Rounding::NearestEven);
+        CHECK(r.result_fraction_bits.value == out->precision - 1);
+        const auto j = r.to_json();
+        CHECK(j["c_entry"] == "final-add");
+        CHECK(j["final_add_rounding"] == "rne");
+        CHECK(j["k_split"] == "pairs-mod4");
+        CHECK(j["blocks"] == nlohmann::json(blocks));
+        CHECK(j["fraction_bits"] == 25);
+        CHECK(j["fma_size"] == 16);
+      }
 }

@@ -21,8 +21,13 @@
 //  6. final rounding: sums held exactly by the register but not by the output format;
 //  7. products exact, normalization (deferred or per-step), accumulation order,
 //     monotonicity (searched for a counterexample);
-//  8. with c entering last: the blocks of one instruction (which product positions cancel
-//     inside one normalization), a block's F and rounding, the rounding of c's addition.
+//  8. with c added late (after the products cancelled, step 4): the blocks of one
+//     instruction (which product positions share one normalization) and whether c is
+//     added to their rounded result by an addition of its own (c entry "final-add", the
+//     Hopper/Blackwell fp8 mma.sync emulation). Then steps 2-7 (but products exact and
+//     monotonicity) see the blocks, with c's term carried by a product and c = +0, so that
+//     F, k and the roundings describe a block; the rounding of c's addition is reported on
+//     its own.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -76,20 +81,23 @@ struct ProbeReport {
   Finding<bool> sticky_bit;
   Finding<Rounding> final_rounding;      // rz|rd|ru|rne
   Finding<std::string> c_placement;      // "aligned" (with the products) | "late" (added to their sum)
-  Finding<int> products_fraction_bits;   // late c only: F of the products' own sum (c = 0)
+  Finding<int> products_fraction_bits;   // late c with c_entry accumulator: F of the products' own sum (c = 0)
   Finding<std::string> normalization;    // "deferred" | "per-step"
   Finding<std::string> order;            // "largest-first" | "sequential" | "not-largest-first"
   Finding<int> min_exponent;             // lower clamp m of E (KM25 min_exp_limit): E = max(E, m)
   bool min_exponent_none = false;        // no clamp down to the lowest testable exponent ("none")
-  // Instructions whose c enters last through an addition of its own (c placement "late"),
-  // such as the Hopper/Blackwell fp8 mma.sync emulation: how one instruction's products
-  // split into blocks that normalize separately, a block's F and rounding into the output,
-  // and the rounding of the addition of c. Unknown (with the reason) elsewhere.
-  Finding<std::vector<std::vector<int>>> blocks;  // product positions of each block, product 0's first
-  Finding<int> block_fraction_bits;
-  Finding<Rounding> block_rounding;
-  Finding<Rounding> final_add_rounding;
-  std::string structure_not_observed;  // what these experiments cannot tell
+  // Units whose c is added late (c placement "late"); unknown, with the reason, elsewhere.
+  // c_entry "final-add": c is added to the instruction's result after that result was
+  // rounded into the output format (an addition of its own, rounded with
+  // final_add_rounding); then fma_size, fraction_bits, carry_bits, alignment_rounding,
+  // final_rounding, ... describe one block of the instruction, measured with c = +0.
+  // "accumulator": c enters the register before the one rounding.
+  Finding<std::string> c_entry;
+  Finding<Rounding> final_add_rounding;  // c_entry final-add only
+  Finding<std::vector<std::vector<int>>> blocks;  // product positions of each block of one instruction, in accumulation order
+  Finding<std::string> k_split;          // the partition's name in the unit schema: "consecutive" | "pairs-mod4"
+  Finding<std::string> block_chain;      // "rounded": each block's result, rounded into the output, is the next one's accumulator
+  std::string not_observed;              // c_entry final-add: what these experiments cannot tell
   Finding<bool> monotonic;
   std::optional<std::pair<DotCase, DotCase>> monotonic_counterexample;  // x <= y, d(x) > d(y)
 
