@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "block_scaled.hpp"
 #include "unit_impl.hpp"
 
@@ -188,28 +191,19 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
     if (kernel && hi > lo) return run_kernel(lo, hi);
     for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
   };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  if (threads <= 1 || n < 64) {
-    run(0, n);
+  // Fixed chunks of elements (their buffers stay in L1/L2), run by TBB tasks: every element
+  // is computed by the same sequence whatever the thread count.
+  constexpr std::size_t kChunk = 512;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  auto body = [&](std::size_t ch) { run(ch * kChunk, std::min(n, (ch + 1) * kChunk)); };
+  if (threads == 1 || chunks <= 1) {
+    for (std::size_t ch = 0; ch < chunks; ++ch) body(ch);
     return;
   }
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, n / 32));
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> errors(threads);
-  const std::size_t chunk = (n + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    const std::size_t lo = t * chunk, hi = std::min(n, lo + chunk);
-    pool.emplace_back([&, t, lo, hi] {
-      try {
-        run(lo, hi);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
-  }
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  auto loop = [&] { tbb::parallel_for(std::size_t{0}, chunks, body); };
+  if (threads == 0) return loop();
+  tbb::task_arena arena(static_cast<int>(std::min(threads, std::max(1u, std::thread::hardware_concurrency()))));
+  arena.execute(loop);
 }
 
 std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<const std::uint64_t> a,

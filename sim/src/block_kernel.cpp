@@ -139,6 +139,9 @@ struct BlockKernel::Impl {
   // The binary64-lane SIMD core, where its exactness budget holds (block_lanes.hpp).
   std::optional<lanes::LaneParams> lane_params;
   std::size_t lane_count = 1;
+  // The pattern path of run() (block_fma_patterns), where it applies.
+  bool patterns = false;
+  lanes::PatternCodec a_codec, b_codec, c_codec;
 
   Impl(const AdderConfig& config, std::size_t k)
       : cfg(config), max_products(k), reference(config), a(make_codec(config.a_format)),
@@ -166,7 +169,23 @@ struct BlockKernel::Impl {
       lp.out_max_finite_significand = out.max_finite_significand;
       lane_params = lp;
       lane_count = lanes::lane_count();
+      a_codec = pattern_codec(a);
+      b_codec = pattern_codec(b);
+      c_codec = pattern_codec(c);
+      patterns = lanes::patterns_supported(lp, a_codec, b_codec, c_codec, keep_subnormals, k);
     }
+  }
+
+  static lanes::PatternCodec pattern_codec(const FieldCodec& f) {
+    lanes::PatternCodec p;
+    p.precision = f.precision;
+    p.width = std::countr_zero(f.sign_mask) + 1;
+    p.bias = f.bias;
+    p.emin = f.emin;
+    p.top_field = f.top_field;
+    p.nan = f.nan == NanEncoding::Ieee ? 0 : (f.nan == NanEncoding::AllOnes ? 1 : 2);
+    p.width_mask = f.width_mask;
+    return p;
   }
 
   // 2^e for e in binary64's normal range [-1022, 1023].
@@ -375,7 +394,20 @@ void BlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, st
   std::vector<Operand> terms;
   terms.reserve(len + 1);
   std::size_t i = 0;
-  if (impl_->lane_params) {
+  if (impl_->patterns) {
+    const std::size_t vec = n / impl_->lane_count * impl_->lane_count;
+    constexpr std::size_t kChunk = 1024;
+    std::uint8_t fixup[kChunk];
+    for (; i < vec; i += kChunk) {
+      const std::size_t m = std::min(kChunk, vec - i);
+      lanes::block_fma_patterns(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec,
+                                impl_->keep_subnormals, m, len, a + i * lda, lda, b + i * ldb, ldb, c + i, d + i,
+                                fixup);
+      for (std::size_t e = 0; e < m; ++e)
+        if (fixup[e]) d[i + e] = impl_->element(len, a + (i + e) * lda, b + (i + e) * ldb, c[i + e], pa, pb, terms);
+    }
+    i = vec;
+  } else if (impl_->lane_params) {
     constexpr std::size_t kChunk = 512;  // elements decoded at a time: the panels stay in L1/L2
     const std::size_t step = std::max(impl_->lane_count, kChunk / impl_->lane_count * impl_->lane_count);
     Impl::Panels panels(len, step);

@@ -19,6 +19,7 @@
 namespace tcsim::lanes {
 
 inline constexpr double kZeroExponent = -1.0e9;
+inline constexpr std::size_t kMaxPatternLen = 64;  // products per block on the pattern path
 
 struct LaneParams {
   double fraction_bits = 0;        // F
@@ -30,6 +31,32 @@ struct LaneParams {
   int out_precision = 24, out_emin = -126, out_emax = 127, out_bias = 127, out_width = 32;
   std::uint64_t out_max_finite_significand = 0;  // at emax, implicit bit included
 };
+
+// Decoding of a pattern format with the standard layout (block_kernel.cpp checks it):
+// sign bit at width-1, exponent field above precision-1 fraction bits.
+struct PatternCodec {
+  int precision = 11, width = 16, bias = 15, emin = -14;
+  std::uint64_t top_field = 31;  // all-ones exponent field
+  int nan = 0;                   // 0: top field is Inf/NaN (IEEE); 1: all-ones pattern is NaN; 2: no NaN
+  std::uint64_t width_mask = 0xffff;
+};
+
+// Whether block_fma_patterns can run with these parameters: alignment rz/rd/ru, a and b of
+// at most 12 significand bits, and every block sum of up to `max_len` terms below 2^63
+// (F + 2 + log2(max_len) <= 62); c decodable into binary64.
+bool patterns_supported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                        bool keep_subnormals, std::size_t max_len);
+
+// n block FMAs on patterns, element-major as BlockKernel::run takes them: operand t of
+// element i at a[i * lda + t], b[i * ldb + t]; c[i]. Vectorized across the products of one
+// element in integer lanes (exact significand products, shifts that round like the
+// alignment, one integer sum), then across elements for c and the final rounding. Writes
+// d[i], and fixup[i] = 1 where the caller must compute element i exactly (NaN/Inf or
+// out-of-range patterns, no nonzero term, zero sums, wraps, results outside the normal range).
+void block_fma_patterns(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                        bool keep_subnormals, std::size_t n, std::size_t len, const std::uint64_t* a_bits,
+                        std::size_t lda, const std::uint64_t* b_bits, std::size_t ldb, const std::uint64_t* c_bits,
+                        std::uint64_t* d, std::uint8_t* fixup);
 
 // Lanes of the best target on this machine (elements per vector).
 std::size_t lane_count();

@@ -1,0 +1,124 @@
+// Private to sim/src: SIMD helpers shared by the block kernels (block_lanes.cpp,
+// block_patterns.cpp, block_tile.cpp), included once per Highway target.
+#if defined(TCSIM_SIM_BLOCK_LANES_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TCSIM_SIM_BLOCK_LANES_INL_H_
+#undef TCSIM_SIM_BLOCK_LANES_INL_H_
+#else
+#define TCSIM_SIM_BLOCK_LANES_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "block_lanes.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tcsim::lanes::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// A nonzero term whose scaled value underflows binary64 must still round away from zero
+// under directed alignment (rd for negative, ru for positive terms): such terms are lifted
+// to +-2^-100, which every alignment rounding treats as the tiny nonzero it is.
+template <class D, class V>
+V Scaled(D d, V term, V scale, bool directed) {
+  const V x = hn::Mul(term, scale);
+  if (!directed) return x;  // rz and rne take any |x| < 1/2 to 0, underflowed or not
+  const V tiny = hn::Set(d, 0x1p-100);
+  return hn::IfThenElse(hn::And(hn::Lt(hn::Abs(x), tiny), hn::Ne(term, hn::Zero(d))), hn::CopySign(tiny, term), x);
+}
+
+template <class D, class V>
+V Align(D, V x, int mode) {
+  switch (mode) {
+    case 1: return hn::Floor(x);
+    case 2: return hn::Ceil(x);
+    case 3: return hn::Round(x);  // ties to even
+    default: return hn::Trunc(x);
+  }
+}
+
+// 2^e for integral e in [-1022, 1023], from the exponent field.
+template <class D, class V>
+V PowerOfTwo(D d, V e) {
+  const hn::RebindToSigned<D> di;
+  const auto field = hn::ConvertTo(di, hn::Add(e, hn::Set(d, 1023.0)));
+  return hn::BitCast(d, hn::ShiftLeft<52>(field));
+}
+
+// Rounding a binary64 value (an exact result) into the output format, in integer lanes:
+// the pattern, the rounded value as a binary64 and its e_ref, and the lanes that need the
+// exact path (below 2^emin, decided before rounding as round_to_format does; overflow).
+struct OutRounding {
+  using D = hn::ScalableTag<double>;
+  using DI = hn::RebindToSigned<D>;
+  using DU = hn::RebindToUnsigned<D>;
+  using VD = hn::Vec<D>;
+  using VU = hn::Vec<DU>;
+  using VI = hn::Vec<DI>;
+  D d;
+  DI di;
+  DU du;
+  int mode, drop, precision, width;
+  VU mant_mask, implicit, rem_mask, half, one, zero_u, top, frac_mask, max_sig;
+  VI emin, emax, bias, i1023;
+
+  explicit OutRounding(const LaneParams& p, int rounding)
+      : mode(rounding), drop(52 - (p.out_precision - 1)), precision(p.out_precision), width(p.out_width),
+        mant_mask(hn::Set(du, (std::uint64_t{1} << 52) - 1)), implicit(hn::Set(du, std::uint64_t{1} << 52)),
+        rem_mask(hn::Set(du, drop == 0 ? 0 : (std::uint64_t{1} << drop) - 1)),
+        half(hn::Set(du, drop == 0 ? 0 : std::uint64_t{1} << (drop - 1))), one(hn::Set(du, 1)), zero_u(hn::Zero(du)),
+        top(hn::Set(du, std::uint64_t{1} << p.out_precision)),
+        frac_mask(hn::Set(du, (std::uint64_t{1} << (p.out_precision - 1)) - 1)),
+        max_sig(hn::Set(du, p.out_max_finite_significand)), emin(hn::Set(di, p.out_emin)),
+        emax(hn::Set(di, p.out_emax)), bias(hn::Set(di, p.out_bias)), i1023(hn::Set(di, 1023)) {}
+
+  // v nonzero and finite (other lanes are flagged by the caller).
+  hn::Mask<D> Round(VD v, VU& out, VD& value, VD& eref) const {
+    const VU bits = hn::BitCast(du, v);
+    const VU sign = hn::ShiftRight<63>(bits);
+    VI e = hn::Sub(hn::BitCast(di, hn::ShiftRight<52>(hn::And(bits, hn::Set(du, 0x7ff0000000000000ull)))), i1023);
+    const auto tiny = hn::Lt(e, emin);
+    const VU mant = hn::Or(hn::And(bits, mant_mask), implicit);
+    VU kept = hn::ShiftRightSame(mant, drop);
+    const VU rem = hn::And(mant, rem_mask);
+    const auto inexact = hn::Ne(rem, zero_u);
+    const auto is_neg = hn::Ne(sign, zero_u);
+    switch (mode) {
+      case 1: kept = hn::Add(kept, hn::IfThenElseZero(hn::And(inexact, is_neg), one)); break;
+      case 2: kept = hn::Add(kept, hn::IfThenElseZero(hn::AndNot(is_neg, inexact), one)); break;
+      case 3: {
+        // Signed compares: every quantity here is below 2^53.
+        const auto up = hn::Or(hn::RebindMask(du, hn::Gt(hn::BitCast(di, rem), hn::BitCast(di, half))),
+                               hn::And(hn::Eq(rem, half), hn::Ne(hn::And(kept, one), zero_u)));
+        kept = hn::Add(kept, hn::IfThenElseZero(up, one));
+        break;
+      }
+      case 4: kept = hn::Or(kept, hn::IfThenElseZero(inexact, one)); break;
+      default: break;
+    }
+    const auto carried = hn::Eq(kept, top);  // rounded up into the next binade
+    kept = hn::IfThenElse(carried, hn::ShiftRight<1>(kept), kept);
+    e = hn::Add(e, hn::IfThenElseZero(hn::RebindMask(di, carried), hn::Set(di, 1)));
+    const auto over_max = hn::And(hn::Eq(e, emax), hn::Gt(hn::BitCast(di, kept), hn::BitCast(di, max_sig)));
+    const auto bad = hn::Or(hn::Or(tiny, hn::Gt(e, emax)), over_max);
+    const VU fraction = hn::And(kept, frac_mask);
+    out = hn::Or(hn::Or(hn::ShiftLeftSame(sign, width - 1),
+                        hn::ShiftLeftSame(hn::BitCast(du, hn::Add(e, bias)), precision - 1)),
+                 fraction);
+    value = hn::BitCast(d, hn::Or(hn::Or(hn::ShiftLeft<63>(sign), hn::ShiftLeft<52>(hn::BitCast(du, hn::Add(e, i1023)))),
+                                  hn::ShiftLeftSame(fraction, drop)));
+    eref = hn::ConvertTo(d, e);
+    return hn::RebindMask(d, bad);
+  }
+};
+
+inline void StoreFlags(hn::ScalableTag<double> d, hn::Mask<hn::ScalableTag<double>> bad, std::uint8_t* fixup) {
+  const hn::RebindToUnsigned<decltype(d)> du;
+  HWY_ALIGN std::uint64_t flags[HWY_MAX_BYTES / sizeof(double)];
+  hn::Store(hn::BitCast(du, hn::VecFromMask(d, bad)), du, flags);
+  for (std::size_t l = 0; l < hn::Lanes(d); ++l) fixup[l] = flags[l] != 0;
+}
+
+}  // namespace tcsim::lanes::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
