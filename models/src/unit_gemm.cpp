@@ -21,6 +21,19 @@ namespace tcsim::models {
 namespace {
 
 constexpr std::size_t kPanel = 256;  // columns per task: B's panel of a block stays in L1/L2
+constexpr std::size_t kTaskRows = 16;  // rows of A per tile task
+
+// Accumulators of a tile task: patterns and their decoded binary32 form.
+struct TileState {
+  std::vector<std::uint64_t> bits;
+  std::vector<float> value;
+  std::vector<std::int32_t> eref;
+  void resize(std::size_t size) {
+    bits.assign(size, 0);
+    value.resize(size);
+    eref.resize(size);
+  }
+};
 
 void check_size(const char* what, std::size_t got, std::size_t want, const char* dims) {
   if (got != want)
@@ -91,13 +104,83 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
     for (std::size_t t = 0; t < KK; ++t) Ab[i * KK + t] = order[t] < K ? A[i * K + order[t]] : 0;
   for (std::size_t t = 0; t < KK; ++t)
     for (std::size_t j = 0; j < n; ++j) Bb[t * n + j] = order[t] < K ? B[order[t] * n + j] : 0;
+  const std::size_t o = r.out_index(out);
+  const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  const std::uint64_t zero = out.zero(false);
+
+  if (kernel->tile_supported()) {
+    // Tiles of kTaskRows rows x kPanel columns: B's block slice is reused from L1 by every row.
+    const std::size_t TC = kernel->tile_columns(), n_pad = (n + TC - 1) / TC * TC;
+    std::vector<std::uint64_t> Bp(KK * n_pad, 0);
+    for (std::size_t t = 0; t < KK; ++t) std::copy_n(Bb.begin() + t * n, n, Bp.begin() + t * n_pad);
+    std::vector<float> Af(m * KK), Bf(KK * n_pad);
+    std::vector<std::int32_t> Ae(m * KK), Be(KK * n_pad);
+    kernel->decode_tile(BlockKernel::Role::A, Ab.size(), Ab.data(), Af.data(), Ae.data());
+    kernel->decode_tile(BlockKernel::Role::B, Bp.size(), Bp.data(), Bf.data(), Be.data());
+    const std::size_t panel = std::max(TC, kPanel / TC * TC);
+    const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + panel - 1) / panel;
+    run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
+      const std::size_t i0 = ib * kTaskRows, rows = std::min(m, i0 + kTaskRows) - i0;
+      const std::size_t j0 = p * panel, w = std::min(n_pad, j0 + panel) - j0;
+      const std::size_t valid = j0 < n ? std::min(n, j0 + w) - j0 : 0;
+      // Per-thread accumulators, reused by the thread's tasks (no allocation per task).
+      thread_local TileState acc, blk, tmp;
+      acc.resize(rows * w);
+      blk.resize(rows * w);
+      tmp.resize(rows * w);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        for (std::size_t j = 0; j < valid; ++j) acc.bits[rr * w + j] = C[(i0 + rr) * n + j0 + j];
+      kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(), acc.eref.data());
+      std::size_t start = 0;
+      do {  // instructions (K = 0 runs one)
+        const std::size_t end = std::min(KK, start + group);
+        TileState& x = final_add ? blk : acc;
+        if (final_add) {
+          std::fill(blk.bits.begin(), blk.bits.end(), zero);
+          kernel->decode_tile(BlockKernel::Role::C, blk.bits.size(), blk.bits.data(), blk.value.data(),
+                              blk.eref.data());
+        }
+        std::size_t pos = start;
+        do {  // blocks of k
+          const std::size_t len = std::min(k, end - pos);
+          kernel->run_tile(rows, w, valid, len, Ab.data() + i0 * KK + pos, Af.data() + i0 * KK + pos,
+                           Ae.data() + i0 * KK + pos, KK, Bp.data() + pos * n_pad + j0, Bf.data() + pos * n_pad + j0,
+                           Be.data() + pos * n_pad + j0, n_pad, x.bits.data(), x.value.data(), x.eref.data(),
+                           tmp.bits.data(), tmp.value.data(), tmp.eref.data(), w);
+          // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
+          // Padding columns (j >= valid) are never computed exactly nor read back.
+          if (r.narrow[o]) {
+            for (std::size_t rr = 0; rr < rows; ++rr)
+              for (std::size_t j = 0; j < w; ++j)
+                x.bits[rr * w + j] = j < valid ? r.to_out(o, tmp.bits[rr * w + j]) : 0;
+          } else {
+            std::swap(x.bits, tmp.bits);
+          }
+          std::swap(x.value, tmp.value);
+          std::swap(x.eref, tmp.eref);
+          pos += len;
+        } while (pos < end);
+        if (final_add) {
+          for (std::size_t rr = 0; rr < rows; ++rr)
+            for (std::size_t j = 0; j < valid; ++j) {
+              const std::size_t e = rr * w + j;
+              acc.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o]);
+            }
+          kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(),
+                              acc.eref.data());
+        }
+        start = end;
+      } while (start < KK);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        std::copy_n(acc.bits.begin() + rr * w, valid, D.begin() + static_cast<std::ptrdiff_t>((i0 + rr) * n + j0));
+    });
+    return D;
+  }
+
   std::vector<double> Av(m * KK), Ae(m * KK), Bv(KK * n), Be(KK * n);
   kernel->decode(BlockKernel::Role::A, Ab.size(), Ab.data(), Av.data(), Ae.data());
   kernel->decode(BlockKernel::Role::B, Bb.size(), Bb.data(), Bv.data(), Be.data());
 
-  const std::size_t o = r.out_index(out);
-  const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
-  const std::uint64_t zero = out.zero(false);
   run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
     const std::size_t j0 = p * kPanel, w = std::min(n, j0 + kPanel) - j0;
     // Accumulator (patterns of `out`, and decoded) and one instruction's block result.

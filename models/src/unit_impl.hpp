@@ -48,11 +48,24 @@ struct Unit::Impl {
       return static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());
     }
     // A block's result in the output format (re-encoding a narrow result).
+    // The narrow format has the output's sign and exponent field, fewer fraction bits: the
+    // fraction moves up, every value (subnormals and Inf included) stays the same.
     std::uint64_t to_out(std::size_t o, std::uint64_t bits) const {
       if (!narrow[o]) return bits;
-      const ExactValue v = decode(*narrow[o], bits);
-      if (v.is_nan()) return nan_out[o];
-      return round_bits(v, outs[o], Rounding::NearestEven);  // exact
+      const Format& nf = *narrow[o];
+      const Format& of = outs[o];
+      if (of.nan != NanEncoding::Ieee || nf.exponent_bits != of.exponent_bits || nf.bias != of.bias ||
+          (bits & ~nf.width_mask())) {  // not a field-for-field re-encoding: by value
+        const ExactValue v = decode(nf, bits);
+        if (v.is_nan()) return nan_out[o];
+        return round_bits(v, of, Rounding::NearestEven);  // exact
+      }
+      const int nfrac = nf.fraction_bits, ofrac = of.fraction_bits;
+      const std::uint64_t field = (bits >> nfrac) & ((std::uint64_t{1} << nf.exponent_bits) - 1);
+      const std::uint64_t frac = bits & ((std::uint64_t{1} << nfrac) - 1);
+      if (field == (std::uint64_t{1} << nf.exponent_bits) - 1 && frac != 0) return nan_out[o];
+      const std::uint64_t sign = (bits & nf.sign_mask()) ? of.sign_mask() : 0;
+      return sign | (field << ofrac) | (frac << (ofrac - nfrac));
     }
     bool has(const Format& in, const Format& out) const {
       return std::find(ins.begin(), ins.end(), in) != ins.end() &&

@@ -70,7 +70,7 @@ TEST_CASE("gemm equals dot element by element on every built-in row", "[gemm]") 
                                     in.name + "->" + out.name + " [" + u.batch_path(in, out, row.instruction) + "]";
           INFO(label);
           for (std::size_t K : {std::size_t{0}, k - 1, 2 * k + 5}) {
-            const std::size_t m = 1 + r.below(5), n = 1 + r.below(40);
+            const std::size_t m = 1 + r.below(40), n = 1 + r.below(70);
             CHECK(check_gemm(u, in, out, row.instruction, m, n, K, r, 2, label) == 0);
           }
         }

@@ -141,6 +141,7 @@ struct BlockKernel::Impl {
   std::size_t lane_count = 1;
   // The pattern path of run() (block_fma_patterns), where it applies.
   bool patterns = false;
+  bool tiles = false;  // block_tile's conditions (block_lanes.hpp)
   lanes::PatternCodec a_codec, b_codec, c_codec;
 
   Impl(const AdderConfig& config, std::size_t k)
@@ -173,7 +174,30 @@ struct BlockKernel::Impl {
       b_codec = pattern_codec(b);
       c_codec = pattern_codec(c);
       patterns = lanes::patterns_supported(lp, a_codec, b_codec, c_codec, keep_subnormals, k);
+      tiles = tile_conditions();
     }
+  }
+
+  // Products exact in binary32 (lowest lsb and largest value in range), c and d exact in
+  // binary32, an int32 block sum, truncating alignment.
+  bool tile_conditions() const {
+    int terms_bits = 0;  // k terms below 2^(F+2) each sum below 2^(F+2+terms_bits)
+    while ((std::size_t{1} << terms_bits) < max_products) ++terms_bits;
+    auto exact_in_binary32 = [](const FieldCodec& f) {
+      return f.precision <= 24 && f.emax <= 127 && f.emin - (f.precision - 1) >= -149;
+    };
+    const int lowest = (a.emin - (a.precision - 1)) + (b.emin - (b.precision - 1));
+    return cfg.alignment_rounding == Rounding::TowardZero && a.precision <= 12 && b.precision <= 12 &&
+           lowest >= -149 && a.emax + b.emax + 2 <= 127 && cfg.fraction_bits + 2 + terms_bits <= 31 &&
+           exact_in_binary32(c) && exact_in_binary32(out);
+  }
+
+  static void tile_operand(const FieldCodec& f, std::uint64_t bits, bool keep_subnormals, float& value,
+                           std::int32_t& eref) {
+    double v, e;
+    lane_operand(f, bits, keep_subnormals, v, e);
+    value = static_cast<float>(v);  // exact (tile_conditions), NaN for specials
+    eref = e == lanes::kZeroExponent ? lanes::kTileZero : (v != v ? lanes::kTileSpecial : static_cast<std::int32_t>(e));
   }
 
   static lanes::PatternCodec pattern_codec(const FieldCodec& f) {
@@ -427,6 +451,47 @@ void BlockKernel::decode(Role role, std::size_t count, const std::uint64_t* bits
   const Impl& k = *impl_;
   const FieldCodec& f = role == Role::A ? k.a : (role == Role::B ? k.b : k.c);
   for (std::size_t i = 0; i < count; ++i) Impl::lane_operand(f, bits[i], k.keep_subnormals, value[i], eref[i]);
+}
+
+bool BlockKernel::tile_supported() const { return impl_->tiles; }
+std::size_t BlockKernel::tile_columns() const { return lanes::tile_columns(); }
+
+void BlockKernel::decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value,
+                              std::int32_t* eref) const {
+  const Impl& k = *impl_;
+  const FieldCodec& f = role == Role::A ? k.a : (role == Role::B ? k.b : k.c);
+  for (std::size_t i = 0; i < count; ++i) Impl::tile_operand(f, bits[i], k.keep_subnormals, value[i], eref[i]);
+}
+
+void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t len,
+                           const std::uint64_t* a_bits, const float* a_value, const std::int32_t* a_eref,
+                           std::size_t lda, const std::uint64_t* b_bits, const float* b_value,
+                           const std::int32_t* b_eref, std::size_t ldb, const std::uint64_t* c_bits,
+                           const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits, float* d_value,
+                           std::int32_t* d_eref, std::size_t ldc) const {
+  const Impl& k = *impl_;
+  if (!k.tiles) throw std::logic_error("block kernel: run_tile on a configuration without tiles");
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  if (cols % lanes::tile_columns() != 0 || valid_cols > cols)
+    throw std::invalid_argument("block kernel: run_tile needs cols a multiple of tile_columns()");
+  // Every flag of the tile is written by block_tile: a per-thread buffer, never cleared.
+  thread_local std::vector<std::uint8_t> fixup;
+  if (fixup.size() < rows * ldc) fixup.resize(rows * ldc);
+  lanes::block_tile(*k.lane_params, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
+                    d_bits, d_value, d_eref, ldc, fixup.data());
+  std::vector<std::uint64_t> column, pa, pb;
+  std::vector<Operand> terms;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < valid_cols; ++j) {
+      const std::size_t o = r * ldc + j;
+      if (!fixup[o]) continue;
+      column.resize(len);
+      for (std::size_t t = 0; t < len; ++t) column[t] = b_bits[t * ldb + j];
+      d_bits[o] = k.element(len, a_bits + r * lda, column.data(), c_bits[o], pa, pb, terms);
+      Impl::tile_operand(k.out, d_bits[o], k.keep_subnormals, d_value[o], d_eref[o]);
+    }
 }
 
 void BlockKernel::run_row(std::size_t n, std::size_t len, const std::uint64_t* a_bits, const double* a_value,

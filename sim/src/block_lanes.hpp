@@ -79,3 +79,28 @@ void add_round(const LaneParams& p, int rounding, std::size_t n, const double* x
                double* d_value, double* d_eref, std::uint8_t* fixup);
 
 }  // namespace tcsim::lanes
+
+namespace tcsim::lanes {
+
+// ---- Tiles of a GEMM in binary32 lanes (block_tile.cpp): for rz alignment, operands whose
+// products are exact binary32 numbers (fp16, fp8, ...), F + 2 + log2(k) <= 31 (the block sum
+// is exact in int32) and c/d formats exact in binary32 (block_kernel.cpp checks all this).
+// An operand is its value (binary32, exact) and e_ref (int32); zeros carry kTileZero and
+// NaN/Inf (or patterns out of range) kTileSpecial, so that a block touching them is flagged.
+inline constexpr std::int32_t kTileZero = -(1 << 26);
+inline constexpr std::int32_t kTileSpecial = 1 << 28;
+inline constexpr std::size_t kTileRows = 4;  // rows of A per micro-tile
+
+// Columns per micro-tile on this machine (cols passed to block_tile is a multiple of it).
+std::size_t tile_columns();
+
+// One block FMA for every output of a rows x cols tile: d[r][j] = c[r][j] +
+// sum_{t < len} a[r][t] b[t][j] (a at a_value[r * lda + t], b at b_value[t * ldb + j], c and d
+// at [r * ldc + j]). Writes d's pattern, value and e_ref, and fixup[r * ldc + j] = 1 where the
+// caller must compute the element exactly.
+void block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+                const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+                std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
+                float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint8_t* fixup);
+
+}  // namespace tcsim::lanes

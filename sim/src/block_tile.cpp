@@ -1,0 +1,156 @@
+// The GEMM tile kernel (block_lanes.hpp: block_tile), compiled once per SIMD target by Google
+// Highway and chosen at run time. A micro-tile of kTileRows rows of A against kTileVectors
+// vectors of B's columns stays in registers over one block FMA: pass 1 takes E per output
+// (the largest e_ref(a) + e_ref(b), and c's), pass 2 sums trunc(a b 2^(F - E)) in int32 lanes
+// (a b and its scaling are exact binary32 operations, the conversion truncates: the rz
+// alignment), then c and the rounding run in binary64 lanes as in BlockFma.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "block_tile.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "block_lanes-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tcsim::lanes::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+constexpr std::size_t kTileVectors = 2;
+constexpr std::int32_t kFlagLimit = 1 << 25;  // |E| beyond it: no nonzero term, or a special operand
+
+std::size_t TileColumns() { return kTileVectors * hn::Lanes(hn::ScalableTag<float>()); }
+
+template <std::size_t MR>
+void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const std::int32_t* a_eref,
+               std::size_t lda, const float* b_value, const std::int32_t* b_eref, std::size_t ldb,
+               const std::int32_t* c_eref, std::size_t ldc, std::int32_t* sums, std::int32_t* exps,
+               std::uint8_t* flags) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  using VF = hn::Vec<decltype(df)>;
+  using VI = hn::Vec<decltype(di)>;
+  constexpr std::size_t NV = kTileVectors;
+  const std::size_t NF = hn::Lanes(df);
+  VI E[MR][NV];
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t v = 0; v < NV; ++v) E[r][v] = hn::LoadU(di, c_eref + r * ldc + v * NF);
+  for (std::size_t t = 0; t < len; ++t) {
+    VI eb[NV];
+    for (std::size_t v = 0; v < NV; ++v) eb[v] = hn::LoadU(di, b_eref + t * ldb + v * NF);
+    for (std::size_t r = 0; r < MR; ++r) {
+      const VI ea = hn::Set(di, a_eref[r * lda + t]);
+      for (std::size_t v = 0; v < NV; ++v) E[r][v] = hn::Max(E[r][v], hn::Add(ea, eb[v]));
+    }
+  }
+  // Flags, the clamp and the scales 2^(F - E) (binary32 normal range only: others flagged).
+  const VI limit = hn::Set(di, kFlagLimit), neg_limit = hn::Set(di, -kFlagLimit);
+  const VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
+  const VI F = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits));
+  const VI lo = hn::Set(di, -120), hi = hn::Set(di, 120), bias = hn::Set(di, 127);
+  VF scale[MR][NV];
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t v = 0; v < NV; ++v) {
+      const VI raw = E[r][v];
+      const VI e = hn::Max(raw, min_e);
+      const VI shift = hn::Sub(F, e);
+      const auto bad = hn::Or(hn::Or(hn::Gt(raw, limit), hn::Lt(raw, neg_limit)),
+                              hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
+      const VI clamped = hn::Min(hn::Max(shift, lo), hi);
+      scale[r][v] = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(clamped, bias)));
+      hn::StoreU(e, di, exps + r * NV * NF + v * NF);
+      hn::StoreU(hn::VecFromMask(di, bad), di, sums + r * NV * NF + v * NF);  // flags, read below
+    }
+  for (std::size_t i = 0; i < MR * NV * NF; ++i) flags[i] = sums[i] != 0;
+  VI S[MR][NV];
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Zero(di);
+  for (std::size_t t = 0; t < len; ++t) {
+    VF vb[NV];
+    for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, b_value + t * ldb + v * NF);
+    for (std::size_t r = 0; r < MR; ++r) {
+      const VF va = hn::Set(df, a_value[r * lda + t]);
+      for (std::size_t v = 0; v < NV; ++v)
+        S[r][v] = hn::Add(S[r][v], hn::ConvertTo(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+    }
+  }
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t v = 0; v < NV; ++v) hn::StoreU(S[r][v], di, sums + r * NV * NF + v * NF);
+}
+
+void BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+               const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+               std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
+               float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint8_t* fixup) {
+  const hn::ScalableTag<float> df;
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::Rebind<std::int32_t, decltype(d)> di_half;
+  const hn::Rebind<float, decltype(d)> df_half;
+  using VD = hn::Vec<decltype(d)>;
+  using VU = hn::Vec<decltype(du)>;
+  const std::size_t NF = hn::Lanes(df), N = hn::Lanes(d), W = kTileVectors * NF;
+  const VD F = hn::Set(d, p.fraction_bits), wrap = hn::Set(d, p.wrap_limit);
+  const OutRounding rounding(p, p.final_rounding);
+  HWY_ALIGN std::int32_t sums[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
+  HWY_ALIGN std::int32_t exps[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
+  HWY_ALIGN std::uint8_t flags[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
+  HWY_ALIGN std::uint8_t lane_flags[HWY_MAX_BYTES / sizeof(double)];
+  for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
+    const std::size_t mr = std::min(kTileRows, rows - r0);
+    for (std::size_t j0 = 0; j0 < cols; j0 += W) {
+      const float* a = a_value + r0 * lda;
+      const std::int32_t* ae = a_eref + r0 * lda;
+      const std::int32_t* ce = c_eref + r0 * ldc + j0;
+      switch (mr) {
+        case 4: MicroTile<4>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
+        case 3: MicroTile<3>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
+        case 2: MicroTile<2>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
+        default: MicroTile<1>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
+      }
+      // c aligned (truncated: rz), the sum, the rounding: binary64 lanes.
+      for (std::size_t r = 0; r < mr; ++r)
+        for (std::size_t j = 0; j < W; j += N) {
+          const std::size_t tile = r * W + j, out = (r0 + r) * ldc + j0 + j;
+          const VD E = hn::PromoteTo(d, hn::LoadU(di_half, exps + tile));
+          const VD shift = hn::Sub(F, E);
+          const VD cv = hn::PromoteTo(d, hn::LoadU(df_half, c_value + out));
+          const VD c_term = hn::Trunc(hn::Mul(hn::IfThenElseZero(hn::IsFinite(cv), cv), PowerOfTwo(d, shift)));
+          const VD s = hn::Add(hn::PromoteTo(d, hn::LoadU(di_half, sums + tile)), c_term);
+          auto bad = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Ge(hn::Abs(s), wrap));
+          const VD v = hn::Mul(s, PowerOfTwo(d, hn::Neg(shift)));
+          VU bits;
+          VD value, eref;
+          bad = hn::Or(bad, rounding.Round(v, bits, value, eref));
+          hn::StoreU(bits, du, d_bits + out);
+          hn::StoreU(hn::DemoteTo(df_half, value), df_half, d_value + out);
+          hn::StoreU(hn::DemoteTo(di_half, eref), di_half, d_eref + out);
+          StoreFlags(d, bad, lane_flags);
+          for (std::size_t l = 0; l < N; ++l) fixup[out + l] = lane_flags[l] | flags[tile + l];
+        }
+    }
+  }
+}
+
+}  // namespace tcsim::lanes::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tcsim::lanes {
+
+HWY_EXPORT(TileColumns);
+HWY_EXPORT(BlockTile);
+
+std::size_t tile_columns() { return HWY_DYNAMIC_DISPATCH(TileColumns)(); }
+
+void block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+                const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+                std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
+                float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint8_t* fixup) {
+  HWY_DYNAMIC_DISPATCH(BlockTile)(p, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
+                                  d_bits, d_value, d_eref, ldc, fixup);
+}
+
+}  // namespace tcsim::lanes
+#endif
