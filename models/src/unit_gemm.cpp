@@ -7,6 +7,7 @@
 // of K in order, the accumulator of each column staying decoded between blocks. Tasks are
 // independent, so the partition (TBB) cannot change any bit.
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -99,24 +100,37 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
   } else {
     for (std::size_t t = 0; t < K; ++t) order.push_back(t);
   }
-  std::vector<std::uint64_t> Ab(m * KK), Bb(KK * n);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t t = 0; t < KK; ++t) Ab[i * KK + t] = order[t] < K ? A[i * K + order[t]] : 0;
-  for (std::size_t t = 0; t < KK; ++t)
-    for (std::size_t j = 0; j < n; ++j) Bb[t * n + j] = order[t] < K ? B[order[t] * n + j] : 0;
+  // A and B as given where the order is the identity and B's rows need no padding to whole
+  // tiles; packed copies otherwise.
+  const bool tiles = kernel->tile_supported();
+  const std::size_t TC = tiles ? kernel->tile_columns() : 1, ldb = (n + TC - 1) / TC * TC;
+  std::vector<std::uint64_t> A_packed, B_packed;
+  const std::uint64_t* Ab = A.data();
+  const std::uint64_t* Bb = B.data();
+  if (pairs) {
+    A_packed.resize(m * KK);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t t = 0; t < KK; ++t) A_packed[i * KK + t] = order[t] < K ? A[i * K + order[t]] : 0;
+    Ab = A_packed.data();
+  }
+  if (pairs || ldb != n) {
+    B_packed.assign(KK * ldb, 0);
+    for (std::size_t t = 0; t < KK; ++t)
+      for (std::size_t j = 0; j < n; ++j) B_packed[t * ldb + j] = order[t] < K ? B[order[t] * n + j] : 0;
+    Bb = B_packed.data();
+  }
   const std::size_t o = r.out_index(out);
   const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
   const std::uint64_t zero = out.zero(false);
 
   if (kernel->tile_supported()) {
     // Tiles of kTaskRows rows x kPanel columns: B's block slice is reused from L1 by every row.
-    const std::size_t TC = kernel->tile_columns(), n_pad = (n + TC - 1) / TC * TC;
-    std::vector<std::uint64_t> Bp(KK * n_pad, 0);
-    for (std::size_t t = 0; t < KK; ++t) std::copy_n(Bb.begin() + t * n, n, Bp.begin() + t * n_pad);
-    std::vector<float> Af(m * KK), Bf(KK * n_pad);
-    std::vector<std::int32_t> Ae(m * KK), Be(KK * n_pad);
-    kernel->decode_tile(BlockKernel::Role::A, Ab.size(), Ab.data(), Af.data(), Ae.data());
-    kernel->decode_tile(BlockKernel::Role::B, Bp.size(), Bp.data(), Bf.data(), Be.data());
+    const std::size_t n_pad = ldb;
+    // Decoded once, uninitialized (every entry is written).
+    std::unique_ptr<float[]> Af(new float[m * KK]), Bf(new float[KK * n_pad]);
+    std::unique_ptr<std::int32_t[]> Ae(new std::int32_t[m * KK]), Be(new std::int32_t[KK * n_pad]);
+    kernel->decode_tile(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
+    kernel->decode_tile(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
     const std::size_t panel = std::max(TC, kPanel / TC * TC);
     const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + panel - 1) / panel;
     run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
@@ -143,9 +157,9 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
         std::size_t pos = start;
         do {  // blocks of k
           const std::size_t len = std::min(k, end - pos);
-          kernel->run_tile(rows, w, valid, len, Ab.data() + i0 * KK + pos, Af.data() + i0 * KK + pos,
-                           Ae.data() + i0 * KK + pos, KK, Bp.data() + pos * n_pad + j0, Bf.data() + pos * n_pad + j0,
-                           Be.data() + pos * n_pad + j0, n_pad, x.bits.data(), x.value.data(), x.eref.data(),
+          kernel->run_tile(rows, w, valid, len, Ab + i0 * KK + pos, Af.get() + i0 * KK + pos,
+                           Ae.get() + i0 * KK + pos, KK, Bb + pos * n_pad + j0, Bf.get() + pos * n_pad + j0,
+                           Be.get() + pos * n_pad + j0, n_pad, x.bits.data(), x.value.data(), x.eref.data(),
                            tmp.bits.data(), tmp.value.data(), tmp.eref.data(), w);
           // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
           // Padding columns (j >= valid) are never computed exactly nor read back.
@@ -178,8 +192,8 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
   }
 
   std::vector<double> Av(m * KK), Ae(m * KK), Bv(KK * n), Be(KK * n);
-  kernel->decode(BlockKernel::Role::A, Ab.size(), Ab.data(), Av.data(), Ae.data());
-  kernel->decode(BlockKernel::Role::B, Bb.size(), Bb.data(), Bv.data(), Be.data());
+  kernel->decode(BlockKernel::Role::A, m * KK, Ab, Av.data(), Ae.data());
+  kernel->decode(BlockKernel::Role::B, KK * n, Bb, Bv.data(), Be.data());
 
   run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
     const std::size_t j0 = p * kPanel, w = std::min(n, j0 + kPanel) - j0;
@@ -202,8 +216,8 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
       std::size_t pos = start;
       do {  // blocks of k
         const std::size_t len = std::min(k, end - pos);
-        kernel->run_row(w, len, Ab.data() + i * KK + pos, Av.data() + i * KK + pos, Ae.data() + i * KK + pos,
-                        Bb.data() + pos * n + j0, Bv.data() + pos * n + j0, Be.data() + pos * n + j0, n, x.data(),
+        kernel->run_row(w, len, Ab + i * KK + pos, Av.data() + i * KK + pos, Ae.data() + i * KK + pos,
+                        Bb + pos * n + j0, Bv.data() + pos * n + j0, Be.data() + pos * n + j0, n, x.data(),
                         xv.data(), xe.data(), tmp.data(), tmp_v.data(), tmp_e.data());
         // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
         for (std::size_t j = 0; j < w; ++j) x[j] = r.to_out(o, tmp[j]);

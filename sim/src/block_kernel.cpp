@@ -459,8 +459,8 @@ std::size_t BlockKernel::tile_columns() const { return lanes::tile_columns(); }
 void BlockKernel::decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value,
                               std::int32_t* eref) const {
   const Impl& k = *impl_;
-  const FieldCodec& f = role == Role::A ? k.a : (role == Role::B ? k.b : k.c);
-  for (std::size_t i = 0; i < count; ++i) Impl::tile_operand(f, bits[i], k.keep_subnormals, value[i], eref[i]);
+  const lanes::PatternCodec& f = role == Role::A ? k.a_codec : (role == Role::B ? k.b_codec : k.c_codec);
+  lanes::decode_tile_lanes(f, k.keep_subnormals, count, bits, value, eref);
 }
 
 void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t len,
@@ -476,22 +476,20 @@ void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid
                                 std::to_string(k.max_products));
   if (cols % lanes::tile_columns() != 0 || valid_cols > cols)
     throw std::invalid_argument("block kernel: run_tile needs cols a multiple of tile_columns()");
-  // Every flag of the tile is written by block_tile: a per-thread buffer, never cleared.
-  thread_local std::vector<std::uint8_t> fixup;
-  if (fixup.size() < rows * ldc) fixup.resize(rows * ldc);
-  lanes::block_tile(*k.lane_params, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
-                    d_bits, d_value, d_eref, ldc, fixup.data());
+  thread_local std::vector<std::uint32_t> flagged;
+  if (flagged.size() < rows * ldc) flagged.resize(rows * ldc);
+  const std::size_t count = lanes::block_tile(*k.lane_params, rows, cols, len, a_value, a_eref, lda, b_value, b_eref,
+                                              ldb, c_value, c_eref, d_bits, d_value, d_eref, ldc, flagged.data());
   std::vector<std::uint64_t> column, pa, pb;
   std::vector<Operand> terms;
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < valid_cols; ++j) {
-      const std::size_t o = r * ldc + j;
-      if (!fixup[o]) continue;
-      column.resize(len);
-      for (std::size_t t = 0; t < len; ++t) column[t] = b_bits[t * ldb + j];
-      d_bits[o] = k.element(len, a_bits + r * lda, column.data(), c_bits[o], pa, pb, terms);
-      Impl::tile_operand(k.out, d_bits[o], k.keep_subnormals, d_value[o], d_eref[o]);
-    }
+  for (std::size_t f = 0; f < count; ++f) {
+    const std::size_t o = flagged[f], r = o / ldc, j = o % ldc;
+    if (j >= valid_cols) continue;  // padding
+    column.resize(len);
+    for (std::size_t t = 0; t < len; ++t) column[t] = b_bits[t * ldb + j];
+    d_bits[o] = k.element(len, a_bits + r * lda, column.data(), c_bits[o], pa, pb, terms);
+    Impl::tile_operand(k.out, d_bits[o], k.keep_subnormals, d_value[o], d_eref[o]);
+  }
 }
 
 void BlockKernel::run_row(std::size_t n, std::size_t len, const std::uint64_t* a_bits, const double* a_value,

@@ -118,6 +118,40 @@ inline void StoreFlags(hn::ScalableTag<double> d, hn::Mask<hn::ScalableTag<doubl
   for (std::size_t l = 0; l < hn::Lanes(d); ++l) fixup[l] = flags[l] != 0;
 }
 
+// Decoding of patterns in 64-bit integer lanes.
+struct PatternLanes {
+  using DU = hn::ScalableTag<std::uint64_t>;
+  using DI = hn::RebindToSigned<DU>;
+  using VU = hn::Vec<DU>;
+  using VI = hn::Vec<DI>;
+  DU du;
+  DI di;
+  VU field_top, frac_mask, implicit, zero, one, invalid_bits;
+  VI bias;
+  int fraction_bits, sign_shift, nan;
+  bool keep_subnormals;
+
+  PatternLanes(const PatternCodec& f, bool keep_sub)
+      : field_top(hn::Set(du, f.top_field)), frac_mask(hn::Set(du, (std::uint64_t{1} << (f.precision - 1)) - 1)),
+        implicit(hn::Set(du, std::uint64_t{1} << (f.precision - 1))), zero(hn::Zero(du)), one(hn::Set(du, 1)),
+        invalid_bits(hn::Set(du, ~f.width_mask)), bias(hn::Set(di, f.bias)), fraction_bits(f.precision - 1),
+        sign_shift(f.width - 1), nan(f.nan), keep_subnormals(keep_sub) {}
+
+  // Significand (integer), e_ref (emin for subnormals), sign bit, and the lanes that are
+  // NaN/Inf or not patterns of the format.
+  void Decode(VU x, VU& sig, VI& eref, VU& sign, hn::Mask<DU>& bad) const {
+    const VU field = hn::And(hn::ShiftRightSame(x, fraction_bits), field_top);
+    const VU frac = hn::And(x, frac_mask);
+    const auto subnormal = hn::Eq(field, zero);
+    sig = hn::IfThenElse(subnormal, keep_subnormals ? frac : zero, hn::Or(frac, implicit));
+    eref = hn::Sub(hn::BitCast(di, hn::Max(field, one)), bias);
+    sign = hn::And(hn::ShiftRightSame(x, sign_shift), one);
+    bad = hn::Ne(hn::And(x, invalid_bits), zero);
+    if (nan == 0) bad = hn::Or(bad, hn::Eq(field, field_top));
+    if (nan == 1) bad = hn::Or(bad, hn::And(hn::Eq(field, field_top), hn::Eq(frac, frac_mask)));
+  }
+};
+
 }  // namespace tcsim::lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

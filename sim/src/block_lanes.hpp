@@ -91,16 +91,21 @@ inline constexpr std::int32_t kTileZero = -(1 << 26);
 inline constexpr std::int32_t kTileSpecial = 1 << 28;
 inline constexpr std::size_t kTileRows = 4;  // rows of A per micro-tile
 
+// Patterns of `f` into binary32 values (exact, NaN for NaN/Inf and out-of-range patterns) and
+// int32 e_refs (kTileZero, kTileSpecial).
+void decode_tile_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
+                       float* value, std::int32_t* eref);
+
 // Columns per micro-tile on this machine (cols passed to block_tile is a multiple of it).
 std::size_t tile_columns();
 
 // One block FMA for every output of a rows x cols tile: d[r][j] = c[r][j] +
 // sum_{t < len} a[r][t] b[t][j] (a at a_value[r * lda + t], b at b_value[t * ldb + j], c and d
-// at [r * ldc + j]). Writes d's pattern, value and e_ref, and fixup[r * ldc + j] = 1 where the
-// caller must compute the element exactly.
-void block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
-                const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
-                std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
-                float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint8_t* fixup);
+// at [r * ldc + j]). Writes d's pattern, value and e_ref, and returns how many outputs the
+// caller must compute exactly, their offsets r * ldc + j in flagged[] (room for rows * ldc).
+std::size_t block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+                       const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+                       std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
+                       float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged);
 
 }  // namespace tcsim::lanes

@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "block_lanes-inl.h"
 
@@ -26,7 +27,7 @@ template <std::size_t MR>
 void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const std::int32_t* a_eref,
                std::size_t lda, const float* b_value, const std::int32_t* b_eref, std::size_t ldb,
                const std::int32_t* c_eref, std::size_t ldc, std::int32_t* sums, std::int32_t* exps,
-               std::uint8_t* flags) {
+               std::int32_t* eflags) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   using VF = hn::Vec<decltype(df)>;
@@ -60,9 +61,8 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
       const VI clamped = hn::Min(hn::Max(shift, lo), hi);
       scale[r][v] = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(clamped, bias)));
       hn::StoreU(e, di, exps + r * NV * NF + v * NF);
-      hn::StoreU(hn::VecFromMask(di, bad), di, sums + r * NV * NF + v * NF);  // flags, read below
+      hn::StoreU(hn::VecFromMask(di, bad), di, eflags + r * NV * NF + v * NF);
     }
-  for (std::size_t i = 0; i < MR * NV * NF; ++i) flags[i] = sums[i] != 0;
   VI S[MR][NV];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Zero(di);
@@ -79,10 +79,10 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
     for (std::size_t v = 0; v < NV; ++v) hn::StoreU(S[r][v], di, sums + r * NV * NF + v * NF);
 }
 
-void BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
                const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
                std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
-               float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint8_t* fixup) {
+               float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) {
   const hn::ScalableTag<float> df;
   const hn::ScalableTag<double> d;
   const hn::RebindToUnsigned<decltype(d)> du;
@@ -95,8 +95,10 @@ void BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::siz
   const OutRounding rounding(p, p.final_rounding);
   HWY_ALIGN std::int32_t sums[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
   HWY_ALIGN std::int32_t exps[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
-  HWY_ALIGN std::uint8_t flags[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
+  HWY_ALIGN std::int32_t eflags[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
   HWY_ALIGN std::uint8_t lane_flags[HWY_MAX_BYTES / sizeof(double)];
+  const hn::RebindToSigned<decltype(d)> di64;
+  std::size_t flagged_count = 0;
   for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
     const std::size_t mr = std::min(kTileRows, rows - r0);
     for (std::size_t j0 = 0; j0 < cols; j0 += W) {
@@ -104,10 +106,10 @@ void BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::siz
       const std::int32_t* ae = a_eref + r0 * lda;
       const std::int32_t* ce = c_eref + r0 * ldc + j0;
       switch (mr) {
-        case 4: MicroTile<4>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
-        case 3: MicroTile<3>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
-        case 2: MicroTile<2>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
-        default: MicroTile<1>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, flags); break;
+        case 4: MicroTile<4>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
+        case 3: MicroTile<3>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
+        case 2: MicroTile<2>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
+        default: MicroTile<1>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
       }
       // c aligned (truncated: rz), the sum, the rounding: binary64 lanes.
       for (std::size_t r = 0; r < mr; ++r)
@@ -119,6 +121,8 @@ void BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::siz
           const VD c_term = hn::Trunc(hn::Mul(hn::IfThenElseZero(hn::IsFinite(cv), cv), PowerOfTwo(d, shift)));
           const VD s = hn::Add(hn::PromoteTo(d, hn::LoadU(di_half, sums + tile)), c_term);
           auto bad = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Ge(hn::Abs(s), wrap));
+          bad = hn::Or(bad, hn::RebindMask(d, hn::Ne(hn::PromoteTo(di64, hn::LoadU(di_half, eflags + tile)),
+                                                     hn::Zero(di64))));
           const VD v = hn::Mul(s, PowerOfTwo(d, hn::Neg(shift)));
           VU bits;
           VD value, eref;
@@ -126,10 +130,54 @@ void BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::siz
           hn::StoreU(bits, du, d_bits + out);
           hn::StoreU(hn::DemoteTo(df_half, value), df_half, d_value + out);
           hn::StoreU(hn::DemoteTo(di_half, eref), di_half, d_eref + out);
-          StoreFlags(d, bad, lane_flags);
-          for (std::size_t l = 0; l < N; ++l) fixup[out + l] = lane_flags[l] | flags[tile + l];
+          if (HWY_UNLIKELY(!hn::AllFalse(d, bad))) {
+            StoreFlags(d, bad, lane_flags);
+            for (std::size_t l = 0; l < N; ++l)
+              if (lane_flags[l]) flagged[flagged_count++] = static_cast<std::uint32_t>(out + l);
+          }
         }
     }
+  }
+  return flagged_count;
+}
+
+// Patterns into binary32 values and int32 e_refs (block_lanes.hpp: decode_tile_lanes).
+void DecodeTile(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
+                float* value, std::int32_t* eref) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::Rebind<std::int32_t, decltype(d)> di_half;
+  const hn::Rebind<float, decltype(d)> df_half;
+  using VD = hn::Vec<decltype(d)>;
+  const std::size_t N = hn::Lanes(d);
+  const PatternLanes lanes(f, keep_subnormals);
+  const auto lsb_shift = hn::Set(di, -(f.precision - 1));
+  std::size_t i = 0;
+  for (; i + N <= count; i += N) {
+    hn::Vec<decltype(du)> sig, sign;
+    hn::Vec<decltype(di)> e;
+    hn::Mask<decltype(du)> bad;
+    lanes.Decode(hn::LoadU(du, bits + i), sig, e, sign, bad);
+    // sig * 2^(e_ref - (p - 1)): exact in binary64, then in binary32 (tile conditions).
+    VD v = hn::Mul(hn::ConvertTo(d, hn::BitCast(di, sig)), PowerOfTwo(d, hn::ConvertTo(d, hn::Add(e, lsb_shift))));
+    v = hn::IfThenElse(hn::RebindMask(d, hn::Ne(sign, hn::Zero(du))), hn::Neg(v), v);
+    const auto bad_d = hn::RebindMask(d, bad);
+    v = hn::IfThenElse(bad_d, hn::Set(d, std::numeric_limits<double>::quiet_NaN()), v);
+    VD ev = hn::ConvertTo(d, e);
+    ev = hn::IfThenElse(hn::RebindMask(d, hn::Eq(sig, hn::Zero(du))), hn::Set(d, kTileZero), ev);
+    ev = hn::IfThenElse(bad_d, hn::Set(d, kTileSpecial), ev);
+    hn::StoreU(hn::DemoteTo(df_half, v), df_half, value + i);
+    hn::StoreU(hn::DemoteTo(di_half, ev), di_half, eref + i);
+  }
+  for (; i < count; ++i) {  // the tail through one padded vector
+    HWY_ALIGN std::uint64_t buf[HWY_MAX_BYTES / 8] = {};
+    HWY_ALIGN float v[HWY_MAX_BYTES / 8];
+    HWY_ALIGN std::int32_t e[HWY_MAX_BYTES / 8];
+    buf[0] = bits[i];
+    DecodeTile(f, keep_subnormals, N, buf, v, e);
+    value[i] = v[0];
+    eref[i] = e[0];
   }
 }
 
@@ -141,15 +189,21 @@ namespace tcsim::lanes {
 
 HWY_EXPORT(TileColumns);
 HWY_EXPORT(BlockTile);
+HWY_EXPORT(DecodeTile);
+
+void decode_tile_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
+                       float* value, std::int32_t* eref) {
+  HWY_DYNAMIC_DISPATCH(DecodeTile)(f, keep_subnormals, count, bits, value, eref);
+}
 
 std::size_t tile_columns() { return HWY_DYNAMIC_DISPATCH(TileColumns)(); }
 
-void block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
-                const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
-                std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
-                float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint8_t* fixup) {
-  HWY_DYNAMIC_DISPATCH(BlockTile)(p, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
-                                  d_bits, d_value, d_eref, ldc, fixup);
+std::size_t block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+                       const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+                       std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
+                       float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) {
+  return HWY_DYNAMIC_DISPATCH(BlockTile)(p, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
+                                  d_bits, d_value, d_eref, ldc, flagged);
 }
 
 }  // namespace tcsim::lanes
