@@ -118,3 +118,57 @@ TEST_CASE("real GPU data: built-in units reproduce the first lines of every data
     CHECK(rate >= cs.min_rate);
   }
 }
+
+// The same files, every line, through the fast paths: dot_batch (the block kernel's pattern
+// path) and gemm (its tile path: each case a 1 x 1 GEMM), both against the hardware.
+TEST_CASE("real GPU data: the block kernel's batch and GEMM paths reproduce every line", "[data][kernel]") {
+  const std::string dir = tcsim::test::gpu_data_dir();
+  if (!std::filesystem::exists(dir + "/V100")) {
+    WARN("real-GPU data not found in '" << dir << "' (set TCSIM_GPU_DATA); skipped");
+    return;
+  }
+  const std::size_t lines = static_cast<std::size_t>(tcsim::test::count(1000000));
+  std::size_t files = 0;
+  for (const Case& cs : kCases) {
+    const std::string base = dir + "/" + cs.gpu + "/" + cs.folder + "/";
+    const std::string tag = std::string(cs.gpu) + "/" + cs.folder + " -> " + cs.out;
+    auto A = read_lines(base + "a_" + cs.gpu + "_" + cs.folder + ".txt", lines);
+    auto B = read_lines(base + "b_" + cs.gpu + "_" + cs.folder + ".txt", lines);
+    auto C = read_lines(base + "c_" + cs.gpu + "_fp32.txt", lines);
+    auto D = read_lines(base + "d_" + cs.gpu + "_" + cs.out + ".txt", lines);
+    const std::size_t n = std::min({A.size(), B.size(), C.size(), D.size()});
+    if (n == 0) {
+      WARN("missing data files for " << tag);
+      continue;
+    }
+    ++files;
+    const Unit& unit = builtin_unit(cs.unit);
+    const Format& in = parse_format(cs.in);
+    const Format& out = parse_format(cs.out);
+    const std::size_t K = parse_hex_line(A[0], in).size();
+    std::vector<std::uint64_t> a(n * K), b(n * K), c(n), want(n), got(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto ai = parse_hex_line(A[i], in), bi = parse_hex_line(B[i], in);
+      REQUIRE(ai.size() == K);
+      REQUIRE(bi.size() == K);
+      std::copy(ai.begin(), ai.end(), a.begin() + static_cast<std::ptrdiff_t>(i * K));
+      std::copy(bi.begin(), bi.end(), b.begin() + static_cast<std::ptrdiff_t>(i * K));
+      c[i] = cs.c_is_zero ? 0 : round_bits(decode(formats::fp32(), parse_binary_line(C[i])), out, Rounding::NearestEven);
+      want[i] = round_bits(decode(formats::fp32(), parse_binary_line(D[i])), out, Rounding::NearestEven);
+    }
+    unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), got.data(), "", 2);
+    std::size_t batch_bad = 0, gemm_bad = 0;
+    for (std::size_t i = 0; i < n; ++i) batch_bad += !same(out, got[i], want[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::vector<std::uint64_t> d =
+          unit.gemm(in, out, 1, 1, K, {a.data() + i * K, K}, {b.data() + i * K, K}, {c.data() + i, 1}, "", 1);
+      gemm_bad += !same(out, d[0], want[i]);
+    }
+    std::printf("[data-kernel] %-18s %zu lines via %s [%s]: batch %zu mismatches, gemm %zu mismatches\n", tag.c_str(),
+                n, cs.unit, unit.batch_path(in, out).c_str(), batch_bad, gemm_bad);
+    INFO(tag);
+    CHECK(batch_bad == 0);
+    CHECK(gemm_bad == 0);
+  }
+  CHECK(files == std::size(kCases));
+}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models_test_helpers.hpp"
+#include "kernel_cases.hpp"
 #include "operand_gen.hpp"
 #include "test_support.hpp"
 
@@ -17,36 +18,6 @@ using namespace tcsim::models;
 using namespace tcsim::reftest;
 using tcsim::test::Rng;
 
-namespace {
-
-// One element's operands: products around a common exponent window, sometimes anywhere,
-// with zeros, subnormals and specials; c of any kind.
-void fill_element(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
-                  std::uint64_t& c) {
-  const int kind = static_cast<int>(r.below(6));
-  const int center = r.range(lowest_lead(in), in.emax), width = 1 + static_cast<int>(r.below(20));
-  for (std::size_t t = 0; t < K; ++t) {
-    switch (kind) {
-      case 0: a[t] = random_finite(in, r); b[t] = random_finite(in, r); break;
-      case 1: a[t] = r.below(8) ? random_finite(in, r) : random_special(in, r); b[t] = random_finite(in, r); break;
-      case 2: a[t] = random_huge(in, r); b[t] = random_huge(in, r); break;
-      case 3: a[t] = random_subnormal_or_tiny(in, r); b[t] = random_finite(in, r); break;
-      default:
-        a[t] = value_with_lead(in, r, center - static_cast<int>(r.below(static_cast<std::uint64_t>(width))));
-        b[t] = value_with_lead(in, r, center - static_cast<int>(r.below(static_cast<std::uint64_t>(width))));
-        break;
-    }
-  }
-  if (kind == 5)
-    for (std::size_t t = 0; t + 1 < K; t += 2) a[t + 1] = negate(in, a[t]);  // exact cancellation
-  switch (r.below(4)) {
-    case 0: c = zero_pattern(out, r); break;
-    case 1: c = r.below(4) ? random_finite(out, r) : random_special(out, r); break;
-    default: c = value_with_lead(out, r, std::clamp(2 * center + r.range(-20, 3), lowest_lead(out), out.emax)); break;
-  }
-}
-
-}  // namespace
 
 TEST_CASE("dot_batch through the block kernel equals dot on every built-in row", "[units][kernel]") {
   Rng r(tcsim::test::seed("unit kernel every row", 424242));

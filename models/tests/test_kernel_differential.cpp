@@ -1,0 +1,128 @@
+// The differential campaign of the fast paths (issue 7): on every built-in row and format
+// pair that runs on the block kernel, 10^7 random block FMAs through dot_batch (the pattern
+// path) and 10^6 GEMM outputs through gemm (the tile path) against Unit::dot (the reference
+// adder and chaining), with the kinds of kernel_cases.hpp: zeros of both signs, subnormals,
+// exact cancellation, ties at the final rounding, carry overflow, Inf/NaN, the min-exponent
+// clamp. TCSIM_TEST_SCALE scales the counts (the sanitizer pass runs 2 %); one test case per
+// unit so that ctest runs them in parallel.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernel_cases.hpp"
+#include "models_test_helpers.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+struct Tally {
+  std::uint64_t cases = 0, mismatches = 0;
+};
+
+void report(const std::string& label, const Format& in, const Format& out, std::size_t K, const std::uint64_t* a,
+            const std::uint64_t* b, std::uint64_t c, std::uint64_t got, std::uint64_t want) {
+  std::printf("[kernel-diff] MISMATCH %s K %zu: a = %s, b = %s, c = %s: fast %s, dot %s\n", label.c_str(), K,
+              hex_list(in, a, K).c_str(), hex_list(in, b, K).c_str(), bits_to_hex(out, c).c_str(),
+              bits_to_hex(out, got).c_str(), bits_to_hex(out, want).c_str());
+}
+
+// dot_batch against dot: `total` elements of one instruction's K (a few of K + 3: a padded block).
+Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
+                     std::uint64_t total, const std::string& label) {
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
+  Tally t;
+  constexpr std::size_t kBatch = 1 << 15;
+  std::vector<std::uint64_t> a, b, c(kBatch), d(kBatch);
+  while (t.cases < total) {
+    const std::size_t K = r.below(16) ? instruction_k : instruction_k + 3;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, total - t.cases));
+    a.resize(n * K);
+    b.resize(n * K);
+    for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+    unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 1);
+    for (std::size_t e = 0; e < n; ++e) {
+      const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
+      if (want != d[e] && t.mismatches++ < 3) report(label, in, out, K, a.data() + e * K, b.data() + e * K, c[e], d[e], want);
+    }
+    t.cases += n;
+  }
+  return t;
+}
+
+// gemm against dot: 48 x 40 outputs at a time (tiles, padding and task edges), K of one or two
+// instructions plus a remainder; rows of A and columns of B each drawn from one kind.
+Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
+                    std::uint64_t total, const std::string& label) {
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
+  const std::size_t m = 48, n = 40;
+  Tally t;
+  std::vector<std::uint64_t> column, ignored_c;
+  while (t.cases < total) {
+    const std::size_t K = instruction_k * (1 + r.below(2)) + r.below(3);
+    std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n);
+    std::uint64_t scratch = 0;
+    for (std::size_t i = 0; i < m; ++i) fill_element(in, out, r, A.data() + i * K, Bt.data() + (i % n) * K, K, C[i * n]);
+    for (std::size_t j = 0; j < n; ++j) fill_element(in, out, r, Bt.data() + j * K, A.data() + (j % m) * K, K, scratch);
+    for (std::size_t e = 0; e < m * n; ++e)
+      if (e % n) fill_element(in, out, r, column.data(), column.data(), 0, C[e]);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
+    const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
+    column.resize(K);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
+        const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, column, C[i * n + j], row.instruction);
+        if (want != D[i * n + j] && t.mismatches++ < 3)
+          report(label + " gemm", in, out, K, A.data() + i * K, column.data(), C[i * n + j], D[i * n + j], want);
+      }
+    t.cases += m * n;
+  }
+  return t;
+}
+
+void campaign(const char* unit_name) {
+  const Unit& unit = builtin_unit(unit_name);
+  Rng r(tcsim::test::seed((std::string("kernel differential ") + unit_name).c_str(), 0x7c5e0000 + unit_name[0]));
+  const std::uint64_t batch_total = tcsim::test::count(10'000'000), gemm_total = tcsim::test::count(1'000'000);
+  std::size_t pairs = 0;
+  for (const auto& row : unit.spec().datapaths) {
+    if (row.block_scale) continue;
+    for (const auto& in_name : row.input_formats)
+      for (const auto& out_name : row.output_formats) {
+        const Format &in = parse_format(in_name), &out = parse_format(out_name);
+        if (unit.batch_path(in, out, row.instruction) != "kernel") continue;
+        ++pairs;
+        const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
+                                  " " + in.name + "->" + out.name;
+        INFO(label);
+        const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
+        const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);
+        std::printf("[kernel-diff] %-32s dot_batch %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
+                    label.c_str(), static_cast<unsigned long long>(tb.cases),
+                    static_cast<unsigned long long>(tb.mismatches), static_cast<unsigned long long>(tg.cases),
+                    static_cast<unsigned long long>(tg.mismatches));
+        CHECK(tb.mismatches == 0);
+        CHECK(tg.mismatches == 0);
+      }
+  }
+  CHECK(pairs > 0);
+}
+
+}  // namespace
+
+TEST_CASE("kernel differential: v100", "[kernel][differential]") { campaign("v100"); }
+TEST_CASE("kernel differential: t4", "[kernel][differential]") { campaign("t4"); }
+TEST_CASE("kernel differential: a100", "[kernel][differential]") { campaign("a100"); }
+TEST_CASE("kernel differential: l40s", "[kernel][differential]") { campaign("l40s"); }
+TEST_CASE("kernel differential: h100", "[kernel][differential]") { campaign("h100"); }
+TEST_CASE("kernel differential: b200", "[kernel][differential]") { campaign("b200"); }
