@@ -53,6 +53,10 @@ void print_unit(const models::Unit& unit, bool evidence) {
                 r.sticky_bit ? " sticky" : "", rounding.c_str(), mins.empty() ? "" : (", min_exponent " + mins).c_str(),
                 extra.c_str());
     if (!r.shapes.empty()) std::printf("      shapes: %s\n", join(r.shapes).c_str());
+    if (!r.block_scale) {
+      const std::string path = unit.batch_path(parse_format(r.input_formats[0]), parse_format(r.output_formats[0]), r.instruction);
+      std::printf("      batch path: %s\n", path.c_str());
+    }
     if (evidence) std::printf("      evidence: %s\n", r.evidence.c_str());
   }
 }
@@ -78,7 +82,21 @@ int cmd_units(const Args& args) {
   }
   if (a.has("json")) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto* u : units) arr.push_back(models::to_json(u->spec()));
+    for (const auto* u : units) {
+      nlohmann::json j = models::to_json(u->spec());
+      // Informational (ignored when the JSON is read back as a unit): how dot_batch and gemm
+      // evaluate each format pair of the row (Unit::batch_path).
+      for (std::size_t r = 0; r < u->spec().datapaths.size(); ++r) {
+        const models::DatapathSpec& row = u->spec().datapaths[r];
+        nlohmann::json paths = nlohmann::json::object();
+        for (const auto& in : row.input_formats)
+          for (const auto& out : row.output_formats)
+            paths[in + "->" + out] = row.block_scale ? std::string("reference: block-scaled row")
+                                                     : u->batch_path(parse_format(in), parse_format(out), row.instruction);
+        j["datapaths"][r]["batch_paths"] = paths;
+      }
+      arr.push_back(j);
+    }
     std::printf("%s\n", arr.dump(2).c_str());
     return 0;
   }

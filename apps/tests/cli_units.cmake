@@ -32,3 +32,13 @@ tcsim_check(NAME "units --unit of an unknown name lists the names"
   ARGS units --unit p100
   EXIT 2
   STDERR "unknown unit 'p100'; built-in units: v100 \\(volta\\)")
+
+# Which path dot_batch and gemm take: the block kernel or the reference adder, with the reason.
+tcsim_check(NAME "units shows each row's batch path"
+  ARGS units --unit a100
+  STDOUT "fp16 -> fp32,fp16: [^\n]*\n      shapes: [^\n]*\n      batch path: kernel\n"
+         "fp64 -> fp64: [^\n]*\n      shapes: [^\n]*\n      batch path: reference: per-step normalization")
+tcsim_check(NAME "units --json writes batch_paths per format pair"
+  ARGS units --unit h100 --json
+  STDOUT "\"batch_paths\": {\n *\"fp16->fp32\": \"kernel\",\n *\"fp16->fp16\": \"kernel\"\n *}"
+         "\"fp64->fp64\": \"reference: per-step normalization\"")
