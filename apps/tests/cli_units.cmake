@@ -40,5 +40,5 @@ tcsim_check(NAME "units shows each row's batch path"
          "fp64 -> fp64: [^\n]*\n      shapes: [^\n]*\n      batch path: reference: per-step normalization")
 tcsim_check(NAME "units --json writes batch_paths per format pair"
   ARGS units --unit h100 --json
-  STDOUT "\"batch_paths\": {\n *\"fp16->fp32\": \"kernel\",\n *\"fp16->fp16\": \"kernel\"\n *}"
+  STDOUT "\"batch_paths\": {\n *\"fp16->fp16\": \"kernel\",\n *\"fp16->fp32\": \"kernel\"\n *}"
          "\"fp64->fp64\": \"reference: per-step normalization\"")
