@@ -93,6 +93,15 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
   const std::size_t NF = hn::Lanes(df), N = hn::Lanes(d), W = kTileVectors * NF;
   const VD F = hn::Set(d, p.fraction_bits), wrap = hn::Set(d, p.wrap_limit);
   const OutRounding rounding(p, p.final_rounding);
+  // IEEE binary32 output rounded rz or rne: the conversion to binary32 does the rounding.
+  const bool binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
+                            p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
+                            (p.final_rounding == 0 || p.final_rounding == 3);
+  const hn::Rebind<std::uint32_t, decltype(d)> du_half;
+  const VU rz_mask = hn::Set(du, ~((std::uint64_t{1} << 29) - 1));
+  const VD min_normal = hn::Set(d, 0x1p-126), max_finite = hn::Set(d, 0x1.fffffep127);
+  const auto exp_mask = hn::Set(du_half, 0xffu);
+  const auto bias32 = hn::Set(di_half, 127);
   HWY_ALIGN std::int32_t sums[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
   HWY_ALIGN std::int32_t exps[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
   HWY_ALIGN std::int32_t eflags[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
@@ -124,12 +133,27 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
           bad = hn::Or(bad, hn::RebindMask(d, hn::Ne(hn::PromoteTo(di64, hn::LoadU(di_half, eflags + tile)),
                                                      hn::Zero(di64))));
           const VD v = hn::Mul(s, PowerOfTwo(d, hn::Neg(shift)));
-          VU bits;
-          VD value, eref;
-          bad = hn::Or(bad, rounding.Round(v, bits, value, eref));
-          hn::StoreU(bits, du, d_bits + out);
-          hn::StoreU(hn::DemoteTo(df_half, value), df_half, d_value + out);
-          hn::StoreU(hn::DemoteTo(di_half, eref), di_half, d_eref + out);
+          if (binary32_out) {
+            // rz: the binary64 value cut to 24 significant bits; rne: the conversion's own
+            // (correct, single) rounding. Below 2^-126 (tininess before rounding, as
+            // round_to_format) and overflow go to the exact path.
+            const VD cut = p.final_rounding == 0 ? hn::BitCast(d, hn::And(hn::BitCast(du, v), rz_mask)) : v;
+            const auto f = hn::DemoteTo(df_half, cut);
+            bad = hn::Or(bad, hn::Lt(hn::Abs(v), min_normal));
+            bad = hn::Or(bad, hn::Gt(hn::Abs(hn::PromoteTo(d, f)), max_finite));
+            const auto fbits = hn::BitCast(du_half, f);
+            hn::StoreU(hn::PromoteTo(du, fbits), du, d_bits + out);
+            hn::StoreU(f, df_half, d_value + out);
+            hn::StoreU(hn::Sub(hn::BitCast(di_half, hn::And(hn::ShiftRight<23>(fbits), exp_mask)), bias32), di_half,
+                       d_eref + out);
+          } else {
+            VU bits;
+            VD value, eref;
+            bad = hn::Or(bad, rounding.Round(v, bits, value, eref));
+            hn::StoreU(bits, du, d_bits + out);
+            hn::StoreU(hn::DemoteTo(df_half, value), df_half, d_value + out);
+            hn::StoreU(hn::DemoteTo(di_half, eref), di_half, d_eref + out);
+          }
           if (HWY_UNLIKELY(!hn::AllFalse(d, bad))) {
             StoreFlags(d, bad, lane_flags);
             for (std::size_t l = 0; l < N; ++l)
