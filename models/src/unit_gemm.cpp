@@ -7,7 +7,11 @@
 // of K in order, the accumulator of each column staying decoded between blocks. Tasks are
 // independent, so the partition (TBB) cannot change any bit.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <new>
+
+#include <sys/mman.h>
 #include <stdexcept>
 #include <thread>
 
@@ -24,13 +28,39 @@ namespace {
 constexpr std::size_t kPanel = 256;  // columns per task: B's panel of a block stays in L1/L2
 constexpr std::size_t kTaskRows = 16;  // rows of A per tile task
 
+// A decoded panel: uninitialized (every entry is written before it is read), and for large
+// panels 2 MiB-aligned with transparent huge pages requested, so that first touches cost a
+// fault per 2 MiB rather than per 4 KiB.
+template <class T>
+class PanelBuffer {
+ public:
+  explicit PanelBuffer(std::size_t count) {
+    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
+    constexpr std::size_t kHuge = std::size_t{1} << 21;
+    if (bytes >= kHuge) {
+      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+      p_ = static_cast<T*>(std::aligned_alloc(kHuge, rounded));
+      if (p_) madvise(p_, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+    }
+    if (!p_) p_ = static_cast<T*>(std::malloc(bytes));
+    if (!p_) throw std::bad_alloc();
+  }
+  ~PanelBuffer() { std::free(p_); }
+  PanelBuffer(const PanelBuffer&) = delete;
+  PanelBuffer& operator=(const PanelBuffer&) = delete;
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+
 // Accumulators of a tile task: patterns and their decoded binary32 form.
 struct TileState {
   std::vector<std::uint64_t> bits;
   std::vector<float> value;
   std::vector<std::int32_t> eref;
-  void resize(std::size_t size) {
-    bits.assign(size, 0);
+  void resize(std::size_t size) {  // grows once per thread; the contents are rewritten
+    bits.resize(size);
     value.resize(size);
     eref.resize(size);
   }
@@ -62,12 +92,21 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
                                       std::size_t K, std::span<const std::uint64_t> A,
                                       std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
                                       std::string_view instruction, unsigned threads) const {
+  std::vector<std::uint64_t> D(m * n);
+  gemm_into(in, out, m, n, K, A, B, C, D, instruction, threads);
+  return D;
+}
+
+void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::size_t n, std::size_t K,
+                     std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
+                     std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction,
+                     unsigned threads) const {
   const std::size_t ri = datapath_index(in, out, instruction);
   check_size("A", A.size(), m * K, "m*K");
   check_size("B", B.size(), K * n, "K*n");
   check_size("C", C.size(), m * n, "m*n");
-  std::vector<std::uint64_t> D(m * n);
-  if (m == 0 || n == 0) return D;
+  check_size("D", D.size(), m * n, "m*n");
+  if (m == 0 || n == 0) return;
   const auto& r = impl_->rows[ri];
   const DatapathSpec& row = spec_.datapaths[ri];
   const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
@@ -81,7 +120,7 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
         D[i * n + j] = dot_in_row(ri, in, out, A.subspan(i * K, K), column, C[i * n + j]);
       }
     });
-    return D;
+    return;
   }
 
   // Packing: the k order of one element in dot_in_row, shared by every row and column.
@@ -127,8 +166,8 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
     // Tiles of kTaskRows rows x kPanel columns: B's block slice is reused from L1 by every row.
     const std::size_t n_pad = ldb;
     // Decoded once, uninitialized (every entry is written).
-    std::unique_ptr<float[]> Af(new float[m * KK]), Bf(new float[KK * n_pad]);
-    std::unique_ptr<std::int32_t[]> Ae(new std::int32_t[m * KK]), Be(new std::int32_t[KK * n_pad]);
+    PanelBuffer<float> Af(m * KK), Bf(KK * n_pad);
+    PanelBuffer<std::int32_t> Ae(m * KK), Be(KK * n_pad);
     kernel->decode_tile(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
     kernel->decode_tile(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
     const std::size_t panel = std::max(TC, kPanel / TC * TC);
@@ -143,7 +182,7 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
       blk.resize(rows * w);
       tmp.resize(rows * w);
       for (std::size_t rr = 0; rr < rows; ++rr)
-        for (std::size_t j = 0; j < valid; ++j) acc.bits[rr * w + j] = C[(i0 + rr) * n + j0 + j];
+        for (std::size_t j = 0; j < w; ++j) acc.bits[rr * w + j] = j < valid ? C[(i0 + rr) * n + j0 + j] : 0;
       kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(), acc.eref.data());
       std::size_t start = 0;
       do {  // instructions (K = 0 runs one)
@@ -188,7 +227,7 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
       for (std::size_t rr = 0; rr < rows; ++rr)
         std::copy_n(acc.bits.begin() + rr * w, valid, D.begin() + static_cast<std::ptrdiff_t>((i0 + rr) * n + j0));
     });
-    return D;
+    return;
   }
 
   std::vector<double> Av(m * KK), Ae(m * KK), Bv(KK * n), Be(KK * n);
@@ -233,7 +272,6 @@ std::vector<std::uint64_t> Unit::gemm(const Format& in, const Format& out, std::
     } while (start < KK);
     std::copy(acc.begin(), acc.end(), D.begin() + static_cast<std::ptrdiff_t>(i * n + j0));
   });
-  return D;
 }
 
 }  // namespace tcsim::models

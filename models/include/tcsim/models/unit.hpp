@@ -195,6 +195,12 @@ class Unit {
                                   std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
                                   std::string_view instruction = "", unsigned threads = 0) const;
 
+  // gemm() into a caller's D (m x n patterns): no allocation of the result (repeated GEMMs,
+  // benchmarks).
+  void gemm_into(const Format& in, const Format& out, std::size_t m, std::size_t n, std::size_t K,
+                 std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
+                 std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction = "",
+                 unsigned threads = 0) const;
   // Shapes the unit offers for in -> out (all rows serving the pair, or only those for
   // `instruction`), as written in the table.
   std::vector<std::string> shapes(const Format& in, const Format& out,
