@@ -37,8 +37,8 @@ tcsim_check(NAME "units --unit of an unknown name lists the names"
 tcsim_check(NAME "units shows each row's batch path"
   ARGS units --unit a100
   STDOUT "fp16 -> fp32,fp16: [^\n]*\n      shapes: [^\n]*\n      batch path: kernel\n"
-         "fp64 -> fp64: [^\n]*\n      shapes: [^\n]*\n      batch path: reference: per-step normalization")
+         "fp64 -> fp64: [^\n]*\n      shapes: [^\n]*\n      batch path: fma-chain")
 tcsim_check(NAME "units --json writes batch_paths per format pair"
   ARGS units --unit h100 --json
   STDOUT "\"batch_paths\": {\n *\"fp16->fp16\": \"kernel\",\n *\"fp16->fp32\": \"kernel\"\n *}"
-         "\"fp64->fp64\": \"reference: per-step normalization\"")
+         "\"fp64->fp64\": \"fma-chain\"")

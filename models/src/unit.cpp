@@ -276,6 +276,7 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
         r.kernels.push_back(why ? nullptr
                                 : std::make_shared<const BlockKernel>(cfg, static_cast<std::size_t>(row.fma_size)));
         r.kernel_refusals.push_back(why.value_or(""));
+        r.fma_chains.push_back(!row.block_scale && detail::is_fma_chain(cfg, row));
       }
     // Two rows with the same pair and instruction would make the second unreachable.
     for (std::size_t pj = 0; pj < ri; ++pj) {
@@ -355,7 +356,8 @@ const FixedPointAdder& Unit::adder(const Format& in, const Format& out, std::str
 std::string Unit::batch_path(const Format& in, const Format& out, std::string_view instruction) const {
   const auto& r = impl_->rows[datapath_index(in, out, instruction)];
   const std::size_t p = r.pair_index(in, out);
-  return r.kernels[p] ? "kernel" : "reference: " + r.kernel_refusals[p];
+  if (r.kernels[p]) return "kernel";
+  return r.fma_chains[p] ? "fma-chain" : "reference: " + r.kernel_refusals[p];
 }
 
 // ------------------------------------------------------------------ built-in lookup

@@ -189,6 +189,10 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
   };
   auto run = [&](std::size_t lo, std::size_t hi) {
     if (kernel && hi > lo) return run_kernel(lo, hi);
+    if (r.fma_chains[r.pair_index(in, out)]) {
+      for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o]);
+      return;
+    }
     for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
   };
   // Fixed chunks of elements (their buffers stay in L1/L2), run by TBB tasks: every element

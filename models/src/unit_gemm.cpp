@@ -112,6 +112,14 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
   const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
   const std::size_t panels = (n + kPanel - 1) / kPanel;
 
+  if (!kernel && r.fma_chains[r.pair_index(in, out)]) {  // binary64 FMA chains (detail::is_fma_chain)
+    const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
+    run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j)
+        D[i * n + j] = detail::fma_chain(K, k, A.data() + i * K, 1, B.data() + j, n, C[i * n + j], r.nan_out[o]);
+    });
+    return;
+  }
   if (!kernel) {  // the reference path, element by element
     run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
       std::vector<std::uint64_t> column(K);

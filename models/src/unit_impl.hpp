@@ -2,6 +2,8 @@
 // helpers its files share.
 #pragma once
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,6 +29,33 @@ void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uin
 // d + c as one IEEE addition in `out` with `mode` (CEntry::FinalAdd); NaN gives `nan`.
 std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan);
 
+
+// Rows whose block FMAs are IEEE binary64 FMAs in index order (the fp64 rows: per-step
+// normalization, sequential order, a sticky bit, F wide enough for an exact product and RNE
+// into binary64 at every step): dot_batch and gemm evaluate them with std::fma. Equality with
+// the reference adder: models/tests/test_kernel_differential.cpp.
+inline bool is_fma_chain(const AdderConfig& cfg, const DatapathSpec& row) {
+  const Format& f64 = formats::fp64();
+  return cfg.a_format == f64 && cfg.b_format == f64 && cfg.c_format == f64 && cfg.out_format == f64 &&
+         cfg.normalization == Normalization::PerStep && cfg.order == AccumulationOrder::Sequential &&
+         cfg.c_placement == CPlacement::Aligned && cfg.final_rounding == Rounding::NearestEven && cfg.sticky_bit &&
+         cfg.fraction_bits >= 2 * 53 + 3 && cfg.subnormal_inputs && cfg.subnormal_outputs && !cfg.min_exponent &&
+         row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive;
+}
+
+// One element of such a row: K products a[t * sa] b[t * sb] fused into c in index order, the
+// +0 padding products of the last block included (they decide the sign of a zero), any NaN
+// as the row's NaN pattern.
+inline std::uint64_t fma_chain(std::size_t K, std::size_t k, const std::uint64_t* a, std::size_t sa,
+                               const std::uint64_t* b, std::size_t sb, std::uint64_t c, std::uint64_t nan) {
+  double acc = std::bit_cast<double>(c);
+  for (std::size_t t = 0; t < K; ++t)
+    acc = std::fma(std::bit_cast<double>(a[t * sa]), std::bit_cast<double>(b[t * sb]), acc);
+  const std::size_t padding = K == 0 ? k : (k - K % k) % k;
+  for (std::size_t t = 0; t < padding; ++t) acc = std::fma(0.0, 0.0, acc);
+  return std::isnan(acc) ? nan : std::bit_cast<std::uint64_t>(acc);
+}
+
 }  // namespace tcsim::models::detail
 
 namespace tcsim::models {
@@ -41,6 +70,7 @@ struct Unit::Impl {
     // kernel_refusals says why (dot_batch falls back to the reference adder).
     std::vector<std::shared_ptr<const BlockKernel>> kernels;
     std::vector<std::string> kernel_refusals;
+    std::vector<bool> fma_chains;  // per pair: detail::is_fma_chain (dot_batch and gemm use fma_chain)
     std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
     std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
     std::vector<Format> scale_formats;

@@ -100,10 +100,11 @@ void campaign(const char* unit_name) {
     for (const auto& in_name : row.input_formats)
       for (const auto& out_name : row.output_formats) {
         const Format &in = parse_format(in_name), &out = parse_format(out_name);
-        if (unit.batch_path(in, out, row.instruction) != "kernel") continue;
+        const std::string path = unit.batch_path(in, out, row.instruction);
+        if (path != "kernel" && path != "fma-chain") continue;
         ++pairs;
         const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
-                                  " " + in.name + "->" + out.name;
+                                  " " + in.name + "->" + out.name + " [" + path + "]";
         INFO(label);
         const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
         const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);

@@ -60,13 +60,13 @@ TEST_CASE("dot_batch through the block kernel equals dot on every built-in row",
   CHECK(rows_on_kernel >= 20);
 }
 
-TEST_CASE("batch_path: the kernel serves the NVIDIA rows, the reference the rest, with the reason", "[units][kernel]") {
+TEST_CASE("batch_path: the kernel serves the NVIDIA rows, fp64 the FMA chain, the reference the rest, with the reason", "[units][kernel]") {
   const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &e4 = formats::e4m3(), &f64 = formats::fp64();
   CHECK(builtin_unit("v100").batch_path(f16, f32) == "kernel");
   CHECK(builtin_unit("h100").batch_path(e4, f32) == "kernel");              // wgmma, 13 result bits
   CHECK(builtin_unit("h100").batch_path(e4, f16, "mma.sync") == "kernel");  // the emulation's blocks
   CHECK(builtin_unit("b200").batch_path(e4, f32, "mma.sync") == "kernel");
-  CHECK(builtin_unit("a100").batch_path(f64, f64) == "reference: per-step normalization");
+  CHECK(builtin_unit("a100").batch_path(f64, f64) == "fma-chain");  // detail::is_fma_chain
   CHECK(builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
         "reference: block-scaled row (scale factors enter the products)");
 }
