@@ -13,5 +13,6 @@ int cmd_validate_dump(const Args& args);  // compare a unit with real-GPU dump f
 int cmd_probe(const Args& args);          // black-box feature probe of a unit
 int cmd_report(const Args& args);         // the main job: examples and a V100 probe report
 int cmd_bench(const Args& args);          // benchmarks (tcsim bench dot)
+int cmd_gemm(const Args& args);           // simulated GEMM with exact errors and bounds
 
 }  // namespace tcsim::cli

@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"validate-dump", tcsim::cli::cmd_validate_dump, "compare a unit with real-GPU dump files"},
     {"probe", tcsim::cli::cmd_probe, "black-box numerical feature probe of a unit"},
     {"report", tcsim::cli::cmd_report, "examples and a probe-style report of the V100 adder"},
+    {"gemm", tcsim::cli::cmd_gemm, "simulated GEMM D = C + A B with exact errors and bounds"},
     {"bench", tcsim::cli::cmd_bench, "benchmarks: block FMAs per second (tcsim bench dot)"},
 };
 

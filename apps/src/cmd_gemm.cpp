@@ -1,0 +1,294 @@
+// tcsim gemm: D = C + A B simulated on a unit (models/gemm.hpp), its errors against the exact
+// product (MPFR, reference/gemm_error.hpp) beside the bound of the variant with its source.
+// The problem is generated (blanchard2020 section 3.3: binary32 matrices, C = 0) or read from
+// Matrix Market / .npy files (matrix_io.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "matrix_files.hpp"
+#include "progress.hpp"
+#include "unit_option.hpp"
+#include "tcsim/models/gemm.hpp"
+#include "tcsim/reference/bounds.hpp"
+#include "tcsim/reference/gemm_error.hpp"
+#include "tcsim/sim/adder.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/rounding.hpp"
+
+namespace tcsim::cli {
+
+namespace {
+
+// Uniform in [0, 1) with 53 random bits, from sim's counter-based generator: the same matrices
+// for a seed on every machine.
+struct Uniform {
+  std::uint64_t seed, index = 0;
+  double next() { return static_cast<double>(counter_random(seed, index++) >> 11) * 0x1p-53; }
+};
+
+const char* const kDistributions = "uniform01, uniform-11, uniform0-1e-3, normal, pm10^phi";
+
+// One entry of the distribution, rounded to binary32 (blanchard2020 section 3.3 generates the
+// matrices in single precision). pm10^phi: +-10^phi, phi uniform in [-ell, ell] (mary2024 section 5).
+double sample(const std::string& dist, Uniform& u, double ell) {
+  double x;
+  if (dist == "uniform01") {
+    x = u.next();
+  } else if (dist == "uniform-11") {
+    x = 2 * u.next() - 1;
+  } else if (dist == "uniform0-1e-3") {
+    x = 1e-3 * u.next();
+  } else if (dist == "normal") {  // Box-Muller; libm's log and cos
+    const double u1 = 1 - u.next(), u2 = u.next();
+    x = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
+  } else {  // pm10^phi
+    const double sign = u.next() < 0.5 ? -1 : 1;
+    x = sign * std::pow(10.0, ell * (2 * u.next() - 1));
+  }
+  return static_cast<double>(static_cast<float>(x));
+}
+
+models::WordOrder parse_word_order(const std::string& s) {
+  if (s == "smallest-first") return models::WordOrder::SmallestFirst;
+  if (s == "largest-first") return models::WordOrder::LargestFirst;
+  throw std::invalid_argument("--word-order: '" + s + "' is not an order; allowed: smallest-first, largest-first");
+}
+
+bool parse_on_off(const ParsedArgs& a, const char* name, bool fallback) {
+  const auto v = a.find(name);
+  if (!v) return fallback;
+  if (*v == "on") return true;
+  if (*v == "off") return false;
+  throw std::invalid_argument(std::string("--") + name + ": '" + *v + "' is not allowed; allowed: on, off");
+}
+
+// "kernel", "fma-chain", "ieee" or "reference" (the reason goes to path_reason).
+std::string path_class(const std::string& path) { return path.rfind("reference", 0) == 0 ? "reference" : path; }
+
+std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+}  // namespace
+
+int cmd_gemm(const Args& args) {
+  ArgParser p("gemm",
+              "simulated GEMM D = C + A B on a unit (blanchard2020 Algorithm 3.1: A, B converted to the unit's "
+              "input format, k split into the unit's blocks, chained through the accumulator), with the "
+              "variants of blanchard2020 Table 3.3, split-K, FABsum and multiword products (mary2021, mary2024), "
+              "and the componentwise and normwise errors against the exact product (MPFR) beside their bound");
+  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
+  p.option("unit-config", "user-defined unit from a JSON file", "file");
+  p.required("in", "input format of the unit (fp16, bf16, tf32, e4m3, ...)", "fmt");
+  p.option("out", "output format of the unit (default fp32)", "fmt");
+  p.option("instruction", "datapath by instruction (default: the unit's default for the formats)", "name");
+  p.option("m", "rows of A and D (generated problem)", "M");
+  p.option("n", "columns of B and D (generated problem)", "N");
+  p.option("k", "columns of A, rows of B (generated problem)", "K");
+  p.option("dist", std::string("distribution of the generated A and B (binary32 values; C = 0): ") + kDistributions +
+                       " (default uniform01)", "name");
+  p.option("ell", "pm10^phi: phi uniform in [-ell, ell] (default 10, mary2024 section 5)", "L");
+  p.option("seed", "seed of the generated matrices (default 1)", "S");
+  p.option("a", "A from a Matrix Market (.mtx) or NumPy (.npy) file", "file");
+  p.option("b", "B from a Matrix Market or NumPy file", "file");
+  p.option("c", "C from a Matrix Market or NumPy file (default 0)", "file");
+  p.option("variant", "unit (default: tc32 for --out fp32, tc16 for --out fp16), fp16, tc16, tc32, fp32", "name");
+  p.option("input-rounding", "rounding of A and B into the input format (default rne; rz, ru, rd, ro)", "mode");
+  p.option("words", "multiword: A and B split into p words of the input format (default 1)", "p");
+  p.flag("scaled-words", "multiword: words scaled into the input format's range (mary2024 eq. (4.3)-(4.7))");
+  p.flag("all-word-products", "multiword: all p^2 word products (default: those with i + j <= p + 1)");
+  p.option("word-order", "multiword: smallest-first (default) or largest-first", "order");
+  p.option("scaling", "on: power-of-two row/column scaling into the input format's range (mary2024 eq. (3.1)-(3.2)); "
+                      "off (default)", "on|off");
+  p.option("subnormals", "on (default) or off: inputs subnormal in the input format flushed to zero", "on|off");
+  p.option("fabsum", "FABsum: k cut into blocks of b, each through the unit, combined in --fabsum-combine", "b");
+  p.option("fabsum-combine", "FABsum's combining format: fp32 (default) or fp64", "fmt");
+  p.option("split-k", "split-K: s slices of k, each through the unit, summed in binary32", "s");
+  p.option("check-rows", "rows of D checked against the exact product (default: all when m n k <= 2^31, "
+                         "else 64 spread evenly; 0: all)", "R");
+  p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
+  p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
+  p.flag("json", "print one JSON object");
+  const auto a = p.parse(args);
+  if (a.help()) return p.print_help();
+  a.require_one_of({"unit", "unit-config"});
+  const SelectedUnit selected = select_unit(a);
+  const models::Unit& unit = *selected.unit;
+  const Format& in = parse_format(a.get("in"), "--in");
+  const Format& out = parse_format(a.get_or("out", "fp32"), "--out");
+  const bool json = a.has("json");
+
+  // The problem.
+  const bool from_files = a.has("a") || a.has("b");
+  std::size_t m = 0, n = 0, k = 0;
+  std::vector<double> A, B, C;
+  std::string source;
+  if (from_files) {
+    for (const char* gen : {"m", "n", "k", "dist", "seed", "ell"})
+      if (a.has(gen))
+        throw std::invalid_argument(std::string("--") + gen + " describes a generated problem; it cannot be used with --a/--b files");
+    if (!a.has("a") || !a.has("b")) throw std::invalid_argument("--a and --b go together: give both files");
+    const apps::Matrix ma = apps::read_matrix(a.get("a"), "--a"), mb = apps::read_matrix(a.get("b"), "--b");
+    if (ma.cols != mb.rows)
+      throw std::invalid_argument("--a is " + std::to_string(ma.rows) + " x " + std::to_string(ma.cols) + " and --b is " +
+                                  std::to_string(mb.rows) + " x " + std::to_string(mb.cols) +
+                                  ": A's columns must equal B's rows");
+    m = ma.rows, k = ma.cols, n = mb.cols;
+    A = ma.values, B = mb.values;
+    if (a.has("c")) {
+      const apps::Matrix mc = apps::read_matrix(a.get("c"), "--c");
+      if (mc.rows != m || mc.cols != n)
+        throw std::invalid_argument("--c is " + std::to_string(mc.rows) + " x " + std::to_string(mc.cols) +
+                                    "; D = C + A B needs " + std::to_string(m) + " x " + std::to_string(n));
+      C = mc.values;
+    }
+    source = "A " + a.get("a") + ", B " + a.get("b") + (a.has("c") ? ", C " + a.get("c") : ", C = 0");
+  } else {
+    if (a.has("c")) throw std::invalid_argument("--c needs --a and --b files (a generated problem has C = 0)");
+    for (const char* dim : {"m", "n", "k"})
+      if (!a.has(dim))
+        throw std::invalid_argument(std::string("give --m, --n and --k (a generated problem) or --a and --b files; --") +
+                                    dim + " is missing");
+    m = static_cast<std::size_t>(a.get_int("m", 1, 1 << 20));
+    n = static_cast<std::size_t>(a.get_int("n", 1, 1 << 20));
+    k = static_cast<std::size_t>(a.get_int("k", 1, 1 << 26));
+    if (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n) > 1 << 30)
+      throw std::invalid_argument("--m, --n, --k: A and B would hold " +
+                                  sci(static_cast<double>(m) * k + static_cast<double>(k) * n) +
+                                  " entries; at most 2^30 together");
+    const std::string dist = a.get_or("dist", "uniform01");
+    if (std::string(kDistributions).find(dist) == std::string::npos || dist.empty() || dist.find(',') != std::string::npos ||
+        dist.find(' ') != std::string::npos)
+      throw std::invalid_argument("--dist: '" + dist + "' is not a distribution; allowed: " + kDistributions);
+    double ell = 10;
+    if (a.has("ell")) {
+      if (dist != "pm10^phi") throw std::invalid_argument("--ell applies to --dist pm10^phi only");
+      ell = static_cast<double>(a.get_int("ell", 0, 300));
+    }
+    const std::uint64_t seed = a.get_uint64("seed", 1);
+    Uniform u{seed};
+    A.resize(m * k);
+    B.resize(k * n);
+    for (auto& x : A) x = sample(dist, u, ell);
+    for (auto& x : B) x = sample(dist, u, ell);
+    source = dist + (dist == "pm10^phi" ? " (ell " + sci(ell) + ")" : "") + ", seed " + std::to_string(seed) +
+             ", binary32 entries, C = 0";
+  }
+
+  models::GemmOptions o;
+  o.instruction = a.get_or("instruction", "");
+  if (a.has("variant")) o.variant = models::parse_variant(a.get("variant"), "--variant");
+  if (a.has("input-rounding")) o.input_rounding = parse_rounding(a.get("input-rounding"), "--input-rounding");
+  o.words = static_cast<int>(a.get_int("words", 1, 8, 1));
+  o.scaled_words = a.has("scaled-words");
+  o.all_word_products = a.has("all-word-products");
+  if (a.has("word-order")) o.word_order = parse_word_order(a.get("word-order"));
+  if (o.words == 1)
+    for (const char* w : {"scaled-words", "all-word-products", "word-order"})
+      if (a.has(w)) throw std::invalid_argument(std::string("--") + w + " needs --words 2 or more");
+  o.scaling = parse_on_off(a, "scaling", false);
+  o.subnormals = parse_on_off(a, "subnormals", true);
+  o.fabsum_block = static_cast<int>(a.get_int("fabsum", 1, 1 << 26, 0));
+  o.fabsum_combine = a.get_or("fabsum-combine", "fp32");
+  if (a.has("fabsum-combine") && !a.has("fabsum")) throw std::invalid_argument("--fabsum-combine needs --fabsum");
+  o.split_k = static_cast<int>(a.get_int("split-k", 1, 1 << 26, 0));
+  o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
+
+  Progress progress(!json);
+  progress.update("simulating the GEMM", 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::GemmResult r = models::simulate_gemm(unit, in, out, m, n, k, A, B, C, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Exact errors, by blocks of rows (the maxima over blocks are the maxima over the rows).
+  const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p31;
+  const long long check = a.get_int("check-rows", 0, 1ll << 40, big ? 64 : 0);
+  std::vector<std::size_t> rows =
+      check == 0 || static_cast<std::size_t>(check) >= m ? reference::sample_rows(m, m) : reference::sample_rows(m, check);
+  reference::GemmErrors err;
+  const std::size_t step = std::max<std::size_t>(1, rows.size() / 50);
+  for (std::size_t i = 0; i < rows.size(); i += step) {
+    progress.update("exact errors (MPFR)", static_cast<double>(i) / static_cast<double>(rows.size()));
+    const std::span<const std::size_t> part(rows.data() + i, std::min(step, rows.size() - i));
+    const auto e = reference::gemm_errors(m, n, k, A, B, C, r.D, part, o.threads);
+    err.componentwise = std::max(err.componentwise, e.componentwise);
+    err.normwise = std::max(err.normwise, e.normwise);
+  }
+  err.rows_checked = rows.size();
+  err.sampled = rows.size() < m;
+  progress.done();
+
+  reference::GemmBoundQuery q;
+  q.variant = r.variant;
+  q.k = static_cast<double>(k);
+  q.b = unit.datapath(in, out, o.instruction).fma_size;
+  q.u_low = reference::bounds::unit_roundoff(in);
+  q.u_high = reference::bounds::unit_roundoff(formats::fp32());
+  // blanchard2020 Thm 3.1 (A, B given in the input format) or Thm 3.2 (converted first).
+  auto exact_in = [&](double x) {
+    return to_double(decode(in, round_bits(decode(formats::fp64(), bits_of_double(x)), in, Rounding::NearestEven))) == x;
+  };
+  q.inputs_exact = !o.scaling && o.words == 1 && std::all_of(A.begin(), A.end(), exact_in) && std::all_of(B.begin(), B.end(), exact_in);
+  q.words = o.words;
+  q.all_word_products = o.all_word_products;
+  q.fabsum_block = o.fabsum_block;
+  q.u_combine = o.fabsum_combine == "fp64" ? 0x1p-53 : 0x1p-24;
+  const reference::GemmBound bound = reference::gemm_bound(q);
+
+  if (a.has("write-d")) {
+    const Format& storage = parse_format(r.storage, "storage");
+    apps::write_hex_matrix(a.get("write-d"), m, n, r.bits, (storage.width + 3) / 4);
+  }
+
+  const std::string checked = err.sampled ? std::to_string(err.rows_checked) + " of " + std::to_string(m) +
+                                                " rows, sampled evenly (the maxima are over those rows)"
+                                          : "all " + std::to_string(m) + " rows";
+  if (json) {
+    nlohmann::json j;
+    j["m"] = m;
+    j["n"] = n;
+    j["k"] = k;
+    j["unit"] = unit.name();
+    j["in"] = in.name;
+    j["out"] = out.name;
+    j["instruction"] = o.instruction;
+    j["variant"] = r.variant;
+    j["storage"] = r.storage;
+    j["path"] = path_class(r.path);
+    j["path_detail"] = r.path;
+    j["unit_calls"] = r.unit_calls;
+    j["problem"] = source;
+    j["componentwise_error"] = err.componentwise;
+    j["normwise_error"] = err.normwise;
+    j["componentwise_bound"] = std::isfinite(bound.componentwise) ? nlohmann::json(bound.componentwise) : nlohmann::json("inf");
+    j["bound_source"] = bound.source;
+    j["rows_checked"] = err.rows_checked;
+    j["sampled"] = err.sampled;
+    j["seconds"] = seconds;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(), in.name.c_str(),
+                out.name.c_str(), o.instruction.empty() ? "" : (", " + o.instruction).c_str(), r.variant.c_str(),
+                r.storage.c_str(), r.path.c_str());
+    std::printf("D = C + A B with m = %zu, n = %zu, k = %zu: %s\n", m, n, k, source.c_str());
+    std::printf("simulated in %.3f s (%zu GEMM%s through the unit)\n", seconds, r.unit_calls, r.unit_calls == 1 ? "" : "s");
+    std::printf("errors against the exact product (MPFR), %s:\n", checked.c_str());
+    std::printf("  componentwise max |D^ - D| / (|C| + |A||B|)       = %s   bound %s (%s)\n", sci(err.componentwise).c_str(),
+                sci(bound.componentwise).c_str(), bound.source.c_str());
+    std::printf("  normwise ||D^ - D|| / (||C|| + ||A|| ||B||) (inf) = %s\n", sci(err.normwise).c_str());
+  }
+  return 0;
+}
+
+}  // namespace tcsim::cli

@@ -1,0 +1,270 @@
+// Matrix Market and .npy readers and writers (matrix_files.hpp).
+#include "matrix_files.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace tcsim::apps {
+
+namespace {
+
+constexpr std::size_t kMaxEntries = std::size_t{1} << 31;  // 16 GiB of doubles: refused before allocating
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream is(line);
+  return {std::istream_iterator<std::string>(is), std::istream_iterator<std::string>()};
+}
+
+[[noreturn]] void fail(std::string_view option, const std::string& path, const std::string& what) {
+  throw std::runtime_error(std::string(option) + ": " + path + ": " + what);
+}
+
+// A whole token as a decimal number (correctly rounded to binary64); inf and nan as strtod spells them.
+bool parse_number(const std::string& t, double& v) {
+  const char* first = t.data();
+  if (*first == '+') ++first;  // from_chars takes no leading '+'
+  const auto [p, ec] = std::from_chars(first, t.data() + t.size(), v);
+  return ec == std::errc() && p == t.data() + t.size();
+}
+
+bool parse_size(const std::string& t, std::size_t& v) {
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  return ec == std::errc() && p == t.data() + t.size();
+}
+
+Matrix read_matrix_market(std::istream& is, std::string_view option, const std::string& path) {
+  std::string line;
+  std::size_t line_no = 1;
+  std::getline(is, line);
+  const auto header = words(lower(line));
+  if (header.size() != 5 || header[0] != "%%matrixmarket" || header[1] != "matrix")
+    fail(option, path, "line 1: expected '%%MatrixMarket matrix <array|coordinate> <real|integer> <general|symmetric|skew-symmetric>', got '" + line + "'");
+  const std::string& layout = header[2];
+  const std::string& field = header[3];
+  const std::string& symmetry = header[4];
+  if (layout != "array" && layout != "coordinate")
+    fail(option, path, "line 1: layout '" + layout + "' is not supported; allowed: array, coordinate");
+  if (field != "real" && field != "integer" && field != "double")
+    fail(option, path, "line 1: field '" + field + "' is not supported (" +
+                           (field == "complex" || field == "pattern" ? "no real values" : "unknown") +
+                           "); allowed: real, integer");
+  if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
+    fail(option, path, "line 1: symmetry '" + symmetry + "' is not supported; allowed: general, symmetric, skew-symmetric");
+  const bool coordinate = layout == "coordinate", general = symmetry == "general";
+  const double mirror = symmetry == "skew-symmetric" ? -1.0 : 1.0;
+
+  // The next line that is neither a comment nor blank.
+  auto next = [&](std::vector<std::string>& w) {
+    while (std::getline(is, line)) {
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty() || line[0] == '%') continue;
+      w = words(line);
+      if (!w.empty()) return true;
+    }
+    return false;
+  };
+  auto at = [&] { return "line " + std::to_string(line_no) + ": "; };
+  std::vector<std::string> w;
+  if (!next(w)) fail(option, path, "the size line is missing (expected '" + std::string(coordinate ? "rows cols entries" : "rows cols") + "')");
+  Matrix m;
+  std::size_t entries = 0;
+  if (w.size() != (coordinate ? 3u : 2u) || !parse_size(w[0], m.rows) || !parse_size(w[1], m.cols) ||
+      (coordinate && !parse_size(w[2], entries)))
+    fail(option, path, at() + "expected the size line '" + (coordinate ? "rows cols entries" : "rows cols") + "', got '" + line + "'");
+  if (m.rows == 0 || m.cols == 0) fail(option, path, at() + "the matrix is empty (" + line + "); rows and cols must be positive");
+  if (m.rows > kMaxEntries / m.cols) fail(option, path, at() + "a " + line + " matrix is too large (at most 2^31 entries)");
+  if (!general && m.rows != m.cols) fail(option, path, at() + "a " + symmetry + " matrix must be square, got " + line);
+  m.values.assign(m.rows * m.cols, 0.0);
+  auto value = [&](const std::string& t) {
+    double v;
+    if (!parse_number(t, v)) fail(option, path, at() + "'" + t + "' is not a number");
+    return v;
+  };
+  if (coordinate) {
+    if (entries > m.rows * m.cols) fail(option, path, at() + std::to_string(entries) + " entries do not fit a " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " matrix");
+    std::set<std::pair<std::size_t, std::size_t>> seen;
+    for (std::size_t e = 0; e < entries; ++e) {
+      if (!next(w)) fail(option, path, "the file ends after " + std::to_string(e) + " of " + std::to_string(entries) + " entries");
+      std::size_t i, j;
+      if (w.size() != 3 || !parse_size(w[0], i) || !parse_size(w[1], j))
+        fail(option, path, at() + "expected an entry 'row col value' (1-based), got '" + line + "'");
+      if (i < 1 || i > m.rows || j < 1 || j > m.cols)
+        fail(option, path, at() + "entry (" + w[0] + ", " + w[1] + ") is outside the " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " matrix");
+      if (!general && (symmetry == "symmetric" ? j > i : j >= i))
+        fail(option, path, at() + "a " + symmetry + " file lists the lower triangle only (row > col" + (symmetry == "symmetric" ? " or row == col" : "") + "), got (" + w[0] + ", " + w[1] + ")");
+      if (!seen.insert({i, j}).second) fail(option, path, at() + "entry (" + w[0] + ", " + w[1] + ") is given twice");
+      const double v = value(w[2]);
+      m.values[(i - 1) * m.cols + (j - 1)] = v;
+      if (!general && i != j) m.values[(j - 1) * m.cols + (i - 1)] = mirror * v;
+    }
+  } else {  // column by column; symmetric: the lower triangle (skew: below the diagonal)
+    for (std::size_t j = 0; j < m.cols; ++j)
+      for (std::size_t i = general ? 0 : (symmetry == "symmetric" ? j : j + 1); i < m.rows; ++i) {
+        if (!next(w)) fail(option, path, "the file ends before entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ") of the " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " array (column-major)");
+        if (w.size() != 1) fail(option, path, at() + "expected one value per line, got '" + line + "'");
+        const double v = value(w[0]);
+        m.values[i * m.cols + j] = v;
+        if (!general && i != j) m.values[j * m.cols + i] = mirror * v;
+      }
+  }
+  if (next(w)) fail(option, path, at() + "unexpected data after the last entry: '" + line + "'");
+  return m;
+}
+
+// The value of `key` in the .npy header dict, as written (quotes kept).
+std::string header_value(const std::string& h, const std::string& key, std::string_view option, const std::string& path) {
+  std::size_t p = h.find("'" + key + "'");
+  if (p == std::string::npos) p = h.find("\"" + key + "\"");
+  if (p == std::string::npos) fail(option, path, "the .npy header has no '" + key + "': " + h);
+  p = h.find(':', p);
+  if (p == std::string::npos) fail(option, path, "the .npy header is malformed: " + h);
+  ++p;
+  while (p < h.size() && std::isspace(static_cast<unsigned char>(h[p]))) ++p;
+  std::size_t e = p;
+  if (p < h.size() && h[p] == '(') {
+    e = h.find(')', p);
+    if (e == std::string::npos) fail(option, path, "the .npy header is malformed: " + h);
+    ++e;
+  } else {
+    while (e < h.size() && h[e] != ',' && h[e] != '}') ++e;
+  }
+  std::string v = h.substr(p, e - p);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  return v;
+}
+
+Matrix read_npy(std::istream& is, std::string_view option, const std::string& path, std::size_t file_size) {
+  char magic[8];
+  is.read(magic, 8);
+  const int major = static_cast<unsigned char>(magic[6]);
+  if (major < 1 || major > 3) fail(option, path, ".npy version " + std::to_string(major) + " is not supported; allowed: 1, 2, 3");
+  std::size_t header_len = 0, prefix = 0;
+  unsigned char len[4] = {};
+  is.read(reinterpret_cast<char*>(len), major == 1 ? 2 : 4);
+  header_len = major == 1 ? (len[0] | len[1] << 8) : (len[0] | len[1] << 8 | len[2] << 16 | static_cast<std::size_t>(len[3]) << 24);
+  prefix = 8 + (major == 1 ? 2 : 4);
+  if (prefix + header_len > file_size) fail(option, path, "the .npy header length " + std::to_string(header_len) + " exceeds the file");
+  std::string h(header_len, '\0');
+  is.read(h.data(), static_cast<std::streamsize>(header_len));
+  const std::string descr = header_value(h, "descr", option, path);
+  const std::string order = header_value(h, "fortran_order", option, path);
+  const std::string shape = header_value(h, "shape", option, path);
+  std::size_t width;
+  bool big_endian;
+  if (descr == "'<f8'" || descr == "'>f8'") width = 8;
+  else if (descr == "'<f4'" || descr == "'>f4'") width = 4;
+  else fail(option, path, "dtype " + descr + " is not supported; expected float32 ('<f4', '>f4') or float64 ('<f8', '>f8')");
+  big_endian = descr[1] == '>';
+  if (order != "True" && order != "False") fail(option, path, "fortran_order " + order + " is not True or False");
+  const bool fortran = order == "True";
+  std::vector<std::size_t> dims;
+  {
+    std::string inner = shape.substr(1, shape.size() - 2);
+    std::replace(inner.begin(), inner.end(), ',', ' ');
+    for (const auto& t : words(inner)) {
+      std::size_t d;
+      if (!parse_size(t, d)) fail(option, path, "shape " + shape + " is not a tuple of sizes");
+      dims.push_back(d);
+    }
+  }
+  if (dims.empty() || dims.size() > 2)
+    fail(option, path, "shape " + shape + " has " + std::to_string(dims.size()) + " dimensions; expected 2 (a 1-D array is read as one column)");
+  Matrix m;
+  m.rows = dims[0];
+  m.cols = dims.size() == 2 ? dims[1] : 1;
+  if (m.rows == 0 || m.cols == 0) fail(option, path, "shape " + shape + " is empty; rows and cols must be positive");
+  if (m.rows > kMaxEntries / m.cols) fail(option, path, "shape " + shape + " is too large (at most 2^31 entries)");
+  const std::size_t count = m.rows * m.cols, expected = prefix + header_len + count * width;
+  if (file_size != expected)
+    fail(option, path, "shape " + shape + " of " + descr + " needs " + std::to_string(expected) + " bytes, the file has " + std::to_string(file_size));
+  std::vector<unsigned char> raw(count * width);
+  is.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
+  m.values.resize(count);
+  for (std::size_t e = 0; e < count; ++e) {
+    std::uint64_t bits = 0;
+    for (std::size_t b = 0; b < width; ++b) {
+      const std::size_t byte = big_endian ? width - 1 - b : b;
+      bits |= static_cast<std::uint64_t>(raw[e * width + byte]) << (8 * b);
+    }
+    const double v = width == 8 ? std::bit_cast<double>(bits) : static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+    const std::size_t i = fortran ? e % m.rows : e / m.cols, j = fortran ? e / m.rows : e % m.cols;
+    m.values[i * m.cols + j] = v;
+  }
+  return m;
+}
+
+std::unique_ptr<std::FILE, int (*)(std::FILE*)> open_out(const std::string& path) {
+  if (path == "-") return {stdout, [](std::FILE*) { return 0; }};
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
+  return {f, std::fclose};
+}
+
+}  // namespace
+
+Matrix read_matrix(const std::string& path, std::string_view option) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is) fail(option, path, std::string("cannot be read: ") + std::strerror(errno));
+  is.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(is.tellg());
+  is.seekg(0);
+  char head[6] = {};
+  is.read(head, 6);
+  is.clear();
+  is.seekg(0);
+  if (size >= 10 && std::memcmp(head, "\x93NUMPY", 6) == 0) return read_npy(is, option, path, size);
+  if (size >= 14 && lower(std::string(head, 6)) == "%%matr") return read_matrix_market(is, option, path);
+  fail(option, path, "neither a Matrix Market file ('%%MatrixMarket ...' first) nor a .npy file ('\\x93NUMPY' magic)");
+}
+
+void write_hex_matrix(const std::string& path, std::size_t rows, std::size_t cols, const std::vector<std::uint64_t>& bits,
+                      int hex_digits) {
+  auto f = open_out(path);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j)
+      std::fprintf(f.get(), "0x%0*llx%c", hex_digits, static_cast<unsigned long long>(bits[i * cols + j]), j + 1 == cols ? '\n' : ' ');
+  if (std::ferror(f.get())) throw std::runtime_error(path + ": write failed");
+}
+
+void write_npy(const std::string& path, const Matrix& m) {
+  std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "), }";
+  while ((10 + h.size() + 1) % 64) h += ' ';  // the data starts 64-byte aligned
+  h += '\n';
+  auto f = open_out(path);
+  const unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<unsigned char>(h.size() & 0xff),
+                                    static_cast<unsigned char>(h.size() >> 8)};
+  std::fwrite(prefix, 1, 10, f.get());
+  std::fwrite(h.data(), 1, h.size(), f.get());
+  for (double v : m.values) {  // little-endian bytes whatever the host
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(bits >> (8 * i));
+    std::fwrite(b, 1, 8, f.get());
+  }
+}
+
+void write_matrix_market(const std::string& path, const Matrix& m) {
+  auto f = open_out(path);
+  std::fprintf(f.get(), "%%%%MatrixMarket matrix array real general\n%zu %zu\n", m.rows, m.cols);
+  for (std::size_t j = 0; j < m.cols; ++j)
+    for (std::size_t i = 0; i < m.rows; ++i) std::fprintf(f.get(), "%.17g\n", m.values[i * m.cols + j]);
+}
+
+}  // namespace tcsim::apps

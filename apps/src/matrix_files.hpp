@@ -1,0 +1,32 @@
+// Matrices from and to files for `tcsim gemm`: Matrix Market (NIST: array or coordinate;
+// real or integer; general, symmetric or skew-symmetric) and NumPy .npy (versions 1-3;
+// float32 or float64, either byte order, C or Fortran order; 2-D, or 1-D as one column).
+// Errors are std::runtime_error naming the option, the file, the line (Matrix Market) and
+// what was expected.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tcsim::apps {
+
+struct Matrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> values;  // row-major
+};
+
+// The format is chosen by content: the .npy magic "\x93NUMPY", else "%%MatrixMarket".
+// `option` ("--a") leads every error message.
+Matrix read_matrix(const std::string& path, std::string_view option);
+
+// rows lines of cols space-separated patterns, 0x and `hex_digits` digits each; "-": stdout.
+void write_hex_matrix(const std::string& path, std::size_t rows, std::size_t cols,
+                      const std::vector<std::uint64_t>& bits, int hex_digits);
+
+// Float64 little-endian C-order .npy, and a Matrix Market array file (17 significant digits).
+void write_npy(const std::string& path, const Matrix& m);
+void write_matrix_market(const std::string& path, const Matrix& m);
+
+}  // namespace tcsim::apps

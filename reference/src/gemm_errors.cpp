@@ -1,0 +1,179 @@
+// gemm_errors, sample_rows and gemm_bound (gemm_error.hpp). Each entry's exact value is never
+// formed: the error |D^ - (C + sum a b)| and the denominator |C| + sum |a b| are each one
+// mpfr_sum over the exact products (106-bit: a binary64 product is exact there), correctly
+// rounded once to binary64.
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "tcsim/reference/bounds.hpp"
+#include "tcsim/reference/gemm_error.hpp"
+#include "tcsim/reference/mpfr_dot.hpp"
+
+namespace tcsim::reference {
+
+namespace {
+
+// Per-row scratch: k + 2 exact terms and their pointers.
+struct RowScratch {
+  std::vector<Mpfr> terms;
+  std::vector<mpfr_ptr> ptrs;
+  Mpfr out{53};
+  explicit RowScratch(std::size_t k) : terms(k + 2, Mpfr(106)), ptrs(k + 2) {
+    for (std::size_t t = 0; t < k + 2; ++t) ptrs[t] = terms[t].get();
+  }
+};
+
+struct RowError {
+  double componentwise = 0;  // max over the row
+  double abs_sum = 0;        // sum_j |D^ - D|_ij (the row's part of ||D^ - D||_inf)
+};
+
+RowError row_error(std::size_t i, std::size_t n, std::size_t k, std::span<const double> A, std::span<const double> B,
+                   std::span<const double> C, std::span<const double> D_hat, RowScratch& s) {
+  RowError r;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double d = D_hat[i * n + j];
+    if (!std::isfinite(d)) {  // NaN or Inf where the exact product is finite: no accuracy at all
+      r.componentwise = r.abs_sum = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    for (std::size_t t = 0; t < k; ++t) mpfr_set_d(s.terms[t].get(), A[i * k + t], MPFR_RNDN);
+    for (std::size_t t = 0; t < k; ++t) mpfr_mul_d(s.terms[t].get(), s.terms[t].get(), B[t * n + j], MPFR_RNDN);
+    mpfr_set_d(s.terms[k].get(), C.empty() ? 0.0 : C[i * n + j], MPFR_RNDN);
+    // Error: D^ - C - sum a b.
+    for (std::size_t t = 0; t <= k; ++t) mpfr_neg(s.terms[t].get(), s.terms[t].get(), MPFR_RNDN);
+    mpfr_set_d(s.terms[k + 1].get(), d, MPFR_RNDN);
+    mpfr_sum(s.out.get(), s.ptrs.data(), k + 2, MPFR_RNDN);
+    const double err = std::fabs(mpfr_get_d(s.out.get(), MPFR_RNDN));
+    // Denominator: |C| + sum |a b|.
+    for (std::size_t t = 0; t <= k; ++t) mpfr_abs(s.terms[t].get(), s.terms[t].get(), MPFR_RNDN);
+    mpfr_sum(s.out.get(), s.ptrs.data(), k + 1, MPFR_RNDN);
+    const double den = mpfr_get_d(s.out.get(), MPFR_RNDN);
+    const double ratio = err == 0 ? 0.0 : (den == 0 ? std::numeric_limits<double>::infinity() : err / den);
+    r.componentwise = std::max(r.componentwise, ratio);
+    r.abs_sum += err;
+  }
+  return r;
+}
+
+double inf_norm(std::size_t rows, std::size_t cols, std::span<const double> M) {
+  double norm = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    double s = 0;
+    for (std::size_t j = 0; j < cols; ++j) s += std::fabs(M[i * cols + j]);
+    norm = std::max(norm, s);
+  }
+  return norm;
+}
+
+}  // namespace
+
+GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                       std::span<const double> B, std::span<const double> C, std::span<const double> D_hat,
+                       std::span<const std::size_t> rows, unsigned threads) {
+  auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("gemm_errors: " + what);
+  };
+  need(A.size() == m * k, "A has " + std::to_string(A.size()) + " entries, m*k = " + std::to_string(m * k));
+  need(B.size() == k * n, "B has " + std::to_string(B.size()) + " entries, k*n = " + std::to_string(k * n));
+  need(C.empty() || C.size() == m * n, "C has " + std::to_string(C.size()) + " entries, m*n = " + std::to_string(m * n));
+  need(D_hat.size() == m * n, "D_hat has " + std::to_string(D_hat.size()) + " entries, m*n = " + std::to_string(m * n));
+  std::vector<std::size_t> all;
+  if (rows.empty()) {
+    all.resize(m);
+    for (std::size_t i = 0; i < m; ++i) all[i] = i;
+    rows = all;
+  }
+  for (std::size_t i : rows) need(i < m, "row " + std::to_string(i) + " is out of range (m = " + std::to_string(m) + ")");
+
+  std::vector<RowError> per_row(rows.size());
+  auto body = [&](std::size_t r0, std::size_t r1) {
+    RowScratch s(k);
+    for (std::size_t r = r0; r < r1; ++r) per_row[r] = row_error(rows[r], n, k, A, B, C, D_hat, s);
+  };
+  if (threads == 1 || !mpfr_is_thread_safe()) {
+    body(0, rows.size());
+  } else {
+    tbb::task_arena arena(threads ? static_cast<int>(threads) : tbb::task_arena::automatic);
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows.size()),
+                        [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
+    });
+  }
+  GemmErrors e;
+  double err_norm = 0;
+  for (const auto& r : per_row) {  // serial maxima: the same for any thread count
+    e.componentwise = std::max(e.componentwise, r.componentwise);
+    err_norm = std::max(err_norm, r.abs_sum);
+  }
+  const double den = (C.empty() ? 0.0 : inf_norm(m, n, C)) + inf_norm(m, k, A) * inf_norm(k, n, B);
+  e.normwise = err_norm == 0 ? 0.0 : (den == 0 ? std::numeric_limits<double>::infinity() : err_norm / den);
+  e.rows_checked = rows.size();
+  e.sampled = rows.size() < m;
+  return e;
+}
+
+std::vector<std::size_t> sample_rows(std::size_t m, std::size_t count) {
+  std::vector<std::size_t> r;
+  if (m == 0) return r;
+  if (count >= m) {
+    for (std::size_t i = 0; i < m; ++i) r.push_back(i);
+    return r;
+  }
+  if (count <= 1) return {0};
+  for (std::size_t s = 0; s < count; ++s) r.push_back(s * (m - 1) / (count - 1));  // first and last included
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+GemmBound gemm_bound(const GemmBoundQuery& q) {
+  using namespace bounds;
+  BlockFmaParams p;
+  p.n = q.k;
+  p.b = q.b;
+  p.u_low = q.u_low;
+  std::string what;
+  if (q.variant == "fp16" || q.variant == "fp32") {  // standard recursive summation (b = 1)
+    const double u = q.variant == "fp16" ? q.u_low : q.u_high;
+    p = blanchard_table32_params(q.variant == "fp16" ? Table32Method::StandardLow : Table32Method::StandardHigh, q.k,
+                                 q.b, q.u_low, q.u_high);
+    p.u = p.u_fma = p.u_bar = u;
+    what = "standard summation";
+  } else if (q.variant == "tc16" || q.variant == "tc32") {
+    const double u = q.variant == "tc16" ? q.u_low : q.u_high;
+    p.u = p.u_fma = p.u_bar = u;
+    what = "block FMA";
+  } else {
+    throw std::invalid_argument("variant: '" + q.variant + "' has no bound; allowed: fp16, tc16, tc32, fp32");
+  }
+  GemmBound b;
+  if (q.words > 1) {
+    b.componentwise = mary_multiword(q.k, q.words, q.u_low, q.u_high, !q.all_word_products);
+    b.source = "mary2021 multiword analysis (first order), p = " + std::to_string(q.words);
+    return b;
+  }
+  if (q.fabsum_block > 0) {
+    b.componentwise = mary_fabsum(q.k, q.fabsum_block, p.u, q.u_combine);
+    b.source = "mary2021 FABsum (first order), b = " + std::to_string(q.fabsum_block);
+    return b;
+  }
+  if (q.inputs_exact) {
+    b.componentwise = blanchard_thm31(p);
+    b.source = "blanchard2020 Thm 3.1 eq. (3.5), " + what + " (" + q.variant + ")";
+  } else {
+    b.componentwise = blanchard_thm32(p);
+    b.source = "blanchard2020 Thm 3.2 eq. (3.6), " + what + " (" + q.variant + ")";
+  }
+  return b;
+}
+
+}  // namespace tcsim::reference
