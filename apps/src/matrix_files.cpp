@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -35,12 +36,13 @@ std::vector<std::string> words(const std::string& line) {
   throw std::runtime_error(std::string(option) + ": " + path + ": " + what);
 }
 
-// A whole token as a decimal number (correctly rounded to binary64); inf and nan as strtod spells them.
+// A whole token as a number (strtod: decimal or C99 hex, correctly rounded to binary64; inf
+// and nan as it spells them).
 bool parse_number(const std::string& t, double& v) {
-  const char* first = t.data();
-  if (*first == '+') ++first;  // from_chars takes no leading '+'
-  const auto [p, ec] = std::from_chars(first, t.data() + t.size(), v);
-  return ec == std::errc() && p == t.data() + t.size();
+  if (t.empty() || std::isspace(static_cast<unsigned char>(t[0]))) return false;
+  char* end = nullptr;
+  v = std::strtod(t.c_str(), &end);
+  return end == t.c_str() + t.size();
 }
 
 bool parse_size(const std::string& t, std::size_t& v) {
