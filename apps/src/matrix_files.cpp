@@ -149,6 +149,7 @@ std::string header_value(const std::string& h, const std::string& key, std::stri
   }
   std::string v = h.substr(p, e - p);
   while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  std::replace(v.begin(), v.end(), '"', '\'');  // either quote of a Python string literal
   return v;
 }
 
