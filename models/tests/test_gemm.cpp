@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tcsim/models/gemm.hpp"
+#include "tcsim/models/gemm_eigen.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/exact.hpp"
 #include "test_support.hpp"
@@ -255,4 +256,36 @@ TEST_CASE("gemm: invalid options name the field and what is allowed", "[gemm]") 
   CHECK_THROWS_WITH(parse_variant("tc64", "--variant"), Catch::Contains("--variant: 'tc64' is not a variant; allowed: unit, fp16, tc16, tc32, fp32"));
   o = {};
   CHECK_THROWS_WITH(simulate_gemm(v100, formats::bf16(), f32, 2, 2, 3, A, B, {}, o), Catch::Contains("variant tc32 needs bf16 -> fp32 on the unit"));
+}
+
+TEST_CASE("gemm: Eigen matrices (float, double, either storage order, bit patterns) give the same bits", "[gemm]") {
+  Rng r(tcsim::test::seed("gemm eigen", 7008));
+  const std::size_t m = 6, n = 5, k = 19;
+  const auto A = random_matrix(r, m * k, -1, 1), B = random_matrix(r, k * n, -1, 1), C = random_matrix(r, m * n, -1, 1);
+  const Unit& unit = builtin_unit("h100");
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const GemmResult want = simulate_gemm(unit, f16, f32, m, n, k, A, B, C);
+  Eigen::MatrixXf Af(m, k);  // column-major
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Bd(k, n);
+  Eigen::MatrixXd Cd(m, n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t t = 0; t < k; ++t) Af(i, t) = static_cast<float>(A[i * k + t]);
+  for (std::size_t t = 0; t < k; ++t)
+    for (std::size_t j = 0; j < n; ++j) Bd(t, j) = B[t * n + j];
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) Cd(i, j) = C[i * n + j];
+  const GemmResult got = simulate_gemm(unit, f16, f32, Af, Bd, Cd);
+  CHECK(got.bits == want.bits);
+  const BitMatrix P = bits(got);
+  const Eigen::MatrixXd V = values(got);
+  CHECK(P(2, 3) == want.bits[2 * n + 3]);
+  CHECK(V(4, 1) == want.D[4 * n + 1]);
+  // Bit-pattern storage through Unit::gemm.
+  BitMatrix Ab(m, k), Bb(k, n), Cb(m, n);
+  for (std::size_t e = 0; e < m * k; ++e) Ab.data()[e] = rne(A[e], f16);
+  for (std::size_t e = 0; e < k * n; ++e) Bb.data()[e] = rne(B[e], f16);
+  for (std::size_t e = 0; e < m * n; ++e) Cb.data()[e] = rne(C[e], f32);
+  const BitMatrix D = gemm_bits(unit, f16, f32, Ab, Bb, Cb);
+  for (std::size_t e = 0; e < m * n; ++e) CHECK(D.data()[e] == want.bits[e]);
+  CHECK_THROWS_WITH(simulate_gemm(unit, f16, f32, Af, Af), Catch::Contains("A's columns must equal B's rows"));
 }
