@@ -2,6 +2,7 @@
 // same steps (Unit::dot per element, std::fmaf loops, exact ExactValue FMAs), multiword and
 // scaling on cases whose answer is known, thread-count determinism and the validation errors.
 #include <catch2/catch.hpp>
+#include <hwy/targets.h>
 
 #include <cmath>
 #include <string>
@@ -288,4 +289,38 @@ TEST_CASE("gemm: Eigen matrices (float, double, either storage order, bit patter
   const BitMatrix D = gemm_bits(unit, f16, f32, Ab, Bb, Cb);
   for (std::size_t e = 0; e < m * n; ++e) CHECK(D.data()[e] == want.bits[e]);
   CHECK_THROWS_WITH(simulate_gemm(unit, f16, f32, Af, Af), Catch::Contains("A's columns must equal B's rows"));
+}
+
+// Unit::gemm's tile kernel and dot_batch's pattern path under each compiled SIMD target this
+// CPU supports (the machine would otherwise run only its best one).
+TEST_CASE("gemm: every compiled SIMD target gives the bits of Unit::dot", "[gemm]") {
+  Rng r(tcsim::test::seed("gemm targets", 7009));
+  const std::size_t m = 9, n = 70, k = 53;
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    INFO("target " << hwy::TargetName(target));
+    for (const char* in_name : {"fp16", "e4m3"}) {
+      const Unit& unit = builtin_unit("h100");
+      const Format &in = parse_format(in_name), &out = formats::fp32();
+      const std::string instruction = in == formats::fp16() ? "" : "wgmma";
+      std::vector<std::uint64_t> A(m * k), B(k * n), C(m * n);
+      for (auto& x : A) x = rne(uniform(r, -3, 3), in);
+      for (auto& x : B) x = rne(uniform(r, -3, 3), in);
+      for (auto& x : C) x = rne(uniform(r, -1, 1), out);
+      const auto D = unit.gemm(in, out, m, n, k, A, B, C, instruction, 2);
+      std::vector<std::uint64_t> a(m * n * k), b(m * n * k), c(m * n), d(m * n);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          for (std::size_t t = 0; t < k; ++t) a[(i * n + j) * k + t] = A[i * k + t], b[(i * n + j) * k + t] = B[t * n + j];
+          c[i * n + j] = C[i * n + j];
+        }
+      unit.dot_batch(in, out, m * n, k, a.data(), b.data(), c.data(), d.data(), instruction, 2);
+      for (std::size_t e = 0; e < m * n; ++e) {
+        const std::uint64_t want = unit.dot(in, out, {a.data() + e * k, k}, {b.data() + e * k, k}, c[e], instruction);
+        REQUIRE(D[e] == want);
+        REQUIRE(d[e] == want);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <hwy/targets.h>
+
 #include "operand_gen.hpp"
 #include "tcsim/sim/block_kernel.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -243,4 +245,27 @@ TEST_CASE("block kernel: strided elements and every length give the reference's 
       CHECK(bits_to_hex(formats::fp32(), d[i]) == bits_to_hex(formats::fp32(), adder.dot(pa, pb, c[i])));
     }
   }
+}
+
+// The SIMD code is compiled for several instruction sets and chosen at run time; this machine
+// would only ever run its best one. Each compiled target this CPU supports (AVX-512, AVX2,
+// SSE4, SSSE3, scalar...) is forced in turn and must give the reference's bits.
+TEST_CASE("block kernel: every compiled SIMD target gives the reference's bits", "[adder][kernel]") {
+  Rng r(tcsim::test::seed("block kernel targets", 20261124));
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &e4 = formats::e4m3();
+  const Rounding rz = Rounding::TowardZero, rne = Rounding::NearestEven;
+  const std::size_t cases = tcsim::test::count(30000);
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  CHECK(!targets.empty());
+  for (const std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    INFO("target " << name);
+    std::printf("[block-kernel] target %s\n", name.c_str());
+    CHECK(compare(row(f16, f32, 25, 6, rz, -133), 16, cases, r, "h100 fp16->fp32 on " + name) == 0);
+    CHECK(compare(row(f16, f16, 23, 4, rne, -19), 4, cases, r, "v100 fp16->fp16 on " + name) == 0);
+    CHECK(compare(row(e4, f32, 13, 7, rz, -133), 32, cases, r, "h100 e4m3->fp32 on " + name) == 0);
+    CHECK(compare(row(formats::bf16(), f32, 24, 5, rz, -132), 8, cases, r, "a100 bf16->fp32 on " + name) == 0);
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
 }
