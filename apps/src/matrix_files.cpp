@@ -50,7 +50,7 @@ bool parse_size(const std::string& t, std::size_t& v) {
   return ec == std::errc() && p == t.data() + t.size();
 }
 
-Matrix read_matrix_market(std::istream& is, std::string_view option, const std::string& path) {
+Matrix read_matrix_market(std::istream& is, std::string_view option, const std::string& path, std::size_t file_size) {
   std::string line;
   std::size_t line_no = 1;
   std::getline(is, line);
@@ -92,11 +92,21 @@ Matrix read_matrix_market(std::istream& is, std::string_view option, const std::
     fail(option, path, at() + "expected the size line '" + (coordinate ? "rows cols entries" : "rows cols") + "', got '" + line + "'");
   if (m.rows == 0 || m.cols == 0) fail(option, path, at() + "the matrix is empty (" + line + "); rows and cols must be positive");
   if (m.rows > kMaxEntries / m.cols) fail(option, path, at() + "a " + line + " matrix is too large (at most 2^31 entries)");
+  // Before allocating: an array file holds every value (2 bytes at least each); a
+  // coordinate file's dense matrix is capped at 2^28 entries (2 GiB).
+  if (!coordinate && m.rows * m.cols > file_size / 2)
+    fail(option, path, at() + "a " + line + " array needs at least " + std::to_string(2 * m.rows * m.cols) +
+                           " bytes of values; the file has " + std::to_string(file_size));
+  if (coordinate && m.rows * m.cols > (std::size_t{1} << 28))
+    fail(option, path, at() + "a " + line + " coordinate matrix is too large to hold dense (at most 2^28 entries)");
   if (!general && m.rows != m.cols) fail(option, path, at() + "a " + symmetry + " matrix must be square, got " + line);
   m.values.assign(m.rows * m.cols, 0.0);
+  const bool integer = field == "integer";
   auto value = [&](const std::string& t) {
     double v;
     if (!parse_number(t, v)) fail(option, path, at() + "'" + t + "' is not a number");
+    if (integer && (t.find_first_not_of("+-0123456789") != std::string::npos))
+      fail(option, path, at() + "'" + t + "' is not an integer (the header says integer)");
     return v;
   };
   if (coordinate) {
@@ -233,7 +243,7 @@ Matrix read_matrix(const std::string& path, std::string_view option) {
   is.clear();
   is.seekg(0);
   if (size >= 10 && std::memcmp(head, "\x93NUMPY", 6) == 0) return read_npy(is, option, path, size);
-  if (size >= 14 && lower(std::string(head, 6)) == "%%matr") return read_matrix_market(is, option, path);
+  if (size >= 14 && lower(std::string(head, 6)) == "%%matr") return read_matrix_market(is, option, path, size);
   fail(option, path, "neither a Matrix Market file ('%%MatrixMarket ...' first) nor a .npy file ('\\x93NUMPY' magic)");
 }
 

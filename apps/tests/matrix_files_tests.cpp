@@ -122,6 +122,12 @@ TEST_CASE("matrix_files: malformed files name option, file, line and expectation
                     Contains("has 3 dimensions; expected 2"));
   CHECK_THROWS_WITH(read_matrix(npy("big.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000, 100000000), }", ""), "--b"),
                     Contains("is too large"));
+  CHECK_THROWS_WITH(read_matrix(write("huge.mtx", "%%MatrixMarket matrix array real general\n40000 40000\n1\n"), "--a"),
+                    Contains("line 2: a 40000 40000 array needs at least 3200000000 bytes of values; the file has"));
+  CHECK_THROWS_WITH(read_matrix(write("hugec.mtx", "%%MatrixMarket matrix coordinate real general\n46000 46000 0\n"), "--a"),
+                    Contains("too large to hold dense"));
+  CHECK_THROWS_WITH(read_matrix(write("int.mtx", "%%MatrixMarket matrix array integer general\n1 2\n1\n1.5\n"), "--a"),
+                    Contains("line 4: '1.5' is not an integer (the header says integer)"));
   CHECK_THROWS_WITH(read_matrix(write("j.txt", "hello world, not a matrix\n"), "--c"),
                     Contains("--c: ") && Contains("neither a Matrix Market file"));
 }
