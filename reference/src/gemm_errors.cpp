@@ -1,7 +1,11 @@
 // gemm_errors, sample_rows and gemm_bound (gemm_error.hpp). Each entry's exact value is never
 // formed: the error |D^ - (C + sum a b)| and the denominator |C| + sum |a b| are each one
 // mpfr_sum over the exact products (106-bit: a binary64 product is exact there), correctly
-// rounded once to binary64.
+// rounded once to binary64 precision. Their quotient is taken in MPFR too (unbounded exponent), so
+// entries whose exact value lies beyond binary64's range still get a finite, meaningful ratio.
+//
+// Non-finite results: a NaN or Inf in D^, or a NaN exact value (NaN in A, B or C, Inf * 0,
+// Inf - Inf), counts as error +inf, never as 0 (std::max would silently drop a NaN).
 #include <mpfr.h>
 
 #include <algorithm>
@@ -26,7 +30,7 @@ namespace {
 struct RowScratch {
   std::vector<Mpfr> terms;
   std::vector<mpfr_ptr> ptrs;
-  Mpfr out{53};
+  Mpfr err{53}, den{53}, ratio{53};
   explicit RowScratch(std::size_t k) : terms(k + 2, Mpfr(106)), ptrs(k + 2) {
     for (std::size_t t = 0; t < k + 2; ++t) ptrs[t] = terms[t].get();
   }
@@ -39,28 +43,40 @@ struct RowError {
 
 RowError row_error(std::size_t i, std::size_t n, std::size_t k, std::span<const double> A, std::span<const double> B,
                    std::span<const double> C, std::span<const double> D_hat, RowScratch& s) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
   RowError r;
   for (std::size_t j = 0; j < n; ++j) {
     const double d = D_hat[i * n + j];
-    if (!std::isfinite(d)) {  // NaN or Inf where the exact product is finite: no accuracy at all
-      r.componentwise = r.abs_sum = std::numeric_limits<double>::infinity();
+    if (!std::isfinite(d)) {  // NaN or Inf: no accuracy at all (even if the exact value is that Inf)
+      r.componentwise = r.abs_sum = inf;
       continue;
     }
-    for (std::size_t t = 0; t < k; ++t) mpfr_set_d(s.terms[t].get(), A[i * k + t], MPFR_RNDN);
+    // Negated exact products -a b (106 bits hold a binary64 product exactly), then -C.
+    for (std::size_t t = 0; t < k; ++t) mpfr_set_d(s.terms[t].get(), -A[i * k + t], MPFR_RNDN);
     for (std::size_t t = 0; t < k; ++t) mpfr_mul_d(s.terms[t].get(), s.terms[t].get(), B[t * n + j], MPFR_RNDN);
-    mpfr_set_d(s.terms[k].get(), C.empty() ? 0.0 : C[i * n + j], MPFR_RNDN);
+    mpfr_set_d(s.terms[k].get(), C.empty() ? 0.0 : -C[i * n + j], MPFR_RNDN);
     // Error: D^ - C - sum a b.
-    for (std::size_t t = 0; t <= k; ++t) mpfr_neg(s.terms[t].get(), s.terms[t].get(), MPFR_RNDN);
     mpfr_set_d(s.terms[k + 1].get(), d, MPFR_RNDN);
-    mpfr_sum(s.out.get(), s.ptrs.data(), k + 2, MPFR_RNDN);
-    const double err = std::fabs(mpfr_get_d(s.out.get(), MPFR_RNDN));
+    mpfr_sum(s.err.get(), s.ptrs.data(), k + 2, MPFR_RNDN);
+    if (mpfr_nan_p(s.err.get())) {
+      r.componentwise = r.abs_sum = inf;
+      continue;
+    }
+    mpfr_abs(s.err.get(), s.err.get(), MPFR_RNDN);
     // Denominator: |C| + sum |a b|.
     for (std::size_t t = 0; t <= k; ++t) mpfr_abs(s.terms[t].get(), s.terms[t].get(), MPFR_RNDN);
-    mpfr_sum(s.out.get(), s.ptrs.data(), k + 1, MPFR_RNDN);
-    const double den = mpfr_get_d(s.out.get(), MPFR_RNDN);
-    const double ratio = err == 0 ? 0.0 : (den == 0 ? std::numeric_limits<double>::infinity() : err / den);
+    mpfr_sum(s.den.get(), s.ptrs.data(), k + 1, MPFR_RNDN);
+    double ratio = 0;
+    if (!mpfr_zero_p(s.err.get())) {
+      if (mpfr_zero_p(s.den.get()) || mpfr_inf_p(s.err.get())) {
+        ratio = inf;  // x/0, and Inf/Inf (an infinite operand met by a finite D^)
+      } else {
+        mpfr_div(s.ratio.get(), s.err.get(), s.den.get(), MPFR_RNDN);
+        ratio = mpfr_get_d(s.ratio.get(), MPFR_RNDN);
+      }
+    }
     r.componentwise = std::max(r.componentwise, ratio);
-    r.abs_sum += err;
+    r.abs_sum += mpfr_get_d(s.err.get(), MPFR_RNDN);
   }
   return r;
 }
@@ -117,6 +133,7 @@ GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<co
   }
   const double den = (C.empty() ? 0.0 : inf_norm(m, n, C)) + inf_norm(m, k, A) * inf_norm(k, n, B);
   e.normwise = err_norm == 0 ? 0.0 : (den == 0 ? std::numeric_limits<double>::infinity() : err_norm / den);
+  if (std::isnan(e.normwise)) e.normwise = std::numeric_limits<double>::infinity();  // Inf / Inf
   e.rows_checked = rows.size();
   e.sampled = rows.size() < m;
   return e;
@@ -158,12 +175,12 @@ GemmBound gemm_bound(const GemmBoundQuery& q) {
   GemmBound b;
   if (q.words > 1) {
     b.componentwise = mary_multiword(q.k, q.words, q.u_low, q.u_high, !q.all_word_products);
-    b.source = "mary2021 multiword analysis (first order), p = " + std::to_string(q.words);
+    b.source = "mary2021 slide 'General error analysis' (multiword, first order), p = " + std::to_string(q.words);
     return b;
   }
   if (q.fabsum_block > 0) {
     b.componentwise = mary_fabsum(q.k, q.fabsum_block, p.u, q.u_combine);
-    b.source = "mary2021 FABsum (first order), b = " + std::to_string(q.fabsum_block);
+    b.source = "mary2021 slide 'A proposed cure' (FABsum, first order), b = " + std::to_string(q.fabsum_block);
     return b;
   }
   if (q.inputs_exact) {
