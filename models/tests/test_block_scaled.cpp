@@ -60,7 +60,7 @@ TEST_CASE("mxf8f6f4: F = 25 truncation sees the scaled exponents") {
   CHECK(b.dot_scaled(e4, f32, two, a, ue8, sa, sa, bits(f32, 0.25)) == b.dot(e4, f32, two, a, bits(f32, 0.25), "tcgen05"));
 }
 
-TEST_CASE("mxf8f6f4: K = 64 chains two blocks, each with its own scales; fp6/fp4 inputs") {
+TEST_CASE("mxf8f6f4: K = 64 chains two blocks, each with its own scales, fp6/fp4 inputs") {
   const Unit& b = builtin_unit("b200");
   const auto ones = filled(e4, 64, 1.0);
   const std::vector<std::uint64_t> sa = {e8(0), e8(4)}, sb = {e8(0), e8(0)};
@@ -77,7 +77,7 @@ TEST_CASE("mxf8f6f4: K = 64 chains two blocks, each with its own scales; fp6/fp4
   CHECK(value(f32, b.dot_scaled(formats::e3m2(), f32, x, y, ue8, s1, s0, bits(f32, 1.0))) == 1.0 - 7.0 / 16.0);
 }
 
-TEST_CASE("mxf8f6f4: NaN scales and operands give 0x7fffffff; errors") {
+TEST_CASE("mxf8f6f4: NaN scales and operands give 0x7fffffff, errors") {
   const Unit& b = builtin_unit("b200");
   const auto ones = filled(e4, 32, 1.0);
   std::vector<std::uint64_t> sa = {0xff}, sb = {e8(0)};

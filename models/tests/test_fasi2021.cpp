@@ -38,14 +38,14 @@ TEST_CASE("fasi2021 3.1.4: v100 has no guard digit (1 + (-1 + 2^-24) = 2^-23)") 
   CHECK(run32("v100", {1, p}, {1, -p}, -1 + std::ldexp(1, -24)) == std::ldexp(1, -23));
 }
 
-TEST_CASE("fasi2021 3.1.4: v100 does not normalize partial sums; non-monotonic") {
+TEST_CASE("fasi2021 3.1.4: v100 does not normalize partial sums, non-monotonic") {
   const double p = std::ldexp(1.0, -12);
   // c = 1 - 2^-24 plus four 2^-24 products gives 1 + 2^-23, while c = 1 gives 1.
   CHECK(run32("v100", {p, p, p, p}, {p, p, p, p}, 1 - std::ldexp(1, -24)) == 1 + std::ldexp(1, -23));
   CHECK(run32("v100", {p, p, p, p}, {p, p, p, p}, 1.0) == 1.0);
 }
 
-TEST_CASE("fasi2021 3.1.4: v100 carry bits (4 + 2^-21 in every order; the 8 vector)") {
+TEST_CASE("fasi2021 3.1.4: v100 carry bits (4 + 2^-21 in every order, the 8 vector)") {
   const double c = 1 + std::ldexp(1, -22) + std::ldexp(1, -23);
   const double t = std::ldexp(1, -23);  // an fp16 subnormal
   const std::vector<std::vector<double>> perms = {{1, 1, 1, t}, {1, 1, t, 1}, {1, t, 1, 1}, {t, 1, 1, 1}};

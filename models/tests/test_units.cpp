@@ -164,7 +164,7 @@ TEST_CASE("builtin units: NaN patterns 0x7fffffff / 0x7fff, Inf rules") {
   CHECK(builtin_unit("h100").dot(formats::e4m3(), f32, n8, o8, 0) == 0x7fffffffu);
 }
 
-TEST_CASE("builtin units: unsupported pair lists the supported ones; instruction errors list instructions") {
+TEST_CASE("builtin units: unsupported pair lists the supported ones, instruction errors list instructions") {
   const std::string m = message_of([] {
     builtin_unit("v100").dot(formats::e4m3(), formats::fp32(), std::vector<std::uint64_t>{0},
                              std::vector<std::uint64_t>{0}, 0);
@@ -206,7 +206,7 @@ TEST_CASE("chaining: K = 16 on v100 is four chained block FMAs") {
   CHECK(value(f32, builtin_unit("h100").dot(f16, f32, p, p, 0x3f800000u)) == 1 + std::ldexp(1, -20));
 }
 
-TEST_CASE("chaining: a partial last block is padded with zeros; K = 0 runs one block") {
+TEST_CASE("chaining: a partial last block is padded with zeros, K = 0 runs one block") {
   const Format &f16 = formats::fp16(), &f32 = formats::fp32();
   const Unit& u = builtin_unit("v100");
   const FixedPointAdder& adder = u.adder(f16, f32);

@@ -12,7 +12,7 @@
 
 using namespace tcsim::reference;
 
-TEST_CASE("gemm_errors: the exact product has error 0; one ulp off gives ulp / (|C| + |A||B|)", "[gemm_errors]") {
+TEST_CASE("gemm_errors: the exact product has error 0, one ulp off gives ulp / (|C| + |A||B|)", "[gemm_errors]") {
   // A = [1 2; 3 4], B = [5 6; 7 8], C = [1 -1; 0.5 0]: D = [20 21; 43.5 50].
   const std::vector<double> A{1, 2, 3, 4}, B{5, 6, 7, 8}, C{1, -1, 0.5, 0};
   std::vector<double> D{20, 21, 43.5, 50};
