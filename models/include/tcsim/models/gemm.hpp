@@ -23,11 +23,13 @@ namespace tcsim::models {
 
 // blanchard2020 Table 3.3, generalized to the unit's input formats.
 enum class GemmVariant {
-  Unit,  // the unit's own behaviour for in -> out: Tc32 for out fp32, Tc16 for out fp16
+  Unit,  // the unit's own behaviour for in -> out: Tc32 for out fp32, Tc16 for out fp16,
+         // else the unit with C and D in `out` (reported as "unit")
   Fp16,  // no tensor core: A, B rounded to `in`, then IEEE binary16 recursive summation
          // d = fl16(d + a*b) by binary16 FMAs in k order, C rounded to binary16 first
-  Tc16,  // the unit with C and D held in binary16 between block FMAs (out = fp16)
-  Tc32,  // the unit with C and D held in binary32 (out = fp32)
+  Tc16,  // the unit with C and D held in binary16 between block FMAs (in -> fp16, whatever
+         // `out` says)
+  Tc32,  // the unit with C and D held in binary32 (in -> fp32, whatever `out` says)
   Fp32,  // no tensor core: A, B, C rounded to binary32, binary32 FMAs in k order
 };
 std::string variant_name(GemmVariant v);                     // "unit", "fp16", "tc16", "tc32", "fp32"
@@ -43,9 +45,11 @@ struct GemmOptions {
   std::string instruction;  // unit row ("" = the default row of in -> out)
   GemmVariant variant = GemmVariant::Unit;
   Rounding input_rounding = Rounding::NearestEven;  // A, B -> in; C -> the accumulation format
-  // Split-K: s > 1 cuts k into s consecutive slices of ceil(k/s); each slice is a GEMM
-  // through the unit from C = 0, and D = C + slice_1 + ... + slice_s summed in binary32 (RNE)
-  // in slice order. 0 or 1: off.
+                                                    // (rne, rz, ru, rd, ro; not sr)
+  // Split-K: s > 1 cuts k into s consecutive slices of ceil(k/s) (the last one shorter; fewer
+  // than s slices when the last ones would be empty, e.g. k = 10, s = 6: 5 slices of 2); each
+  // slice is a GEMM through the unit from C = 0, and D = C + slice_1 + ... + slice_s summed in
+  // binary32 (RNE, C converted to binary32 first) in slice order. 0 or 1: off.
   int split_k = 0;
   // FABsum (mary2021; blanchard2020 section 3 "blocked summation"): b > 0 cuts k into blocks
   // of b; each block is a GEMM through the unit from C = 0 and the block results are summed
@@ -56,7 +60,9 @@ struct GemmOptions {
   // (A = A_1 + ... + A_p, A_i = fl(A - A_1 - ... - A_{i-1})); unscaled words (mary2021) or
   // words scaled by u^-(i-1) into the normal range of `in` (mary2024 eq. (4.3)-(4.7)). The
   // word products A_i B_j go through the unit, all p^2 of them or only i + j <= p + 1, and
-  // are accumulated in `word_order` through the unit's accumulator (out format). p = 1: off.
+  // are accumulated in `word_order` through the unit's accumulator (out format). Scaled words:
+  // each product from C = 0, un-scaled by u^(i+j-2) and summed with C in binary64 (the scale
+  // factors cannot enter the unit's accumulator). p = 1: off.
   int words = 1;
   bool scaled_words = false;
   bool all_word_products = false;
@@ -74,9 +80,10 @@ struct GemmResult {
   std::size_t m = 0, n = 0, k = 0;
   std::vector<double> D;            // m x n, row-major: the computed values
   std::vector<std::uint64_t> bits;  // m x n patterns of `storage` (the format D is held in)
-  std::string storage;              // format name: out for tc16/tc32, binary16/binary32 for
-                                    // fp16/fp32, fabsum_combine or fp32 after FABsum/split-K,
-                                    // fp64 after multiword or scaling
+  std::string storage;              // format name: the unit's output for tc16/tc32/unit and
+                                    // unscaled multiword, fp16/fp32 for the fp16/fp32 variants,
+                                    // fabsum_combine or fp32 after FABsum/split-K, fp64 after
+                                    // scaled multiword or scaling
   std::string variant;              // variant_name of the variant actually run
   std::string path;                 // Unit::batch_path of the row ("kernel" | "reference: ...")
                                     // or "ieee" for fp16/fp32

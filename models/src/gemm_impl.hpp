@@ -1,0 +1,180 @@
+// Private parts of simulate_gemm (gemm.hpp), shared by gemm.cpp (validation, scaling,
+// dispatch), gemm_convert.cpp (binary64 -> format conversions, exact host arithmetic),
+// gemm_variants.cpp (fp16/fp32 variants, one unit GEMM, split-K, FABsum) and
+// gemm_multiword.cpp (multiword splitting and accumulation).
+#pragma once
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "tcsim/models/gemm.hpp"
+
+namespace tcsim::models::gemm_detail {
+
+using Bits = std::vector<std::uint64_t>;
+
+// 2^q as binary64, -1022 <= q <= 1023.
+inline double pow2(int q) { return std::bit_cast<double>(static_cast<std::uint64_t>(q + 1023) << 52); }
+
+// body(begin, end) over [0, count) in chunks of at least `grain`, on `threads` threads (0: all
+// cores). Callers only write disjoint outputs, so the result does not depend on the split.
+template <class Body>
+void parallel_ranges(unsigned threads, std::size_t count, std::size_t grain, const Body& body) {
+  if (count == 0) return;
+  auto loop = [&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, grain),
+                      [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
+  };
+  if (threads == 1 || count <= grain) {
+    body(std::size_t{0}, count);
+    return;
+  }
+  tbb::task_arena arena(threads ? static_cast<int>(threads) : tbb::task_arena::automatic);
+  arena.execute(loop);
+}
+
+// A vector of `count` value-initialized elements whose pages are requested as transparent
+// huge pages (advice only): first-touch page faults of 4 KiB pages cost as much as the
+// conversions of a large GEMM's operands. The vector is an ordinary std::vector.
+void advise_huge_pages(const void* data, std::size_t bytes);
+template <class T>
+std::vector<T> huge_vector(std::size_t count, const T& value = T{}) {
+  std::vector<T> v;
+  v.reserve(count);  // allocated, not touched
+  advise_huge_pages(v.data(), count * sizeof(T));
+  v.assign(count, value);
+  return v;
+}
+
+// Conversion of binary64 values into a format with a rounding mode (not stochastic), exactly
+// as round_bits(decode(fp64, x), f, mode): an integer fast path for finite nonzero values
+// whose result is a finite nonzero number of an IEEE-style encoding, round_bits for the rest
+// (zeros, overflow, NaN, Inf, values far below the subnormals, unusual encodings).
+// flush_subnormals: a subnormal result becomes a zero of the same sign (f.zero(negative):
+// +0 where -0 is not a zero, as in the FNUZ formats).
+class Converter {
+ public:
+  Converter(const Format& f, Rounding mode, bool flush_subnormals);
+  std::uint64_t operator()(double x) const;
+  std::uint64_t operator()(const ExactValue& x) const;  // round_bits, then the flush
+  const Format& format() const { return *f_; }
+
+ private:
+  std::uint64_t slow(double x) const;
+  std::uint64_t flushed(std::uint64_t bits) const;
+  const Format* f_;
+  Rounding mode_;
+  bool flush_;
+  bool fast_;
+  int p_ = 0, emin_ = 0, emax_ = 0, bias_ = 0, fb_ = 0;
+  std::uint64_t sign_ = 0, max_sig_ = 0, frac_mask_ = 0;
+};
+
+Bits convert(std::span<const double> v, const Converter& c, unsigned threads);
+
+// The value of a pattern of f as binary64: exact for formats whose values binary64 holds
+// (every built-in one), RNE into binary64 otherwise (user formats wider than binary64).
+double value_of(const Format& f, std::uint64_t bits);
+
+// value_of with the format's fields looked up once: finite patterns of IEEE-style encodings
+// decoded with integer operations, the rest through value_of.
+class Decoder {
+ public:
+  explicit Decoder(const Format& f);
+  double operator()(std::uint64_t bits) const {
+    if (fast_) {
+      const std::uint64_t magnitude = bits & ~sign_;
+      const std::uint64_t field = magnitude >> fb_, frac = magnitude & frac_mask_;
+      if (field < top_ || (field == top_ && frac <= top_frac_)) {
+        const double v = field == 0 ? static_cast<double>(frac) * sub_scale_
+                                    : static_cast<double>(frac | implicit_) * pow2(static_cast<int>(field) - shift_);
+        return (bits & sign_) != 0 ? -v : v;
+      }
+    }
+    return value_of(*f_, bits);
+  }
+
+ private:
+  const Format* f_;
+  bool fast_ = false;
+  std::uint64_t sign_ = 0, frac_mask_ = 0, implicit_ = 0, top_ = 0, top_frac_ = 0;
+  int fb_ = 0, shift_ = 0;
+  double sub_scale_ = 0;
+};
+std::vector<double> values_of(const Bits& bits, const Format& f, unsigned threads);
+
+// Exact host arithmetic (inline: the fp16 variant runs them once per FMA).
+// x + y rounded to odd at binary64 precision (x, y finite binary64): s = fl(x + y) and its
+// TwoSum error t; when t != 0 and s is even, s moves one ulp towards t. A later rounding to
+// p <= 51 bits of the result is the correct rounding of x + y (53 >= p + 2).
+inline double sum_to_odd(double x, double y) {
+  const double s = x + y;
+  const double z = s - x;  // TwoSum (Knuth): s + t = x + y exactly when s is finite
+  const double t = (x - (s - z)) + (y - z);
+  const std::uint64_t sb = std::bit_cast<std::uint64_t>(s);
+  // t is NaN when s is Inf or NaN: no comparison holds and s stays as it is.
+  const bool inexact = t > 0 || t < 0;
+  const std::uint64_t step = ((t > 0) == (s > 0)) ? 1 : ~std::uint64_t{0};  // +-1 ulp of |s| towards t
+  return std::bit_cast<double>(inexact && (sb & 1) == 0 ? sb + step : sb);
+}
+
+// x rounded to binary16 with RNE, as binary64: subnormals, Inf on overflow, signed zeros,
+// NaN for NaN. With 2^e <= |x| < 2^(e+1) and e clamped to [-14, 15], the binary16 quantum is
+// 2^q, q = e - 10, and (|x| + C) - C with C = 1.5 2^(e+42) (ulp(C) = 2^q, C a multiple of
+// 2^(q+1)) is |x| rounded to a multiple of 2^q by the binary64 addition's RNE, ties to an even
+// multiple; |x| >= 2^16 lands above 65504 (or stays Inf / NaN).
+inline double round_binary16(double x) {
+  const double ax = std::fabs(x);
+  int e = static_cast<int>(std::bit_cast<std::uint64_t>(ax) >> 52) - 1023;
+  e = e < -14 ? -14 : (e > 15 ? 15 : e);
+  const double C = std::bit_cast<double>((static_cast<std::uint64_t>(e + 42 + 1023) << 52) | (std::uint64_t{1} << 51));
+  double r = (ax + C) - C;
+  if (r > 65504.0) r = std::numeric_limits<double>::infinity();  // RNE overflow: |x| >= 65520
+  return std::copysign(r, x);
+}
+
+// fl16(a b + c): one IEEE binary16 FMA with RNE on binary16 values held in binary64. a b is
+// exact in binary64 (22 bits), the sum is rounded to odd, then to binary16 (11 bits:
+// 53 >= 2 * 11 + 2, no double rounding).
+inline double fma_binary16(double a, double b, double c) { return round_binary16(sum_to_odd(a * b, c)); }
+
+// fl32(acc + s) with RNE for any binary64 s: the sum rounded to odd, then to binary32 by the
+// host conversion (RNE; 53 >= 2 * 24 + 2).
+inline float add_binary32(float acc, double s) { return static_cast<float>(sum_to_odd(static_cast<double>(acc), s)); }
+
+// A product computed by one path, before scaling is undone.
+struct Product {
+  std::vector<double> D;
+  Bits bits;
+  std::string storage;
+  std::size_t calls = 0;
+};
+
+// What the paths need: the unit, the formats (out = the format the unit accumulates in), sizes
+// and options. A, B, C are binary64 values (already scaled when scaling is on); C may be empty.
+struct Problem {
+  const Unit& unit;
+  const Format& in;
+  const Format& out;
+  std::size_t m, n, k;
+  std::span<const double> A, B, C;
+  const GemmOptions& o;
+};
+
+// fp16 / fp32 variants (no tensor core): IEEE FMA chains in k order.
+Product run_ieee(const Problem& p, GemmVariant v);
+// One Unit::gemm (blanchard2020 Algorithm 3.1), or split-K / FABsum slices of k.
+Product run_unit(const Problem& p);
+// Multiword products (mary2021; scaled words: mary2024 eq. (4.3)-(4.7)).
+Product run_multiword(const Problem& p);
+
+}  // namespace tcsim::models::gemm_detail
