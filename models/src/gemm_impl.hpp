@@ -110,6 +110,7 @@ class Decoder {
   int fb_ = 0, shift_ = 0;
   double sub_scale_ = 0;
 };
+
 std::vector<double> values_of(const Bits& bits, const Format& f, unsigned threads);
 
 // Exact host arithmetic (inline: the fp16 variant runs them once per FMA).
@@ -143,12 +144,16 @@ inline double round_binary16(double x) {
 }
 
 // fl16(a b + c): one IEEE binary16 FMA with RNE on binary16 values held in binary64. a b is
-// exact in binary64 (22 bits), the sum is rounded to odd, then to binary16 (11 bits:
-// 53 >= 2 * 11 + 2, no double rounding).
+// exact in binary64 (22 bits); the sum rounded to odd at 53 bits, then to nearest at 11 bits,
+// is the correctly rounded sum (round to odd then to nearest needs 53 >= 11 + 2). Remark: for
+// binary16 operands the exact sum has at most about 33 significant bits whenever it lies within
+// half a binary64 ulp of a binary16 midpoint, so fl(a b + c) in binary64 alone would already
+// round correctly; the round-to-odd step costs little and does not rely on that argument.
 inline double fma_binary16(double a, double b, double c) { return round_binary16(sum_to_odd(a * b, c)); }
 
 // fl32(acc + s) with RNE for any binary64 s: the sum rounded to odd, then to binary32 by the
-// host conversion (RNE; 53 >= 2 * 24 + 2).
+// host conversion (RNE; 53 >= 24 + 2). Here the round-to-odd step matters: a binary64 slice
+// can carry bits far below binary32's (tested).
 inline float add_binary32(float acc, double s) { return static_cast<float>(sum_to_odd(static_cast<double>(acc), s)); }
 
 // A product computed by one path, before scaling is undone.
