@@ -234,7 +234,7 @@ int cmd_gemm(const Args& args) {
   q.k = static_cast<double>(k);
   q.b = unit.datapath(in, out, o.instruction).fma_size;
   q.u_low = reference::bounds::unit_roundoff(in);
-  q.u_high = reference::bounds::unit_roundoff(formats::fp32());
+  q.u_high = reference::bounds::unit_roundoff(r.variant == "unit" ? out : formats::fp32());
   // blanchard2020 Thm 3.1 (A, B given in the input format) or Thm 3.2 (converted first).
   auto exact_in = [&](double x) {
     return to_double(decode(in, round_bits(decode(formats::fp64(), bits_of_double(x)), in, Rounding::NearestEven))) == x;
@@ -244,6 +244,13 @@ int cmd_gemm(const Args& args) {
   q.all_word_products = o.all_word_products;
   q.fabsum_block = o.fabsum_block;
   q.u_combine = o.fabsum_combine == "fp64" ? 0x1p-53 : 0x1p-24;
+  if (r.variant == "tc16" || r.variant == "tc32" || r.variant == "unit") {
+    const Format& acc = r.variant == "tc16" ? formats::fp16() : r.variant == "tc32" ? formats::fp32() : out;
+    const models::BlockFmaRoundoff ro = models::block_fma_roundoff(unit, in, acc, o.instruction);
+    q.u_fma = ro.u_fma;
+    q.u_bar = ro.u_bar;
+    q.roundoff_how = ro.how;
+  }
   const reference::GemmBound bound = reference::gemm_bound(q);
 
   if (a.has("write-d")) {

@@ -70,6 +70,19 @@ tcsim_check(NAME "gemm: scaled multiword with scaling"
   ARGS gemm --unit h100 --in e4m3 --out fp32 --instruction wgmma --m 4 --n 4 --k 64 --dist pm10^phi --ell 3 --words 2 --scaled-words --scaling on --json
   STDOUT "\"unit_calls\":3" "\"storage\":\"fp64\"")
 
+# A row whose output is neither binary16 nor binary32 (a100 fp64: IEEE FMA chains) runs as
+# variant "unit", and its bound uses binary64's unit roundoff: the error stays below it.
+tcsim_check(NAME "gemm: a100 fp64 runs as variant unit with a binary64 bound"
+  ARGS gemm --unit a100 --in fp64 --out fp64 --m 8 --n 8 --k 256 --dist uniform-11 --json
+  STDOUT "\"variant\":\"unit\"" "\"path\":\"fma-chain\"" "\"storage\":\"fp64\"" "block FMA \\(unit\\)"
+  OUTPUT_VARIABLE fp64_out)
+string(JSON fp64_err GET "${fp64_out}" componentwise_error)
+string(JSON fp64_bound GET "${fp64_out}" componentwise_bound)
+execute_process(COMMAND awk "BEGIN { exit !(${fp64_err} <= ${fp64_bound} && ${fp64_bound} < 1e-13) }" RESULT_VARIABLE fp64_rc)
+if(NOT fp64_rc EQUAL 0)
+  tcsim_fail("a100 fp64: error ${fp64_err} above the bound ${fp64_bound}, or the bound is not binary64's")
+endif()
+
 # blanchard2020 Fig. 3.1 at n = 65536 (their k), m = t = 8: TC32 >= 100 x more accurate than TC16.
 tcsim_check(NAME "gemm: Fig 3.1, TC16"
   ARGS gemm --unit v100 --in fp16 --out fp32 --m 8 --n 8 --k 65536 --dist uniform0-1e-3 --variant tc16 --json

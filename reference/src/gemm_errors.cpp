@@ -164,32 +164,54 @@ GemmBound gemm_bound(const GemmBoundQuery& q) {
     p = blanchard_table32_params(q.variant == "fp16" ? Table32Method::StandardLow : Table32Method::StandardHigh, q.k,
                                  q.b, q.u_low, q.u_high);
     p.u = p.u_fma = p.u_bar = u;
+    p.u_low = q.u_low;  // both variants round A and B to the input format (Thm 3.2 when inexact)
     what = "standard summation";
-  } else if (q.variant == "tc16" || q.variant == "tc32") {
+  } else if (q.variant == "tc16" || q.variant == "tc32" || q.variant == "unit") {
+    // "unit": C and D held in the unit's own output format, whose unit roundoff the caller
+    // passes as u_high (binary64 for the fp64 rows).
     const double u = q.variant == "tc16" ? q.u_low : q.u_high;
     p.u = p.u_fma = p.u_bar = u;
     what = "block FMA";
   } else {
-    throw std::invalid_argument("variant: '" + q.variant + "' has no bound; allowed: fp16, tc16, tc32, fp32");
+    throw std::invalid_argument("variant: '" + q.variant + "' has no bound; allowed: fp16, tc16, tc32, fp32, unit");
+  }
+  const bool unit_roundoffs = q.u_fma > 0 && q.u_bar > 0 && what == "block FMA";
+  if (unit_roundoffs) {
+    p.u_fma = q.u_fma;
+    p.u_bar = q.u_bar;
+    p.u = std::max(q.u_fma, q.u_bar);
   }
   GemmBound b;
   if (q.words > 1) {
-    b.componentwise = mary_multiword(q.k, q.words, q.u_low, q.u_high, !q.all_word_products);
+    b.componentwise = mary_multiword(q.k, q.words, q.u_low, unit_roundoffs ? p.u : q.u_high, !q.all_word_products);
     b.source = "mary2021 slide 'General error analysis' (multiword, first order), p = " + std::to_string(q.words);
+    if (unit_roundoffs) b.source += ", u_high = max(u_fma, u_bar) of the row's " + q.roundoff_how;
     return b;
   }
   if (q.fabsum_block > 0) {
     b.componentwise = mary_fabsum(q.k, q.fabsum_block, p.u, q.u_combine);
     b.source = "mary2021 slide 'A proposed cure' (FABsum, first order), b = " + std::to_string(q.fabsum_block);
+    if (unit_roundoffs) b.source += ", u_block = max(u_fma, u_bar) of the row's " + q.roundoff_how;
+    if (!q.inputs_exact) {  // A and B rounded to the input format first: |a^b^ - ab| <= (2u + u^2)|a||b|
+      b.componentwise += 2 * q.u_low + q.u_low * q.u_low;
+      b.source += ", + 2u_low + u_low^2 for rounding A and B to the input format (blanchard2020 Thm 3.2)";
+    }
     return b;
   }
+  double thm31 = blanchard_thm31(p);
+  if (unit_roundoffs) {  // eq. (3.5) with u~_fma = u_fma
+    const double q_blocks = std::ceil(q.k / q.b);
+    const double gt = gamma(q_blocks, p.u_fma), gb = gamma(q.k, p.u_bar);
+    thm31 = std::isinf(gt) || std::isinf(gb) ? std::numeric_limits<double>::infinity() : gt + gb + gt * gb;
+  }
   if (q.inputs_exact) {
-    b.componentwise = blanchard_thm31(p);
+    b.componentwise = thm31;
     b.source = "blanchard2020 Thm 3.1 eq. (3.5), " + what + " (" + q.variant + ")";
   } else {
-    b.componentwise = blanchard_thm32(p);
+    b.componentwise = 2 * p.u_low + p.u_low * p.u_low + thm31 * (1 + p.u_low) * (1 + p.u_low);
     b.source = "blanchard2020 Thm 3.2 eq. (3.6), " + what + " (" + q.variant + ")";
   }
+  if (unit_roundoffs) b.source += " with the row's " + q.roundoff_how;
   return b;
 }
 

@@ -95,13 +95,19 @@ TEST_CASE("gemm_bound: blanchard2020 Thm 3.1/3.2 per variant, with sources", "[g
   for (auto [name, v] : {std::pair{"fp16", TcVariant::Fp16}, {"tc16", TcVariant::TC16}, {"tc32", TcVariant::TC32}, {"fp32", TcVariant::Fp32}}) {
     q.variant = name;
     q.k = 256;
+    // Table 3.3's fp32 takes A and B in binary32; the fp32 variant rounds them to the input
+    // format, so the table's row is the bound with a binary32 input format.
+    q.u_low = v == TcVariant::Fp32 ? 0x1p-24 : 0x1p-11;
     INFO(name);
     CHECK(gemm_bound(q).componentwise == Approx(blanchard_table33(v, false, 256)).epsilon(0.15));
   }
+  q.u_low = 0x1p-11;
+  q.variant = "fp32";  // binary16 inputs: 2 u16 + n u32
+  CHECK(gemm_bound(q).componentwise == Approx(2 * 0x1p-11 + 256 * 0x1p-24).epsilon(0.01));
   q.variant = "tc16";
   const double tc16 = gemm_bound(q).componentwise;
   q.variant = "tc32";
   CHECK(gemm_bound(q).componentwise < tc16);
   q.variant = "tc64";
-  CHECK_THROWS_WITH(gemm_bound(q), Catch::Contains("variant: 'tc64' has no bound; allowed: fp16, tc16, tc32, fp32"));
+  CHECK_THROWS_WITH(gemm_bound(q), Catch::Contains("variant: 'tc64' has no bound; allowed: fp16, tc16, tc32, fp32, unit"));
 }

@@ -241,6 +241,21 @@ class Unit {
 // result_fraction_bits for `out`, out_format is result_format(out, bits) and c_format `out`.
 AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out);
 
+// blanchard2020's block-FMA model for one row: the result of a block FMA carries a relative
+// error of at most u_fma (its final rounding, plus the accumulator addition of final-add
+// rows), and the internal sum of b terms of at most b u_bar (alignment to F bits below the
+// largest term: u_bar = (b+1)/b 2^-F when truncated; u_bar = u_fma when normalized at every
+// step). First order, normal operands (no underflow), as the papers' bounds. `how` says
+// where the two figures come from.
+struct BlockFmaRoundoff {
+  double b = 4;
+  double u_fma = 0;
+  double u_bar = 0;
+  std::string how;
+};
+BlockFmaRoundoff block_fma_roundoff(const Unit& unit, const Format& in, const Format& out,
+                                    std::string_view instruction = "");
+
 // `out` with only `fraction_bits` fraction bits (same exponent range and specials), named
 // "<out>r<bits>": the format the adder rounds into for result_fraction_bits.
 Format result_format(const Format& out, int fraction_bits);

@@ -41,16 +41,23 @@ struct GemmBound {
 
 // What the bound depends on, in the papers' terms.
 struct GemmBoundQuery {
-  std::string variant = "tc32";  // fp16 | tc16 | tc32 | fp32
+  std::string variant = "tc32";  // fp16 | tc16 | tc32 | fp32 | unit (C, D in the output format)
   double k = 0;                  // inner dimension n of the papers
   double b = 4;                  // block FMA size of the unit
   double u_low = 0x1p-11;        // unit roundoff of the input format
-  double u_high = 0x1p-24;       // unit roundoff of binary32
+  double u_high = 0x1p-24;       // unit roundoff of binary32 (of the output format for "unit")
   bool inputs_exact = false;     // A, B representable in the input format (Thm 3.1) or not (Thm 3.2)
   int words = 1;                 // multiword p (mary2021 / mary2024 Thm 4.1)
   bool all_word_products = false;
   int fabsum_block = 0;          // FABsum b (mary2021)
   double u_combine = 0x1p-24;    // FABsum's combining precision
+  // The unit's own block-FMA roundoffs (models::block_fma_roundoff) for tc16/tc32/unit; 0:
+  // blanchard2020's IEEE model with u_fma = u_bar = the accumulation format's unit roundoff.
+  // Given, eq. (3.5) is evaluated with both errors present (u~_fma = u_fma: the internal sum
+  // is not a number of the output format, so its final rounding is never free).
+  double u_fma = 0;
+  double u_bar = 0;
+  std::string roundoff_how;      // where u_fma and u_bar come from (quoted in the source)
 };
 GemmBound gemm_bound(const GemmBoundQuery& q);
 
