@@ -154,7 +154,8 @@ TEST_CASE("gemm: binary16 rounding, the binary16 FMA and the binary32 sum are ex
 TEST_CASE("gemm: the fp16 variant equals exact binary16 FMA chains (10^6 FMAs)", "[gemm]") {
   Rng r(tcsim::test::seed("gemm fp16 variant", 7003));
   const Format& h = formats::fp16();
-  const std::size_t m = 32, n = 32, k = 64, gemms = tcsim::test::count(16);
+  // At least two GEMMs of each of the 5 kinds below, whatever TCSIM_TEST_SCALE says.
+  const std::size_t m = 32, n = 32, k = 64, gemms = std::max<std::uint64_t>(10, tcsim::test::count(16));
   auto half = [&](double x) { return to_double(decode(h, round_bits(exact_of(x), h, Rounding::NearestEven))); };
   auto any_half = [&]() -> double {
     switch (r.below(5)) {
