@@ -175,7 +175,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
     const std::size_t n_pad = ldb;
     // Decoded once, uninitialized (every entry is written).
     PanelBuffer<float> Af(m * KK), Bf(KK * n_pad);
-    PanelBuffer<std::int32_t> Ae(m * KK), Be(KK * n_pad);
+    PanelBuffer<std::int16_t> Ae(m * KK), Be(KK * n_pad);
     kernel->decode_tile(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
     kernel->decode_tile(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
     const std::size_t panel = std::max(TC, kPanel / TC * TC);

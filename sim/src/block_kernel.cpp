@@ -463,10 +463,20 @@ void BlockKernel::decode_tile(Role role, std::size_t count, const std::uint64_t*
   lanes::decode_tile_lanes(f, k.keep_subnormals, count, bits, value, eref);
 }
 
+void BlockKernel::decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value,
+                              std::int16_t* eref) const {
+  std::int32_t e32[512];
+  for (std::size_t i = 0; i < count; i += 512) {
+    const std::size_t n = std::min<std::size_t>(512, count - i);
+    decode_tile(role, n, bits + i, value + i, e32);
+    for (std::size_t j = 0; j < n; ++j) eref[i + j] = lanes::tile_eref16(e32[j]);
+  }
+}
+
 void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t len,
-                           const std::uint64_t* a_bits, const float* a_value, const std::int32_t* a_eref,
+                           const std::uint64_t* a_bits, const float* a_value, const std::int16_t* a_eref,
                            std::size_t lda, const std::uint64_t* b_bits, const float* b_value,
-                           const std::int32_t* b_eref, std::size_t ldb, const std::uint64_t* c_bits,
+                           const std::int16_t* b_eref, std::size_t ldb, const std::uint64_t* c_bits,
                            const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits, float* d_value,
                            std::int32_t* d_eref, std::size_t ldc) const {
   const Impl& k = *impl_;

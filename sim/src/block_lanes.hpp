@@ -90,6 +90,15 @@ namespace tcsim::lanes {
 inline constexpr std::int32_t kTileZero = -(1 << 26);
 inline constexpr std::int32_t kTileSpecial = 1 << 28;
 inline constexpr std::size_t kTileRows = 4;  // rows of A per micro-tile
+// A and B's e_refs as int16 (twice the lanes in block_tile's E pass). Normal e_refs of tile
+// formats lie within +-300; the sentinels keep every sum of two far from them:
+// zero + normal <= -5700, special + anything >= 5700, special + special fits int16.
+inline constexpr std::int16_t kTileZero16 = -6000;
+inline constexpr std::int16_t kTileSpecial16 = 12000;
+inline constexpr std::int32_t kTileFlagLimit = 4096;  // |raw E| beyond it: no nonzero term, or a special
+inline std::int16_t tile_eref16(std::int32_t e) {
+  return e == kTileZero ? kTileZero16 : (e == kTileSpecial ? kTileSpecial16 : static_cast<std::int16_t>(e));
+}
 
 // Patterns of `f` into binary32 values (exact, NaN for NaN/Inf and out-of-range patterns) and
 // int32 e_refs (kTileZero, kTileSpecial).
@@ -100,11 +109,12 @@ void decode_tile_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t 
 std::size_t tile_columns();
 
 // One block FMA for every output of a rows x cols tile: d[r][j] = c[r][j] +
-// sum_{t < len} a[r][t] b[t][j] (a at a_value[r * lda + t], b at b_value[t * ldb + j], c and d
+// sum_{t < len} a[r][t] b[t][j] (a at a_value[r * lda + t], b at b_value[t * ldb + j], their
+// e_refs as tile_eref16, c and d
 // at [r * ldc + j]). Writes d's pattern, value and e_ref, and returns how many outputs the
 // caller must compute exactly, their offsets r * ldc + j in flagged[] (room for rows * ldc).
 std::size_t block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
-                       const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+                       const std::int16_t* a_eref, std::size_t lda, const float* b_value, const std::int16_t* b_eref,
                        std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
                        float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged);
 

@@ -1,9 +1,11 @@
 // The GEMM tile kernel (block_lanes.hpp: block_tile), compiled once per SIMD target by Google
 // Highway and chosen at run time. A micro-tile of kTileRows rows of A against kTileVectors
 // vectors of B's columns stays in registers over one block FMA: pass 1 takes E per output
-// (the largest e_ref(a) + e_ref(b), and c's), pass 2 sums trunc(a b 2^(F - E)) in int32 lanes
-// (a b and its scaling are exact binary32 operations, the conversion truncates: the rz
-// alignment), then c and the rounding run in binary64 lanes as in BlockFma.
+// (the largest e_ref(a) + e_ref(b) in int16 lanes, then c's), pass 2 sums trunc(a b 2^(F - E))
+// in int32 lanes (a b and its scaling are exact binary32 operations, the conversion
+// truncates: the rz alignment), then c, the normalization and the rounding: in the same
+// registers for binary32 outputs rounded rz or rne (MicroTile's fused epilogue), else in
+// binary64 lanes as in BlockFma.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "block_tile.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
@@ -19,15 +21,32 @@ namespace tcsim::lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr std::size_t kTileVectors = 2;
-constexpr std::int32_t kFlagLimit = 1 << 25;  // |E| beyond it: no nonzero term, or a special operand
+constexpr std::int32_t kFlagLimit = kTileFlagLimit;
 
 std::size_t TileColumns() { return kTileVectors * hn::Lanes(hn::ScalableTag<float>()); }
 
+// Where MicroTile's outputs go. Fused (binary32 output rounded rz or rne): c's term, the
+// sum, the normalization and the rounding in the int32/binary32 lanes, straight into d;
+// `flagged` collects the outputs (index out0 + r * ldc + column) the exact path must redo.
+// Otherwise sums, E and flags per output for BlockTile's binary64 epilogue.
+struct TileOut {
+  bool fused = false;
+  const float* c_value = nullptr;  // at the tile's first output; row stride ldc
+  std::uint64_t* d_bits = nullptr;
+  float* d_value = nullptr;
+  std::int32_t* d_eref = nullptr;
+  std::size_t out0 = 0;
+  std::uint32_t* flagged = nullptr;
+  std::size_t* flagged_count = nullptr;
+  std::int32_t* sums = nullptr;
+  std::int32_t* exps = nullptr;
+  std::int32_t* eflags = nullptr;
+};
+
 template <std::size_t MR>
-void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const std::int32_t* a_eref,
-               std::size_t lda, const float* b_value, const std::int32_t* b_eref, std::size_t ldb,
-               const std::int32_t* c_eref, std::size_t ldc, std::int32_t* sums, std::int32_t* exps,
-               std::int32_t* eflags) {
+void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const std::int16_t* a_eref,
+               std::size_t lda, const float* b_value, const std::int16_t* b_eref, std::size_t ldb,
+               const std::int32_t* c_eref, std::size_t ldc, const TileOut& o) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   using VF = hn::Vec<decltype(df)>;
@@ -35,22 +54,41 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
   constexpr std::size_t NV = kTileVectors;
   const std::size_t NF = hn::Lanes(df);
   VI E[MR][NV];
+#if HWY_TARGET != HWY_SCALAR
+  // E of the products in int16 lanes: one vector holds the tile's NV * NF columns.
+  static_assert(NV == 2, "one int16 vector spans the two binary32 vectors of a tile row");
+  const hn::Repartition<std::int16_t, decltype(df)> d16;
+  const hn::Half<decltype(d16)> d16h;
+  hn::Vec<decltype(d16)> E16[MR];
+  for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Set(d16, std::numeric_limits<std::int16_t>::min());
+  for (std::size_t t = 0; t < len; ++t) {
+    const auto eb = hn::LoadU(d16, b_eref + t * ldb);
+    for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, a_eref[r * lda + t]), eb));
+  }
+  for (std::size_t r = 0; r < MR; ++r) {
+    E[r][0] = hn::Max(hn::PromoteTo(di, hn::LowerHalf(d16h, E16[r])), hn::LoadU(di, c_eref + r * ldc));
+    E[r][1] = hn::Max(hn::PromoteTo(di, hn::UpperHalf(d16h, E16[r])), hn::LoadU(di, c_eref + r * ldc + NF));
+  }
+#else
+  const hn::Rebind<std::int16_t, decltype(di)> d16;
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) E[r][v] = hn::LoadU(di, c_eref + r * ldc + v * NF);
   for (std::size_t t = 0; t < len; ++t) {
     VI eb[NV];
-    for (std::size_t v = 0; v < NV; ++v) eb[v] = hn::LoadU(di, b_eref + t * ldb + v * NF);
+    for (std::size_t v = 0; v < NV; ++v) eb[v] = hn::PromoteTo(di, hn::LoadU(d16, b_eref + t * ldb + v * NF));
     for (std::size_t r = 0; r < MR; ++r) {
       const VI ea = hn::Set(di, a_eref[r * lda + t]);
       for (std::size_t v = 0; v < NV; ++v) E[r][v] = hn::Max(E[r][v], hn::Add(ea, eb[v]));
     }
   }
+#endif
   // Flags, the clamp and the scales 2^(F - E) (binary32 normal range only: others flagged).
   const VI limit = hn::Set(di, kFlagLimit), neg_limit = hn::Set(di, -kFlagLimit);
   const VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
   const VI F = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits));
   const VI lo = hn::Set(di, -120), hi = hn::Set(di, 120), bias = hn::Set(di, 127);
   VF scale[MR][NV];
+  VI bad_e[MR][NV];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) {
       const VI raw = E[r][v];
@@ -60,8 +98,13 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
                               hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
       const VI clamped = hn::Min(hn::Max(shift, lo), hi);
       scale[r][v] = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(clamped, bias)));
-      hn::StoreU(e, di, exps + r * NV * NF + v * NF);
-      hn::StoreU(hn::VecFromMask(di, bad), di, eflags + r * NV * NF + v * NF);
+      if (o.fused) {
+        E[r][v] = e;
+        bad_e[r][v] = hn::VecFromMask(di, bad);
+      } else {
+        hn::StoreU(e, di, o.exps + r * NV * NF + v * NF);
+        hn::StoreU(hn::VecFromMask(di, bad), di, o.eflags + r * NV * NF + v * NF);
+      }
     }
   VI S[MR][NV];
   for (std::size_t r = 0; r < MR; ++r)
@@ -75,12 +118,66 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
         S[r][v] = hn::Add(S[r][v], hn::ConvertTo(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
     }
   }
+  if (!o.fused) {
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < NV; ++v) hn::StoreU(S[r][v], di, o.sums + r * NV * NF + v * NF);
+    return;
+  }
+#if HWY_TARGET != HWY_SCALAR
+  // Fused binary32 epilogue. c's term trunc(c 2^(F - E)) is exact in int32 (|c| < 2^(E+1):
+  // below 2^(F+1); a product that leaves the normal range is below 1 and truncates to 0 as
+  // the exact value would). |s| >= 2^30 (this also catches an int32 wrap: the true sum is
+  // below 2^31 + 2^26) or >= the row's wrap limit, s = 0 (the sign of zero), E or E - F out
+  // of range and results below 2^-126 or above the largest binary32 go to the exact path.
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const hn::Repartition<std::uint64_t, decltype(df)> du64;
+  const hn::Half<decltype(du)> du_half;
+  const VI wrap_below = hn::Set(di, static_cast<std::int32_t>(std::min(p.wrap_limit, 0x1p30)) - 1);
+  const auto sign_bit = hn::Set(du, 0x80000000u);
+  const auto exp_mask = hn::Set(di, 0xff);
+  const VF min_normal = hn::Set(df, 0x1p-126f);
+  const bool rz = p.final_rounding == 0;
+  HWY_ALIGN std::uint8_t lane_flags[HWY_MAX_BYTES / 4];
   for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t v = 0; v < NV; ++v) hn::StoreU(S[r][v], di, sums + r * NV * NF + v * NF);
+    for (std::size_t v = 0; v < NV; ++v) {
+      const std::size_t at = r * ldc + v * NF;
+      const VF cv = hn::LoadU(df, o.c_value + at);
+      const VI c_term = hn::ConvertTo(di, hn::Mul(hn::IfThenElseZero(hn::IsFinite(cv), cv), scale[r][v]));
+      const VI s = hn::Add(S[r][v], c_term);
+      const VI mag = hn::Abs(s);
+      // Abs(INT32_MIN) stays negative: flagged with the big ones.
+      auto bad = hn::Or(hn::RebindMask(df, hn::Ne(bad_e[r][v], hn::Zero(di))),
+                        hn::RebindMask(df, hn::Or(hn::Gt(mag, wrap_below), hn::Lt(mag, hn::Zero(di)))));
+      bad = hn::Or(bad, hn::RebindMask(df, hn::Eq(s, hn::Zero(di))));
+      // |s| rounded to 24 bits: the conversion rounds to nearest; rz steps back one ulp where
+      // that went up (|s| < 2^30: the conversion back is exact).
+      VF m = hn::ConvertTo(df, mag);
+      if (rz) {
+        const auto up = hn::Gt(hn::ConvertTo(di, m), mag);
+        m = hn::BitCast(df, hn::Add(hn::BitCast(di, m), hn::VecFromMask(di, up)));
+      }
+      // times 2^(E - F): exact inside the normal range (E - F itself a normal exponent).
+      const VI unshift = hn::Sub(E[r][v], F);
+      bad = hn::Or(bad, hn::RebindMask(df, hn::Or(hn::Lt(unshift, lo), hn::Gt(unshift, hi))));
+      const VF pow2 = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Min(hn::Max(unshift, lo), hi), bias)));
+      const VF x = hn::Mul(m, pow2);
+      bad = hn::Or(bad, hn::Or(hn::Le(x, min_normal), hn::Not(hn::IsFinite(x))));
+      const auto bits = hn::Or(hn::BitCast(du, x), hn::And(hn::BitCast(du, s), sign_bit));
+      hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, bits)), du64, o.d_bits + at);
+      hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, bits)), du64, o.d_bits + at + NF / 2);
+      hn::StoreU(hn::BitCast(df, bits), df, o.d_value + at);
+      hn::StoreU(hn::Sub(hn::And(hn::ShiftRight<23>(hn::BitCast(di, x)), exp_mask), bias), di, o.d_eref + at);
+      if (HWY_UNLIKELY(!hn::AllFalse(df, bad))) {
+        hn::StoreMaskBits(df, bad, lane_flags);
+        for (std::size_t l = 0; l < NF; ++l)
+          if ((lane_flags[l / 8] >> (l % 8)) & 1) o.flagged[(*o.flagged_count)++] = static_cast<std::uint32_t>(o.out0 + at + l);
+      }
+    }
+#endif
 }
 
 std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
-               const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+               const std::int16_t* a_eref, std::size_t lda, const float* b_value, const std::int16_t* b_eref,
                std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
                float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) {
   const hn::ScalableTag<float> df;
@@ -97,6 +194,8 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
   const bool binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
                             p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
                             (p.final_rounding == 0 || p.final_rounding == 3);
+  // The same, rounded in the binary32 lanes inside MicroTile (not on the scalar target).
+  const bool fused = binary32_out && HWY_TARGET != HWY_SCALAR;
   const hn::Rebind<std::uint32_t, decltype(d)> du_half;
   const VU rz_mask = hn::Set(du, ~((std::uint64_t{1} << 29) - 1));
   const VD min_normal = hn::Set(d, 0x1p-126), max_finite = hn::Set(d, 0x1.fffffep127);
@@ -112,14 +211,27 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
     const std::size_t mr = std::min(kTileRows, rows - r0);
     for (std::size_t j0 = 0; j0 < cols; j0 += W) {
       const float* a = a_value + r0 * lda;
-      const std::int32_t* ae = a_eref + r0 * lda;
+      const std::int16_t* ae = a_eref + r0 * lda;
       const std::int32_t* ce = c_eref + r0 * ldc + j0;
+      TileOut o;
+      o.fused = fused;
+      o.out0 = r0 * ldc + j0;
+      o.c_value = c_value + o.out0;
+      o.d_bits = d_bits + o.out0;
+      o.d_value = d_value + o.out0;
+      o.d_eref = d_eref + o.out0;
+      o.flagged = flagged;
+      o.flagged_count = &flagged_count;
+      o.sums = sums;
+      o.exps = exps;
+      o.eflags = eflags;
       switch (mr) {
-        case 4: MicroTile<4>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
-        case 3: MicroTile<3>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
-        case 2: MicroTile<2>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
-        default: MicroTile<1>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, sums, exps, eflags); break;
+        case 4: MicroTile<4>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, o); break;
+        case 3: MicroTile<3>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, o); break;
+        case 2: MicroTile<2>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, o); break;
+        default: MicroTile<1>(p, len, a, ae, lda, b_value + j0, b_eref + j0, ldb, ce, ldc, o); break;
       }
+      if (fused) continue;
       // c aligned (truncated: rz), the sum, the rounding: binary64 lanes.
       for (std::size_t r = 0; r < mr; ++r)
         for (std::size_t j = 0; j < W; j += N) {
@@ -223,7 +335,7 @@ void decode_tile_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t 
 std::size_t tile_columns() { return HWY_DYNAMIC_DISPATCH(TileColumns)(); }
 
 std::size_t block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
-                       const std::int32_t* a_eref, std::size_t lda, const float* b_value, const std::int32_t* b_eref,
+                       const std::int16_t* a_eref, std::size_t lda, const float* b_value, const std::int16_t* b_eref,
                        std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
                        float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) {
   return HWY_DYNAMIC_DISPATCH(BlockTile)(p, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,

@@ -65,13 +65,15 @@ class BlockKernel {
   bool tile_supported() const;
   std::size_t tile_columns() const;  // run_tile's cols must be a multiple of it
   void decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value, std::int32_t* eref) const;
+  // A and B for run_tile: e_refs in int16 (twice the lanes in the E pass).
+  void decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value, std::int16_t* eref) const;
   // One block FMA for every output of a rows x cols tile: d[r][j] = c[r][j] + sum_{t < len}
   // a[r][t] b[t][j] (+0 padding products as run()); a at [r * lda + t], b at [t * ldb + j], c
   // and d at [r * ldc + j], as patterns and decoded. Outputs with j >= valid_cols are padding:
   // computed by the lanes only, never exactly. Bits equal run() on the same operands.
   void run_tile(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t len,
-                const std::uint64_t* a_bits, const float* a_value, const std::int32_t* a_eref, std::size_t lda,
-                const std::uint64_t* b_bits, const float* b_value, const std::int32_t* b_eref, std::size_t ldb,
+                const std::uint64_t* a_bits, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
+                const std::uint64_t* b_bits, const float* b_value, const std::int16_t* b_eref, std::size_t ldb,
                 const std::uint64_t* c_bits, const float* c_value, const std::int32_t* c_eref,
                 std::uint64_t* d_bits, float* d_value, std::int32_t* d_eref, std::size_t ldc) const;
 
