@@ -127,3 +127,43 @@ TEST_CASE("kernel differential: a100", "[kernel][differential]") { campaign("a10
 TEST_CASE("kernel differential: l40s", "[kernel][differential]") { campaign("l40s"); }
 TEST_CASE("kernel differential: h100", "[kernel][differential]") { campaign("h100"); }
 TEST_CASE("kernel differential: b200", "[kernel][differential]") { campaign("b200"); }
+
+// User rows the built-in table lacks, for the tile path's fused binary32 epilogue: rne into
+// binary32 (every built-in binary32 output is rz), a narrow F (most terms truncated) and few
+// carry bits (sums at the wrap limit go to the exact path).
+TEST_CASE("kernel differential: user rows with binary32 rne output or a narrow F or few carry bits", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential user rows", 0x7c5e00ff));
+  const std::uint64_t batch_total = tcsim::test::count(1'000'000), gemm_total = tcsim::test::count(300'000);
+  struct Variant {
+    const char* name;
+    int fraction_bits, carry_bits;
+    Rounding final_rounding;
+  };
+  for (const Variant v : {Variant{"rne F25", 25, 6, Rounding::NearestEven}, Variant{"rz F10", 10, 6, Rounding::TowardZero},
+                          Variant{"rne F12 carry 1", 12, 1, Rounding::NearestEven}}) {
+    UnitSpec spec;
+    spec.name = std::string("user-") + v.name;
+    spec.architecture = "user";
+    DatapathSpec row = builtin_unit("h100").datapath(formats::fp16(), formats::fp32());
+    row.output_formats = {"fp32"};
+    row.final_rounding = {{"fp32", v.final_rounding}};
+    row.fraction_bits = v.fraction_bits;
+    row.carry_bits = v.carry_bits;
+    row.min_exponent = {{"fp32", -133}};
+    row.nan_pattern.erase("fp16");
+    row.result_fraction_bits.clear();
+    spec.datapaths = {row};
+    const Unit unit(spec);
+    const Format &in = formats::fp16(), &out = formats::fp32();
+    const std::string label = spec.name + " fp16->fp32 [" + unit.batch_path(in, out) + "]";
+    INFO(label);
+    REQUIRE(unit.batch_path(in, out) == "kernel");
+    const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
+    const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);
+    std::printf("[kernel-diff] %-32s dot_batch %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
+                label.c_str(), static_cast<unsigned long long>(tb.cases), static_cast<unsigned long long>(tb.mismatches),
+                static_cast<unsigned long long>(tg.cases), static_cast<unsigned long long>(tg.mismatches));
+    CHECK(tb.mismatches == 0);
+    CHECK(tg.mismatches == 0);
+  }
+}
