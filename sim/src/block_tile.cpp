@@ -115,7 +115,7 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
     for (std::size_t r = 0; r < MR; ++r) {
       const VF va = hn::Set(df, a_value[r * lda + t]);
       for (std::size_t v = 0; v < NV; ++v)
-        S[r][v] = hn::Add(S[r][v], hn::ConvertTo(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+        S[r][v] = hn::Add(S[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
     }
   }
   if (!o.fused) {
@@ -142,7 +142,7 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
     for (std::size_t v = 0; v < NV; ++v) {
       const std::size_t at = r * ldc + v * NF;
       const VF cv = hn::LoadU(df, o.c_value + at);
-      const VI c_term = hn::ConvertTo(di, hn::Mul(hn::IfThenElseZero(hn::IsFinite(cv), cv), scale[r][v]));
+      const VI c_term = TruncToInt32(di, hn::Mul(hn::IfThenElseZero(hn::IsFinite(cv), cv), scale[r][v]));
       const VI s = hn::Add(S[r][v], c_term);
       const VI mag = hn::Abs(s);
       // Abs(INT32_MIN) stays negative: flagged with the big ones.
@@ -153,7 +153,7 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
       // that went up (|s| < 2^30: the conversion back is exact).
       VF m = hn::ConvertTo(df, mag);
       if (rz) {
-        const auto up = hn::Gt(hn::ConvertTo(di, m), mag);
+        const auto up = hn::Gt(TruncToInt32(di, m), mag);
         m = hn::BitCast(df, hn::Add(hn::BitCast(di, m), hn::VecFromMask(di, up)));
       }
       // times 2^(E - F): exact inside the normal range (E - F itself a normal exponent).
