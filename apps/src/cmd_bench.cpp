@@ -87,22 +87,45 @@ int bench_dot(const ParsedArgs& a) {
   for (auto& x : B) x = random_value(in, rng, -4, 1);
   for (auto& x : C) x = random_value(out, rng, -4, 1);
 
-  // The measured path, repeated until min_seconds have passed.
-  unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads);  // warm-up
-  std::size_t runs = 0;
-  double elapsed = 0;
-  while (elapsed < min_seconds) {
-    elapsed += seconds_of([&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); });
-    ++runs;
+  // Each measured call repeated until min_seconds have passed; elements per second.
+  auto measure = [&](const auto& call) {
+    call();  // warm-up
+    std::size_t runs = 0;
+    double elapsed = 0;
+    while (elapsed < min_seconds) {
+      elapsed += seconds_of(call);
+      ++runs;
+    }
+    return std::pair{static_cast<double>(runs * n) / elapsed, runs};
+  };
+  // Element-major 64-bit patterns (dot_batch), and for formats of at most 16 bits the same
+  // operands product-major in 16-bit patterns (dot_batch_planar).
+  const auto [rate, runs] =
+      measure([&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); });
+  const bool planar = in.width <= 16;
+  double planar_rate = 0;
+  std::vector<std::uint64_t> D_planar(n);
+  if (planar) {
+    std::vector<std::uint16_t> At(n * K), Bt(n * K);
+    for (std::size_t t = 0; t < K; ++t)
+      for (std::size_t e = 0; e < n; ++e) {
+        At[t * n + e] = static_cast<std::uint16_t>(A[e * K + t]);
+        Bt[t * n + e] = static_cast<std::uint16_t>(B[e * K + t]);
+      }
+    planar_rate = measure([&] {
+                    unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), D_planar.data(), instruction,
+                                          threads);
+                  }).first;
   }
-  const double rate = static_cast<double>(runs * n) / elapsed;
   // The reference path (Unit::dot: reference adder and chaining) on a sample, one thread, and
-  // the check that both give the same bits.
+  // the check that every layout gives its bits.
   const std::size_t sample = std::min<std::size_t>(n, 20000);
   std::size_t mismatches = 0;
   const double ref_seconds = seconds_of([&] {
-    for (std::size_t i = 0; i < sample; ++i)
-      mismatches += unit.dot(in, out, {A.data() + i * K, K}, {B.data() + i * K, K}, C[i], instruction) != D[i];
+    for (std::size_t i = 0; i < sample; ++i) {
+      const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, {B.data() + i * K, K}, C[i], instruction);
+      mismatches += want != D[i] || (planar && want != D_planar[i]);
+    }
   });
   const double ref_rate = static_cast<double>(sample) / ref_seconds;
   const std::string path = unit.batch_path(in, out, instruction);
@@ -117,9 +140,12 @@ int bench_dot(const ParsedArgs& a) {
     j["K"] = K;
     j["elements"] = n;
     j["threads"] = used_threads;
-    j["seconds"] = elapsed;
-    j["elements_per_second"] = rate;
+    j["elements_per_second"] = std::max(rate, planar_rate);
+    j["layout"] = planar_rate > rate ? "planar" : "element-major";
+    j["element_major_elements_per_second"] = rate;
+    if (planar) j["planar_elements_per_second"] = planar_rate;
     j["path"] = path;
+    j["planar_path"] = planar ? unit.batch_path_planar(in, out, instruction) : "(formats wider than 16 bits)";
     j["reference_elements_per_second"] = ref_rate;
     j["checked"] = sample;
     j["mismatches"] = mismatches;
@@ -128,7 +154,10 @@ int bench_dot(const ParsedArgs& a) {
     std::printf("unit %s, %s -> %s%s, K = %zu, %zu elements x %zu runs, %u thread%s\n", unit.name().c_str(),
                 in.name.c_str(), out.name.c_str(), row.instruction.empty() ? "" : (", " + row.instruction).c_str(), K,
                 n, runs, used_threads, used_threads == 1 ? "" : "s");
-    std::printf("dot_batch (%s): %.3g block FMAs per second\n", path.c_str(), rate);
+    std::printf("dot_batch, element-major 64-bit patterns (%s): %.3g block FMAs per second\n", path.c_str(), rate);
+    if (planar)
+      std::printf("dot_batch_planar, product-major 16-bit patterns (%s): %.3g block FMAs per second\n",
+                  unit.batch_path_planar(in, out, instruction).c_str(), planar_rate);
     std::printf("reference (Unit::dot, 1 thread): %.3g per second\n", ref_rate);
     std::printf("check: %zu of %zu sampled elements equal Unit::dot\n", sample - mismatches, sample);
   }

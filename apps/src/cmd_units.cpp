@@ -85,15 +85,22 @@ int cmd_units(const Args& args) {
     for (const auto* u : units) {
       nlohmann::json j = models::to_json(u->spec());
       // Informational (ignored when the JSON is read back as a unit): how dot_batch and gemm
-      // evaluate each format pair of the row (Unit::batch_path).
+      // evaluate each format pair of the row (Unit::batch_path), and dot_batch_planar.
       for (std::size_t r = 0; r < u->spec().datapaths.size(); ++r) {
         const models::DatapathSpec& row = u->spec().datapaths[r];
-        nlohmann::json paths = nlohmann::json::object();
+        nlohmann::json paths = nlohmann::json::object(), planar = nlohmann::json::object();
         for (const auto& in : row.input_formats)
-          for (const auto& out : row.output_formats)
+          for (const auto& out : row.output_formats) {
+            const Format &fi = parse_format(in), &fo = parse_format(out);
             paths[in + "->" + out] = row.block_scale ? std::string("reference: block-scaled row")
-                                                     : u->batch_path(parse_format(in), parse_format(out), row.instruction);
+                                                     : u->batch_path(fi, fo, row.instruction);
+            // dot_batch_planar (16-bit patterns, product-major), where the input fits.
+            if (fi.width <= 16)
+              planar[in + "->" + out] = row.block_scale ? std::string("regrouped for dot_batch: reference: block-scaled row")
+                                                        : u->batch_path_planar(fi, fo, row.instruction);
+          }
         j["datapaths"][r]["batch_paths"] = paths;
+        if (!planar.empty()) j["datapaths"][r]["planar_paths"] = planar;
       }
       arr.push_back(j);
     }

@@ -5,7 +5,9 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 tcsim_check(NAME "bench dot h100 fp16 -> fp32: kernel path, sample equal to Unit::dot"
   ARGS bench dot --unit h100 --in fp16 --out fp32 --elements 256 --seconds 0.01 --threads 2 --json
   STDOUT "\"path\":\"kernel\"" "\"K\":16" "\"mismatches\":0" "\"checked\":256" "\"elements_per_second\":[0-9]"
-         "\"reference_elements_per_second\":[0-9]" "\"threads\":2")
+         "\"reference_elements_per_second\":[0-9]" "\"threads\":2"
+         "\"planar_path\":\"kernel \\(planar\\)\"" "\"planar_elements_per_second\":[0-9]"
+         "\"element_major_elements_per_second\":[0-9]")
 
 tcsim_check(NAME "bench dot on the fp8 emulation defaults to one instruction's K (32)"
   ARGS bench dot --unit b200 --in e5m2 --out fp16 --elements 64 --seconds 0.01 --json
@@ -13,11 +15,11 @@ tcsim_check(NAME "bench dot on the fp8 emulation defaults to one instruction's K
 
 tcsim_check(NAME "bench dot on a reference-path row says why"
   ARGS bench dot --unit b200 --in e2m1 --out fp32 --instruction tcgen05.mxf4nvf4 --elements 64 --seconds 0.01
-  STDOUT "dot_batch \\(reference: block-scaled row \\(scale factors enter the products\\)\\)" "check: 64 of 64")
+  STDOUT "dot_batch, element-major 64-bit patterns \\(reference: block-scaled row \\(scale factors enter the products\\)\\)" "check: 64 of 64")
 
 tcsim_check(NAME "bench dot on an fp64 row runs the FMA chain"
   ARGS bench dot --unit a100 --in fp64 --out fp64 --elements 64 --seconds 0.01
-  STDOUT "dot_batch \\(fma-chain\\)" "check: 64 of 64")
+  STDOUT "dot_batch, element-major 64-bit patterns \\(fma-chain\\)" "check: 64 of 64")
 
 tcsim_check(NAME "bench without a benchmark name"
   ARGS bench --unit h100

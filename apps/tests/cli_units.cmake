@@ -41,4 +41,6 @@ tcsim_check(NAME "units shows each row's batch path"
 tcsim_check(NAME "units --json writes batch_paths per format pair"
   ARGS units --unit h100 --json
   STDOUT "\"batch_paths\": {\n *\"fp16->fp16\": \"kernel\",\n *\"fp16->fp32\": \"kernel\"\n *}"
-         "\"fp64->fp64\": \"fma-chain\"")
+         "\"fp64->fp64\": \"fma-chain\""
+         "\"planar_paths\": {\n *\"fp16->fp16\": \"kernel \\(planar\\)\",\n *\"fp16->fp32\": \"kernel \\(planar\\)\"\n *}"
+         "\"bf16->fp32\": \"regrouped for dot_batch: kernel\"")

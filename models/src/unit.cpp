@@ -360,6 +360,14 @@ std::string Unit::batch_path(const Format& in, const Format& out, std::string_vi
   return r.fma_chains[p] ? "fma-chain" : "reference: " + r.kernel_refusals[p];
 }
 
+std::string Unit::batch_path_planar(const Format& in, const Format& out, std::string_view instruction) const {
+  const std::size_t i = datapath_index(in, out, instruction);
+  const auto& r = impl_->rows[i];
+  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split != KSplit::PairsMod4) return "kernel (planar)";
+  return "regrouped for dot_batch: " + batch_path(in, out, instruction);
+}
+
 // ------------------------------------------------------------------ built-in lookup
 
 namespace {

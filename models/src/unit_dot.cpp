@@ -135,6 +135,57 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
   return c;
 }
 
+namespace {
+
+// Runs body(lo, hi) over fixed chunks of elements (their buffers stay in L1/L2) as TBB tasks:
+// every element is computed by the same sequence whatever the thread count.
+template <class Body>
+void for_element_chunks(std::size_t n, unsigned threads, const Body& body) {
+  constexpr std::size_t kChunk = 512;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  auto chunk = [&](std::size_t ch) { body(ch * kChunk, std::min(n, (ch + 1) * kChunk)); };
+  if (threads == 1 || chunks <= 1) {
+    for (std::size_t ch = 0; ch < chunks; ++ch) chunk(ch);
+    return;
+  }
+  auto loop = [&] { tbb::parallel_for(std::size_t{0}, chunks, chunk); };
+  // All cores: the default arena (a task_arena of its own per call costs more than a small batch).
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0 || threads >= cores) return loop();
+  tbb::task_arena arena(static_cast<int>(threads));
+  arena.execute(loop);
+}
+
+// The chaining of dot_in_row for m elements, one block of all of them at a time:
+// run_block(pos, len, c, d) runs the block of products [pos, pos + len) of every element
+// (KK products each, instructions of `group`). c: the elements' c, d: their results.
+template <class Row, class RunBlock>
+void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std::size_t m, std::size_t KK,
+                  std::size_t group, const std::uint64_t* c, std::uint64_t* d, const RunBlock& run_block) {
+  const std::size_t o = r.out_index(out), k = static_cast<std::size_t>(row.fma_size);
+  std::vector<std::uint64_t> acc(c, c + m), blk(m), tmp(m);
+  const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  std::size_t start = 0;
+  do {  // instructions (K = 0 runs one)
+    const std::size_t end = std::min(KK, start + group);
+    std::vector<std::uint64_t>& x = row.c_entry == CEntry::FinalAdd ? blk : acc;
+    if (row.c_entry == CEntry::FinalAdd) std::fill(blk.begin(), blk.end(), out.zero(false));
+    std::size_t pos = start;
+    do {  // blocks of k
+      const std::size_t len = std::min(k, end - pos);
+      run_block(pos, len, x.data(), tmp.data());
+      for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, tmp[e]);
+      pos += len;
+    } while (pos < end);
+    if (row.c_entry == CEntry::FinalAdd)
+      for (std::size_t e = 0; e < m; ++e) acc[e] = ieee_add(out, blk[e], acc[e], add_mode, r.nan_out[o]);
+    start = end;
+  } while (start < KK);
+  std::copy(acc.begin(), acc.end(), d);
+}
+
+}  // namespace
+
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
                      const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
                      std::string_view instruction, unsigned threads) const {
@@ -143,7 +194,6 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
   const DatapathSpec& row = spec_.datapaths[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
   const std::size_t o = r.out_index(out), k = static_cast<std::size_t>(row.fma_size);
-  // The chaining of dot_in_row, one block of all elements [lo, hi) at a time.
   auto run_kernel = [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
     const bool pairs = row.k_split == KSplit::PairsMod4;
@@ -167,47 +217,53 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
       B = pb.data();
       lda = KK;
     }
-    std::vector<std::uint64_t> acc(c + lo, c + hi), blk(m), tmp(m);
-    const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
-    std::size_t start = 0;
-    do {  // instructions (K = 0 runs one)
-      const std::size_t end = std::min(KK, start + group);
-      std::vector<std::uint64_t>& x = row.c_entry == CEntry::FinalAdd ? blk : acc;
-      if (row.c_entry == CEntry::FinalAdd) std::fill(blk.begin(), blk.end(), out.zero(false));
-      std::size_t pos = start;
-      do {  // blocks of k
-        const std::size_t len = std::min(k, end - pos);
-        kernel->run(m, len, A + pos, lda, B + pos, lda, x.data(), tmp.data());
-        for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, tmp[e]);
-        pos += len;
-      } while (pos < end);
-      if (row.c_entry == CEntry::FinalAdd)
-        for (std::size_t e = 0; e < m; ++e) acc[e] = ieee_add(out, blk[e], acc[e], add_mode, r.nan_out[o]);
-      start = end;
-    } while (start < KK);
-    std::copy(acc.begin(), acc.end(), d + lo);
+    chain_blocks(row, r, out, m, KK, group, c + lo, d + lo,
+                 [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
+                   kernel->run(m, len, A + pos, lda, B + pos, lda, x, y);
+                 });
   };
-  auto run = [&](std::size_t lo, std::size_t hi) {
+  for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     if (kernel && hi > lo) return run_kernel(lo, hi);
     if (r.fma_chains[r.pair_index(in, out)]) {
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o]);
       return;
     }
     for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
-  };
-  // Fixed chunks of elements (their buffers stay in L1/L2), run by TBB tasks: every element
-  // is computed by the same sequence whatever the thread count.
-  constexpr std::size_t kChunk = 512;
-  const std::size_t chunks = (n + kChunk - 1) / kChunk;
-  auto body = [&](std::size_t ch) { run(ch * kChunk, std::min(n, (ch + 1) * kChunk)); };
-  if (threads == 1 || chunks <= 1) {
-    for (std::size_t ch = 0; ch < chunks; ++ch) body(ch);
-    return;
-  }
-  auto loop = [&] { tbb::parallel_for(std::size_t{0}, chunks, body); };
-  if (threads == 0) return loop();
-  tbb::task_arena arena(static_cast<int>(std::min(threads, std::max(1u, std::thread::hardware_concurrency()))));
-  arena.execute(loop);
+  });
+}
+
+void Unit::dot_batch_planar(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint16_t* a,
+                            const std::uint16_t* b, const std::uint64_t* c, std::uint64_t* d,
+                            std::string_view instruction, unsigned threads) const {
+  if (in.width > 16)
+    throw std::invalid_argument("in: dot_batch_planar takes patterns of at most 16 bits; '" + in.name + "' has " +
+                                std::to_string(in.width) + " (use dot_batch)");
+  const std::size_t i = datapath_index(in, out, instruction);
+  const auto& r = impl_->rows[i];
+  const DatapathSpec& row = spec_.datapaths[i];
+  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  // The planar kernel serves rows whose instructions take the products in order.
+  const bool planar = kernel && kernel->planar_supported() && row.k_split != KSplit::PairsMod4;
+  const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : std::max<std::size_t>(K, 1);
+  for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
+    const std::size_t m = hi - lo;
+    if (planar) {
+      chain_blocks(row, r, out, m, K, group, c + lo, d + lo,
+                   [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
+                     kernel->run_planar(m, len, a + pos * n + lo, n, b + pos * n + lo, n, x, y);
+                   });
+      return;
+    }
+    // Other rows: the chunk regrouped element-major for dot_batch.
+    std::vector<std::uint64_t> ea(m * K), eb(m * K);
+    for (std::size_t t = 0; t < K; ++t)
+      for (std::size_t e = 0; e < m; ++e) {
+        ea[e * K + t] = a[t * n + lo + e];
+        eb[e * K + t] = b[t * n + lo + e];
+      }
+    dot_batch(in, out, m, K, ea.data(), eb.data(), c + lo, d + lo, instruction, 1);
+  });
 }
 
 std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<const std::uint64_t> a,

@@ -80,9 +80,11 @@ void run_tasks(unsigned threads, std::size_t rows, std::size_t panels, const Bod
         for (std::size_t p = r.cols().begin(); p < r.cols().end(); ++p) body(i, p);
     });
   };
-  if (threads == 0) return loop();
-  // More threads than cores only make TBB complain; the bits do not depend on the count.
-  tbb::task_arena arena(static_cast<int>(std::min(threads, std::max(1u, std::thread::hardware_concurrency()))));
+  // All cores: the default arena (a task_arena of its own per call costs more than a small
+  // GEMM). More threads than cores only make TBB complain; the bits do not depend on the count.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0 || threads >= cores) return loop();
+  tbb::task_arena arena(static_cast<int>(threads));
   arena.execute(loop);
 }
 

@@ -22,7 +22,8 @@ const std::vector<std::string> kRequired = {
 const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
                                             "evidence",     "shapes",      "nan_pattern",  "block_scale",
                                             "result_fraction_bits", "late_products_rounding", "k_split", "c_entry",
-                                            "final_add_rounding", "batch_paths"};
+                                            "final_add_rounding", "batch_paths",
+                                            "planar_paths"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {

@@ -157,17 +157,32 @@ TEST_CASE("real GPU data: the block kernel's batch and GEMM paths reproduce ever
       want[i] = round_bits(decode(formats::fp32(), parse_binary_line(D[i])), out, Rounding::NearestEven);
     }
     unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), got.data(), "", 2);
-    std::size_t batch_bad = 0, gemm_bad = 0;
+    std::size_t batch_bad = 0, planar_bad = 0, gemm_bad = 0;
     for (std::size_t i = 0; i < n; ++i) batch_bad += !same(out, got[i], want[i]);
+    // The planar layout (16-bit patterns, product-major) where the input format fits.
+    std::string planar_path = "(wider than 16 bits)";
+    if (in.width <= 16) {
+      std::vector<std::uint16_t> at(n * K), bt(n * K);
+      for (std::size_t t = 0; t < K; ++t)
+        for (std::size_t i = 0; i < n; ++i) {
+          at[t * n + i] = static_cast<std::uint16_t>(a[i * K + t]);
+          bt[t * n + i] = static_cast<std::uint16_t>(b[i * K + t]);
+        }
+      unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), got.data(), "", 2);
+      for (std::size_t i = 0; i < n; ++i) planar_bad += !same(out, got[i], want[i]);
+      planar_path = unit.batch_path_planar(in, out);
+    }
     for (std::size_t i = 0; i < n; ++i) {
       const std::vector<std::uint64_t> d =
           unit.gemm(in, out, 1, 1, K, {a.data() + i * K, K}, {b.data() + i * K, K}, {c.data() + i, 1}, "", 1);
       gemm_bad += !same(out, d[0], want[i]);
     }
-    std::printf("[data-kernel] %-18s %zu lines via %s [%s]: batch %zu mismatches, gemm %zu mismatches\n", tag.c_str(),
-                n, cs.unit, unit.batch_path(in, out).c_str(), batch_bad, gemm_bad);
+    std::printf("[data-kernel] %-18s %zu lines via %s [%s; planar: %s]: batch %zu mismatches, planar %zu, gemm %zu\n",
+                tag.c_str(), n, cs.unit, unit.batch_path(in, out).c_str(), planar_path.c_str(), batch_bad, planar_bad,
+                gemm_bad);
     INFO(tag);
     CHECK(batch_bad == 0);
+    CHECK(planar_bad == 0);
     CHECK(gemm_bad == 0);
   }
   CHECK(files == std::size(kCases));

@@ -1,7 +1,8 @@
 // The differential campaign of the fast paths (issue 7): on every built-in row and format
 // pair that runs on the block kernel, 10^7 random block FMAs through dot_batch (the pattern
-// path) and 10^6 GEMM outputs through gemm (the tile path) against Unit::dot (the reference
-// adder and chaining), with the kinds of kernel_cases.hpp: zeros of both signs, subnormals,
+// path) and dot_batch_planar (the planar path; formats of at most 16 bits), and 10^6 GEMM
+// outputs through gemm (the tile path), against Unit::dot (the reference adder and
+// chaining), with the kinds of kernel_cases.hpp: zeros of both signs, subnormals,
 // exact cancellation, ties at the final rounding, carry overflow, Inf/NaN, the min-exponent
 // clamp. TCSIM_TEST_SCALE scales the counts (the sanitizer pass runs 2 %); one test case per
 // unit so that ctest runs them in parallel.
@@ -23,7 +24,7 @@ using tcsim::test::Rng;
 namespace {
 
 struct Tally {
-  std::uint64_t cases = 0, mismatches = 0;
+  std::uint64_t cases = 0, mismatches = 0, planar_cases = 0, planar_mismatches = 0;
 };
 
 void report(const std::string& label, const Format& in, const Format& out, std::size_t K, const std::uint64_t* a,
@@ -40,7 +41,8 @@ Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in
   const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
   Tally t;
   constexpr std::size_t kBatch = 1 << 15;
-  std::vector<std::uint64_t> a, b, c(kBatch), d(kBatch);
+  std::vector<std::uint64_t> a, b, c(kBatch), d(kBatch), d_planar(kBatch);
+  std::vector<std::uint16_t> at, bt;
   while (t.cases < total) {
     const std::size_t K = r.below(16) ? instruction_k : instruction_k + 3;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, total - t.cases));
@@ -48,9 +50,24 @@ Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in
     b.resize(n * K);
     for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
     unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 1);
+    // The same elements product-major in 16-bit patterns (dot_batch_planar).
+    const bool planar = in.width <= 16;
+    if (planar) {
+      at.resize(n * K);
+      bt.resize(n * K);
+      for (std::size_t s = 0; s < K; ++s)  // rows written in order: the transposition stays cheap
+        for (std::size_t e = 0; e < n; ++e) {
+          at[s * n + e] = static_cast<std::uint16_t>(a[e * K + s]);
+          bt[s * n + e] = static_cast<std::uint16_t>(b[e * K + s]);
+        }
+      unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), d_planar.data(), row.instruction, 1);
+      t.planar_cases += n;
+    }
     for (std::size_t e = 0; e < n; ++e) {
       const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
       if (want != d[e] && t.mismatches++ < 3) report(label, in, out, K, a.data() + e * K, b.data() + e * K, c[e], d[e], want);
+      if (planar && want != d_planar[e] && t.planar_mismatches++ < 3)
+        report(label + " planar", in, out, K, a.data() + e * K, b.data() + e * K, c[e], d_planar[e], want);
     }
     t.cases += n;
   }
@@ -90,6 +107,14 @@ Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in,
   return t;
 }
 
+void print_tallies(const std::string& label, const Tally& tb, const Tally& tg) {
+  auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
+  std::printf("[kernel-diff] %-32s dot_batch %llu cases, %llu mismatches; planar %llu cases, %llu mismatches; gemm %llu "
+              "outputs, %llu mismatches\n",
+              label.c_str(), u(tb.cases), u(tb.mismatches), u(tb.planar_cases), u(tb.planar_mismatches), u(tg.cases),
+              u(tg.mismatches));
+}
+
 void campaign(const char* unit_name) {
   const Unit& unit = builtin_unit(unit_name);
   Rng r(tcsim::test::seed((std::string("kernel differential ") + unit_name).c_str(), 0x7c5e0000 + unit_name[0]));
@@ -108,11 +133,9 @@ void campaign(const char* unit_name) {
         INFO(label);
         const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
         const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);
-        std::printf("[kernel-diff] %-32s dot_batch %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
-                    label.c_str(), static_cast<unsigned long long>(tb.cases),
-                    static_cast<unsigned long long>(tb.mismatches), static_cast<unsigned long long>(tg.cases),
-                    static_cast<unsigned long long>(tg.mismatches));
+        print_tallies(label, tb, tg);
         CHECK(tb.mismatches == 0);
+        CHECK(tb.planar_mismatches == 0);
         CHECK(tg.mismatches == 0);
       }
   }
@@ -160,10 +183,9 @@ TEST_CASE("kernel differential: user rows with binary32 rne output or a narrow F
     REQUIRE(unit.batch_path(in, out) == "kernel");
     const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
     const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);
-    std::printf("[kernel-diff] %-32s dot_batch %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
-                label.c_str(), static_cast<unsigned long long>(tb.cases), static_cast<unsigned long long>(tb.mismatches),
-                static_cast<unsigned long long>(tg.cases), static_cast<unsigned long long>(tg.mismatches));
+    print_tallies(label, tb, tg);
     CHECK(tb.mismatches == 0);
+    CHECK(tb.planar_mismatches == 0);
     CHECK(tg.mismatches == 0);
   }
 }

@@ -84,3 +84,91 @@ TEST_CASE("dot_batch is bitwise the same for any thread count", "[units][kernel]
   CHECK(d1 == d2);
   CHECK(d1 == d3);
 }
+
+// dot_batch_planar: the same elements product-major in 16-bit patterns (element e's operand t
+// at [t * n + e]); n rarely a multiple of the SIMD lanes, K across block and instruction edges.
+TEST_CASE("dot_batch_planar equals dot on every built-in row with inputs of at most 16 bits", "[units][kernel]") {
+  Rng r(tcsim::test::seed("unit kernel planar every row", 424243));
+  const std::size_t elements = tcsim::test::count(40000);
+  std::size_t planar_rows = 0, regrouped_rows = 0;
+  for (const auto& spec : builtin_unit_specs()) {
+    const Unit& unit = builtin_unit(spec.name);
+    for (const auto& row : spec.datapaths) {
+      if (row.block_scale) continue;
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format &in = parse_format(in_name), &out = parse_format(out_name);
+          if (in.width > 16) continue;
+          const std::string path = unit.batch_path_planar(in, out, row.instruction);
+          const std::string label = spec.name + " " + (row.instruction.empty() ? "(any)" : row.instruction) + " " +
+                                    in.name + "->" + out.name + " [" + path + "]";
+          INFO(label);
+          (path == "kernel (planar)" ? planar_rows : regrouped_rows) += 1;
+          const std::size_t k = static_cast<std::size_t>(row.fma_size);
+          for (std::size_t K : {std::size_t{0}, std::size_t{1}, k, 2 * k + 3, 4 * k}) {
+            const std::size_t n = std::max<std::size_t>(1, elements / (K + 1) / (path == "kernel (planar)" ? 1 : 8));
+            std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
+            std::vector<std::uint16_t> at(n * K), bt(n * K);
+            for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+            for (std::size_t t = 0; t < K; ++t)
+              for (std::size_t e = 0; e < n; ++e) {
+                at[t * n + e] = static_cast<std::uint16_t>(a[e * K + t]);
+                bt[t * n + e] = static_cast<std::uint16_t>(b[e * K + t]);
+              }
+            unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), d.data(), row.instruction, 2);
+            std::size_t bad = 0;
+            for (std::size_t e = 0; e < n && bad < 3; ++e) {
+              const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
+              if (want == d[e]) continue;
+              ++bad;
+              std::printf("[unit-planar] MISMATCH %s K %zu: a = %s, b = %s, c = %s: planar %s, dot %s\n", label.c_str(), K,
+                          hex_list(in, a.data() + e * K, K).c_str(), hex_list(in, b.data() + e * K, K).c_str(),
+                          bits_to_hex(out, c[e]).c_str(), bits_to_hex(out, d[e]).c_str(), bits_to_hex(out, want).c_str());
+            }
+            CHECK(bad == 0);
+          }
+        }
+    }
+  }
+  std::printf("[unit-planar] %zu (row, format pair) combinations on the planar kernel, %zu regrouped\n", planar_rows,
+              regrouped_rows);
+  CHECK(planar_rows >= 15);
+  CHECK(regrouped_rows >= 5);
+}
+
+TEST_CASE("batch_path_planar names the planar kernel or the regrouping, and wide inputs are refused", "[units][kernel]") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &e4 = formats::e4m3();
+  CHECK(builtin_unit("h100").batch_path_planar(f16, f32) == "kernel (planar)");
+  CHECK(builtin_unit("h100").batch_path_planar(e4, f32) == "kernel (planar)");
+  // bf16's 8 exponent bits have no place in binary16: the pattern kernel, regrouped.
+  CHECK(builtin_unit("a100").batch_path_planar(formats::bf16(), f32) == "regrouped for dot_batch: kernel");
+  CHECK(builtin_unit("b200").batch_path_planar(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
+        "regrouped for dot_batch: reference: block-scaled row (scale factors enter the products)");
+  const std::uint16_t x[1] = {0};
+  const std::uint64_t c[1] = {0};
+  std::uint64_t d[1];
+  CHECK_THROWS_WITH(builtin_unit("a100").dot_batch_planar(formats::tf32(), f32, 1, 1, x, x, c, d),
+                    "in: dot_batch_planar takes patterns of at most 16 bits; 'tf32' has 19 (use dot_batch)");
+}
+
+TEST_CASE("dot_batch_planar is bitwise the same for any thread count", "[units][kernel]") {
+  Rng r(tcsim::test::seed("unit kernel planar threads", 32));
+  const Unit& u = builtin_unit("h100");
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  const std::size_t n = 5003, K = 40;
+  std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d1(n), d2(n), d3(n), want(n);
+  std::vector<std::uint16_t> at(n * K), bt(n * K);
+  for (std::size_t e = 0; e < n; ++e) fill_element(f16, f32, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+  for (std::size_t t = 0; t < K; ++t)
+    for (std::size_t e = 0; e < n; ++e) {
+      at[t * n + e] = static_cast<std::uint16_t>(a[e * K + t]);
+      bt[t * n + e] = static_cast<std::uint16_t>(b[e * K + t]);
+    }
+  u.dot_batch_planar(f16, f32, n, K, at.data(), bt.data(), c.data(), d1.data(), "", 1);
+  u.dot_batch_planar(f16, f32, n, K, at.data(), bt.data(), c.data(), d2.data(), "", 2);
+  u.dot_batch_planar(f16, f32, n, K, at.data(), bt.data(), c.data(), d3.data(), "", 7);
+  u.dot_batch(f16, f32, n, K, a.data(), b.data(), c.data(), want.data(), "", 1);
+  CHECK(d1 == want);
+  CHECK(d1 == d2);
+  CHECK(d1 == d3);
+}

@@ -142,6 +142,7 @@ struct BlockKernel::Impl {
   // The pattern path of run() (block_fma_patterns), where it applies.
   bool patterns = false;
   bool tiles = false;  // block_tile's conditions (block_lanes.hpp)
+  bool planar = false;  // block_fma_planar16's conditions, on a SIMD target
   lanes::PatternCodec a_codec, b_codec, c_codec;
 
   Impl(const AdderConfig& config, std::size_t k)
@@ -175,6 +176,8 @@ struct BlockKernel::Impl {
       c_codec = pattern_codec(c);
       patterns = lanes::patterns_supported(lp, a_codec, b_codec, c_codec, keep_subnormals, k);
       tiles = tile_conditions();
+      planar = lanes::planar16_lane_count() > 0 &&
+               lanes::planar16_supported(lp, a_codec, b_codec, c_codec, keep_subnormals, k);
     }
   }
 
@@ -445,6 +448,51 @@ void BlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, st
     }
   }
   for (; i < n; ++i) d[i] = impl_->element(len, a + i * lda, b + i * ldb, c[i], pa, pb, terms);
+}
+
+bool BlockKernel::planar_supported() const { return impl_->planar; }
+
+void BlockKernel::run_planar(std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda,
+                             const std::uint16_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
+  if (len > impl_->max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(impl_->max_products));
+  std::vector<std::uint64_t> ga, gb, pa, pb;
+  std::vector<Operand> terms;
+  // Elements [i, i + m) regrouped element-major (64-bit patterns) for run().
+  auto gather = [&](std::size_t i, std::size_t m) {
+    ga.resize(m * len);
+    gb.resize(m * len);
+    for (std::size_t t = 0; t < len; ++t)
+      for (std::size_t e = 0; e < m; ++e) {
+        ga[e * len + t] = a[t * lda + i + e];
+        gb[e * len + t] = b[t * ldb + i + e];
+      }
+  };
+  std::size_t i = 0;
+  if (impl_->planar) {
+    const std::size_t lanes_per_vector = lanes::planar16_lane_count();
+    const std::size_t vec = n / lanes_per_vector * lanes_per_vector;
+    constexpr std::size_t kChunk = 1024;
+    std::uint8_t fixup[kChunk];
+    for (; i < vec; i += kChunk) {
+      const std::size_t m = std::min(kChunk, vec - i);
+      lanes::block_fma_planar16(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len, a + i,
+                                lda, b + i, ldb, c + i, d + i, fixup);
+      for (std::size_t e = 0; e < m; ++e)
+        if (fixup[e]) {
+          gather(i + e, 1);
+          d[i + e] = impl_->element(len, ga.data(), gb.data(), c[i + e], pa, pb, terms);
+        }
+    }
+    i = vec;
+  }
+  constexpr std::size_t kGroup = 256;
+  for (; i < n; i += kGroup) {
+    const std::size_t m = std::min(kGroup, n - i);
+    gather(i, m);
+    run(m, len, ga.data(), len, gb.data(), len, c + i, d + i);
+  }
 }
 
 void BlockKernel::decode(Role role, std::size_t count, const std::uint64_t* bits, double* value, double* eref) const {

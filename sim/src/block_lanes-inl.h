@@ -9,6 +9,9 @@
 
 #include <hwy/highway.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "block_lanes.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -42,6 +45,25 @@ V PowerOfTwo(D d, V e) {
   const hn::RebindToSigned<D> di;
   const auto field = hn::ConvertTo(di, hn::Add(e, hn::Set(d, 1023.0)));
   return hn::BitCast(d, hn::ShiftLeft<52>(field));
+}
+
+// Truncating binary32 -> int32 conversion without Highway's overflow fix-up (ConvertTo adds
+// three operations per vector to saturate +huge to INT32_MAX; the sum passes spend about as
+// much on it as on the products). Callers use lanes whose |x| < 2^31 only, or flag the
+// others: out-of-range lanes give INT32_MIN here (x86) or the saturated value (elsewhere).
+template <class DI, class VF>
+HWY_INLINE hn::Vec<DI> TruncToInt32(DI di, VF v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+  constexpr std::size_t kBytes = hn::MaxLanes(DI()) * sizeof(std::int32_t);
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (kBytes == 64) return hn::Vec<DI>{_mm512_cvttps_epi32(v.raw)};
+#endif
+#if HWY_TARGET <= HWY_AVX2
+  if constexpr (kBytes == 32) return hn::Vec<DI>{_mm256_cvttps_epi32(v.raw)};
+#endif
+  if constexpr (kBytes <= 16) return hn::Vec<DI>{_mm_cvttps_epi32(v.raw)};
+#endif
+  return hn::ConvertTo(di, v);
 }
 
 // Rounding a binary64 value (an exact result) into the output format, in integer lanes:
@@ -151,6 +173,74 @@ struct PatternLanes {
     if (nan == 1) bad = hn::Or(bad, hn::And(hn::Eq(field, field_top), hn::Eq(frac, frac_mask)));
   }
 };
+
+inline constexpr std::int64_t kNoTerm = -(std::int64_t{1} << 40);  // E of a block without nonzero terms
+
+// c of m elements (m a multiple of the binary64 lanes) for the pattern paths: its exact
+// binary64 value (NaN for NaN/Inf and patterns out of range) and e_ref (kNoTerm for zeros).
+HWY_INLINE void DecodeCLanes(const PatternLanes& lc, const PatternCodec& cc, std::size_t m, const std::uint64_t* c_bits,
+                             double* c_value, std::int64_t* c_eref) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::RebindToSigned<decltype(d)> di;
+  using VD = hn::Vec<decltype(d)>;
+  using VU = hn::Vec<decltype(du)>;
+  const VD c_lsb_scale = PowerOfTwo(d, hn::Set(d, static_cast<double>(cc.emin - (cc.precision - 1))));
+  for (std::size_t i = 0; i < m; i += hn::Lanes(d)) {
+    VU sig, sign;
+    hn::Vec<decltype(di)> eref;
+    hn::Mask<decltype(du)> bad;
+    const VU x = hn::LoadU(du, c_bits + i);
+    lc.Decode(x, sig, eref, sign, bad);
+    const VU field = hn::And(hn::ShiftRightSame(x, cc.precision - 1), lc.field_top);
+    const auto normal = hn::Ne(field, hn::Zero(du));
+    // Normal: the binary64 fields directly; subnormal: sig * 2^(emin - (p - 1)), exact.
+    const VU normal_bits = hn::Or(hn::ShiftLeftSame(hn::BitCast(du, hn::Add(eref, hn::Set(di, 1023))), 52),
+                                  hn::ShiftLeftSame(hn::And(x, lc.frac_mask), 52 - (cc.precision - 1)));
+    const VD sub_value = hn::Mul(hn::ConvertTo(d, hn::BitCast(di, sig)), c_lsb_scale);
+    VD value = hn::IfThenElse(hn::RebindMask(d, normal), hn::BitCast(d, normal_bits), sub_value);
+    value = hn::IfThenElse(hn::RebindMask(d, hn::Ne(sign, hn::Zero(du))), hn::Neg(value), value);
+    value = hn::IfThenElse(hn::RebindMask(d, bad), hn::Set(d, std::numeric_limits<double>::quiet_NaN()), value);
+    const auto zero = hn::And(hn::Eq(sig, hn::Zero(du)), hn::Not(bad));
+    hn::Store(value, d, c_value + i);
+    hn::Store(hn::IfThenElse(hn::RebindMask(di, zero), hn::Set(di, kNoTerm), eref), di, c_eref + i);
+  }
+}
+
+// The end of a block FMA across m elements (a multiple of the binary64 lanes), as BlockFma:
+// c aligned at E, added to the integer sum of the aligned products, the result rounded into
+// the output format. sums and exps (E) are exact integers in binary64; fixup[i] |= the lanes
+// the exact path must take (E out of range, zero sums, wraps, results outside the normal range).
+HWY_INLINE void RoundTailLanes(const LaneParams& p, const OutRounding& rounding, std::size_t m, const double* sums,
+                               const double* exps, const double* c_value, std::uint64_t* d_out, std::uint8_t* fixup) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  using VD = hn::Vec<decltype(d)>;
+  using VU = hn::Vec<decltype(du)>;
+  const std::size_t N = hn::Lanes(d);
+  const bool directed = p.alignment == 1 || p.alignment == 2;
+  const VD F = hn::Set(d, p.fraction_bits), wrap = hn::Set(d, p.wrap_limit);
+  const VD lo_scale = hn::Set(d, -1000.0), hi_scale = hn::Set(d, 1000.0);
+  for (std::size_t i = 0; i < m; i += N) {
+    const VD E = hn::Load(d, exps + i);
+    const VD shift = hn::Sub(F, E);
+    auto bad = hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale));
+    const VD scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
+    const VD cv = hn::Load(d, c_value + i);
+    const VD c_term = Align(d, Scaled(d, hn::IfThenElseZero(hn::IsFinite(cv), cv), scale, directed), p.alignment);
+    const VD s = hn::Add(hn::Load(d, sums + i), c_term);
+    bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
+    bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
+    const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
+    VU out;
+    VD value, eref;
+    bad = hn::Or(bad, rounding.Round(v, out, value, eref));
+    hn::StoreU(out, du, d_out + i);
+    HWY_ALIGN std::uint8_t flags[HWY_MAX_BYTES / sizeof(double)];
+    StoreFlags(d, bad, flags);
+    for (std::size_t l = 0; l < N; ++l) fixup[i + l] |= flags[l];
+  }
+}
 
 }  // namespace tcsim::lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -58,6 +58,22 @@ void block_fma_patterns(const LaneParams& p, const PatternCodec& a, const Patter
                         std::size_t lda, const std::uint64_t* b_bits, std::size_t ldb, const std::uint64_t* c_bits,
                         std::uint64_t* d, std::uint8_t* fixup);
 
+// The planar path: 16-bit patterns product-major (operand t of element i at a[t * lda + i]),
+// one element per lane. Operand formats with exponent fields of 1 to 5 bits and at most 10
+// fraction bits (decoded by moving the fields to binary16's places), subnormals kept, rz
+// alignment, F + 2 + log2(max_len) <= 31 (the int32 block sum is exact), c as for
+// patterns_supported.
+bool planar16_supported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                        bool keep_subnormals, std::size_t max_len);
+// Elements per vector of the planar path on this machine (n of block_fma_planar16 is a
+// multiple of it); 0 where it has none (the scalar target).
+std::size_t planar16_lane_count();
+// n block FMAs on the planar path; writes d[i] and fixup[i] as block_fma_patterns.
+void block_fma_planar16(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                        std::size_t n, std::size_t len, const std::uint16_t* a_bits, std::size_t lda,
+                        const std::uint16_t* b_bits, std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d,
+                        std::uint8_t* fixup);
+
 // Lanes of the best target on this machine (elements per vector).
 std::size_t lane_count();
 

@@ -18,7 +18,6 @@ namespace tcsim::lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 
-constexpr std::int64_t kNoTerm = -(std::int64_t{1} << 40);  // E of a block without nonzero terms
 constexpr std::size_t kChunkElements = 64;                  // elements per pass of BlockFmaPatterns
 
 
@@ -272,8 +271,8 @@ HWY_NOINLINE void FloatPatternChunk(const LaneParams& p, const FloatPatternLanes
     for (std::size_t l = 0; l < count; ++l) {
       const float* pr = prods + l * stride;
       const L::VF scale = hn::Set(df, scales[l]);
-      L::VI sum = hn::ConvertTo(di, hn::Mul(hn::Load(df, pr), scale));
-      for (std::size_t t = NF; t < len; t += NF) sum = hn::Add(sum, hn::ConvertTo(di, hn::Mul(hn::Load(df, pr + t), scale)));
+      L::VI sum = TruncToInt32(di, hn::Mul(hn::Load(df, pr), scale));
+      for (std::size_t t = NF; t < len; t += NF) sum = hn::Add(sum, TruncToInt32(di, hn::Mul(hn::Load(df, pr + t), scale)));
       fold[slot[l]] = sum;
     }
     hn::Store(FoldLanes(di, fold, [](auto x, auto y) { return hn::Add(x, y); }), di, lane_out);
@@ -302,48 +301,19 @@ void BlockFmaPatterns(const LaneParams& p, const PatternCodec& ca, const Pattern
                       bool keep_subnormals, std::size_t n, std::size_t len, const std::uint64_t* a_bits,
                       std::size_t lda, const std::uint64_t* b_bits, std::size_t ldb, const std::uint64_t* c_bits,
                       std::uint64_t* d_out, std::uint8_t* fixup) {
-  const hn::ScalableTag<double> d;
-  const hn::RebindToUnsigned<decltype(d)> du;
-  const hn::RebindToSigned<decltype(d)> di;
-  using VD = hn::Vec<decltype(d)>;
-  using VU = hn::Vec<decltype(du)>;
-  const std::size_t N = hn::Lanes(d);
   const PatternLanes la(ca, keep_subnormals), lb(cb, keep_subnormals), lc(cc, keep_subnormals);
   const int shift_base_ab = static_cast<int>(p.fraction_bits) - (ca.precision - 1) - (cb.precision - 1);
   [[maybe_unused]] const bool float_lanes = FloatElementSupported(p, ca, cb, len);
 #if HWY_TARGET != HWY_SCALAR
   const FloatPatternLanes fa(ca, keep_subnormals), fb(cb, keep_subnormals);
 #endif
-  const bool directed = p.alignment == 1 || p.alignment == 2;
-  const VD F = hn::Set(d, p.fraction_bits), wrap = hn::Set(d, p.wrap_limit);
-  const VD lo_scale = hn::Set(d, -1000.0), hi_scale = hn::Set(d, 1000.0);
-  const VD c_lsb_scale = PowerOfTwo(d, hn::Set(d, static_cast<double>(cc.emin - (cc.precision - 1))));
   const OutRounding rounding(p, p.final_rounding);
   constexpr std::size_t kChunk = kChunkElements;
   HWY_ALIGN double c_value[kChunk], sums[kChunk], exps[kChunk];
   HWY_ALIGN std::int64_t c_eref[kChunk];
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
     const std::size_t m = std::min(kChunk, n - i0);  // a multiple of N (the caller's contract)
-    // c across elements: exact binary64 value and e_ref (kNoTerm for zeros).
-    for (std::size_t i = 0; i < m; i += N) {
-      VU sig, sign;
-      hn::Vec<decltype(di)> eref;
-      hn::Mask<decltype(du)> bad;
-      const VU x = hn::LoadU(du, c_bits + i0 + i);
-      lc.Decode(x, sig, eref, sign, bad);
-      const VU field = hn::And(hn::ShiftRightSame(x, cc.precision - 1), lc.field_top);
-      const auto normal = hn::Ne(field, hn::Zero(du));
-      // Normal: the binary64 fields directly; subnormal: sig * 2^(emin - (p - 1)), exact.
-      const VU normal_bits = hn::Or(hn::ShiftLeftSame(hn::BitCast(du, hn::Add(eref, hn::Set(di, 1023))), 52),
-                                    hn::ShiftLeftSame(hn::And(x, lc.frac_mask), 52 - (cc.precision - 1)));
-      const VD sub_value = hn::Mul(hn::ConvertTo(d, hn::BitCast(di, sig)), c_lsb_scale);
-      VD value = hn::IfThenElse(hn::RebindMask(d, normal), hn::BitCast(d, normal_bits), sub_value);
-      value = hn::IfThenElse(hn::RebindMask(d, hn::Ne(sign, hn::Zero(du))), hn::Neg(value), value);
-      value = hn::IfThenElse(hn::RebindMask(d, bad), hn::Set(d, std::numeric_limits<double>::quiet_NaN()), value);
-      const auto zero = hn::And(hn::Eq(sig, hn::Zero(du)), hn::Not(bad));
-      hn::Store(value, d, c_value + i);
-      hn::Store(hn::IfThenElse(hn::RebindMask(di, zero), hn::Set(di, kNoTerm), eref), di, c_eref + i);
-    }
+    DecodeCLanes(lc, cc, m, c_bits + i0, c_value, c_eref);
     // The products of each element.
 #if HWY_TARGET != HWY_SCALAR
     if (float_lanes) {
@@ -364,26 +334,7 @@ void BlockFmaPatterns(const LaneParams& p, const PatternCodec& ca, const Pattern
         sums[i] = static_cast<double>(sum);
         exps[i] = ok ? static_cast<double>(E) : 0.0;
       }
-    // c aligned, the sum, and the rounding across elements (as BlockFma).
-    for (std::size_t i = 0; i < m; i += N) {
-      const VD E = hn::Load(d, exps + i);
-      const VD shift = hn::Sub(F, E);
-      auto bad = hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale));
-      const VD scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
-      const VD cv = hn::Load(d, c_value + i);
-      const VD c_term = Align(d, Scaled(d, hn::IfThenElseZero(hn::IsFinite(cv), cv), scale, directed), p.alignment);
-      const VD s = hn::Add(hn::Load(d, sums + i), c_term);
-      bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
-      bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
-      const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
-      VU out;
-      VD value, eref;
-      bad = hn::Or(bad, rounding.Round(v, out, value, eref));
-      hn::StoreU(out, du, d_out + i0 + i);
-      HWY_ALIGN std::uint8_t flags[HWY_MAX_BYTES / sizeof(double)];
-      StoreFlags(d, bad, flags);
-      for (std::size_t l = 0; l < N; ++l) fixup[i0 + i + l] |= flags[l];
-    }
+    RoundTailLanes(p, rounding, m, sums, exps, c_value, d_out + i0, fixup + i0);
   }
 }
 

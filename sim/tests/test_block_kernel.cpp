@@ -89,14 +89,16 @@ void make_case(const AdderConfig& cfg, std::size_t k, Rng& r, std::vector<std::u
   }
 }
 
-// Runs `cases` cases of `cfg` through both implementations, in batches (so that the SIMD
-// lanes run: batches of one element take the scalar path) of full blocks and of shorter ones.
+// Runs `cases` cases of `cfg` through both implementations (and run_planar for formats of at
+// most 16 bits), in batches (so that the SIMD lanes run: batches of one element take the
+// scalar path) of full blocks and of shorter ones.
 std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rng& r, const std::string& label) {
   const BlockKernel kernel(cfg, k);
   const FixedPointAdder adder(cfg);
   std::size_t mismatches = 0;
   const std::size_t batch = 1000;
-  std::vector<std::uint64_t> a(batch * k), b(batch * k), c(batch), d(batch), pa(k), pb(k), ea(k), eb(k);
+  std::vector<std::uint64_t> a(batch * k), b(batch * k), c(batch), d(batch), d_planar(batch), pa(k), pb(k), ea(k), eb(k);
+  std::vector<std::uint16_t> at, bt;
   for (std::size_t done = 0; done < cases; done += batch) {
     const std::size_t n = std::min(batch, cases - done);
     const std::size_t len = r.below(4) == 0 ? r.below(k + 1) : k;
@@ -106,6 +108,19 @@ std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rn
       std::copy(eb.begin(), eb.end(), b.begin() + static_cast<std::ptrdiff_t>(i * k));
     }
     kernel.run(n, len, a.data(), k, b.data(), k, c.data(), d.data());
+    // The same block FMAs product-major in 16-bit patterns (run_planar; lda = n + 5: strided).
+    const bool planar = cfg.a_format.width <= 16 && cfg.b_format.width <= 16;
+    if (planar) {
+      const std::size_t ld = n + 5;
+      at.assign(ld * k, 0);
+      bt.assign(ld * k, 0);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t t = 0; t < len; ++t) {
+          at[t * ld + i] = static_cast<std::uint16_t>(a[i * k + t]);
+          bt[t * ld + i] = static_cast<std::uint16_t>(b[i * k + t]);
+        }
+      kernel.run_planar(n, len, at.data(), ld, bt.data(), ld, c.data(), d_planar.data());
+    }
     for (std::size_t i = 0; i < n; ++i) {
       std::fill(pa.begin(), pa.end(), 0);
       std::fill(pb.begin(), pb.end(), 0);
@@ -117,6 +132,11 @@ std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rn
                     label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
                     hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c[i]).c_str(),
                     bits_to_hex(cfg.out_format, d[i]).c_str(), bits_to_hex(cfg.out_format, want).c_str());
+      if (planar && d_planar[i] != want && ++mismatches <= 3)
+        std::printf("[block-kernel] MISMATCH planar %s (%s), len %zu: a = %s, b = %s, c = %s: kernel %s, reference %s\n",
+                    label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
+                    hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c[i]).c_str(),
+                    bits_to_hex(cfg.out_format, d_planar[i]).c_str(), bits_to_hex(cfg.out_format, want).c_str());
     }
   }
   return mismatches;
@@ -268,4 +288,19 @@ TEST_CASE("block kernel: every compiled SIMD target gives the reference's bits",
     CHECK(compare(row(formats::bf16(), f32, 24, 5, rz, -132), 8, cases, r, "a100 bf16->fp32 on " + name) == 0);
   }
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+}
+
+TEST_CASE("block kernel: the planar path serves the rz rows of binary16-like formats only", "[adder][kernel]") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32();
+  // The planar path needs a SIMD target (the scalar one has none).
+  const bool simd = (hwy::SupportedTargets() & HWY_TARGETS & ~static_cast<std::int64_t>(HWY_SCALAR)) != 0;
+  CHECK(BlockKernel(row(f16, f32, 25, 6, Rounding::TowardZero, -133), 16).planar_supported() == simd);
+  CHECK(BlockKernel(row(formats::e4m3(), f32, 13, 7, Rounding::TowardZero, -133), 32).planar_supported() == simd);
+  CHECK(BlockKernel(row(formats::e5m2(), formats::fp16(), 13, 7, Rounding::TowardZero, -30), 32).planar_supported() == simd);
+  // bf16 has 8 exponent bits (not binary16's place); F = 30 leaves no room in the int32 sum.
+  CHECK_FALSE(BlockKernel(row(formats::bf16(), f32, 24, 5, Rounding::TowardZero, -132), 8).planar_supported());
+  CHECK_FALSE(BlockKernel(row(f16, f32, 30, 3, Rounding::TowardZero, -133), 16).planar_supported());
+  AdderConfig rd = row(f16, f32, 25, 6, Rounding::TowardZero, -133);
+  rd.alignment_rounding = Rounding::Down;
+  CHECK_FALSE(BlockKernel(rd, 16).planar_supported());
 }

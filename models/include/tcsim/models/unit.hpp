@@ -166,6 +166,10 @@ class Unit {
   // refuses the row>" (FixedPointAdder element by element).
   std::string batch_path(const Format& in, const Format& out, std::string_view instruction = "") const;
 
+  // How dot_batch_planar evaluates in -> out: "kernel (planar)" (one element per SIMD lane)
+  // or "regrouped for dot_batch: " + batch_path().
+  std::string batch_path_planar(const Format& in, const Format& out, std::string_view instruction = "") const;
+
   // Supported (input, output) pairs, in table order without duplicates: "fp16->fp32".
   std::vector<std::string> format_pairs() const;
   // Instructions serving in -> out, the default first.
@@ -183,6 +187,16 @@ class Unit {
                  const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
                  std::uint64_t* d, std::string_view instruction = "",
                  unsigned threads = 1) const;
+
+  // The same on 16-bit patterns stored product-major, as a K x n matrix whose columns are
+  // the elements: operand t of element i at a[t * n + i], b[t * n + i] (numpy's a.T of an
+  // n x K array). A quarter of the bytes of dot_batch and one element per SIMD lane: the
+  // fast layout for many independent elements. Formats of at most 16 bits (else
+  // std::invalid_argument naming `in`); rows the planar kernel does not serve are regrouped
+  // for dot_batch. The same bits as dot() on each element, for any `threads`.
+  void dot_batch_planar(const Format& in, const Format& out, std::size_t n, std::size_t K,
+                        const std::uint16_t* a, const std::uint16_t* b, const std::uint64_t* c,
+                        std::uint64_t* d, std::string_view instruction = "", unsigned threads = 1) const;
 
   // D = C + A B for any m, n, K: A (m x K) and B (K x n) row-major patterns of `in`, C and
   // the result (m x n) of `out`. D[i][j] has the bits of dot() on row i of A, column j of B

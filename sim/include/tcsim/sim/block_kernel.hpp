@@ -45,6 +45,14 @@ class BlockKernel {
   void run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
            std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
 
+  // The same block FMAs on 16-bit patterns stored product-major: operand t of element i at
+  // a[t * lda + i], b[t * ldb + i] (lda, ldb >= n; formats of at most 16 bits). Where
+  // planar_supported(), one element per SIMD lane (block_lanes.hpp: block_fma_planar16);
+  // otherwise the operands are regrouped element-major for run(). Bits equal run().
+  bool planar_supported() const;
+  void run_planar(std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
+                  std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
+
   // ---- Decoded panels (GEMM): operands decoded once, reused by many block FMAs.
   // An operand as the SIMD lanes use it: its exact value and the exponent the adder aligns
   // on (e_ref); zeros never set E, NaN/Inf make the lane take the exact path.

@@ -1,0 +1,232 @@
+// The planar path of the block kernel (block_lanes.hpp: block_fma_planar16): 16-bit patterns
+// stored product-major, one element per lane, no reductions and no shuffles; compiled once per
+// SIMD target by Google Highway and chosen at run time.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "block_planar.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "block_lanes-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tcsim::lanes::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR
+// Sums of two int16 e_refs beyond +-kPlanarFlag: a special operand (kTileSpecial16 in it) or
+// no nonzero product (kTileZero16 in it). Real sums of two exponent fields are at most 62.
+constexpr std::int16_t kPlanarFlag = 4096;
+
+// One operand format in 16-bit lanes. Exponent fields of at most 5 bits and fractions of at
+// most 10 bits moved to binary16's places make a binary16 pattern whose value is the
+// pattern's value times 2^(15 - bias), normal and subnormal alike; the F16C conversion
+// decodes it exactly into binary32.
+struct Planar16Lanes {
+  using D16 = hn::ScalableTag<std::int16_t>;
+  using V16 = hn::Vec<D16>;
+  D16 d16;
+  V16 abs_mask, one, zero, zero_sentinel, special_sentinel, special_from, invalid;
+  int fraction_bits, sign_shift, to_binary16;
+  bool has_special, check_invalid;
+
+  explicit Planar16Lanes(const PatternCodec& f)
+      : abs_mask(hn::Set(d16, static_cast<std::int16_t>((1u << (f.width - 1)) - 1))), one(hn::Set(d16, 1)),
+        zero(hn::Zero(d16)), zero_sentinel(hn::Set(d16, kTileZero16)), special_sentinel(hn::Set(d16, kTileSpecial16)),
+        // IEEE: the top exponent field (Inf, NaN); e4m3-like: the all-ones magnitude (NaN).
+        special_from(hn::Set(d16, static_cast<std::int16_t>(
+                                      f.nan == 0 ? (f.top_field << (f.precision - 1)) : (1u << (f.width - 1)) - 1))),
+        invalid(hn::Set(d16, static_cast<std::int16_t>(f.width >= 16 ? 0 : ~((1u << f.width) - 1)))),
+        fraction_bits(f.precision - 1), sign_shift(f.width - 1), to_binary16(10 - (f.precision - 1)),
+        has_special(f.nan != 2), check_invalid(f.width < 16) {}
+
+  // The e_ref of 16-bit patterns plus the bias: the exponent field (1 for subnormals),
+  // kTileZero16 for zeros, kTileSpecial16 for NaN/Inf.
+  V16 Eref(V16 x) const {
+    const V16 mag = hn::And(x, abs_mask);
+    V16 e = hn::Max(hn::ShiftRightSame(mag, fraction_bits), one);
+    e = hn::IfThenElse(hn::Eq(mag, zero), zero_sentinel, e);
+    if (has_special) e = hn::IfThenElse(hn::Gt(mag, hn::Sub(special_from, one)), special_sentinel, e);
+    return e;
+  }
+
+  // The binary32 value times 2^(15 - bias) of Lanes(df) patterns.
+  template <class DF>
+  hn::Vec<DF> Value(DF df, const std::uint16_t* p) const {
+    const hn::Rebind<std::uint16_t, DF> du;
+    auto x = hn::LoadU(du, p);
+    if (to_binary16 != 0 || sign_shift != 15) {
+      const auto mag = hn::And(x, hn::Set(du, static_cast<std::uint16_t>((1u << sign_shift) - 1)));
+      const auto sign = hn::And(hn::ShiftLeftSame(x, 15 - sign_shift), hn::Set(du, 0x8000));
+      x = hn::Or(hn::ShiftLeftSame(mag, to_binary16), sign);
+    }
+    return hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::float16_t, DF>(), x));
+  }
+};
+#endif
+
+std::size_t Planar16LaneCount() {
+#if HWY_TARGET == HWY_SCALAR
+  return 0;  // no planar path: callers take the element-major one
+#else
+  return hn::Lanes(hn::ScalableTag<std::int16_t>());
+#endif
+}
+
+// n elements (a multiple of Planar16LaneCount()) in chunks: c across binary64 lanes; E in
+// int16 lanes (max over t of the exponent-field sums); the scales 2^(F - E) times the binary16
+// relocation in int32 lanes; the truncated scaled products a_t b_t 2^(F - E) and their int32
+// sum in binary32/int32 lanes, one element per lane; then c, the sum and the rounding in
+// binary64 lanes (RoundTailLanes). Exactness as block_fma_patterns' binary32 form: products of
+// two binary16 values are exact in binary32, the scaling is exact or the term is below 1 and
+// truncates to 0, every term is below 2^(F+2) and the sum below 2^31.
+void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const PatternCodec& cb, const PatternCodec& cc,
+                      std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
+                      std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d_out, std::uint8_t* fixup) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)p, (void)ca, (void)cb, (void)cc, (void)n, (void)len, (void)a, (void)lda, (void)b, (void)ldb, (void)c_bits;
+  (void)d_out, (void)fixup;
+#else
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::ScalableTag<std::int16_t> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  const hn::Rebind<std::int16_t, decltype(di)> d16_half;
+  const hn::ScalableTag<double> d;
+  const hn::Rebind<std::int32_t, decltype(d)> di_d;
+  using VF = hn::Vec<decltype(df)>;
+  using VI = hn::Vec<decltype(di)>;
+  using V16 = hn::Vec<decltype(d16)>;
+  const std::size_t NF = hn::Lanes(df), N16 = hn::Lanes(d16), ND = hn::Lanes(d);
+  const Planar16Lanes la(ca), lb(cb);
+  const PatternLanes lc(cc, true);
+  const OutRounding rounding(p, p.final_rounding);
+  const bool check_invalid = la.check_invalid || lb.check_invalid;
+  const V16 invalid_a = la.invalid, invalid_b = lb.invalid;
+  const VI flag = hn::Set(di, kPlanarFlag), no_term = hn::Set(di, kTileZero);
+  const VI biases = hn::Set(di, ca.bias + cb.bias);
+  const VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
+  // 2^(F - E) times 2^(15 - bias_a) 2^(15 - bias_b): the binary16 relocation of both operands.
+  const VI shift_base = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits) + 30 - ca.bias - cb.bias);
+  const VI lo = hn::Set(di, -126), hi = hn::Set(di, 127), f32_bias = hn::Set(di, 127);
+  // Chunks of kChunk elements, their operand rows first copied to a padded stride: rows of a
+  // large batch lie a power of two apart (t * lda), so that the same column of every row
+  // falls into one cache set, and 2 len rows thrash it between the E and the sum pass.
+  constexpr std::size_t kChunk = 128, kStride = kChunk + 32;  // 5 cache lines: vectors stay aligned
+  HWY_ALIGN std::uint16_t pa[kMaxPatternLen * kStride], pb[kMaxPatternLen * kStride];
+  HWY_ALIGN double c_value[kChunk], sums[kChunk], exps[kChunk];
+  HWY_ALIGN std::int64_t c_eref[kChunk];
+  HWY_ALIGN std::int16_t raw16[kChunk];
+  HWY_ALIGN std::int32_t e32[kChunk], s32[kChunk], bad32[kChunk];
+  HWY_ALIGN float scales[kChunk];
+  for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
+    const std::size_t m = std::min(kChunk, n - i0);
+    DecodeCLanes(lc, cc, m, c_bits + i0, c_value, c_eref);
+    // The copy by vectors (a string move's start-up is long against 256 bytes), and the next
+    // chunk's rows fetched meanwhile: 2 len streams are too many for the hardware prefetcher.
+    const bool next = i0 + kChunk < n;
+    for (std::size_t t = 0; t < len; ++t) {
+      const std::uint16_t *ra = a + t * lda + i0, *rb = b + t * ldb + i0;
+      for (std::size_t i = 0; i < m; i += N16) {
+        hn::Store(hn::LoadU(du16, ra + i), du16, pa + t * kStride + i);
+        hn::Store(hn::LoadU(du16, rb + i), du16, pb + t * kStride + i);
+      }
+      if (next)
+        for (std::size_t line = 0; line < kChunk * 2; line += 64) {
+          hwy::Prefetch(ra + kChunk + line / 2);
+          hwy::Prefetch(rb + kChunk + line / 2);
+        }
+    }
+    // E pass: the largest sum of exponent fields over the nonzero products, in int16 lanes.
+    for (std::size_t i = 0; i < m; i += N16) {
+      V16 e = hn::Set(d16, static_cast<std::int16_t>(2 * kTileZero16));
+      V16 bits = hn::Zero(d16);
+      for (std::size_t t = 0; t < len; ++t) {
+        const V16 xa = hn::BitCast(d16, hn::Load(du16, pa + t * kStride + i));
+        const V16 xb = hn::BitCast(d16, hn::Load(du16, pb + t * kStride + i));
+        e = hn::Max(e, hn::Add(la.Eref(xa), lb.Eref(xb)));
+        if (check_invalid) bits = hn::Or(bits, hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b)));
+      }
+      // Patterns with bits above the format's width count as special operands.
+      if (check_invalid) e = hn::IfThenElse(hn::Ne(bits, hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
+      hn::Store(e, d16, raw16 + i);
+    }
+    // E with c and the clamp, the flags, and the scales, in int32 lanes.
+    for (std::size_t i = 0; i < m; i += NF) {
+      const VI raw = hn::PromoteTo(di, hn::Load(d16_half, raw16 + i));
+      VI c_e = no_term;
+      {
+        HWY_ALIGN std::int32_t ce[HWY_MAX_BYTES / 4];
+        for (std::size_t l = 0; l < NF; ++l)
+          ce[l] = c_eref[i + l] == kNoTerm ? kTileZero
+                                           : static_cast<std::int32_t>(std::clamp<std::int64_t>(c_eref[i + l], -(1 << 20), 1 << 20));
+        c_e = hn::Load(di, ce);
+      }
+      const VI prod_e = hn::IfThenElse(hn::Lt(raw, hn::Neg(flag)), no_term, hn::Sub(raw, biases));
+      const VI e_raw = hn::Max(prod_e, c_e);
+      const VI E = hn::Max(e_raw, min_e);
+      const VI shift = hn::Sub(shift_base, E);
+      const auto bad = hn::Or(hn::Or(hn::Gt(raw, flag), hn::Lt(e_raw, hn::Set(di, -(1 << 25)))),
+                              hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
+      hn::Store(hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Min(hn::Max(shift, lo), hi), f32_bias))), df, scales + i);
+      hn::Store(E, di, e32 + i);
+      hn::Store(hn::VecFromMask(di, bad), di, bad32 + i);
+    }
+    // Sum pass: one element per lane.
+    for (std::size_t i = 0; i < m; i += NF) {
+      const VF scale = hn::Load(df, scales + i);
+      VI sum = hn::Zero(di);
+      for (std::size_t t = 0; t < len; ++t) {
+        const VF va = la.Value(df, pa + t * kStride + i), vb = lb.Value(df, pb + t * kStride + i);
+        sum = hn::Add(sum, TruncToInt32(di, hn::Mul(hn::Mul(va, vb), scale)));
+      }
+      hn::Store(sum, di, s32 + i);
+    }
+    for (std::size_t i = 0; i < m; i += ND) {
+      hn::Store(hn::PromoteTo(d, hn::Load(di_d, s32 + i)), d, sums + i);
+      hn::Store(hn::PromoteTo(d, hn::Load(di_d, e32 + i)), d, exps + i);
+    }
+    for (std::size_t i = 0; i < m; ++i) fixup[i0 + i] = bad32[i] != 0 || !std::isfinite(c_value[i]);
+    RoundTailLanes(p, rounding, m, sums, exps, c_value, d_out + i0, fixup + i0);
+  }
+#endif
+}
+
+}  // namespace tcsim::lanes::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tcsim::lanes {
+
+HWY_EXPORT(BlockFmaPlanar16);
+HWY_EXPORT(Planar16LaneCount);
+
+std::size_t planar16_lane_count() { return HWY_DYNAMIC_DISPATCH(Planar16LaneCount)(); }
+
+bool planar16_supported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                        bool keep_subnormals, std::size_t max_len) {
+  auto fits = [](const PatternCodec& f) {
+    const int fraction = f.precision - 1, field = f.width - 1 - fraction;
+    return f.width <= 16 && fraction <= 10 && field >= 1 && field <= 5 && f.emin == 1 - f.bias &&
+           f.top_field == (1u << field) - 1;
+  };
+  if (!keep_subnormals || p.alignment != 0 || !fits(a) || !fits(b) || max_len > kMaxPatternLen) return false;
+  int len_bits = 0;
+  while ((std::size_t{1} << len_bits) < max_len) ++len_bits;
+  if (p.fraction_bits + 2 + len_bits > 31) return false;  // the int32 sum of the block stays exact
+  // c decoded into binary64 exactly (as patterns_supported); c's term and the sum exact there.
+  return c.precision <= 53 && c.emin - (c.precision - 1) >= -1022 && c.bias < 1023 && p.fraction_bits + 3 + len_bits <= 53;
+}
+
+void block_fma_planar16(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                        std::size_t n, std::size_t len, const std::uint16_t* a_bits, std::size_t lda,
+                        const std::uint16_t* b_bits, std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d,
+                        std::uint8_t* fixup) {
+  HWY_DYNAMIC_DISPATCH(BlockFmaPlanar16)(p, a, b, c, n, len, a_bits, lda, b_bits, ldb, c_bits, d, fixup);
+}
+
+}  // namespace tcsim::lanes
+#endif
