@@ -18,6 +18,26 @@ using namespace tcsim::models;
 using namespace tcsim::reftest;
 using tcsim::test::Rng;
 
+namespace {
+
+// Elements of d that differ from Unit::dot on the same operands (element-major a, b); the
+// first three are printed with their operands.
+std::size_t mismatches_against_dot(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out,
+                                   std::size_t K, const std::vector<std::uint64_t>& a,
+                                   const std::vector<std::uint64_t>& b, const std::vector<std::uint64_t>& c,
+                                   const std::vector<std::uint64_t>& d, const std::string& what) {
+  std::size_t bad = 0;
+  for (std::size_t e = 0; e < d.size(); ++e) {
+    const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
+    if (want == d[e] || ++bad > 3) continue;
+    std::printf("%s K %zu: a = %s, b = %s, c = %s: got %s, dot %s\n", what.c_str(), K,
+                hex_list(in, a.data() + e * K, K).c_str(), hex_list(in, b.data() + e * K, K).c_str(),
+                bits_to_hex(out, c[e]).c_str(), bits_to_hex(out, d[e]).c_str(), bits_to_hex(out, want).c_str());
+  }
+  return bad;
+}
+
+}  // namespace
 
 TEST_CASE("dot_batch through the block kernel equals dot on every built-in row", "[units][kernel]") {
   Rng r(tcsim::test::seed("unit kernel every row", 424242));
@@ -42,16 +62,7 @@ TEST_CASE("dot_batch through the block kernel equals dot on every built-in row",
             std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
             for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
             unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 2);
-            std::size_t bad = 0;
-            for (std::size_t e = 0; e < n && bad < 3; ++e) {
-              const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
-              if (want == d[e]) continue;
-              ++bad;
-              std::printf("[unit-kernel] MISMATCH %s K %zu: a = %s, b = %s, c = %s: batch %s, dot %s\n", label.c_str(), K,
-                          hex_list(in, a.data() + e * K, K).c_str(), hex_list(in, b.data() + e * K, K).c_str(),
-                          bits_to_hex(out, c[e]).c_str(), bits_to_hex(out, d[e]).c_str(), bits_to_hex(out, want).c_str());
-            }
-            CHECK(bad == 0);
+            CHECK(mismatches_against_dot(unit, row, in, out, K, a, b, c, d, "[unit-kernel] MISMATCH batch " + label) == 0);
           }
         }
     }
@@ -116,16 +127,7 @@ TEST_CASE("dot_batch_planar equals dot on every built-in row with inputs of at m
                 bt[t * n + e] = static_cast<std::uint16_t>(b[e * K + t]);
               }
             unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), d.data(), row.instruction, 2);
-            std::size_t bad = 0;
-            for (std::size_t e = 0; e < n && bad < 3; ++e) {
-              const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], row.instruction);
-              if (want == d[e]) continue;
-              ++bad;
-              std::printf("[unit-planar] MISMATCH %s K %zu: a = %s, b = %s, c = %s: planar %s, dot %s\n", label.c_str(), K,
-                          hex_list(in, a.data() + e * K, K).c_str(), hex_list(in, b.data() + e * K, K).c_str(),
-                          bits_to_hex(out, c[e]).c_str(), bits_to_hex(out, d[e]).c_str(), bits_to_hex(out, want).c_str());
-            }
-            CHECK(bad == 0);
+            CHECK(mismatches_against_dot(unit, row, in, out, K, a, b, c, d, "[unit-planar] MISMATCH planar " + label) == 0);
           }
         }
     }
