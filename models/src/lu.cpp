@@ -1,30 +1,30 @@
-// simulate_lu (lu.hpp): blanchard2020 Algorithm 4.1 / lopez2022 Algorithm 3.1 with the
-// updates through simulate_gemm; substitutions and backward errors.
+// simulate_lu (lu.hpp): the LU algorithms of blanchard2020 and lopez2022 as one engine.
+//
+// Every algorithm factorizes "crosses": the cross (c0, c1) is the block column of L, rows
+// c0..n and columns c0..c1, and the block row of U, rows c0..c1 and columns c1..u_end; the
+// entries in it have received every update from the columns left of c0. A scheme says how a
+// cross is factorized: unblocked in one precision, right-looking in blocks (lopez2022
+// Algorithm 3.1, which with u_end = n is also PanelFactor's "stop the main loop at r/s"), or
+// left-looking in blocks with fp32 buffers (Algorithms 4.1, 5.1 and, with a partitioned
+// scheme as its panel, 5.2). The whole matrix is the cross (0, n) with u_end = n.
 #include "tcsim/models/lu.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <utility>
 
-#include "gemm_impl.hpp"
+#include "lu_impl.hpp"
 
 namespace tcsim::models {
 
+using lu_detail::Precision;
+
 namespace {
 
-// The storage precision: every scalar result rounded to it (RNE). Operands are values of the
-// format held in binary64; a product, difference or quotient of two of them is computed in
-// binary64 and rounded once more: innocuous double rounding, since 53 >= 2p + 2 for p = 11
-// and p = 24 (Figueroa's condition for +, -, *, /).
-struct Storage {
-  bool half = false;
-  double operator()(double x) const {
-    return half ? gemm_detail::round_binary16(x) : static_cast<double>(static_cast<float>(x));
-  }
-  double min_normal() const { return half ? 0x1p-14 : 0x1p-126; }
-  const char* name() const { return half ? "fp16" : "fp32"; }
-};
+constexpr Precision kFp16{16}, kFp32{32};
 
 std::string number(double v) {
   char buf[64];
@@ -32,12 +32,330 @@ std::string number(double v) {
   return buf;
 }
 
-[[noreturn]] void breakdown(std::size_t step, std::size_t r, const std::string& what) {
-  throw LuBreakdown("LU breakdown at step " + std::to_string(step + 1) + " (block " + std::to_string(step / r + 1) +
-                    "): " + what);
+std::string at(std::size_t i, std::size_t c) { return "A[" + std::to_string(i) + "][" + std::to_string(c) + "]"; }
+
+// How a block A_ij <- A_ij - L_ik U_kj is computed and stored.
+struct Update {
+  bool unit = true;                         // through simulate_gemm, else entry by entry in `store`
+  GemmVariant variant = GemmVariant::Tc32;  // the unit's variant
+  Precision store;                          // the precision the result is held in
+};
+
+// How a cross is factorized.
+struct Scheme {
+  enum Kind { Unblocked, RightLooking, LeftLooking } kind = Unblocked;
+  Precision arith;                  // Unblocked: every operation; RightLooking: the storage
+  Update update;                    // RightLooking, LeftLooking
+  std::size_t block = 0;            // RightLooking, LeftLooking
+  const Scheme* panel = nullptr;    // LeftLooking: how each block of the cross is factorized
+  bool round_in = false;            // LeftLooking: the buffer rounded to fp16 before the panel
+  bool round_out = false;           // LeftLooking: the panel's factors rounded to fp16 after
+};
+
+class Engine {
+ public:
+  Engine(const Unit& unit, const Format& in, std::size_t n, std::size_t r, bool pivot, const GemmOptions& g,
+         LuResult& res)
+      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), g_(g), res_(res), a_(res.LU) {}
+
+  void factor(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u_end) {
+    switch (s.kind) {
+      case Scheme::Unblocked:
+        eliminate(s.arith, c0, c1);
+        solve_u(s.arith, c0, c1, c1, u_end);
+        break;
+      case Scheme::RightLooking:
+        for (std::size_t k0 = c0; k0 < c1; k0 += s.block) {
+          const std::size_t k1 = std::min(c1, k0 + s.block);
+          eliminate(s.arith, k0, k1);
+          solve_u(s.arith, k0, k1, k1, u_end);
+          update(s.update, k1, c1, k1, u_end, k0, k1);  // rows of the cross's block row
+          update(s.update, c1, n_, k1, c1, k0, k1);     // the rest of its block column
+        }
+        break;
+      case Scheme::LeftLooking:
+        for (std::size_t k0 = c0; k0 < c1; k0 += s.block) {
+          const std::size_t k1 = std::min(c1, k0 + s.block);
+          // B_ik = fl32(A_ik) - sum_j L_ij U_jk (lopez2022 Algorithm 4.1 lines 5-10), with
+          // j over the blocks of this cross left of k.
+          update(s.update, k0, n_, k0, k1, c0, k0);
+          if (s.round_in) convert(kFp16, k0, n_, k0, k1, k0);
+          if (s.panel->kind == Scheme::Unblocked) {
+            // The row block is updated after the column block is factorized: the same
+            // operations as lines 5-13 in the paper's order, and partial pivoting can swap
+            // rows before the row block is touched (as LAPACK's left-looking codes do).
+            eliminate(s.panel->arith, k0, k1);
+            update(s.update, k0, k1, k1, u_end, c0, k0);
+            if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
+            solve_u(s.panel->arith, k0, k1, k1, u_end);
+          } else {
+            update(s.update, k0, k1, k1, u_end, c0, k0);
+            if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
+            factor(*s.panel, k0, k1, u_end);
+          }
+          if (s.round_out) {
+            convert(kFp16, k0, n_, k0, k1, k0);
+            convert(kFp16, k0, k1, k1, u_end, k0);
+          }
+        }
+        break;
+    }
+  }
+
+  // Every entry rounded to p (the storage format at the start, or a conversion).
+  void convert(Precision p, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t step) {
+    for (std::size_t i = r0; i < r1; ++i)
+      for (std::size_t c = c0; c < c1; ++c) {
+        double& x = a_[i * n_ + c];
+        const double v = p(x);
+        if (!std::isfinite(v))
+          breakdown(step, "converting the fp32 buffer to " + std::string(p.name()) + " gives " + at(i, c) + " = " +
+                              number(v) + " (from " + number(x) + ")");
+        x = v;
+      }
+  }
+
+ private:
+  [[noreturn]] void breakdown(std::size_t step, const std::string& what) const {
+    throw LuBreakdown("LU breakdown at step " + std::to_string(step + 1) + " (block " + std::to_string(step / r_ + 1) +
+                      "): " + what);
+  }
+  void not_finite(std::size_t step, std::size_t i, std::size_t c, double v, Precision p) const {
+    breakdown(step, "the elimination gives " + at(i, c) + " = " + number(v) + ", not finite in " + p.name() + " storage");
+  }
+
+  // Columns k0..k1 of rows k0..n, right-looking, every operation rounded to p (the panel of
+  // Algorithm 3.1 line 4 and 6, or a PanelFactor's inner panel): L's multipliers and U's
+  // entries of the diagonal block.
+  void eliminate(Precision p, std::size_t k0, std::size_t k1) {
+    std::vector<double>& a = a_;
+    const std::size_t n = n_;
+    for (std::size_t j = k0; j < k1; ++j) {
+      if (pivot_) {
+        std::size_t q = j;
+        for (std::size_t i = j + 1; i < n; ++i)
+          if (std::fabs(a[i * n + j]) > std::fabs(a[q * n + j])) q = i;
+        if (q != j) {
+          std::swap_ranges(a.begin() + static_cast<std::ptrdiff_t>(j * n), a.begin() + static_cast<std::ptrdiff_t>(j * n + n),
+                           a.begin() + static_cast<std::ptrdiff_t>(q * n));
+          std::swap(res_.perm[j], res_.perm[q]);
+        }
+      }
+      const double piv = a[j * n + j];
+      if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv))
+        breakdown(j, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
+                         (piv == 0 ? " is zero"
+                                   : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
+                                                         : " is not finite")) +
+                         (pivot_ ? "" : " (no pivoting: try --pivot)"));
+      for (std::size_t i = j + 1; i < n; ++i) {
+        const double l = p(a[i * n + j] / piv);
+        if (!std::isfinite(l)) not_finite(j, i, j, l, p);
+        a[i * n + j] = l;
+        double* row = &a[i * n];
+        const double* prow = &a[j * n];
+        for (std::size_t c = j + 1; c < k1; ++c) row[c] = p(row[c] - p(l * prow[c]));
+        for (std::size_t c = j + 1; c < k1; ++c)
+          if (!std::isfinite(row[c])) not_finite(j, i, c, row[c], p);
+      }
+    }
+  }
+
+  // U's block row: L_kk U_ki = A_ki for columns u0..u1 by forward substitution (unit
+  // diagonal), each entry's products subtracted in column order.
+  void solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1) {
+    if (u0 >= u1) return;
+    for (std::size_t j = k0; j < k1; ++j)
+      for (std::size_t i = j + 1; i < k1; ++i) {
+        const double l = a_[i * n_ + j];
+        double* row = &a_[i * n_];
+        const double* prow = &a_[j * n_];
+        for (std::size_t c = u0; c < u1; ++c) row[c] = p(row[c] - p(l * prow[c]));
+        for (std::size_t c = u0; c < u1; ++c)
+          if (!std::isfinite(row[c])) not_finite(j, i, c, row[c], p);
+      }
+  }
+
+  // A[r0..r1][c0..c1] -= L[r0..r1][k0..k1] U[k0..k1][c0..c1].
+  void update(const Update& u, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t k0,
+              std::size_t k1) {
+    if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
+    const std::size_t m = r1 - r0, w = c1 - c0, kb = k1 - k0, n = n_;
+    std::vector<double>& a = a_;
+    if (!u.unit) {
+      for (std::size_t i = r0; i < r1; ++i) {
+        double* row = &a[i * n];
+        for (std::size_t p = k0; p < k1; ++p) {
+          const double l = row[p];
+          const double* prow = &a[p * n];
+          for (std::size_t c = c0; c < c1; ++c) row[c] = u.store(row[c] - u.store(l * prow[c]));
+        }
+        for (std::size_t c = c0; c < c1; ++c)
+          if (!std::isfinite(row[c])) update_overflow(u, k1 - 1, i, c, row[c]);
+      }
+      return;
+    }
+    Lneg_.resize(m * kb);
+    U_.resize(kb * w);
+    C_.resize(m * w);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t c = 0; c < kb; ++c) Lneg_[i * kb + c] = -a[(r0 + i) * n + k0 + c];
+    for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a[(k0 + i) * n + c0], w, &U_[i * w]);
+    for (std::size_t i = 0; i < m; ++i) std::copy_n(&a[(r0 + i) * n + c0], w, &C_[i * w]);
+    GemmOptions g = g_;
+    g.variant = u.variant;
+    const bool low = u.variant == GemmVariant::Fp16 || u.variant == GemmVariant::Tc16;
+    const GemmResult up = simulate_gemm(unit_, in_, low ? formats::fp16() : formats::fp32(), m, w, kb, Lneg_, U_, C_, g);
+    res_.unit_calls += up.unit_calls;
+    for (std::size_t i = 0; i < m; ++i) {
+      double* row = &a[(r0 + i) * n + c0];
+      const double* d = &up.D[i * w];
+      for (std::size_t c = 0; c < w; ++c) row[c] = u.store(d[c]);
+      for (std::size_t c = 0; c < w; ++c)
+        if (!std::isfinite(row[c])) update_overflow(u, k1 - 1, r0 + i, c0 + c, d[c]);
+    }
+  }
+  [[noreturn]] void update_overflow(const Update& u, std::size_t step, std::size_t i, std::size_t c, double v) const {
+    breakdown(step, "the update A22 - L21 U12 gives " + at(i, c) + " = " + number(v) + ", not finite in " +
+                        u.store.name() + " storage");
+  }
+
+  const Unit& unit_;
+  const Format& in_;
+  std::size_t n_, r_;
+  bool pivot_;
+  GemmOptions g_;
+  LuResult& res_;
+  std::vector<double>& a_;
+  std::vector<double> Lneg_, U_, C_;
+};
+
+Scheme unblocked(Precision p) {
+  Scheme s;
+  s.arith = p;
+  return s;
+}
+
+struct Plan {
+  Precision storage;                 // what A is rounded to first and the factors are held in
+  Scheme top;
+  std::vector<std::unique_ptr<Scheme>> parts;  // schemes `top` points to
+};
+
+Plan make_plan(const LuOptions& o) {
+  Plan plan;
+  const bool ll_family = o.algorithm == LuAlgorithm::Ll || o.algorithm == LuAlgorithm::LlFp32Panel ||
+                         o.algorithm == LuAlgorithm::Dp;
+  const std::string alg = lu_algorithm_name(o.algorithm);
+  if (o.algorithm != LuAlgorithm::Rl && o.variant != GemmVariant::Tc32)
+    throw std::invalid_argument("variant: only --alg rl takes a variant; " + alg +
+                                (ll_family ? " updates through the unit in TC32 (fp32 buffers)" : " runs without the unit"));
+  if (o.algorithm == LuAlgorithm::Dp && o.pivot)
+    throw std::invalid_argument(
+        "pivot: --alg dp runs without pivoting (lopez2022 Algorithm 5.2); allowed with rl, ll, ll-fp32-panel, ref-rl, "
+        "ref-ll");
+  auto scheme = [&](Scheme s) {
+    plan.parts.push_back(std::make_unique<Scheme>(s));
+    return plan.parts.back().get();
+  };
+  const Update tc32_buffer{true, GemmVariant::Tc32, kFp32};
+  switch (o.algorithm) {
+    case LuAlgorithm::Rl: {
+      if (o.variant == GemmVariant::Unit)
+        throw std::invalid_argument("variant: LU takes fp16, tc16, tc32 or fp32 (blanchard2020 Table 4.1)");
+      const bool low = o.variant == GemmVariant::Fp16 || o.variant == GemmVariant::Tc16;
+      plan.storage = Precision{low ? 16 : 32};
+      if (o.storage == "fp16" || o.storage == "fp32") plan.storage = lu_detail::precision_named(o.storage, "storage");
+      else if (!o.storage.empty())
+        throw std::invalid_argument("storage: '" + o.storage + "' is not allowed with --alg rl; allowed: fp16, fp32");
+      plan.top = {Scheme::RightLooking, plan.storage, {true, o.variant, plan.storage}, o.block};
+      break;
+    }
+    case LuAlgorithm::RefRl:
+    case LuAlgorithm::RefLl: {
+      plan.storage = lu_detail::precision_named(o.storage.empty() ? "fp64" : o.storage, "storage");
+      const Update uniform{false, GemmVariant::Tc32, plan.storage};
+      if (o.algorithm == LuAlgorithm::RefRl) plan.top = {Scheme::RightLooking, plan.storage, uniform, o.block};
+      else plan.top = {Scheme::LeftLooking, plan.storage, uniform, o.block, scheme(unblocked(plan.storage))};
+      break;
+    }
+    default: {
+      if (!o.storage.empty() && o.storage != "fp16")
+        throw std::invalid_argument("storage: '" + o.storage + "' is not allowed with --alg " + alg +
+                                    " (lopez2022 stores the matrix in fp16); allowed: fp16");
+      plan.storage = kFp16;
+      if (o.algorithm == LuAlgorithm::Ll) {  // Algorithm 4.1: the panel in fp16
+        plan.top = {Scheme::LeftLooking, kFp16, tc32_buffer, o.block, scheme(unblocked(kFp16)), true, false};
+      } else if (o.algorithm == LuAlgorithm::LlFp32Panel) {  // Algorithm 5.1: in the fp32 buffer
+        plan.top = {Scheme::LeftLooking, kFp16, tc32_buffer, o.block, scheme(unblocked(kFp32)), false, true};
+      } else {  // Algorithm 5.2 with PanelFactor of inner blocks s
+        if (o.inner_block == 0 || o.inner_block > o.block)
+          throw std::invalid_argument("inner_block: s must be between 1 and r = " + std::to_string(o.block) + ", got " +
+                                      std::to_string(o.inner_block));
+        const std::size_t s = o.inner_block;
+        const Scheme* pf = nullptr;
+        bool in16 = true, out16 = false;  // lopez2022 Table 2: u~_in, u~_out
+        switch (o.panel) {
+          case LuPanel::RlFp16:
+            pf = scheme({Scheme::RightLooking, kFp16, {true, GemmVariant::Tc16, kFp16}, s});
+            break;
+          case LuPanel::RlFp32:
+            pf = scheme({Scheme::RightLooking, kFp32, tc32_buffer, s});
+            in16 = false;
+            out16 = true;
+            break;
+          case LuPanel::Ll:
+            pf = scheme({Scheme::LeftLooking, kFp16, tc32_buffer, s, scheme(unblocked(kFp16)), true, false});
+            break;
+          case LuPanel::LlFp32Panel:
+            pf = scheme({Scheme::LeftLooking, kFp16, tc32_buffer, s, scheme(unblocked(kFp32)), false, true});
+            break;
+        }
+        plan.top = {Scheme::LeftLooking, kFp16, tc32_buffer, o.block, pf, in16, out16};
+      }
+    }
+  }
+  return plan;
 }
 
 }  // namespace
+
+std::string lu_algorithm_name(LuAlgorithm a) {
+  switch (a) {
+    case LuAlgorithm::Rl: return "rl";
+    case LuAlgorithm::Ll: return "ll";
+    case LuAlgorithm::LlFp32Panel: return "ll-fp32-panel";
+    case LuAlgorithm::Dp: return "dp";
+    case LuAlgorithm::RefRl: return "ref-rl";
+    case LuAlgorithm::RefLl: return "ref-ll";
+  }
+  return "?";
+}
+
+LuAlgorithm parse_lu_algorithm(std::string_view text, std::string_view field) {
+  for (LuAlgorithm a : {LuAlgorithm::Rl, LuAlgorithm::Ll, LuAlgorithm::LlFp32Panel, LuAlgorithm::Dp, LuAlgorithm::RefRl,
+                        LuAlgorithm::RefLl})
+    if (text == lu_algorithm_name(a)) return a;
+  throw std::invalid_argument(std::string(field) + ": '" + std::string(text) +
+                              "' is not allowed; allowed: rl, ll, ll-fp32-panel, dp, ref-rl, ref-ll");
+}
+
+std::string lu_panel_name(LuPanel p) {
+  switch (p) {
+    case LuPanel::RlFp16: return "rl-fp16";
+    case LuPanel::RlFp32: return "rl-fp32";
+    case LuPanel::Ll: return "ll";
+    case LuPanel::LlFp32Panel: return "ll-fp32-panel";
+  }
+  return "?";
+}
+
+LuPanel parse_lu_panel(std::string_view text, std::string_view field) {
+  for (LuPanel p : {LuPanel::RlFp16, LuPanel::RlFp32, LuPanel::Ll, LuPanel::LlFp32Panel})
+    if (text == lu_panel_name(p)) return p;
+  throw std::invalid_argument(std::string(field) + ": '" + std::string(text) +
+                              "' is not allowed; allowed: rl-fp16, rl-fp32, ll, ll-fp32-panel");
+}
 
 LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
                      const LuOptions& o) {
@@ -45,163 +363,57 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
     throw std::invalid_argument("A: expected n * n = " + std::to_string(n * n) + " values, got " +
                                 std::to_string(A.size()));
   if (o.block == 0) throw std::invalid_argument("block: the block size r must be at least 1");
-  if (o.variant == GemmVariant::Unit)
-    throw std::invalid_argument("variant: LU takes fp16, tc16, tc32 or fp32 (blanchard2020 Table 4.1)");
-  const bool low_variant = o.variant == GemmVariant::Fp16 || o.variant == GemmVariant::Tc16;
-  Storage S;
-  if (o.storage.empty()) S.half = low_variant;
-  else if (o.storage == "fp16" || o.storage == "fp32") S.half = o.storage == "fp16";
-  else throw std::invalid_argument("storage: '" + o.storage + "' is not allowed; allowed: fp16, fp32");
-  const Format& gemm_out = parse_format(low_variant ? "fp16" : "fp32");
+  const Plan plan = make_plan(o);
+  const Precision S = plan.storage;
   GemmOptions g;
   g.instruction = o.instruction;
-  g.variant = o.variant;
   g.threads = o.threads;
 
   LuResult res;
   res.n = n;
+  res.algorithm = lu_algorithm_name(o.algorithm);
   res.storage = S.name();
-  res.variant = variant_name(o.variant);
-  res.path = o.variant == GemmVariant::Fp16 || o.variant == GemmVariant::Fp32 ? "ieee" : unit.batch_path(in, gemm_out, o.instruction);
+  res.block = o.block;
+  const bool ref = o.algorithm == LuAlgorithm::RefRl || o.algorithm == LuAlgorithm::RefLl;
+  const bool rl = o.algorithm == LuAlgorithm::Rl;
+  res.variant = ref ? "uniform" : variant_name(rl ? o.variant : GemmVariant::Tc32);
+  if (o.algorithm == LuAlgorithm::Dp) {
+    res.panel = lu_panel_name(o.panel);
+    res.inner_block = o.inner_block;
+  }
+  if (ref) res.path = std::string("uniform ") + S.name();
+  else if (rl && (o.variant == GemmVariant::Fp16 || o.variant == GemmVariant::Fp32)) res.path = "ieee";
+  else {
+    const bool low = rl && o.variant == GemmVariant::Tc16;
+    res.path = unit.batch_path(in, low ? formats::fp16() : formats::fp32(), o.instruction);
+  }
+  // lopez2022 Table 1 and the data-movement model (4.4) / (4.5), summed over the actual
+  // (possibly narrower last) blocks: step k spans columns k0..k1.
+  const double nd = static_cast<double>(n);
+  for (std::size_t k0 = 0; k0 < n; k0 += o.block) {
+    const double k1 = static_cast<double>(std::min(n, k0 + o.block)), trailing = nd - k1;
+    if (rl || o.algorithm == LuAlgorithm::RefRl) res.bytes_moved += trailing * trailing * S.bytes();
+    else res.bytes_moved += 2 * trailing * static_cast<double>(k0) * S.bytes();
+  }
+  res.bytes_model = rl || o.algorithm == LuAlgorithm::RefRl ? "lopez2022 (4.4)" : "lopez2022 (4.5)";
+  const double r = static_cast<double>(std::min(n, o.block));
+  if (S.bits == 32) res.fp32_buffer_entries = nd * nd;
+  else if (rl && S.bits == 16 && (o.variant == GemmVariant::Tc32 || o.variant == GemmVariant::Fp32))
+    res.fp32_buffer_entries = (nd - r) * (nd - r);  // the trailing update's fp32 result, lopez2022 (4.3)
+  else if (!ref && !rl) res.fp32_buffer_entries = nd * r;  // lopez2022 section 4: at most n r
+
   res.perm.resize(n);
   std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
-  std::vector<double>& a = res.LU;
-  a.resize(n * n);
+  res.LU.resize(n * n);
   for (std::size_t i = 0; i < n * n; ++i) {
-    a[i] = S(A[i]);
-    if (!std::isfinite(a[i]))
+    res.LU[i] = S(A[i]);
+    if (!std::isfinite(res.LU[i]))
       throw LuBreakdown("A[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " + number(A[i]) +
                         (std::isfinite(A[i]) ? " overflows the " : " is not finite in the ") + S.name() + " storage");
   }
-  const std::size_t r = o.block;
-  auto not_finite = [&](std::size_t step, std::size_t i, std::size_t c, double v) {
-    breakdown(step, r, "the elimination gives A[" + std::to_string(i) + "][" + std::to_string(c) + "] = " + number(v) +
-                           ", not finite in " + S.name() + " storage");
-  };
-  std::vector<double> Lneg, U, C;
-  for (std::size_t k0 = 0; k0 < n; k0 += r) {
-    const std::size_t k1 = std::min(n, k0 + r);
-    // The panel (rows k0.., columns k0..k1): L_kk U_kk = A_kk and L_ik U_kk = A_ik, right-looking.
-    for (std::size_t j = k0; j < k1; ++j) {
-      if (o.pivot) {
-        std::size_t p = j;
-        for (std::size_t i = j + 1; i < n; ++i)
-          if (std::fabs(a[i * n + j]) > std::fabs(a[p * n + j])) p = i;
-        if (p != j) {
-          for (std::size_t c = 0; c < n; ++c) std::swap(a[j * n + c], a[p * n + c]);
-          std::swap(res.perm[j], res.perm[p]);
-        }
-      }
-      const double piv = a[j * n + j];
-      if (!(std::fabs(piv) >= S.min_normal()) || !std::isfinite(piv))
-        breakdown(j, r, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
-                            (piv == 0 ? " is zero" : (std::isfinite(piv) ? " is below the normal range of " + std::string(S.name())
-                                                                         : " is not finite")) +
-                            (o.pivot ? "" : " (no pivoting: try --pivot)"));
-      for (std::size_t i = j + 1; i < n; ++i) {
-        const double l = S(a[i * n + j] / piv);
-        if (!std::isfinite(l)) not_finite(j, i, j, l);
-        a[i * n + j] = l;
-        for (std::size_t c = j + 1; c < k1; ++c) {
-          const double v = S(a[i * n + c] - S(l * a[j * n + c]));
-          if (!std::isfinite(v)) not_finite(j, i, c, v);
-          a[i * n + c] = v;
-        }
-      }
-    }
-    if (k1 == n) break;
-    // U_ki: L_kk U_ki = A_ki by forward substitution (unit diagonal), products in order.
-    for (std::size_t j = k0; j < k1; ++j)
-      for (std::size_t i = j + 1; i < k1; ++i) {
-        const double l = a[i * n + j];
-        for (std::size_t c = k1; c < n; ++c) {
-          const double v = S(a[i * n + c] - S(l * a[j * n + c]));
-          if (!std::isfinite(v)) not_finite(j, i, c, v);
-          a[i * n + c] = v;
-        }
-      }
-    // A22 <- A22 - L21 U12 through the unit (blanchard2020 Algorithm 4.1 lines 8-9).
-    const std::size_t m2 = n - k1, kb = k1 - k0;
-    Lneg.resize(m2 * kb);
-    U.resize(kb * m2);
-    C.resize(m2 * m2);
-    for (std::size_t i = 0; i < m2; ++i)
-      for (std::size_t c = 0; c < kb; ++c) Lneg[i * kb + c] = -a[(k1 + i) * n + k0 + c];
-    for (std::size_t i = 0; i < kb; ++i)
-      for (std::size_t c = 0; c < m2; ++c) U[i * m2 + c] = a[(k0 + i) * n + k1 + c];
-    for (std::size_t i = 0; i < m2; ++i)
-      for (std::size_t c = 0; c < m2; ++c) C[i * m2 + c] = a[(k1 + i) * n + k1 + c];
-    const GemmResult up = simulate_gemm(unit, in, gemm_out, m2, m2, kb, Lneg, U, C, g);
-    res.unit_calls += up.unit_calls;
-    for (std::size_t i = 0; i < m2; ++i)
-      for (std::size_t c = 0; c < m2; ++c) {
-        const double v = S(up.D[i * m2 + c]);
-        if (!std::isfinite(v))
-          breakdown(k1 - 1, r, "the update A22 - L21 U12 gives A[" + std::to_string(k1 + i) + "][" +
-                                   std::to_string(k1 + c) + "] = " + number(up.D[i * m2 + c]) + ", not finite in " +
-                                   S.name() + " storage");
-        a[(k1 + i) * n + k1 + c] = v;
-      }
-  }
+  Engine engine(unit, in, n, o.block, o.pivot, g, res);
+  engine.factor(plan.top, 0, n, n);
   return res;
-}
-
-std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b) {
-  const std::size_t n = lu.n;
-  if (b.size() != n) throw std::invalid_argument("b: expected n = " + std::to_string(n) + " values, got " + std::to_string(b.size()));
-  Storage S;
-  S.half = lu.storage == "fp16";
-  const std::vector<double>& a = lu.LU;
-  std::vector<double> y(n), x(n);
-  for (std::size_t i = 0; i < n; ++i) {  // L y = P b, unit diagonal
-    double s = S(b[lu.perm[i]]);
-    for (std::size_t p = 0; p < i; ++p) s = S(s - S(a[i * n + p] * y[p]));
-    y[i] = s;
-  }
-  for (std::size_t i = n; i-- > 0;) {  // U x = y
-    double s = y[i];
-    for (std::size_t p = i + 1; p < n; ++p) s = S(s - S(a[i * n + p] * x[p]));
-    x[i] = S(s / a[i * n + i]);
-  }
-  return x;
-}
-
-LuBackwardErrors lu_backward_errors(const LuResult& lu, std::span<const double> A, std::span<const double> x,
-                                    std::span<const double> b) {
-  const std::size_t n = lu.n;
-  if (A.size() != n * n || x.size() != n || b.size() != n)
-    throw std::invalid_argument("lu_backward_errors: A must hold n * n values, x and b n each (n = " +
-                                std::to_string(n) + ")");
-  const std::vector<double>& a = lu.LU;
-  // |U||x|, then |L|(|U||x|): row i of the factors is row perm[i] of A.
-  std::vector<double> ux(n, 0.0), lux(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t p = i; p < n; ++p) ux[i] += std::fabs(a[i * n + p]) * std::fabs(x[p]);
-  for (std::size_t i = 0; i < n; ++i) {
-    double s = ux[i];  // the unit diagonal of L
-    for (std::size_t p = 0; p < i; ++p) s += std::fabs(a[i * n + p]) * ux[p];
-    lux[lu.perm[i]] = s;
-  }
-  LuBackwardErrors e;
-  double res_inf = 0, a_inf = 0, x_inf = 0, b_inf = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double r = -b[i], ax = 0, row = 0;
-    for (std::size_t p = 0; p < n; ++p) {
-      r += A[i * n + p] * x[p];
-      ax += std::fabs(A[i * n + p]) * std::fabs(x[p]);
-      row += std::fabs(A[i * n + p]);
-    }
-    const double den = ax + lux[i];
-    const double ce = den > 0 ? std::fabs(r) / den : (r == 0 ? 0.0 : INFINITY);
-    if (!std::isnan(e.componentwise) && (std::isnan(ce) || ce > e.componentwise)) e.componentwise = ce;  // NaN stays
-    res_inf = std::max(res_inf, std::fabs(r));
-    a_inf = std::max(a_inf, row);
-    x_inf = std::max(x_inf, std::fabs(x[i]));
-    b_inf = std::max(b_inf, std::fabs(b[i]));
-  }
-  const double den = a_inf * x_inf + b_inf;
-  e.normwise = den > 0 ? res_inf / den : (res_inf == 0 ? 0.0 : INFINITY);
-  return e;
 }
 
 }  // namespace tcsim::models

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tcsim/models/lu.hpp"
+#include "tcsim/models/lu_matrices.hpp"
 #include "tcsim/sim/adder.hpp"
 
 namespace tcsim::models {

@@ -90,7 +90,7 @@ TEST_CASE("lu: invalid options name the option and what is allowed", "[lu]") {
   CHECK_THROWS_WITH(simulate_lu(u, formats::fp16(), 2, A, o), "block: the block size r must be at least 1");
   o = {};
   o.storage = "fp8";
-  CHECK_THROWS_WITH(simulate_lu(u, formats::fp16(), 2, A, o), "storage: 'fp8' is not allowed; allowed: fp16, fp32");
+  CHECK_THROWS_WITH(simulate_lu(u, formats::fp16(), 2, A, o), "storage: 'fp8' is not allowed with --alg rl; allowed: fp16, fp32");
   o = {};
   o.variant = GemmVariant::Unit;
   CHECK_THROWS_WITH(simulate_lu(u, formats::fp16(), 2, A, o),

@@ -12,26 +12,80 @@
 // and fp32 for tc32 and fp32, as blanchard2020 Table 4.1 takes u. No pivoting by default (as
 // in the papers); a zero, subnormal or non-finite pivot, and an overflow of the storage
 // format, stop the factorization with LuBreakdown naming the step, the block and the value.
+// Simulated LU factorization and solution of Ax = b on a tensor-core unit (issue 8).
+//
+// Every matrix-multiply update runs through the unit (simulate_gemm: L and U rounded to the
+// unit's input format, as blanchard2020 Algorithm 4.1 line 8 and lopez2022 Algorithm 3.1
+// lines 11-12 convert them); every other operation is correctly rounded on its own in the
+// named precision (a product, then a difference, then a quotient; never fused).
+//
+// Algorithms (n x n, blocks of r columns; q = ceil(n / r), the last block may be narrower):
+// - rl: right-looking, blanchard2020 Algorithm 4.1 = lopez2022 Algorithm 3.1. The matrix is
+//   stored in u = fp16 or fp32; per block column the panel is factorized and U's block row
+//   solved in u, then A22 <- A22 - L21 U12 through the unit in the variant of blanchard2020
+//   Table 4.1 (fp16, tc16, tc32, fp32) and stored back in u. Storage by default fp16 for the
+//   fp16 and tc16 variants and fp32 for tc32 and fp32; --storage fp16 alone means tc16
+//   (lopez2022's Algorithm 3.1 with u = u16 rounds D to fp16 after every block FMA).
+// - ll: lopez2022 Algorithm 4.1, left-looking (Crout), fp16 storage: the block column and
+//   block row of step k are copied to fp32 buffers (at most n r entries), updated by all
+//   earlier steps through the unit in TC32 (one GEMM of depth (k-1) r: the block FMA chain of
+//   lines 7-10), rounded back to fp16, then factorized in fp16.
+// - ll-fp32-panel: lopez2022 Algorithm 5.1: as ll, but the panel is factorized in fp32 in the
+//   buffer and its L and U rounded to fp16 afterwards.
+// - dp: lopez2022 Algorithm 5.2, doubly partitioned: as ll with outer blocks r, the panel
+//   factorized by PanelFactor, a partitioned LU with inner blocks s whose updates also run
+//   through the unit: rl-fp16 (Algorithm 3.1, u = u16: TC16), rl-fp32 (Algorithm 3.1,
+//   u = u32 on the fp32 buffer: TC32, result rounded to fp16), ll (Algorithm 4.1) or
+//   ll-fp32-panel (Algorithm 5.1), as lopez2022 Table 2.
+// - ref-rl, ref-ll: the uniform-precision references, lopez2022 Algorithms 2.1 and 2.2, in
+//   fp16, fp32 or fp64 (--storage): no unit; an update A_ij - L_ik U_kj is computed entry by
+//   entry as d <- fl(d - fl(l u)) in k order.
+//
+// Pivoting: off by default (as in the papers); with pivot = true the panel factorization
+// swaps whole rows (partial pivoting on the column being eliminated). A zero, subnormal or
+// non-finite pivot, and a value that overflows a format it must be stored in, stop the
+// factorization with LuBreakdown naming the step, the block and the value.
+//
+// Reported per run: the fp32 buffer entries of lopez2022 Table 1 and the bytes moved under
+// its two-level memory model ((4.4) for the right-looking algorithms: every trailing entry
+// loaded once per step, in the storage precision; (4.5) for the left-looking ones: the L and
+// U entries the updates of the block column and row load, in fp16).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tcsim/models/gemm.hpp"
+#include "tcsim/models/lu_matrices.hpp"
 #include "tcsim/models/unit.hpp"
 
 namespace tcsim::models {
 
+enum class LuAlgorithm { Rl, Ll, LlFp32Panel, Dp, RefRl, RefLl };
+std::string lu_algorithm_name(LuAlgorithm a);  // "rl", "ll", "ll-fp32-panel", "dp", "ref-rl", "ref-ll"
+LuAlgorithm parse_lu_algorithm(std::string_view text, std::string_view field = "alg");
+
+// PanelFactor of dp (lopez2022 Table 2 rows Alg. 3.1 u16, Alg. 3.1 u32, Alg. 4.1, Alg. 5.1).
+enum class LuPanel { RlFp16, RlFp32, Ll, LlFp32Panel };
+std::string lu_panel_name(LuPanel p);  // "rl-fp16", "rl-fp32", "ll", "ll-fp32-panel"
+LuPanel parse_lu_panel(std::string_view text, std::string_view field = "panel");
+
 struct LuOptions {
-  GemmVariant variant = GemmVariant::Tc32;  // the update GEMMs (fp16, tc16, tc32, fp32)
-  std::string storage;                       // "fp16" | "fp32" | "" (from the variant)
-  std::size_t block = 64;                    // r: columns per block column (>= 1)
-  bool pivot = false;                        // partial pivoting (rows of the whole matrix)
-  std::string instruction;                   // unit row of the update GEMMs
-  unsigned threads = 0;                      // 0: all cores; the bits do not depend on it
+  LuAlgorithm algorithm = LuAlgorithm::Rl;
+  GemmVariant variant = GemmVariant::Tc32;  // rl: the update GEMMs (fp16, tc16, tc32, fp32);
+                                            // the others run TC32 (ll, dp) or no unit (ref)
+  std::string storage;                      // rl: fp16 | fp32; ref-*: fp16 | fp32 | fp64;
+                                            // ll, ll-fp32-panel, dp: fp16; "": the default
+  LuPanel panel = LuPanel::LlFp32Panel;     // dp's PanelFactor
+  std::size_t block = 64;                   // r: columns per (outer) block, >= 1
+  std::size_t inner_block = 8;              // s: dp's inner blocks, 1 <= s <= r
+  bool pivot = false;                       // partial pivoting (rows of the whole matrix)
+  std::string instruction;                  // unit row of the update GEMMs
+  unsigned threads = 0;                     // 0: all cores; the bits do not depend on it
 };
 
 struct LuResult {
@@ -40,10 +94,16 @@ struct LuResult {
   // multipliers below it (L has a unit diagonal).
   std::vector<double> LU;
   std::vector<std::size_t> perm;  // row i of LU is row perm[i] of A (identity without pivoting)
-  std::string storage;            // format name
-  std::string variant;            // variant_name of the updates
+  std::string algorithm;          // lu_algorithm_name
+  std::string storage;            // format name of the factors: fp16, fp32 or fp64
+  std::string variant;            // variant_name of the outer updates, or "uniform" (ref-*)
+  std::string panel;              // dp: lu_panel_name; "" otherwise
+  std::size_t block = 0, inner_block = 0;  // r; s (dp only, else 0)
   std::string path;               // simulate_gemm's path of the updates ("kernel", "ieee", ...)
-  std::size_t unit_calls = 0;     // update GEMMs run
+  std::size_t unit_calls = 0;     // GEMMs run through the unit
+  double fp32_buffer_entries = 0; // lopez2022 Table 1: fp32 entries held at once
+  double bytes_moved = 0;         // lopez2022 (4.4) / (4.5), see above
+  std::string bytes_model;        // "lopez2022 (4.4)" or "lopez2022 (4.5)"
 };
 
 // A factorization that cannot continue: what() names the step (column), the block and the value.
@@ -52,14 +112,15 @@ struct LuBreakdown : std::runtime_error {
 };
 
 // A (n x n, row-major binary64 values) rounded to the storage format (RNE), then factorized.
-// Throws std::invalid_argument naming the option (block 0, a variant the unit cannot run,
-// storage not fp16/fp32, A of the wrong size), LuBreakdown as above.
+// Throws std::invalid_argument naming the option and what is allowed (block 0, s > r, a
+// variant or storage the algorithm does not take, A of the wrong size), LuBreakdown as above.
 LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
                      const LuOptions& options = {});
 
-// x solving L U x = P b by forward and back substitution in the storage precision of `lu`
-// (each operation correctly rounded); b is rounded to that format first.
-std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b);
+// x solving L U x = P b by forward and back substitution, each operation correctly rounded to
+// `precision`: "fp16", "fp32" or "fp64", or "" for the storage precision of `lu` (lopez2022
+// section 2.3 substitutes in fp32 whatever the storage). b is rounded to that format first.
+std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b, std::string_view precision = "");
 
 // Backward errors of a computed solution x of Ax = b with factors `lu`, in binary64:
 // componentwise max_i |A x - b|_i / ((|A| + |L||U|) |x|)_i (blanchard2020 section 4.2; rows
@@ -70,16 +131,5 @@ struct LuBackwardErrors {
 };
 LuBackwardErrors lu_backward_errors(const LuResult& lu, std::span<const double> A, std::span<const double> x,
                                     std::span<const double> b);
-
-// ---- Test matrices (seeded: the same matrix on every machine; no libm calls whose last bit
-// may differ between systems).
-// q1dq2 (blanchard2020 section 4.2): Q1 D Q2 with Haar-random orthogonal Q1, Q2 (Householder QR
-// of Gaussian matrices, signs fixed by R's diagonal) and d_ii = cond^(-(i-1)/(n-1)).
-std::vector<double> matrix_q1dq2(std::size_t n, double cond, std::uint64_t seed);
-// hpl-ai (lopez2022 section 2.3): off-diagonal entries uniform in [0, 1), diagonal n.
-std::vector<double> matrix_hpl_ai(std::size_t n, std::uint64_t seed);
-// Entries uniform in [lo, hi) or standard normal.
-std::vector<double> matrix_uniform(std::size_t n, double lo, double hi, std::uint64_t seed);
-std::vector<double> matrix_normal(std::size_t n, std::uint64_t seed);
 
 }  // namespace tcsim::models
