@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.hpp"
+#include "bench_lu.hpp"
 #include "native_gemm.hpp"
 #include "commands.hpp"
 #include "unit_option.hpp"
@@ -242,8 +243,10 @@ int cmd_bench(const Args& args) {
               "benchmarks (speed targets live here, not in the tests; docs/performance.md). 'tcsim bench dot': "
               "block FMAs per second through Unit::dot_batch on random inputs, beside the reference path, "
               "with a bit-for-bit check of a sample. 'tcsim bench gemm': the simulated n x n GEMM beside "
-              "Eigen's native binary32 GEMM on the same matrices (best ISA, all threads), ratio and GFLOP/s");
-  p.positionals("benchmark", "dot | gemm");
+              "Eigen's native binary32 GEMM on the same matrices (best ISA, all threads), ratio and GFLOP/s. "
+              "'tcsim bench lu': the simulated rl TC32 LU of an n x n hpl-ai matrix beside Eigen's binary32 LU "
+              "(PartialPivLU, all threads) of the same matrix, and their ratio");
+  p.positionals("benchmark", "dot | gemm | lu");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file", "file");
   p.option("in", "input format (default fp16)", "fmt");
@@ -254,17 +257,23 @@ int cmd_bench(const Args& args) {
   p.option("threads", "threads of dot_batch (default 0: all cores)", "T");
   p.option("seconds", "minimum measuring time (default 1)", "S");
   p.option("seed", "seed of the random inputs (default 1)", "S");
-  p.option("n", "gemm: the matrices' order (default 1024)", "N");
+  p.option("n", "gemm, lu: the matrices' order (default 1024 for gemm, 4096 for lu)", "N");
+  p.option("r", "lu: the block size (default 128)", "R");
   p.flag("json", "print one JSON object");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  if (a.positional().size() != 1 || (a.positional()[0] != "dot" && a.positional()[0] != "gemm"))
-    throw std::invalid_argument("name one benchmark: 'tcsim bench dot' or 'tcsim bench gemm'; allowed: dot, gemm");
-  if (a.positional()[0] == "dot") return bench_dot(a);
+  const std::string which = a.positional().size() == 1 ? a.positional()[0] : "";
+  if (which != "dot" && which != "gemm" && which != "lu")
+    throw std::invalid_argument("name one benchmark: 'tcsim bench dot', 'tcsim bench gemm' or 'tcsim bench lu'; allowed: dot, gemm, lu");
+  if (which == "dot") return bench_dot(a);
   a.require_one_of({"unit", "unit-config"});
   const SelectedUnit selected = select_unit(a);
-  const long long n = a.get_int("n", 1, 16384, 1024), threads = a.get_int("threads", 0, 1024, 0);
+  const long long n = a.get_int("n", 1, 16384, which == "lu" ? 4096 : 1024), threads = a.get_int("threads", 0, 1024, 0);
   const long long seed = a.get_int("seed", 0, 1ll << 62, 1);
+  if (which == "lu")
+    return bench_lu(a, *selected.unit, static_cast<std::size_t>(n), static_cast<std::size_t>(a.get_int("r", 1, 16384, 128)),
+                    static_cast<unsigned>(threads), static_cast<std::uint64_t>(seed));
+  if (a.has("r")) throw std::invalid_argument("--r applies to 'tcsim bench lu' only");
   return bench_gemm(a, *selected.unit, parse_format(a.get_or("in", "fp16"), "--in"),
                     parse_format(a.get_or("out", "fp32"), "--out"), a.get_or("instruction", ""),
                     static_cast<std::size_t>(n), static_cast<unsigned>(threads), static_cast<std::uint64_t>(seed));

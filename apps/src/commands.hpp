@@ -14,5 +14,6 @@ int cmd_probe(const Args& args);          // black-box feature probe of a unit
 int cmd_report(const Args& args);         // the main job: examples and a V100 probe report
 int cmd_bench(const Args& args);          // benchmarks (tcsim bench dot)
 int cmd_gemm(const Args& args);           // simulated GEMM with exact errors and bounds
+int cmd_lu(const Args& args);             // simulated LU, backward errors, refinement
 
 }  // namespace tcsim::cli

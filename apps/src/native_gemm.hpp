@@ -18,9 +18,15 @@ struct NativeGemm {
 // threads (0: all).
 NativeGemm native_gemm_f32(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
 
+// Eigen's binary32 LU with partial pivoting of the row-major n x n A (the baseline of
+// `tcsim bench lu`), timed the same way.
+NativeGemm native_lu_f32(std::size_t n, const float* A, int runs, int threads);
+
 namespace detail {
 NativeGemm native_gemm_f32_avx512(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
 NativeGemm native_gemm_f32_default(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
+NativeGemm native_lu_f32_avx512(std::size_t n, const float* A, int runs, int threads);
+NativeGemm native_lu_f32_default(std::size_t n, const float* A, int runs, int threads);
 }  // namespace detail
 
 }  // namespace tcsim::cli

@@ -2,6 +2,7 @@
 // builds (see native_gemm.hpp).
 #define NATIVE_GEMM_NAME native_gemm_f32_default
 #define NATIVE_GEMM_ISA "default"
+#define NATIVE_LU_NAME native_lu_f32_default
 #include "native_gemm_impl.hpp"
 
 namespace tcsim::cli {
@@ -11,6 +12,13 @@ NativeGemm native_gemm_f32(std::size_t n, const float* A, const float* B, const 
       __builtin_cpu_supports("avx512vl"))
     return detail::native_gemm_f32_avx512(n, A, B, C, runs, threads);
   return detail::native_gemm_f32_default(n, A, B, C, runs, threads);
+}
+
+NativeGemm native_lu_f32(std::size_t n, const float* A, int runs, int threads) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    return detail::native_lu_f32_avx512(n, A, runs, threads);
+  return detail::native_lu_f32_default(n, A, runs, threads);
 }
 
 }  // namespace tcsim::cli

@@ -30,4 +30,25 @@ NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const
   return r;
 }
 
+// Eigen's blocked LU with partial pivoting (PartialPivLU: recursive panels, GEMM updates on
+// all threads) of the binary32 matrix A.
+NativeGemm NATIVE_LU_NAME(std::size_t n, const float* A, int runs, int threads) {
+  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto N = static_cast<Eigen::Index>(n);
+  const M a = Eigen::Map<const M>(A, N, N);
+  NativeGemm r;
+  r.isa = NATIVE_GEMM_ISA;
+  r.threads = threads > 0 ? threads : omp_get_max_threads();
+  Eigen::setNbThreads(r.threads);
+  r.seconds = 1e300;
+  for (int k = 0; k < std::max(1, runs) + 1; ++k) {  // the first run warms up
+    const auto t0 = std::chrono::steady_clock::now();
+    Eigen::PartialPivLU<M> lu(a);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (k > 0) r.seconds = std::min(r.seconds, s);
+    r.checksum = static_cast<double>(lu.matrixLU().sum());
+  }
+  return r;
+}
+
 }  // namespace tcsim::cli::detail

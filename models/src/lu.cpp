@@ -55,10 +55,14 @@ struct Scheme {
 class Engine {
  public:
   Engine(const Unit& unit, const Format& in, std::size_t n, std::size_t r, bool pivot, const GemmOptions& g,
-         LuResult& res)
-      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), g_(g), res_(res), a_(res.LU) {}
+         LuResult& res, std::function<void(double)> progress)
+      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), g_(g), res_(res), a_(res.LU), progress_(std::move(progress)) {}
 
   void factor(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u_end) {
+    const bool outer = c0 == 0 && c1 == n_;
+    auto done = [&](std::size_t k1) {
+      if (outer && progress_) progress_(static_cast<double>(k1) / static_cast<double>(n_));
+    };
     switch (s.kind) {
       case Scheme::Unblocked:
         eliminate(s.arith, c0, c1);
@@ -71,6 +75,7 @@ class Engine {
           solve_u(s.arith, k0, k1, k1, u_end);
           update(s.update, k1, c1, k1, u_end, k0, k1);  // rows of the cross's block row
           update(s.update, c1, n_, k1, c1, k0, k1);     // the rest of its block column
+          done(k1);
         }
         break;
       case Scheme::LeftLooking:
@@ -97,6 +102,7 @@ class Engine {
             convert(kFp16, k0, n_, k0, k1, k0);
             convert(kFp16, k0, k1, k1, u_end, k0);
           }
+          done(k1);
         }
         break;
     }
@@ -205,7 +211,12 @@ class Engine {
     GemmOptions g = g_;
     g.variant = u.variant;
     const bool low = u.variant == GemmVariant::Fp16 || u.variant == GemmVariant::Tc16;
-    const GemmResult up = simulate_gemm(unit_, in_, low ? formats::fp16() : formats::fp32(), m, w, kb, Lneg_, U_, C_, g);
+    // The fp16 and fp32 variants are LU without tensor cores (blanchard2020 Table 4.1): their
+    // operands are not converted to the unit's input format.
+    const Format& operands = u.variant == GemmVariant::Fp16   ? formats::fp16()
+                             : u.variant == GemmVariant::Fp32 ? formats::fp32()
+                                                              : in_;
+    const GemmResult up = simulate_gemm(unit_, operands, low ? formats::fp16() : formats::fp32(), m, w, kb, Lneg_, U_, C_, g);
     res_.unit_calls += up.unit_calls;
     for (std::size_t i = 0; i < m; ++i) {
       double* row = &a[(r0 + i) * n + c0];
@@ -227,6 +238,7 @@ class Engine {
   GemmOptions g_;
   LuResult& res_;
   std::vector<double>& a_;
+  std::function<void(double)> progress_;
   std::vector<double> Lneg_, U_, C_;
 };
 
@@ -411,7 +423,7 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
       throw LuBreakdown("A[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " + number(A[i]) +
                         (std::isfinite(A[i]) ? " overflows the " : " is not finite in the ") + S.name() + " storage");
   }
-  Engine engine(unit, in, n, o.block, o.pivot, g, res);
+  Engine engine(unit, in, n, o.block, o.pivot, g, res, o.progress);
   engine.factor(plan.top, 0, n, n);
   return res;
 }

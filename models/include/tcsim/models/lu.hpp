@@ -53,6 +53,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -86,6 +87,8 @@ struct LuOptions {
   bool pivot = false;                       // partial pivoting (rows of the whole matrix)
   std::string instruction;                  // unit row of the update GEMMs
   unsigned threads = 0;                     // 0: all cores; the bits do not depend on it
+  // Called after each outer block with the fraction of columns done (progress bars).
+  std::function<void(double)> progress;
 };
 
 struct LuResult {

@@ -1,0 +1,319 @@
+// tcsim lu: simulated LU factorization (models/lu.hpp) of a generated or file matrix, the
+// solution of Ax = b with x = ones (lopez2022 section 2.3), its backward errors beside the
+// bound of the algorithm's theorem, lopez2022's buffer size and data-movement model, and
+// optionally iterative refinement (models/lu_refine.hpp).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "matrix_files.hpp"
+#include "progress.hpp"
+#include "unit_option.hpp"
+#include "tcsim/models/lu.hpp"
+#include "tcsim/models/lu_refine.hpp"
+#include "tcsim/reference/bounds.hpp"
+
+namespace tcsim::cli {
+
+namespace {
+
+namespace rb = reference::bounds;
+
+std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+double roundoff_of(const std::string& precision) {
+  return precision == "fp16" ? rb::u_fp16 : precision == "fp32" ? rb::u_fp32 : rb::u_fp64;
+}
+
+struct Bound {
+  double value = 0;
+  std::string source;
+};
+
+// The constant c with |dA| <= c (|A| + |L^||U^|) and (A + dA) x^ = b: the factorization's
+// bound from its theorem plus the substitutions in u_s, 2 g_n + g_n^2 (Higham's Theorem 9.4
+// argument, as blanchard2020 (4.7) adds it).
+Bound lu_bound(const models::LuResult& lu, const models::Unit& unit, const Format& in, const std::string& instruction,
+               const std::string& solve) {
+  const double n = static_cast<double>(lu.n), r = static_cast<double>(lu.block), s = static_cast<double>(lu.inner_block);
+  const double us = roundoff_of(solve);
+  Bound b;
+  double f = 0;
+  if (lu.algorithm == "rl") {
+    rb::BlockFmaParams p;
+    p.n = n;
+    p.u = roundoff_of(lu.storage);
+    if (lu.variant == "fp16" || lu.variant == "fp32") {  // no tensor core: one precision
+      p.b = 1;
+      p.u_low = p.u_fma = p.u_bar = lu.variant == "fp16" ? rb::u_fp16 : rb::u_fp32;
+    } else {
+      const bool tc16 = lu.variant == "tc16";
+      const models::BlockFmaRoundoff ro =
+          models::block_fma_roundoff(unit, in, tc16 ? formats::fp16() : formats::fp32(), instruction);
+      p.b = unit.datapath(in, tc16 ? formats::fp16() : formats::fp32(), instruction).fma_size;
+      p.u_low = rb::unit_roundoff(in);
+      p.u_fma = ro.u_fma;
+      p.u_bar = ro.u_bar;
+    }
+    f = rb::blanchard_thm43(p);
+    b.source = "blanchard2020 Theorem 4.3 (4.4)";
+  } else if (lu.algorithm == "ll") {
+    f = rb::lopez_mary_total(rb::lopez_mary_thm2(n, r, rb::u_fp16, rb::u_fp32), rb::u_fp16);
+    b.source = "lopez2022 Theorem 2";
+  } else if (lu.algorithm == "ll-fp32-panel") {
+    f = rb::lopez_mary_total(rb::lopez_mary_thm3(n, r, rb::u_fp16, rb::u_fp32), rb::u_fp16);
+    b.source = "lopez2022 Theorem 3 (5.1)";
+  } else if (lu.algorithm == "dp") {
+    const rb::PanelFactor pf = lu.panel == "rl-fp16"   ? rb::PanelFactor::Alg31U16
+                               : lu.panel == "rl-fp32" ? rb::PanelFactor::Alg31U32
+                               : lu.panel == "ll"      ? rb::PanelFactor::Alg41
+                                                       : rb::PanelFactor::Alg51;
+    const rb::Table2Row row = rb::lopez_mary_table2(pf, n, r, s);
+    f = rb::lopez_mary_total(rb::lopez_mary_thm4(n, r, row.g, row.u_in, row.u_out, rb::u_fp32), rb::u_fp16);
+    b.source = "lopez2022 Theorem 4 (5.6)-(5.7) with Table 2's g";
+  } else {  // uniform precision: Higham (2002) Theorem 9.3, |dA| <= g_n |L^||U^|
+    f = rb::gamma(n, roundoff_of(lu.storage));
+    b.source = "uniform LU, gamma_n (lopez2022 Algorithms 2.1/2.2)";
+  }
+  const double gs = rb::gamma(n, us);
+  b.value = f + 2 * gs + gs * gs;
+  b.source += ", + substitutions in " + solve + " (2 gamma_n + gamma_n^2)";
+  return b;
+}
+
+nlohmann::json finite_or_string(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(sci(x)); }
+
+}  // namespace
+
+int cmd_lu(const Args& args) {
+  ArgParser p("lu",
+              "simulated LU factorization on a unit (blanchard2020 Algorithm 4.1; lopez2022 Algorithms 3.1, 4.1, "
+              "5.1, 5.2 and the uniform references 2.1/2.2), the solution of Ax = b with x = ones, its componentwise "
+              "and normwise backward errors beside the theorem's bound, lopez2022's fp32 buffer size and data "
+              "movement, and optional iterative refinement (LU-IR, GMRES-IR)");
+  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
+  p.option("unit-config", "user-defined unit from a JSON file", "file");
+  p.option("in", "input format of the unit for the updates (default fp16)", "fmt");
+  p.option("instruction", "datapath by instruction (default: the unit's default)", "name");
+  p.option("alg", "rl (default), ll, ll-fp32-panel, dp, ref-rl, ref-ll", "name");
+  p.option("variant", "rl: fp16, tc16, tc32 (default), fp32 (blanchard2020 Table 4.1)", "name");
+  p.option("storage", "rl: fp16 | fp32 (default from the variant; fp16 alone means tc16); ref-*: fp16 | fp32 | "
+                      "fp64 (default); ll, ll-fp32-panel, dp: fp16", "fmt");
+  p.option("panel", "dp's PanelFactor: rl-fp16, rl-fp32, ll, ll-fp32-panel (default)", "name");
+  p.option("r", "block size (default 64)", "R");
+  p.option("s", "dp: inner block size (default 8)", "S");
+  p.option("n", "order of a generated matrix", "N");
+  p.option("matrix", "q1dq2 (default), hpl-ai, tunable, uniform, normal, or a Matrix Market / .npy file", "name|file");
+  p.option("cond", "q1dq2, tunable: condition number (default 1e3)", "C");
+  p.option("seed", "seed of the generated matrix (default 1)", "S");
+  p.option("scale", "file matrices: on (default) or off: row and column scaling into fp16's range (lopez2022 "
+                    "section 6.2)", "on|off");
+  p.flag("pivot", "partial pivoting (off by default, as in the papers)");
+  p.option("solve", "precision of the substitutions: fp16, fp32, fp64 (default: fp32 for fp16 storage "
+                    "(lopez2022 section 2.3), else the storage's)", "fmt");
+  p.option("refine", "iterative refinement: lu-ir or gmres-ir", "method");
+  p.option("working", "refinement: working precision fp32 or fp64 (default)", "fmt");
+  p.option("max-iterations", "refinement steps at most (default 20)", "K");
+  p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
+  p.flag("json", "print one JSON object");
+  const auto a = p.parse(args);
+  if (a.help()) return p.print_help();
+  a.require_one_of({"unit", "unit-config"});
+  const SelectedUnit selected = select_unit(a);
+  const models::Unit& unit = *selected.unit;
+  const Format& in = parse_format(a.get_or("in", "fp16"), "--in");
+  const bool json = a.has("json");
+
+  models::LuOptions o;
+  o.algorithm = models::parse_lu_algorithm(a.get_or("alg", "rl"), "--alg");
+  const bool rl = o.algorithm == models::LuAlgorithm::Rl, dp = o.algorithm == models::LuAlgorithm::Dp;
+  if (a.has("variant") && !rl) throw std::invalid_argument("--variant applies to --alg rl only");
+  if (a.has("panel") && !dp) throw std::invalid_argument("--panel applies to --alg dp only");
+  if (a.has("s") && !dp) throw std::invalid_argument("--s applies to --alg dp only");
+  o.storage = a.get_or("storage", "");
+  if (a.has("variant")) o.variant = models::parse_variant(a.get("variant"), "--variant");
+  else if (rl && o.storage == "fp16") o.variant = models::GemmVariant::Tc16;  // lopez2022 Algorithm 3.1 with u = u16
+  if (a.has("panel")) o.panel = models::parse_lu_panel(a.get("panel"), "--panel");
+  o.block = static_cast<std::size_t>(a.get_int("r", 1, 1 << 20, 64));
+  o.inner_block = static_cast<std::size_t>(a.get_int("s", 1, 1 << 20, 8));
+  o.pivot = a.has("pivot");
+  o.instruction = a.get_or("instruction", "");
+  o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
+
+  // The matrix.
+  const std::string matrix = a.get_or("matrix", "q1dq2");
+  const bool generated = matrix == "q1dq2" || matrix == "hpl-ai" || matrix == "tunable" || matrix == "uniform" ||
+                         matrix == "normal";
+  std::size_t n = 0;
+  std::vector<double> A;
+  std::string source;
+  double cond = 1e3;
+  if (a.has("cond")) {
+    if (matrix != "q1dq2" && matrix != "tunable") throw std::invalid_argument("--cond applies to --matrix q1dq2 or tunable");
+    const std::string text = a.get("cond");
+    std::size_t used = 0;
+    try {
+      cond = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || !(cond >= 1) || !std::isfinite(cond))
+      throw std::invalid_argument("--cond: expected a finite number >= 1, got '" + text + "'");
+  }
+  models::MatrixScaling scaling;
+  bool scaled = false;
+  if (generated) {
+    if (a.has("scale")) throw std::invalid_argument("--scale applies to matrices read from files");
+    if (!a.has("n")) throw std::invalid_argument("--n: give the order of the generated " + matrix + " matrix");
+    n = static_cast<std::size_t>(a.get_int("n", 1, 1 << 15));
+    const std::uint64_t seed = a.get_uint64("seed", 1);
+    if (matrix == "q1dq2") A = models::matrix_q1dq2(n, cond, seed);
+    else if (matrix == "hpl-ai") A = models::matrix_hpl_ai(n, seed);
+    else if (matrix == "tunable") A = models::matrix_tunable(n, cond, seed);
+    else if (matrix == "uniform") A = models::matrix_uniform(n, -1, 1, seed);
+    else A = models::matrix_normal(n, seed);
+    source = matrix + (matrix == "q1dq2" || matrix == "tunable" ? " (cond " + sci(cond) + ")" : "") +
+             (matrix == "uniform" ? " [-1, 1)" : "") + ", seed " + std::to_string(seed);
+  } else {
+    if (a.has("n") || a.has("seed"))
+      throw std::invalid_argument(std::string("--") + (a.has("n") ? "n" : "seed") +
+                                  " describes a generated matrix; --matrix names a file ('" + matrix +
+                                  "' is not one of q1dq2, hpl-ai, tunable, uniform, normal)");
+    apps::Matrix m = apps::read_matrix(matrix, "--matrix");
+    if (m.rows != m.cols)
+      throw std::invalid_argument("--matrix: '" + matrix + "' is " + std::to_string(m.rows) + " x " +
+                                  std::to_string(m.cols) + "; LU needs a square matrix");
+    n = m.rows;
+    A = std::move(m.values);
+    const std::string scale = a.get_or("scale", "on");
+    if (scale != "on" && scale != "off") throw std::invalid_argument("--scale: '" + scale + "' is not allowed; allowed: on, off");
+    source = "file " + matrix;
+    if (scale == "on") {
+      scaling = models::scale_matrix(n, A, "fp16");
+      scaled = true;
+      source += ", scaled (lopez2022 section 6.2)";
+    }
+  }
+
+  Progress progress(!json);
+  o.progress = [&](double f) { progress.update("simulated LU", f); };
+  std::vector<double> x_true(n, 1.0), b(n, 0.0);  // x = ones, b = A x in binary64
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < n; ++c) b[i] += A[i * n + c];
+  nlohmann::json j;
+  j["unit"] = unit.name();
+  j["in"] = in.name;
+  j["n"] = n;
+  j["matrix"] = source;
+  j["pivot"] = o.pivot;
+  const auto t0 = std::chrono::steady_clock::now();
+  models::LuResult lu;
+  try {
+    lu = models::simulate_lu(unit, in, n, A, o);
+  } catch (const models::LuBreakdown& e) {
+    progress.done();
+    if (json) {
+      j["algorithm"] = models::lu_algorithm_name(o.algorithm);
+      j["breakdown"] = e.what();
+      std::printf("%s\n", j.dump().c_str());
+    }
+    std::fprintf(stderr, "tcsim lu: %s\n", e.what());
+    return 1;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.done();
+  const std::string solve = a.get_or("solve", lu.storage == "fp16" ? "fp32" : lu.storage);
+  const std::vector<double> x = models::lu_solve(lu, b, solve);
+  const models::LuBackwardErrors err = models::lu_backward_errors(lu, A, x, b);
+  const Bound bound = lu_bound(lu, unit, in, o.instruction, solve);
+
+  const bool refine = a.has("refine");
+  models::RefineResult ref;
+  if (refine) {
+    models::RefineOptions ro;
+    ro.method = models::parse_refine_method(a.get("refine"));
+    ro.working = a.get_or("working", "fp64");
+    ro.max_iterations = static_cast<int>(a.get_int("max-iterations", 1, 1000, 20));
+    ref = models::refine_solution(lu, A, b, x_true, ro);
+  } else {
+    for (const char* opt : {"working", "max-iterations"})
+      if (a.has(opt)) throw std::invalid_argument(std::string("--") + opt + " needs --refine");
+  }
+
+  if (json) {
+    j["algorithm"] = lu.algorithm;
+    j["variant"] = lu.variant;
+    j["storage"] = lu.storage;
+    j["panel"] = lu.panel;
+    j["r"] = lu.block;
+    if (dp) j["s"] = lu.inner_block;
+    j["path"] = lu.path;
+    j["unit_calls"] = lu.unit_calls;
+    j["solve_precision"] = solve;
+    j["backward_error"] = finite_or_string(err.componentwise);
+    j["normwise_backward_error"] = finite_or_string(err.normwise);
+    j["bound"] = finite_or_string(bound.value);
+    j["bound_source"] = bound.source;
+    j["fp32_buffer_entries"] = lu.fp32_buffer_entries;
+    j["bytes_moved"] = lu.bytes_moved;
+    j["bytes_model"] = lu.bytes_model;
+    j["seconds"] = seconds;
+    if (scaled) j["scaling_mu"] = scaling.mu;
+    if (refine) {
+      j["refine"] = a.get("refine");
+      j["working"] = a.get_or("working", "fp64");
+      j["iterations"] = ref.iterations;
+      j["converged"] = ref.converged;
+      j["stop_reason"] = ref.stop_reason;
+      j["forward_error"] = finite_or_string(ref.forward_error);
+      j["refined_normwise_backward_error"] = finite_or_string(ref.normwise_backward_error);
+      j["refined_componentwise_backward_error"] = finite_or_string(ref.componentwise_backward_error);
+      j["gmres_iterations"] = ref.gmres_iterations_total;
+      nlohmann::json h = nlohmann::json::array();
+      for (const auto& s : ref.history)
+        h.push_back({{"iteration", s.iteration},
+                     {"normwise_backward_error", finite_or_string(s.normwise_backward_error)},
+                     {"forward_error", finite_or_string(s.forward_error)},
+                     {"gmres_iterations", s.gmres_iterations}});
+      j["history"] = h;
+    }
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("unit %s, %s updates%s: --alg %s", unit.name().c_str(), in.name.c_str(),
+                o.instruction.empty() ? "" : (" (" + o.instruction + ")").c_str(), lu.algorithm.c_str());
+    if (rl) std::printf(", variant %s", lu.variant.c_str());
+    if (dp) std::printf(", PanelFactor %s, s = %zu", lu.panel.c_str(), lu.inner_block);
+    std::printf(", r = %zu, %s storage%s, path %s\n", lu.block, lu.storage.c_str(), o.pivot ? ", partial pivoting" : "",
+                lu.path.c_str());
+    std::printf("A: n = %zu, %s; x = ones, b = A x\n", n, source.c_str());
+    std::printf("factorized in %.3f s (%zu GEMMs through the unit)\n", seconds, lu.unit_calls);
+    std::printf("fp32 buffer: %.0f entries (lopez2022 Table 1); bytes moved: %.4g (%s)\n", lu.fp32_buffer_entries,
+                lu.bytes_moved, lu.bytes_model.c_str());
+    std::printf("substitutions in %s; backward errors (binary64):\n", solve.c_str());
+    std::printf("  componentwise max_i |Ax - b|_i / ((|A| + |L||U|)|x|)_i = %s   bound %s (%s)\n",
+                sci(err.componentwise).c_str(), sci(bound.value).c_str(), bound.source.c_str());
+    std::printf("  normwise ||Ax - b|| / (||A|| ||x|| + ||b||) (inf)     = %s\n", sci(err.normwise).c_str());
+    if (refine) {
+      std::printf("%s in %s:\n", a.get("refine").c_str(), a.get_or("working", "fp64").c_str());
+      for (const auto& s : ref.history)
+        std::printf("  iteration %2d: normwise backward error %s, forward error %s%s\n", s.iteration,
+                    sci(s.normwise_backward_error).c_str(), sci(s.forward_error).c_str(),
+                    s.gmres_iterations ? (", " + std::to_string(s.gmres_iterations) + " GMRES steps").c_str() : "");
+      std::printf("  %s\n", ref.stop_reason.c_str());
+    }
+  }
+  return 0;  // "did not converge" is a finding, reported in the output, not a failure of the command
+}
+
+}  // namespace tcsim::cli
