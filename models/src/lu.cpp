@@ -32,6 +32,18 @@ std::string number(double v) {
   return buf;
 }
 
+// row[c] <- fl(row[c] - fl(l * prow[c])) for c in [c0, c1): the rounding chosen outside the
+// loop, so that the compiler vectorizes it (the same operations, element by element).
+void axpy_rounded(Precision p, double* __restrict row, const double* __restrict prow, double l, std::size_t c0,
+                  std::size_t c1) {
+  auto run = [&](auto round) {
+    for (std::size_t c = c0; c < c1; ++c) row[c] = round(row[c] - round(l * prow[c]));
+  };
+  if (p.bits == 16) run([](double x) { return gemm_detail::round_binary16(x); });
+  else if (p.bits == 32) run([](double x) { return static_cast<double>(static_cast<float>(x)); });
+  else run([](double x) { return x; });
+}
+
 std::string at(std::size_t i, std::size_t c) { return "A[" + std::to_string(i) + "][" + std::to_string(c) + "]"; }
 
 // How a block A_ij <- A_ij - L_ik U_kj is computed and stored.
@@ -160,7 +172,7 @@ class Engine {
         a[i * n + j] = l;
         double* row = &a[i * n];
         const double* prow = &a[j * n];
-        for (std::size_t c = j + 1; c < k1; ++c) row[c] = p(row[c] - p(l * prow[c]));
+        axpy_rounded(p, row, prow, l, j + 1, k1);
         for (std::size_t c = j + 1; c < k1; ++c)
           if (!std::isfinite(row[c])) not_finite(j, i, c, row[c], p);
       }
@@ -176,7 +188,7 @@ class Engine {
         const double l = a_[i * n_ + j];
         double* row = &a_[i * n_];
         const double* prow = &a_[j * n_];
-        for (std::size_t c = u0; c < u1; ++c) row[c] = p(row[c] - p(l * prow[c]));
+        axpy_rounded(p, row, prow, l, u0, u1);
         for (std::size_t c = u0; c < u1; ++c)
           if (!std::isfinite(row[c])) not_finite(j, i, c, row[c], p);
       }
@@ -192,9 +204,8 @@ class Engine {
       for (std::size_t i = r0; i < r1; ++i) {
         double* row = &a[i * n];
         for (std::size_t p = k0; p < k1; ++p) {
-          const double l = row[p];
           const double* prow = &a[p * n];
-          for (std::size_t c = c0; c < c1; ++c) row[c] = u.store(row[c] - u.store(l * prow[c]));
+          axpy_rounded(u.store, row, prow, row[p], c0, c1);
         }
         for (std::size_t c = c0; c < c1; ++c)
           if (!std::isfinite(row[c])) update_overflow(u, k1 - 1, i, c, row[c]);
