@@ -79,7 +79,8 @@ tcsim_check(NAME "lu working without refine" ARGS lu --unit v100 --n 4 --working
   STDERR "--working needs --refine")
 tcsim_check(NAME "lu bad refine method" ARGS lu --unit v100 --n 4 --refine newton EXIT 2
   STDERR "refine: 'newton' is not allowed; allowed: lu-ir, gmres-ir")
-tcsim_check(NAME "lu dp with pivot" ARGS lu --unit v100 --n 8 --alg dp --pivot EXIT 2 STDERR "pivot: --alg dp runs without pivoting")
+tcsim_check(NAME "lu dp with pivoting" ARGS lu --unit v100 --n 32 --r 8 --s 4 --alg dp --matrix uniform --pivot --json
+  STDOUT "\"pivot\":true" "\"backward_error\":[0-9]")
 file(WRITE "${dir}/r.mtx" "%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n")
 tcsim_check(NAME "lu non-square file" ARGS lu --unit v100 --matrix ${dir}/r.mtx EXIT 2
   STDERR "--matrix: '.*r.mtx' is 2 x 3; LU needs a square matrix")

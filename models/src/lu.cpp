@@ -105,10 +105,21 @@ class Engine {
             update(s.update, k0, k1, k1, u_end, c0, k0);
             if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
             solve_u(s.panel->arith, k0, k1, k1, u_end);
-          } else {
+          } else if (!pivot_) {
             update(s.update, k0, k1, k1, u_end, c0, k0);
             if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
             factor(*s.panel, k0, k1, u_end);
+          } else {
+            // With pivoting, PanelFactor first factorizes the block column (choosing the
+            // pivots), then the block row is updated and solved in PanelFactor's blocks with
+            // the factors as stored: the order of a LAPACK-style code (panel, row swaps, row
+            // block), which without pivoting would solve with the panel's factors before
+            // their rounding to fp16 instead.
+            factor(*s.panel, k0, k1, k1);
+            if (s.round_out) convert(kFp16, k0, n_, k0, k1, k0);
+            update(s.update, k0, k1, k1, u_end, c0, k0);
+            if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
+            solve_row_block(*s.panel, k0, k1, k1, u_end);
           }
           if (s.round_out) {
             convert(kFp16, k0, n_, k0, k1, k0);
@@ -117,6 +128,29 @@ class Engine {
           done(k1);
         }
         break;
+    }
+  }
+
+  // The block row of the cross (c0, c1), columns u0..u1, given its block column: the U-part
+  // operations of `s` alone (the pivoting order of the left-looking step above).
+  void solve_row_block(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u0, std::size_t u1) {
+    for (std::size_t k0 = c0; k0 < c1; k0 += (s.kind == Scheme::Unblocked ? c1 - c0 : s.block)) {
+      const std::size_t k1 = s.kind == Scheme::Unblocked ? c1 : std::min(c1, k0 + s.block);
+      switch (s.kind) {
+        case Scheme::Unblocked:
+          solve_u(s.arith, k0, k1, u0, u1);
+          break;
+        case Scheme::RightLooking:
+          solve_u(s.arith, k0, k1, u0, u1);
+          update(s.update, k1, c1, u0, u1, k0, k1);
+          break;
+        case Scheme::LeftLooking:
+          update(s.update, k0, k1, u0, u1, c0, k0);
+          if (s.round_in) convert(kFp16, k0, k1, u0, u1, k0);
+          solve_row_block(*s.panel, k0, k1, u0, u1);
+          if (s.round_out) convert(kFp16, k0, k1, u0, u1, k0);
+          break;
+      }
     }
   }
 
@@ -273,10 +307,6 @@ Plan make_plan(const LuOptions& o) {
   if (o.algorithm != LuAlgorithm::Rl && o.variant != GemmVariant::Tc32)
     throw std::invalid_argument("variant: only --alg rl takes a variant; " + alg +
                                 (ll_family ? " updates through the unit in TC32 (fp32 buffers)" : " runs without the unit"));
-  if (o.algorithm == LuAlgorithm::Dp && o.pivot)
-    throw std::invalid_argument(
-        "pivot: --alg dp runs without pivoting (lopez2022 Algorithm 5.2); allowed with rl, ll, ll-fp32-panel, ref-rl, "
-        "ref-ll");
   auto scheme = [&](Scheme s) {
     plan.parts.push_back(std::make_unique<Scheme>(s));
     return plan.parts.back().get();

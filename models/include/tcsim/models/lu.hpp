@@ -1,19 +1,5 @@
 // Simulated LU factorization and solution of Ax = b on a tensor-core unit (issue 8).
 //
-// rl: the blocked right-looking LU of blanchard2020 Algorithm 4.1 (= lopez2022 Algorithm
-// 3.1): per block column of r columns, the panel is factorized and the block row of U solved
-// in the storage precision (every operation correctly rounded: a product, then a difference,
-// then a quotient, never fused), then the trailing matrix is updated by
-// A22 <- A22 - L21 U12 through simulate_gemm (the unit, with L21 and U12 rounded to the
-// unit's input format: Algorithm 4.1 line 8) in the chosen variant of blanchard2020 Table 4.1,
-// and the result is stored back in the storage precision.
-//
-// Storage: fp16 (u = u16) or fp32 (u = u32); by default fp16 for the fp16 and tc16 variants
-// and fp32 for tc32 and fp32, as blanchard2020 Table 4.1 takes u. No pivoting by default (as
-// in the papers); a zero, subnormal or non-finite pivot, and an overflow of the storage
-// format, stop the factorization with LuBreakdown naming the step, the block and the value.
-// Simulated LU factorization and solution of Ax = b on a tensor-core unit (issue 8).
-//
 // Every matrix-multiply update runs through the unit (simulate_gemm: L and U rounded to the
 // unit's input format, as blanchard2020 Algorithm 4.1 line 8 and lopez2022 Algorithm 3.1
 // lines 11-12 convert them); every other operation is correctly rounded on its own in the
@@ -42,7 +28,10 @@
 //   entry as d <- fl(d - fl(l u)) in k order.
 //
 // Pivoting: off by default (as in the papers); with pivot = true the panel factorization
-// swaps whole rows (partial pivoting on the column being eliminated). A zero, subnormal or
+// swaps whole rows (partial pivoting on the column being eliminated). In the left-looking
+// algorithms the block row of a step is updated after its panel's pivots are chosen (the
+// same operations as the papers' order for ll and ll-fp32-panel; dp then solves the block row
+// with the panel's factors as stored, in fp16, see lu.cpp). A zero, subnormal or
 // non-finite pivot, and a value that overflows a format it must be stored in, stop the
 // factorization with LuBreakdown naming the step, the block and the value.
 //
