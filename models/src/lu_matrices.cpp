@@ -69,21 +69,24 @@ void check_n(std::size_t n) {
 }
 
 // A Haar-random orthogonal matrix: Q of the Householder QR of a Gaussian matrix, each column
-// times the sign of R's diagonal entry (Mezzadri's correction), row-major.
+// times the sign of R's diagonal entry (Mezzadri's correction), row-major. G and Q are held by
+// columns (the reflectors run down columns); the operations and their order are those of the
+// row-major loops, so the bits are too.
 std::vector<double> haar_orthogonal(std::size_t n, Stream& rng) {
-  std::vector<double> G(n * n);
-  for (double& g : G) g = rng.normal();
+  std::vector<double> G(n * n);  // G[c * n + i] = entry (i, c)
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < n; ++c) G[c * n + i] = rng.normal();
   std::vector<std::vector<double>> V(n);  // Householder vectors (entries k..n-1)
   std::vector<double> sign(n, 1.0);
   for (std::size_t k = 0; k < n; ++k) {
+    const double* gk = &G[k * n];
     double norm2 = 0;
-    for (std::size_t i = k; i < n; ++i) norm2 += G[i * n + k] * G[i * n + k];
-    const double norm = std::sqrt(norm2), x0 = G[k * n + k];
+    for (std::size_t i = k; i < n; ++i) norm2 += gk[i] * gk[i];
+    const double norm = std::sqrt(norm2), x0 = gk[k];
     const double alpha = x0 >= 0 ? -norm : norm;  // R_kk
     sign[k] = alpha >= 0 ? 1.0 : -1.0;
     std::vector<double>& v = V[k];
-    v.assign(n - k, 0.0);
-    for (std::size_t i = k; i < n; ++i) v[i - k] = G[i * n + k];
+    v.assign(gk + k, gk + n);
     v[0] -= alpha;
     double vv = 0;
     for (double x : v) vv += x * x;
@@ -92,30 +95,34 @@ std::vector<double> haar_orthogonal(std::size_t n, Stream& rng) {
       continue;
     }
     for (std::size_t c = k; c < n; ++c) {  // G <- (I - 2 v v^T / v^T v) G
+      double* gc = &G[c * n];
       double dot = 0;
-      for (std::size_t i = k; i < n; ++i) dot += v[i - k] * G[i * n + c];
+      for (std::size_t i = k; i < n; ++i) dot += v[i - k] * gc[i];
       const double f = 2 * dot / vv;
-      for (std::size_t i = k; i < n; ++i) G[i * n + c] -= f * v[i - k];
+      for (std::size_t i = k; i < n; ++i) gc[i] -= f * v[i - k];
     }
   }
-  // Q = H_0 H_1 ... H_{n-1}, applied to I from the last reflector back.
-  std::vector<double> Q(n * n, 0.0);
+  // Q = H_0 H_1 ... H_{n-1}, applied to I from the last reflector back. Columns c < k are
+  // still e_c then (zero in rows k..n-1): the reflector leaves them as they are.
+  std::vector<double> Q(n * n, 0.0);  // by columns
   for (std::size_t i = 0; i < n; ++i) Q[i * n + i] = 1;
   for (std::size_t k = n; k-- > 0;) {
     const std::vector<double>& v = V[k];
     if (v.empty()) continue;
     double vv = 0;
     for (double x : v) vv += x * x;
-    for (std::size_t c = 0; c < n; ++c) {
+    for (std::size_t c = k; c < n; ++c) {
+      double* qc = &Q[c * n];
       double dot = 0;
-      for (std::size_t i = k; i < n; ++i) dot += v[i - k] * Q[i * n + c];
+      for (std::size_t i = k; i < n; ++i) dot += v[i - k] * qc[i];
       const double f = 2 * dot / vv;
-      for (std::size_t i = k; i < n; ++i) Q[i * n + c] -= f * v[i - k];
+      for (std::size_t i = k; i < n; ++i) qc[i] -= f * v[i - k];
     }
   }
+  std::vector<double> out(n * n);
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < n; ++c) Q[i * n + c] *= sign[c];
-  return Q;
+    for (std::size_t c = 0; c < n; ++c) out[i * n + c] = Q[c * n + i] * sign[c];
+  return out;
 }
 
 void check_cond(double cond) {
