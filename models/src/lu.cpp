@@ -12,11 +12,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <numeric>
 #include <utility>
 
 #include "lu_impl.hpp"
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 namespace tcsim::models {
 
@@ -64,11 +69,26 @@ struct Scheme {
   bool round_out = false;           // LeftLooking: the panel's factors rounded to fp16 after
 };
 
+// The first non-finite value of a pass, in the order a sequential loop meets them ((outer,
+// inner, column) lexicographically), so that the error message does not depend on how the
+// pass was split between threads.
+struct Failure {
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::size_t outer = kNone, inner = kNone, column = kNone;
+  double value = 0;
+  bool found() const { return outer != kNone; }
+  bool before(const Failure& o) const {
+    return outer != o.outer ? outer < o.outer : inner != o.inner ? inner < o.inner : column < o.column;
+  }
+};
+
 class Engine {
  public:
   Engine(const Unit& unit, const Format& in, std::size_t n, std::size_t r, bool pivot, const GemmOptions& g,
          LuResult& res, std::function<void(double)> progress)
-      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), g_(g), res_(res), a_(res.LU), progress_(std::move(progress)) {}
+      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), g_(g), res_(res), a_(res.LU), progress_(std::move(progress)) {
+    if (g.threads > 1) arena_.emplace(static_cast<int>(g.threads));
+  }
 
   void factor(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u_end) {
     const bool outer = c0 == 0 && c1 == n_;
@@ -156,18 +176,47 @@ class Engine {
 
   // Every entry rounded to p (the storage format at the start, or a conversion).
   void convert(Precision p, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t step) {
-    for (std::size_t i = r0; i < r1; ++i)
-      for (std::size_t c = c0; c < c1; ++c) {
-        double& x = a_[i * n_ + c];
-        const double v = p(x);
-        if (!std::isfinite(v))
-          breakdown(step, "converting the fp32 buffer to " + std::string(p.name()) + " gives " + at(i, c) + " = " +
-                              number(v) + " (from " + number(x) + ")");
-        x = v;
-      }
+    if (r0 >= r1 || c0 >= c1) return;
+    const Failure f = parallel_first(r1 - r0, grain_for(c1 - c0), [&](std::size_t b, std::size_t e) {
+      Failure first;
+      for (std::size_t i = r0 + b; i < r0 + e; ++i)
+        for (std::size_t c = c0; c < c1; ++c) {
+          double& x = a_[i * n_ + c];
+          const double v = p(x);
+          if (!std::isfinite(v) && !first.found()) first = {i, c, c, x};
+          x = v;
+        }
+      return first;
+    });
+    if (f.found())
+      breakdown(step, "converting the fp32 buffer to " + std::string(p.name()) + " gives " + at(f.outer, f.inner) +
+                          " = " + number(p(f.value)) + " (from " + number(f.value) + ")");
   }
 
  private:
+  // body(b, e) -> Failure over [0, count) in chunks of at least `grain` on the run's threads
+  // (the chunks write disjoint entries: the bits do not depend on the split); the earliest
+  // failure of all chunks.
+  template <class Body>
+  Failure parallel_first(std::size_t count, std::size_t grain, const Body& body) {
+    if (count == 0) return {};
+    if (g_.threads == 1 || count <= grain) return body(std::size_t{0}, count);
+    Failure first;
+    std::mutex m;
+    auto loop = [&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, grain), [&](const tbb::blocked_range<std::size_t>& r) {
+        const Failure f = body(r.begin(), r.end());
+        if (!f.found()) return;
+        std::lock_guard<std::mutex> lock(m);
+        if (f.before(first)) first = f;
+      });
+    };
+    if (arena_) arena_->execute(loop);
+    else loop();  // all cores: TBB's default arena (an arena per call costs more than small passes)
+    return first;
+  }
+  static std::size_t grain_for(std::size_t width) { return std::max<std::size_t>(8, 32768 / std::max<std::size_t>(1, width)); }
+
   [[noreturn]] void breakdown(std::size_t step, const std::string& what) const {
     throw LuBreakdown("LU breakdown at step " + std::to_string(step + 1) + " (block " + std::to_string(step / r_ + 1) +
                       "): " + what);
@@ -200,32 +249,50 @@ class Engine {
                                    : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
                                                          : " is not finite")) +
                          (pivot_ ? "" : " (no pivoting: try --pivot)"));
-      for (std::size_t i = j + 1; i < n; ++i) {
-        const double l = p(a[i * n + j] / piv);
-        if (!std::isfinite(l)) not_finite(j, i, j, l, p);
-        a[i * n + j] = l;
-        double* row = &a[i * n];
+      const Failure f = parallel_first(n - j - 1, grain_for(k1 - j), [&](std::size_t b, std::size_t e) {
+        Failure first;
         const double* prow = &a[j * n];
-        axpy_rounded(p, row, prow, l, j + 1, k1);
-        for (std::size_t c = j + 1; c < k1; ++c)
-          if (!std::isfinite(row[c])) not_finite(j, i, c, row[c], p);
-      }
+        for (std::size_t i = j + 1 + b; i < j + 1 + e && !first.found(); ++i) {
+          double* row = &a[i * n];
+          const double l = p(row[j] / piv);
+          row[j] = l;
+          if (!std::isfinite(l)) {
+            first = {i, j, 0, l};
+            break;
+          }
+          axpy_rounded(p, row, prow, l, j + 1, k1);
+          for (std::size_t c = j + 1; c < k1; ++c)
+            if (!std::isfinite(row[c])) {
+              first = {i, c, 0, row[c]};
+              break;
+            }
+        }
+        return first;
+      });
+      if (f.found()) not_finite(j, f.outer, f.inner, f.value, p);
     }
   }
 
   // U's block row: L_kk U_ki = A_ki for columns u0..u1 by forward substitution (unit
   // diagonal), each entry's products subtracted in column order.
   void solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1) {
-    if (u0 >= u1) return;
-    for (std::size_t j = k0; j < k1; ++j)
-      for (std::size_t i = j + 1; i < k1; ++i) {
-        const double l = a_[i * n_ + j];
-        double* row = &a_[i * n_];
-        const double* prow = &a_[j * n_];
-        axpy_rounded(p, row, prow, l, u0, u1);
-        for (std::size_t c = u0; c < u1; ++c)
-          if (!std::isfinite(row[c])) not_finite(j, i, c, row[c], p);
-      }
+    if (u0 >= u1 || k1 - k0 < 2) return;
+    // Columns are independent: each chunk of columns runs the whole substitution.
+    const Failure f = parallel_first(u1 - u0, std::max<std::size_t>(64, 16384 / (k1 - k0)), [&](std::size_t b, std::size_t e) {
+      Failure first;
+      for (std::size_t j = k0; j < k1 && !first.found(); ++j)
+        for (std::size_t i = j + 1; i < k1 && !first.found(); ++i) {
+          double* row = &a_[i * n_];
+          axpy_rounded(p, row, &a_[j * n_], row[j], u0 + b, u0 + e);
+          for (std::size_t c = u0 + b; c < u0 + e; ++c)
+            if (!std::isfinite(row[c])) {
+              first = {j, i, c, row[c]};
+              break;
+            }
+        }
+      return first;
+    });
+    if (f.found()) not_finite(f.outer, f.inner, f.column, f.value, p);
   }
 
   // A[r0..r1][c0..c1] -= L[r0..r1][k0..k1] U[k0..k1][c0..c1].
@@ -235,24 +302,30 @@ class Engine {
     const std::size_t m = r1 - r0, w = c1 - c0, kb = k1 - k0, n = n_;
     std::vector<double>& a = a_;
     if (!u.unit) {
-      for (std::size_t i = r0; i < r1; ++i) {
-        double* row = &a[i * n];
-        for (std::size_t p = k0; p < k1; ++p) {
-          const double* prow = &a[p * n];
-          axpy_rounded(u.store, row, prow, row[p], c0, c1);
+      const Failure f = parallel_first(m, grain_for(w * kb / 8 + 1), [&](std::size_t b, std::size_t e) {
+        Failure first;
+        for (std::size_t i = r0 + b; i < r0 + e; ++i) {
+          double* row = &a[i * n];
+          for (std::size_t p = k0; p < k1; ++p) axpy_rounded(u.store, row, &a[p * n], row[p], c0, c1);
+          for (std::size_t c = c0; c < c1 && !first.found(); ++c)
+            if (!std::isfinite(row[c])) first = {i, c, 0, row[c]};
         }
-        for (std::size_t c = c0; c < c1; ++c)
-          if (!std::isfinite(row[c])) update_overflow(u, k1 - 1, i, c, row[c]);
-      }
+        return first;
+      });
+      if (f.found()) update_overflow(u, k1 - 1, f.outer, f.inner, f.value);
       return;
     }
     Lneg_.resize(m * kb);
     U_.resize(kb * w);
     C_.resize(m * w);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t c = 0; c < kb; ++c) Lneg_[i * kb + c] = -a[(r0 + i) * n + k0 + c];
+    parallel_first(m, grain_for(w + kb), [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        for (std::size_t c = 0; c < kb; ++c) Lneg_[i * kb + c] = -a[(r0 + i) * n + k0 + c];
+        std::copy_n(&a[(r0 + i) * n + c0], w, &C_[i * w]);
+      }
+      return Failure{};
+    });
     for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a[(k0 + i) * n + c0], w, &U_[i * w]);
-    for (std::size_t i = 0; i < m; ++i) std::copy_n(&a[(r0 + i) * n + c0], w, &C_[i * w]);
     GemmOptions g = g_;
     g.variant = u.variant;
     const bool low = u.variant == GemmVariant::Fp16 || u.variant == GemmVariant::Tc16;
@@ -263,13 +336,18 @@ class Engine {
                                                               : in_;
     const GemmResult up = simulate_gemm(unit_, operands, low ? formats::fp16() : formats::fp32(), m, w, kb, Lneg_, U_, C_, g);
     res_.unit_calls += up.unit_calls;
-    for (std::size_t i = 0; i < m; ++i) {
-      double* row = &a[(r0 + i) * n + c0];
-      const double* d = &up.D[i * w];
-      for (std::size_t c = 0; c < w; ++c) row[c] = u.store(d[c]);
-      for (std::size_t c = 0; c < w; ++c)
-        if (!std::isfinite(row[c])) update_overflow(u, k1 - 1, r0 + i, c0 + c, d[c]);
-    }
+    const Failure f = parallel_first(m, grain_for(w), [&](std::size_t b, std::size_t e) {
+      Failure first;
+      for (std::size_t i = b; i < e; ++i) {
+        double* row = &a[(r0 + i) * n + c0];
+        const double* d = &up.D[i * w];
+        for (std::size_t c = 0; c < w; ++c) row[c] = u.store(d[c]);
+        for (std::size_t c = 0; c < w && !first.found(); ++c)
+          if (!std::isfinite(row[c])) first = {r0 + i, c0 + c, 0, d[c]};
+      }
+      return first;
+    });
+    if (f.found()) update_overflow(u, k1 - 1, f.outer, f.inner, f.value);
   }
   [[noreturn]] void update_overflow(const Update& u, std::size_t step, std::size_t i, std::size_t c, double v) const {
     breakdown(step, "the update A22 - L21 U12 gives " + at(i, c) + " = " + number(v) + ", not finite in " +
@@ -284,6 +362,7 @@ class Engine {
   LuResult& res_;
   std::vector<double>& a_;
   std::function<void(double)> progress_;
+  std::optional<tbb::task_arena> arena_;  // threads > 1 (0: the default arena; 1: serial)
   std::vector<double> Lneg_, U_, C_;
 };
 
