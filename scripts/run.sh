@@ -3,7 +3,8 @@
 # The main job on a fresh Debian 12 machine: installs the dependencies (scripts/setup.sh),
 # builds the tcsim CLI (scripts/build.sh, Release, build/) and runs
 #   build/apps/tcsim report          examples and a probe-style report of the V100 adder
-# followed by a few `tcsim dot` examples (the fasi2021 vectors that reveal truncation).
+# followed by a few `tcsim dot` examples (the fasi2021 vectors that reveal truncation) and a
+# quick experiment (tcsim experiment lopez2022-fig3a --quick: build/experiments/*.png, .md).
 #
 #   bash scripts/run.sh
 #
@@ -34,7 +35,7 @@ summary() {
 }
 trap summary EXIT
 
-phase "setup" bash scripts/setup.sh
+phase "setup" bash scripts/setup.sh --with-plots
 TCSIM_TARGETS=tcsim phase "build (Release, tcsim)" bash scripts/build.sh
 
 status=0
@@ -62,5 +63,13 @@ dot_examples() {
   return "$rc"
 }
 phase "tcsim dot examples" dot_examples || status=1
+
+# A quick experiment of the seed papers (lopez2022 Figure 3a: LU algorithms on simulated V100
+# tensor cores): its checks, and the plot and report it writes.
+experiment() {
+  "$tcsim" experiment lopez2022-fig3a --quick --out "$build_dir/experiments" || return $?
+  echo "plot: $build_dir/experiments/lopez2022-fig3a.png, report: $build_dir/experiments/lopez2022-fig3a.md"
+}
+phase "tcsim experiment (quick)" experiment || status=1
 
 exit $status

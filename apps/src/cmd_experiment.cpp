@@ -1,0 +1,112 @@
+// tcsim experiment: runs one of the seed papers' experiments (experiment.hpp), writes its CSV,
+// plot and report, and checks the paper's claims on the computed numbers.
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "experiment.hpp"
+#include "progress.hpp"
+
+namespace tcsim::cli {
+
+namespace experiments {
+
+const std::vector<Experiment>& all_experiments() {
+  static const std::vector<Experiment> list = [] {
+    std::vector<Experiment> v;
+    add_lu_experiments(v);
+    return v;
+  }();
+  return list;
+}
+
+}  // namespace experiments
+
+int cmd_experiment(const Args& args) {
+  namespace ex = experiments;
+  ArgParser p("experiment",
+              "reproduce an experiment of the seed papers on simulated units: writes DIR/<id>.csv (the data), "
+              "DIR/<id>.png (the plot: log axes, one line per variant, bounds dashed) and DIR/<id>.md (what the paper "
+              "found, what the simulation found, and computed checks of each claim). Exit 0 when every check holds, "
+              "1 when one does not");
+  p.positionals("id", "the experiment (tcsim experiment --list)");
+  p.flag("list", "list the experiments");
+  p.flag("quick", "smaller sizes, the same checks (under a minute)");
+  p.option("out", "output folder (default tcsim-experiments)", "DIR");
+  p.option("threads", "threads (default 0: all cores); the numbers do not depend on it", "T");
+  p.option("seed", "seed of the random matrices (default 1)", "S");
+  p.flag("json", "print one JSON object");
+  const auto a = p.parse(args);
+  if (a.help()) return p.print_help();
+  const bool json = a.has("json");
+  if (a.has("list")) {
+    if (!a.positional().empty()) throw std::invalid_argument("--list takes no experiment id");
+    nlohmann::json j = nlohmann::json::array();
+    for (const ex::Experiment& e : ex::all_experiments()) {
+      if (json) j.push_back({{"id", e.id}, {"title", e.title}});
+      else std::printf("%-24s %s\n", e.id.c_str(), e.title.c_str());
+    }
+    if (json) std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::string ids;
+  for (const ex::Experiment& e : ex::all_experiments()) ids += (ids.empty() ? "" : ", ") + e.id;
+  if (a.positional().size() != 1)
+    throw std::invalid_argument("name one experiment (or --list); allowed: " + ids);
+  const std::string id = a.positional()[0];
+  const ex::Experiment* found = nullptr;
+  for (const ex::Experiment& e : ex::all_experiments())
+    if (e.id == id) found = &e;
+  if (!found) throw std::invalid_argument("experiment '" + id + "' is not known; allowed: " + ids);
+
+  ex::Context c;
+  c.quick = a.has("quick");
+  c.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
+  c.seed = a.get_uint64("seed", 1);
+  const std::string dir = a.get_or("out", "tcsim-experiments");
+  Progress progress(!json);
+  const bool terminal = !json && isatty(STDERR_FILENO);
+  std::string last_phase;
+  c.progress = [&](const std::string& phase, double f) {
+    if (terminal) progress.update(phase, f);
+    else if (!json && phase != last_phase) std::fprintf(stderr, "%s: %s (%.0f%%)\n", id.c_str(), phase.c_str(), 100 * f);
+    last_phase = phase;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  const ex::Result r = found->run(c);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.done();
+  const std::string tool = ex::write_outputs(*found, r, c, dir);
+  bool all = true;
+  for (const ex::Check& k : r.checks) all = all && k.holds;
+  const std::string base = dir + "/" + id;
+  if (json) {
+    nlohmann::json j;
+    j["id"] = id;
+    j["quick"] = c.quick;
+    j["seed"] = c.seed;
+    j["seconds"] = seconds;
+    j["checks"] = nlohmann::json::array();
+    for (const ex::Check& k : r.checks)
+      j["checks"].push_back({{"claim", k.claim}, {"holds", k.holds}, {"measured", k.measured}, {"how", k.detail}});
+    j["all_hold"] = all;
+    j["csv"] = base + ".csv";
+    j["png"] = base + ".png";
+    j["md"] = base + ".md";
+    j["plot_tool"] = tool;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%s: %s (%s, %.1f s)\n", id.c_str(), found->title.c_str(), c.quick ? "quick" : "full", seconds);
+    for (const ex::Check& k : r.checks)
+      std::printf("  [%s] %s: %.3g (%s)\n", k.holds ? "holds" : "FAILS", k.claim.c_str(), k.measured, k.detail.c_str());
+    std::printf("wrote %s.csv, %s.png (%s), %s.md\n", base.c_str(), base.c_str(), tool.c_str(), base.c_str());
+  }
+  return all ? 0 : 1;
+}
+
+}  // namespace tcsim::cli

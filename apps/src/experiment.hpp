@@ -1,0 +1,65 @@
+// tcsim experiment: the seed papers' experiments as runnable, checkable units (issue 9).
+//
+// An experiment computes the data of one figure (series of points, the bounds as dashed
+// series), checks each claim the paper makes about it on the computed numbers, and says what
+// the paper found and what the simulation found. cmd_experiment.cpp writes DIR/<id>.csv (the
+// points), DIR/<id>.png (the plot) and DIR/<id>.md (text, checks, setting).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tcsim::cli::experiments {
+
+struct Series {
+  std::string label;
+  std::vector<double> x, y;  // y NaN: no point (e.g. the factorization broke down)
+  bool bound = false;        // drawn dashed, in the colour of the series it bounds
+  std::string bounds;        // label of that series
+};
+
+struct Figure {
+  std::string title, xlabel, ylabel;
+  bool logx = true, logy = true;
+  std::vector<Series> series;
+};
+
+struct Check {
+  std::string claim;     // the paper's claim, as computed here
+  bool holds = false;
+  double measured = 0;   // the number the claim is decided on (a ratio, an error, ...)
+  std::string detail;    // how measured was obtained
+};
+
+struct Result {
+  Figure figure;
+  std::vector<Check> checks;
+  std::string paper;      // what the paper found (its words, cited)
+  std::string simulated;  // what the simulation found
+  std::string setting;    // sizes, seeds, units; what full mode cut from the paper's setting
+};
+
+struct Context {
+  bool quick = true;
+  unsigned threads = 0;
+  std::uint64_t seed = 1;
+  std::function<void(const std::string&, double)> progress;  // phase, fraction done
+};
+
+struct Experiment {
+  std::string id;     // the paper's key and figure: blanchard2020-fig4.2
+  std::string title;
+  std::function<Result(const Context&)> run;
+};
+
+// Every experiment, in --list order.
+const std::vector<Experiment>& all_experiments();
+void add_lu_experiments(std::vector<Experiment>& out);  // experiments_lu.cpp
+
+// Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
+// ("matplotlib" or "gnuplot"). Throws std::runtime_error naming the file that could not be
+// written, or the packages to install when neither plotting tool runs.
+std::string write_outputs(const Experiment& e, const Result& r, const Context& c, const std::string& dir);
+
+}  // namespace tcsim::cli::experiments

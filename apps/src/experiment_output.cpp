@@ -1,0 +1,184 @@
+// The files of `tcsim experiment` (experiment.hpp): CSV of the points, the plot (matplotlib,
+// else gnuplot: the Debian packages scripts/setup.sh --with-plots installs) and the Markdown
+// report with the computed checks.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment.hpp"
+
+namespace tcsim::cli::experiments {
+
+namespace {
+
+std::string num(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+std::ofstream open_out(const std::string& path) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("--out: cannot write '" + path + "'");
+  return f;
+}
+
+bool runs(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+const char* const kMatplotlib = R"PY(
+import json, sys, textwrap
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+fig = json.load(open(sys.argv[1]))
+plt.figure(figsize=(9.0, 5.0))
+colors = {}
+for s in fig["series"]:
+    if s["bound"]:
+        continue
+    xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
+    ys = [y for y in s["y"] if y is not None]
+    line, = plt.plot(xs, ys, marker="o", label=s["label"])
+    colors[s["label"]] = line.get_color()
+for s in fig["series"]:
+    if not s["bound"]:
+        continue
+    xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
+    ys = [y for y in s["y"] if y is not None]
+    plt.plot(xs, ys, linestyle="--", color=colors.get(s["bounds"], "gray"), label=s["label"])
+if fig["logx"]:
+    plt.xscale("log", base=2)
+if fig["logy"]:
+    plt.yscale("log")
+plt.xlabel(fig["xlabel"])
+plt.ylabel(fig["ylabel"])
+plt.title("\n".join(textwrap.wrap(fig["title"], 60)), fontsize=10)
+plt.grid(True, which="major", alpha=0.3)
+plt.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+plt.tight_layout()
+plt.savefig(sys.argv[2], dpi=110)
+)PY";
+
+nlohmann::json figure_json(const Figure& f) {
+  nlohmann::json j;
+  j["title"] = f.title;
+  j["xlabel"] = f.xlabel;
+  j["ylabel"] = f.ylabel;
+  j["logx"] = f.logx;
+  j["logy"] = f.logy;
+  j["series"] = nlohmann::json::array();
+  for (const Series& s : f.series) {
+    nlohmann::json y = nlohmann::json::array();
+    for (double v : s.y) y.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+    j["series"].push_back({{"label", s.label}, {"x", s.x}, {"y", y}, {"bound", s.bound}, {"bounds", s.bounds}});
+  }
+  return j;
+}
+
+// gnuplot's script with the points inline; bounds dashed, in the colour of their series.
+std::string gnuplot_script(const Figure& f, const std::string& png) {
+  std::string g = "set terminal pngcairo dashed size 990,550 font ',10'\nset output " + quoted(png) + "\n";
+  if (f.logx) g += "set logscale x 2\n";
+  if (f.logy) g += "set logscale y\nset format y '10^{%T}'\n";
+  g += "set title \"" + f.title + "\" noenhanced\nset xlabel \"" + f.xlabel + "\" noenhanced\nset ylabel \"" +
+       f.ylabel + "\" noenhanced\nset key outside right center noenhanced font ',9'\nset grid\n";
+  std::string plot = "plot ";
+  int colour = 0;
+  std::vector<std::pair<std::string, int>> colours;
+  for (std::size_t i = 0; i < f.series.size(); ++i) {
+    const Series& s = f.series[i];
+    int lc = 0;
+    if (!s.bound) colours.push_back({s.label, lc = ++colour});
+    else
+      for (const auto& [label, c] : colours)
+        if (label == s.bounds) lc = c;
+    g += "$d" + std::to_string(i) + " << EOD\n";
+    for (std::size_t p = 0; p < s.x.size(); ++p)
+      if (std::isfinite(s.y[p])) g += num(s.x[p]) + " " + num(s.y[p]) + "\n";
+    g += "EOD\n";
+    plot += std::string(i ? ", " : "") + "$d" + std::to_string(i) +
+            (s.bound ? " with lines dt 2" : " with linespoints pt 7") + (lc ? " lc " + std::to_string(lc) : "") +
+            " title \"" + s.label + "\"";
+  }
+  return g + plot + "\n";
+}
+
+}  // namespace
+
+std::string write_outputs(const Experiment& e, const Result& r, const Context& c, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("--out: cannot create the folder '" + dir + "': " + ec.message());
+  const std::string base = dir + "/" + e.id;
+
+  {  // CSV: one row per point of every series.
+    std::ofstream csv = open_out(base + ".csv");
+    csv << "series,kind," << r.figure.xlabel << "," << r.figure.ylabel << "\n";
+    for (const Series& s : r.figure.series)
+      for (std::size_t p = 0; p < s.x.size(); ++p)
+        csv << '"' << s.label << "\"," << (s.bound ? "bound" : "measured") << "," << num(s.x[p]) << ","
+            << (std::isfinite(s.y[p]) ? num(s.y[p]) : std::string("")) << "\n";
+  }
+
+  // The plot.
+  std::string tool;
+  const std::string png = base + ".png";
+  std::string python;
+  const char* prefer = std::getenv("TCSIM_PLOT");  // "gnuplot": skip matplotlib
+  if (!(prefer && std::string(prefer) == "gnuplot"))
+    for (const char* py : {"python3", "/usr/bin/python3"})
+      if (runs(std::string(py) + " -c 'import matplotlib'")) {
+        python = py;
+        break;
+      }
+  if (!python.empty()) {
+    const std::string script = dir + "/." + e.id + ".plot.py", data = dir + "/." + e.id + ".plot.json";
+    open_out(script) << kMatplotlib;
+    open_out(data) << figure_json(r.figure).dump();
+    const bool ok = runs(python + " " + quoted(script) + " " + quoted(data) + " " + quoted(png));
+    std::filesystem::remove(script, ec);
+    std::filesystem::remove(data, ec);
+    if (!ok) throw std::runtime_error("matplotlib (" + python + ") could not write '" + png + "'");
+    tool = "matplotlib";
+  } else if (runs("gnuplot --version")) {
+    const std::string script = dir + "/." + e.id + ".gp";
+    open_out(script) << gnuplot_script(r.figure, png);
+    const bool ok = runs("gnuplot " + quoted(script));
+    std::filesystem::remove(script, ec);
+    if (!ok) throw std::runtime_error("gnuplot could not write '" + png + "'");
+    tool = "gnuplot";
+  } else {
+    throw std::runtime_error(
+        "plots need python3-matplotlib or gnuplot (Debian packages): run 'bash scripts/setup.sh --with-plots'; " +
+        base + ".csv holds the data");
+  }
+
+  {  // The report.
+    std::ofstream md = open_out(base + ".md");
+    md << "# " << e.id << ": " << e.title << "\n\n![" << e.id << "](" << e.id << ".png)\n\n";
+    md << "## What the paper found\n\n" << r.paper << "\n\n## What the simulation found\n\n" << r.simulated << "\n\n";
+    md << "## Checks\n\n| claim | holds | measured | how |\n|---|---|---|---|\n";
+    for (const Check& k : r.checks)
+      md << "| " << k.claim << " | " << (k.holds ? "yes" : "**no**") << " | " << num(k.measured) << " | " << k.detail
+         << " |\n";
+    md << "\n## Setting\n\n" << r.setting << "\n\n" << (c.quick ? "Mode: --quick." : "Mode: full.") << " Seed " << c.seed
+       << ". Data: " << e.id << ".csv; plot drawn with " << tool << ".\n";
+  }
+  return tool;
+}
+
+}  // namespace tcsim::cli::experiments
