@@ -21,9 +21,9 @@ constexpr Command kCommands[] = {
     {"probe", tcsim::cli::cmd_probe, "black-box numerical feature probe of a unit"},
     {"report", tcsim::cli::cmd_report, "examples and a probe-style report of the V100 adder"},
     {"gemm", tcsim::cli::cmd_gemm, "simulated GEMM D = C + A B with exact errors and bounds"},
-    {"experiment", tcsim::cli::cmd_experiment, "reproduce a seed paper's experiment: CSV, plot and checked claims"},
     {"lu", tcsim::cli::cmd_lu, "simulated LU factorization, backward errors and iterative refinement"},
-    {"bench", tcsim::cli::cmd_bench, "benchmarks: block FMAs per second (tcsim bench dot)"},
+    {"experiment", tcsim::cli::cmd_experiment, "reproduce a seed paper's experiment: CSV, plot and checked claims"},
+    {"bench", tcsim::cli::cmd_bench, "benchmarks with a native baseline: tcsim bench dot | gemm | lu"},
 };
 
 void usage(std::FILE* out) {
