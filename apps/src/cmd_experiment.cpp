@@ -20,6 +20,7 @@ const std::vector<Experiment>& all_experiments() {
   static const std::vector<Experiment> list = [] {
     std::vector<Experiment> v;
     add_gemm_experiments(v);
+    add_multiword_experiments(v);
     add_lu_experiments(v);
     return v;
   }();

@@ -53,10 +53,15 @@ struct Experiment {
   std::function<Result(const Context&)> run;
 };
 
+// `count` binary32 values uniform in [lo, hi] (rounded to nearest), stream `stream` of `seed`:
+// sim's counter-based generator, the same values on every machine (experiments_gemm.cpp).
+std::vector<double> uniform_f32(std::size_t count, double lo, double hi, std::uint64_t seed, std::uint64_t stream);
+
 // Every experiment, in --list order.
 const std::vector<Experiment>& all_experiments();
-void add_gemm_experiments(std::vector<Experiment>& out);  // experiments_gemm.cpp
-void add_lu_experiments(std::vector<Experiment>& out);    // experiments_lu.cpp
+void add_gemm_experiments(std::vector<Experiment>& out);       // experiments_gemm.cpp
+void add_multiword_experiments(std::vector<Experiment>& out);  // experiments_multiword.cpp
+void add_lu_experiments(std::vector<Experiment>& out);         // experiments_lu.cpp
 
 // Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
 // ("matplotlib" or "gnuplot"). Throws std::runtime_error naming the file that could not be

@@ -16,6 +16,15 @@
 
 namespace tcsim::cli::experiments {
 
+std::vector<double> uniform_f32(std::size_t count, double lo, double hi, std::uint64_t seed, std::uint64_t stream) {
+  std::vector<double> v(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double u = static_cast<double>(counter_random(seed ^ (stream << 56), i) >> 11) * 0x1p-53;
+    v[i] = static_cast<double>(static_cast<float>(lo + (hi - lo) * u));
+  }
+  return v;
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -24,17 +33,6 @@ std::string num(double x) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
-}
-
-// blanchard2020 section 3.3: A (m x n) and B (n x t) with m = t = 8, binary32 entries uniform
-// in [lo, hi] (counter-based generator: the same matrices on every machine).
-std::vector<double> uniform_f32(std::size_t count, double lo, double hi, std::uint64_t seed, std::uint64_t stream) {
-  std::vector<double> v(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const double u = static_cast<double>(counter_random(seed ^ (stream << 56), i) >> 11) * 0x1p-53;
-    v[i] = static_cast<double>(static_cast<float>(lo + (hi - lo) * u));
-  }
-  return v;
 }
 
 struct GemmPoint {

@@ -1,0 +1,230 @@
+// The mary2021 experiments of `tcsim experiment` (experiment.hpp): multiword GEMM on tensor
+// cores against binary32 GEMM, with an ablation of the unit's round-toward-zero, and FABsum
+// as the cure.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiment.hpp"
+#include "tcsim/models/gemm.hpp"
+#include "tcsim/reference/gemm_error.hpp"
+
+namespace tcsim::cli::experiments {
+
+namespace {
+
+std::string num(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+Check make_check(const std::string& claim, double measured, bool holds, const std::string& how) {
+  Check k;
+  k.claim = claim;
+  k.measured = measured;
+  k.holds = holds;
+  k.detail = how;
+  return k;
+}
+
+// V100 with every rounding to nearest: alignment and final rounding (the ablation of
+// mary2021's explanation "the culprit is round to zero").
+const models::Unit& v100_round_to_nearest() {
+  static const std::shared_ptr<const models::Unit> unit = [] {
+    models::UnitSpec spec = models::builtin_unit("v100").spec();
+    spec.name = "v100-rn";
+    for (auto& row : spec.datapaths) {
+      row.alignment_rounding = Rounding::NearestEven;
+      for (auto& [format, mode] : row.final_rounding) mode = Rounding::NearestEven;
+    }
+    return std::make_shared<const models::Unit>(std::move(spec));
+  }();
+  return *unit;
+}
+
+// Componentwise error of one GEMM A (8 x n) B (n x 8), C = 0, against the exact product.
+double gemm_error(const models::Unit& unit, const Format& in, std::size_t n, const std::vector<double>& A,
+                  const std::vector<double>& B, const models::GemmOptions& o, unsigned threads) {
+  models::GemmOptions g = o;
+  g.threads = threads;
+  const models::GemmResult r = models::simulate_gemm(unit, in, formats::fp32(), 8, 8, n, A, B, {}, g);
+  return reference::gemm_errors(8, 8, n, A, B, {}, r.D, {}, threads).componentwise;
+}
+
+models::GemmOptions words(int p) {
+  models::GemmOptions o;
+  o.variant = models::GemmVariant::Tc32;
+  o.words = p;
+  return o;
+}
+
+models::GemmOptions fp32_gemm() {
+  models::GemmOptions o;
+  o.variant = models::GemmVariant::Fp32;
+  return o;
+}
+
+Result mary2021_multiword(const Context& c) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 1024; n <= (c.quick ? 65536u : (1u << 20)); n *= 4) sizes.push_back(n);
+  struct Line {
+    std::string label;
+    const models::Unit* unit;
+    const Format* in;
+    models::GemmOptions options;
+    bool positive;
+  };
+  const models::Unit& v100 = models::builtin_unit("v100");
+  const models::Unit& a100 = models::builtin_unit("a100");
+  const std::vector<Line> lines = {
+      {"fp32, [0, 1]", &v100, &formats::fp32(), fp32_gemm(), true},
+      {"double-fp16 (V100), [0, 1]", &v100, &formats::fp16(), words(2), true},
+      {"double-fp16 (V100, RN accumulation), [0, 1]", &v100_round_to_nearest(), &formats::fp16(), words(2), true},
+      {"triple-bf16 (A100), [0, 1]", &a100, &formats::bf16(), words(3), true},
+      {"fp32, [-1, 1]", &v100, &formats::fp32(), fp32_gemm(), false},
+      {"double-fp16 (V100), [-1, 1]", &v100, &formats::fp16(), words(2), false},
+  };
+  Figure f;
+  f.title = "mary2021: multiword GEMM on simulated tensor cores against binary32";
+  f.xlabel = "n";
+  f.ylabel = "componentwise error max |C^ - C| / (|A||B|)";
+  std::vector<std::vector<double>> err(lines.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::size_t n = sizes[i];
+    if (c.progress) c.progress("n = " + std::to_string(n), static_cast<double>(i) / static_cast<double>(sizes.size()));
+    const std::vector<double> Ap = uniform_f32(8 * n, 0, 1, c.seed, 1), Bp = uniform_f32(n * 8, 0, 1, c.seed, 2);
+    const std::vector<double> As = uniform_f32(8 * n, -1, 1, c.seed, 3), Bs = uniform_f32(n * 8, -1, 1, c.seed, 4);
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      const Line& L = lines[l];
+      err[l].push_back(gemm_error(*L.unit, *L.in, n, L.positive ? Ap : As, L.positive ? Bp : Bs, L.options, c.threads));
+    }
+  }
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    Series s;
+    s.label = lines[l].label;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      s.x.push_back(static_cast<double>(sizes[i]));
+      s.y.push_back(err[l][i]);
+    }
+    f.series.push_back(s);
+  }
+  Result r;
+  r.figure = f;
+  const std::size_t last = sizes.size() - 1;
+  const std::string at = " at n = " + std::to_string(sizes[last]);
+  const double sym = err[5][last] / err[4][last], pos = err[1][last] / err[0][last], rn = err[2][last] / err[0][last];
+  r.checks.push_back(make_check("with [-1, 1] entries double-fp16 is about as accurate as fp32 (within 10x)", sym,
+                                sym <= 10, "double-fp16 / fp32" + at));
+  r.checks.push_back(make_check("with [0, 1] entries double-fp16 is much less accurate than fp32 (10x or more)", pos,
+                                pos >= 10, "double-fp16 / fp32" + at));
+  r.checks.push_back(make_check("round toward zero is the culprit: with RN accumulation double-fp16 is 10x or more "
+                                "closer to fp32",
+                                pos / rn, pos >= 10 * rn, "(double-fp16 / fp32) / (RN double-fp16 / fp32)" + at));
+  std::string table = "| n |";
+  for (const auto& L : lines) table += " " + L.label + " |";
+  table += "\n|---|";
+  for (std::size_t l = 0; l < lines.size(); ++l) table += "---|";
+  table += "\n";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    table += "| " + std::to_string(sizes[i]) + " |";
+    for (std::size_t l = 0; l < lines.size(); ++l) table += " " + num(err[l][i]) + " |";
+    table += "\n";
+  }
+  r.paper = "mary2021 (slides): double-fp16 on tensor cores gives a \"similar backward error\" to fp32 \"for matrices "
+            "with random [-1,1] uniform entries\", but not for \"[0,1] uniform entries\"; \"the culprit is round to "
+            "zero (RZ)\": \"with data of nonzero mean and RZ, most rounding errors happen in the same direction\", so "
+            "the worst-case bound n u32 is attained.";
+  r.simulated = "Componentwise errors against the exact product (double-fp16: p = 2 words, the p(p+1)/2 = 3 products "
+                "i + j <= p + 1, smallest first; triple-bf16: p = 3, 6 products):\n\n" +
+                table +
+                "\nThe ablation unit is V100 with its alignment and its final rounding switched from toward zero to "
+                "nearest even (a user-defined unit; everything else is V100's row).";
+  r.setting = "A (8 x n) and B (n x 8) with binary32 entries uniform in [0, 1] or [-1, 1], C = 0, seed " +
+              std::to_string(c.seed) + ", n = 1024 to " + std::to_string(sizes[last]) +
+              " by factors of 4; the exact product is MPFR's; the words and their products as simulate_gemm's multiword "
+              "mode (mary2021).";
+  return r;
+}
+
+Result mary2021_fabsum(const Context& c) {
+  const std::size_t n = c.quick ? 65536 : (1u << 20);
+  // fp16-exact data in [0, 1]: the accumulation, not the conversion, makes the error.
+  std::vector<double> A = uniform_f32(8 * n, 0, 1, c.seed, 5), B = uniform_f32(n * 8, 0, 1, c.seed, 6);
+  const models::Unit& v100 = models::builtin_unit("v100");
+  auto to_fp16 = [](std::vector<double>& v) {
+    for (double& x : v) x = static_cast<double>(static_cast<_Float16>(x));
+  };
+  to_fp16(A);
+  to_fp16(B);
+  if (c.progress) c.progress("plain TC32 and fp32", 0);
+  models::GemmOptions tc32;
+  tc32.variant = models::GemmVariant::Tc32;
+  const double plain = gemm_error(v100, formats::fp16(), n, A, B, tc32, c.threads);
+  const double fp32 = gemm_error(v100, formats::fp32(), n, A, B, fp32_gemm(), c.threads);
+  std::vector<double> blocks;
+  for (std::size_t b = 16; b <= n / 4; b *= 4) blocks.push_back(static_cast<double>(b));
+  Series s32, s64, sp, sf;
+  s32.label = "FABsum, blocks combined in fp32";
+  s64.label = "FABsum, blocks combined in fp64";
+  sp.label = "plain TC32 (no blocking)";
+  sf.label = "fp32 GEMM";
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (c.progress) c.progress("b = " + num(blocks[i]), static_cast<double>(i + 1) / static_cast<double>(blocks.size() + 1));
+    for (const char* combine : {"fp32", "fp64"}) {
+      models::GemmOptions o = tc32;
+      o.fabsum_block = static_cast<int>(blocks[i]);
+      o.fabsum_combine = combine;
+      (std::string(combine) == "fp32" ? s32 : s64).y.push_back(gemm_error(v100, formats::fp16(), n, A, B, o, c.threads));
+    }
+    s32.x.push_back(blocks[i]);
+    s64.x.push_back(blocks[i]);
+    sp.x.push_back(blocks[i]);
+    sp.y.push_back(plain);
+    sf.x.push_back(blocks[i]);
+    sf.y.push_back(fp32);
+  }
+  Result r;
+  r.figure.title = "mary2021 FABsum on simulated V100 tensor cores, n = " + std::to_string(n) + ", entries in [0, 1]";
+  r.figure.xlabel = "FABsum block size b";
+  r.figure.ylabel = "componentwise error max |C^ - C| / (|A||B|)";
+  r.figure.series = {s32, s64, sp, sf};
+  double best = 1e300, best_b = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    if (s64.y[i] < best) best = s64.y[i], best_b = blocks[i];
+  r.checks.push_back(make_check("FABsum is an order of magnitude more accurate than plain tensor-core GEMM", plain / best,
+                                plain >= 10 * best, "plain TC32 / best FABsum (fp64 combine, b = " + num(best_b) + ")"));
+  r.checks.push_back(make_check("FABsum comes close to fp32 GEMM (within 10x)", best / fp32, best <= 10 * fp32,
+                                "best FABsum / fp32 GEMM"));
+  const double small = s64.y.front(), large = s64.y.back();
+  r.checks.push_back(make_check("b trades accuracy: the error grows with the block size", large / small, large > small,
+                                "error at b = " + num(blocks.back()) + " / at b = " + num(blocks.front()) + " (fp64 combine)"));
+  std::string table = "| b | fp32 combine | fp64 combine | unit calls per output element |\n|---|---|---|---|\n";
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    table += "| " + num(blocks[i]) + " | " + num(s32.y[i]) + " | " + num(s64.y[i]) + " | " +
+             num(static_cast<double>(n) / blocks[i]) + " block GEMMs |\n";
+  r.paper = "mary2021 (slides): FABsum (blanchard2020's blocked summation: blocks of b summed by the tensor cores, the "
+            "n/b block sums combined in higher precision; bound b u32 + n u64 / b) is \"as fast as cuBLAS but an order "
+            "of magnitude more accurate\", \"almost as accurate as fp32\", \"and anything in between: flexible "
+            "tradeoff\".";
+  r.simulated = "Plain TC32 error " + num(plain) + ", fp32 GEMM " + num(fp32) + "; FABsum:\n\n" + table +
+                "\nCost proxy: each output element needs n/b block sums combined outside the unit.";
+  r.setting = "Unit v100, A (8 x n) and B (n x 8) with entries uniform in [0, 1] rounded to fp16 (exact inputs: the "
+              "error is the accumulation's), C = 0, n = " + std::to_string(n) + ", seed " + std::to_string(c.seed) +
+              "; the exact product is MPFR's.";
+  return r;
+}
+
+}  // namespace
+
+void add_multiword_experiments(std::vector<Experiment>& out) {
+  out.push_back({"mary2021-multiword", "double-fp16 and triple-bf16 GEMM against fp32, with a round-to-nearest ablation",
+                 mary2021_multiword});
+  out.push_back({"mary2021-fabsum", "FABsum block size against accuracy, beside plain tensor-core GEMM and fp32",
+                 mary2021_fabsum});
+}
+
+}  // namespace tcsim::cli::experiments
