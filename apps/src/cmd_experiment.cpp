@@ -22,6 +22,7 @@ const std::vector<Experiment>& all_experiments() {
     add_gemm_experiments(v);
     add_multiword_experiments(v);
     add_lu_experiments(v);
+    add_units_experiments(v);
     return v;
   }();
   return list;

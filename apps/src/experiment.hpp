@@ -62,6 +62,7 @@ const std::vector<Experiment>& all_experiments();
 void add_gemm_experiments(std::vector<Experiment>& out);       // experiments_gemm.cpp
 void add_multiword_experiments(std::vector<Experiment>& out);  // experiments_multiword.cpp
 void add_lu_experiments(std::vector<Experiment>& out);         // experiments_lu.cpp
+void add_units_experiments(std::vector<Experiment>& out);      // experiments_units.cpp
 
 // Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
 // ("matplotlib" or "gnuplot"). Throws std::runtime_error naming the file that could not be

@@ -47,12 +47,13 @@ import matplotlib.pyplot as plt
 fig = json.load(open(sys.argv[1]))
 plt.figure(figsize=(9.0, 5.0))
 colors = {}
-for s in fig["series"]:
-    if s["bound"]:
-        continue
+measured = [s for s in fig["series"] if not s["bound"]]
+palette = plt.get_cmap("tab20").colors if len(measured) > 10 else plt.get_cmap("tab10").colors
+markers = ["o", "s", "^", "v", "D", "x", "+", "*", "<", ">", "p", "h"]
+for i, s in enumerate(measured):
     xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
     ys = [y for y in s["y"] if y is not None]
-    line, = plt.plot(xs, ys, marker="o", label=s["label"])
+    line, = plt.plot(xs, ys, marker=markers[i % len(markers)], color=palette[i % len(palette)], label=s["label"])
     colors[s["label"]] = line.get_color()
 for s in fig["series"]:
     if not s["bound"]:
