@@ -23,6 +23,7 @@ const std::vector<Experiment>& all_experiments() {
     add_multiword_experiments(v);
     add_lu_experiments(v);
     add_units_experiments(v);
+    add_fasi2021_experiments(v);
     return v;
   }();
   return list;

@@ -34,6 +34,9 @@ struct Check {
 
 struct Result {
   Figure figure;
+  // A table experiment (figure without series): the CSV is the table, the PNG draws it.
+  std::vector<std::string> table_header;
+  std::vector<std::vector<std::string>> table_rows;
   std::vector<Check> checks;
   std::string paper;      // what the paper found (its words, cited)
   std::string simulated;  // what the simulation found
@@ -63,6 +66,7 @@ void add_gemm_experiments(std::vector<Experiment>& out);       // experiments_ge
 void add_multiword_experiments(std::vector<Experiment>& out);  // experiments_multiword.cpp
 void add_lu_experiments(std::vector<Experiment>& out);         // experiments_lu.cpp
 void add_units_experiments(std::vector<Experiment>& out);      // experiments_units.cpp
+void add_fasi2021_experiments(std::vector<Experiment>& out);   // experiments_fasi2021.cpp
 
 // Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
 // ("matplotlib" or "gnuplot"). Throws std::runtime_error naming the file that could not be

@@ -45,6 +45,25 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 fig = json.load(open(sys.argv[1]))
+if fig.get("table_rows"):
+    rows, header = fig["table_rows"], fig["table_header"]
+    plt.figure(figsize=(min(2.0 + 1.25 * len(header), 16), 0.9 + 0.33 * (len(rows) + 1)))
+    ax = plt.gca()
+    ax.axis("off")
+    t = ax.table(cellText=rows, colLabels=header, loc="center", cellLoc="center")
+    t.auto_set_font_size(False)
+    t.set_fontsize(8)
+    t.auto_set_column_width(list(range(len(header))))
+    for (r, c), cell in t.get_celld().items():
+        if r == 0:
+            cell.set_text_props(weight="bold")
+        text = cell.get_text().get_text()
+        if text.endswith("!"):
+            cell.set_facecolor("#f4c7c3")
+    plt.title("\n".join(textwrap.wrap(fig["title"], 90)), fontsize=10)
+    plt.tight_layout()
+    plt.savefig(sys.argv[2], dpi=110)
+    sys.exit(0)
 plt.figure(figsize=(9.0, 5.0))
 colors = {}
 measured = [s for s in fig["series"] if not s["bound"]]
@@ -74,8 +93,10 @@ plt.tight_layout()
 plt.savefig(sys.argv[2], dpi=110)
 )PY";
 
-nlohmann::json figure_json(const Figure& f) {
+nlohmann::json figure_json(const Figure& f, const Result& r) {
   nlohmann::json j;
+  j["table_header"] = r.table_header;
+  j["table_rows"] = r.table_rows;
   j["title"] = f.title;
   j["xlabel"] = f.xlabel;
   j["ylabel"] = f.ylabel;
@@ -88,6 +109,27 @@ nlohmann::json figure_json(const Figure& f) {
     j["series"].push_back({{"label", s.label}, {"x", s.x}, {"y", y}, {"bound", s.bound}, {"bounds", s.bounds}});
   }
   return j;
+}
+
+// A table drawn by gnuplot as labels on an empty plot.
+std::string gnuplot_table(const Result& r, const std::string& png) {
+  const std::size_t cols = r.table_header.size(), rows = r.table_rows.size() + 1;
+  // The first column (the row names) gets two widths.
+  std::string g = "set terminal pngcairo size " + std::to_string(160 + 110 * (cols + 1)) + "," + std::to_string(80 + 24 * rows) +
+                  " font ',9'\nset output " + quoted(png) + "\nunset border\nunset tics\nunset key\nset title \"" +
+                  r.figure.title + "\" noenhanced\nset xrange [0:" + std::to_string(cols + 1) + "]\nset yrange [0:" +
+                  std::to_string(rows) + "]\n";
+  auto cell = [&](std::size_t row, std::size_t col, const std::string& text) {
+    std::string t;
+    for (char ch : text) t += ch == '"' ? '\'' : ch;
+    g += "set label \"" + t + "\" at " + (col == 0 ? std::string("1.0") : std::to_string(col + 1) + ".5") + "," +
+         std::to_string(rows - row - 1) +
+         ".5 center noenhanced" + (row == 0 ? " font ',9:Bold'" : "") + "\n";
+  };
+  for (std::size_t c = 0; c < cols; ++c) cell(0, c, r.table_header[c]);
+  for (std::size_t i = 0; i < r.table_rows.size(); ++i)
+    for (std::size_t c = 0; c < cols && c < r.table_rows[i].size(); ++c) cell(i + 1, c, r.table_rows[i][c]);
+  return g + "plot NaN\n";
 }
 
 // gnuplot's script with the points inline; bounds dashed, in the colour of their series.
@@ -126,7 +168,20 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
   if (ec) throw std::runtime_error("--out: cannot create the folder '" + dir + "': " + ec.message());
   const std::string base = dir + "/" + e.id;
 
-  {  // CSV: one row per point of every series.
+  auto csv_field = [](const std::string& v) {
+    std::string q = "\"";
+    for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  if (!r.table_rows.empty()) {  // CSV: the table.
+    std::ofstream csv = open_out(base + ".csv");
+    for (std::size_t c = 0; c < r.table_header.size(); ++c) csv << (c ? "," : "") << csv_field(r.table_header[c]);
+    csv << "\n";
+    for (const auto& row : r.table_rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) csv << (c ? "," : "") << csv_field(row[c]);
+      csv << "\n";
+    }
+  } else {  // CSV: one row per point of every series.
     std::ofstream csv = open_out(base + ".csv");
     csv << "series,kind," << r.figure.xlabel << "," << r.figure.ylabel << "\n";
     for (const Series& s : r.figure.series)
@@ -149,7 +204,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
   if (!python.empty()) {
     const std::string script = dir + "/." + e.id + ".plot.py", data = dir + "/." + e.id + ".plot.json";
     open_out(script) << kMatplotlib;
-    open_out(data) << figure_json(r.figure).dump();
+    open_out(data) << figure_json(r.figure, r).dump();
     const bool ok = runs(python + " " + quoted(script) + " " + quoted(data) + " " + quoted(png));
     std::filesystem::remove(script, ec);
     std::filesystem::remove(data, ec);
@@ -157,7 +212,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     tool = "matplotlib";
   } else if (runs("gnuplot --version")) {
     const std::string script = dir + "/." + e.id + ".gp";
-    open_out(script) << gnuplot_script(r.figure, png);
+    open_out(script) << (r.table_rows.empty() ? gnuplot_script(r.figure, png) : gnuplot_table(r, png));
     const bool ok = runs("gnuplot " + quoted(script));
     std::filesystem::remove(script, ec);
     if (!ok) throw std::runtime_error("gnuplot could not write '" + png + "'");

@@ -6,7 +6,7 @@ tcsim_scratch_dir(dir)
 
 tcsim_check(NAME "experiment --list names the experiments by the papers' keys"
   ARGS experiment --list
-  STDOUT "blanchard2020-fig3.1" "blanchard2020-fig3.2" "mary2021-multiword" "mary2021-fabsum" "blanchard2020-fig4.2" "lopez2022-fig2a" "lopez2022-fig3a" "lopez2022-fig4a" "lopez2022-fig5" "units-gemm-accuracy")
+  STDOUT "blanchard2020-fig3.1" "blanchard2020-fig3.2" "mary2021-multiword" "mary2021-fabsum" "blanchard2020-fig4.2" "lopez2022-fig2a" "lopez2022-fig3a" "lopez2022-fig4a" "lopez2022-fig5" "units-gemm-accuracy" "fasi2021-suite")
 
 find_program(gnuplot_exe gnuplot)
 execute_process(COMMAND python3 -c "import matplotlib" RESULT_VARIABLE py3_rc OUTPUT_QUIET ERROR_QUIET)
