@@ -16,5 +16,6 @@ int cmd_bench(const Args& args);          // benchmarks (tcsim bench dot)
 int cmd_gemm(const Args& args);           // simulated GEMM with exact errors and bounds
 int cmd_lu(const Args& args);             // simulated LU, backward errors, refinement
 int cmd_experiment(const Args& args);     // the seed papers' experiments: CSV, plot, checks
+int cmd_monotonicity(const Args& args);   // search for non-monotonic dot products
 
 }  // namespace tcsim::cli

@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"gemm", tcsim::cli::cmd_gemm, "simulated GEMM D = C + A B with exact errors and bounds"},
     {"lu", tcsim::cli::cmd_lu, "simulated LU factorization, backward errors and iterative refinement"},
     {"experiment", tcsim::cli::cmd_experiment, "reproduce a seed paper's experiment: CSV, plot and checked claims"},
+    {"monotonicity", tcsim::cli::cmd_monotonicity, "search a unit for non-monotonic dot products"},
     {"bench", tcsim::cli::cmd_bench, "benchmarks with a native baseline: tcsim bench dot | gemm | lu"},
 };
 
