@@ -17,5 +17,6 @@ int cmd_gemm(const Args& args);           // simulated GEMM with exact errors an
 int cmd_lu(const Args& args);             // simulated LU, backward errors, refinement
 int cmd_experiment(const Args& args);     // the seed papers' experiments: CSV, plot, checks
 int cmd_monotonicity(const Args& args);   // search for non-monotonic dot products
+int cmd_explore(const Args& args);        // datapath design sweeps: error, cost, Pareto front
 
 }  // namespace tcsim::cli

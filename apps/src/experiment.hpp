@@ -17,6 +17,7 @@ struct Series {
   std::vector<double> x, y;  // y NaN: no point (e.g. the factorization broke down)
   bool bound = false;        // drawn dashed, in the colour of the series it bounds
   std::string bounds;        // label of that series
+  bool scatter = false;      // points only, no line (design sweeps)
 };
 
 struct Figure {

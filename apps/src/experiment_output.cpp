@@ -72,7 +72,8 @@ markers = ["o", "s", "^", "v", "D", "x", "+", "*", "<", ">", "p", "h"]
 for i, s in enumerate(measured):
     xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
     ys = [y for y in s["y"] if y is not None]
-    line, = plt.plot(xs, ys, marker=markers[i % len(markers)], color=palette[i % len(palette)], label=s["label"])
+    line, = plt.plot(xs, ys, marker=markers[i % len(markers)], color=palette[i % len(palette)], label=s["label"],
+                     linestyle="none" if s.get("scatter") else "-")
     colors[s["label"]] = line.get_color()
 for s in fig["series"]:
     if not s["bound"]:
@@ -106,7 +107,7 @@ nlohmann::json figure_json(const Figure& f, const Result& r) {
   for (const Series& s : f.series) {
     nlohmann::json y = nlohmann::json::array();
     for (double v : s.y) y.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
-    j["series"].push_back({{"label", s.label}, {"x", s.x}, {"y", y}, {"bound", s.bound}, {"bounds", s.bounds}});
+    j["series"].push_back({{"label", s.label}, {"x", s.x}, {"y", y}, {"bound", s.bound}, {"bounds", s.bounds}, {"scatter", s.scatter}});
   }
   return j;
 }
@@ -154,7 +155,8 @@ std::string gnuplot_script(const Figure& f, const std::string& png) {
       if (std::isfinite(s.y[p])) g += num(s.x[p]) + " " + num(s.y[p]) + "\n";
     g += "EOD\n";
     plot += std::string(i ? ", " : "") + "$d" + std::to_string(i) +
-            (s.bound ? " with lines dt 2" : " with linespoints pt 7") + (lc ? " lc " + std::to_string(lc) : "") +
+            (s.bound ? " with lines dt 2" : s.scatter ? " with points pt 7" : " with linespoints pt 7") +
+            (lc ? " lc " + std::to_string(lc) : "") +
             " title \"" + s.label + "\"";
   }
   return g + plot + "\n";
