@@ -6,8 +6,10 @@
 // points), DIR/<id>.png (the plot) and DIR/<id>.md (text, checks, setting).
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tcsim::cli::experiments {
@@ -32,6 +34,22 @@ struct Check {
   double measured = 0;   // the number the claim is decided on (a ratio, an error, ...)
   std::string detail;    // how measured was obtained
 };
+
+inline Check make_check(std::string claim, double measured, bool holds, std::string how) {
+  Check k;
+  k.claim = std::move(claim);
+  k.measured = measured;
+  k.holds = holds;
+  k.detail = std::move(how);
+  return k;
+}
+
+// Three significant digits, for tables and texts.
+inline std::string num(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
 
 struct Result {
   Figure figure;

@@ -19,7 +19,7 @@ namespace tcsim::cli::experiments {
 
 namespace {
 
-std::string num(double x) {
+std::string num6(double x) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
@@ -152,7 +152,7 @@ std::string gnuplot_script(const Figure& f, const std::string& png) {
         if (label == s.bounds) lc = c;
     g += "$d" + std::to_string(i) + " << EOD\n";
     for (std::size_t p = 0; p < s.x.size(); ++p)
-      if (std::isfinite(s.y[p])) g += num(s.x[p]) + " " + num(s.y[p]) + "\n";
+      if (std::isfinite(s.y[p])) g += num6(s.x[p]) + " " + num6(s.y[p]) + "\n";
     g += "EOD\n";
     plot += std::string(i ? ", " : "") + "$d" + std::to_string(i) +
             (s.bound ? " with lines dt 2" : s.scatter ? " with points pt 7" : " with linespoints pt 7") +
@@ -188,8 +188,8 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     csv << "series,kind," << r.figure.xlabel << "," << r.figure.ylabel << "\n";
     for (const Series& s : r.figure.series)
       for (std::size_t p = 0; p < s.x.size(); ++p)
-        csv << '"' << s.label << "\"," << (s.bound ? "bound" : "measured") << "," << num(s.x[p]) << ","
-            << (std::isfinite(s.y[p]) ? num(s.y[p]) : std::string("")) << "\n";
+        csv << '"' << s.label << "\"," << (s.bound ? "bound" : "measured") << "," << num6(s.x[p]) << ","
+            << (std::isfinite(s.y[p]) ? num6(s.y[p]) : std::string("")) << "\n";
   }
 
   // The plot.
@@ -231,7 +231,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     md << "## What the paper found\n\n" << r.paper << "\n\n## What the simulation found\n\n" << r.simulated << "\n\n";
     md << "## Checks\n\n| claim | holds | measured | how |\n|---|---|---|---|\n";
     for (const Check& k : r.checks)
-      md << "| " << k.claim << " | " << (k.holds ? "yes" : "**no**") << " | " << num(k.measured) << " | " << k.detail
+      md << "| " << k.claim << " | " << (k.holds ? "yes" : "**no**") << " | " << num6(k.measured) << " | " << k.detail
          << " |\n";
     md << "\n## Setting\n\n" << r.setting << "\n\n" << (c.quick ? "Mode: --quick." : "Mode: full.") << " Seed " << c.seed
        << ". Data: " << e.id << ".csv; plot drawn with " << tool << ".\n";

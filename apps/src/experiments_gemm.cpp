@@ -29,12 +29,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
 struct GemmPoint {
   double error = 0, bound = 0;
 };
@@ -141,15 +135,6 @@ Check bound_check(const GemmSweep& s) {
   k.measured = worst;
   k.holds = worst <= 1;
   k.detail = "largest error / bound over all points";
-  return k;
-}
-
-Check make_check(const std::string& claim, double measured, bool holds, const std::string& how) {
-  Check k;
-  k.claim = claim;
-  k.measured = measured;
-  k.holds = holds;
-  k.detail = how;
   return k;
 }
 

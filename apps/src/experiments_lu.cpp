@@ -17,12 +17,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
 // One algorithm of a figure: its label, its options and the precision of the substitutions.
 struct Variant {
   std::string label;

@@ -16,21 +16,6 @@ namespace tcsim::cli::experiments {
 
 namespace {
 
-std::string num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-Check make_check(const std::string& claim, double measured, bool holds, const std::string& how) {
-  Check k;
-  k.claim = claim;
-  k.measured = measured;
-  k.holds = holds;
-  k.detail = how;
-  return k;
-}
-
 // V100 with every rounding to nearest: alignment and final rounding (the ablation of
 // mary2021's explanation "the culprit is round to zero").
 const models::Unit& v100_round_to_nearest() {

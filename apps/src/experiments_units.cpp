@@ -16,12 +16,6 @@ namespace tcsim::cli::experiments {
 
 namespace {
 
-std::string num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
 struct Path {
   const models::Unit* unit;
   std::string instruction, in, label;
@@ -52,15 +46,6 @@ std::vector<double> exact_inputs(const Format& f, std::size_t count, std::uint64
   std::vector<double> v = uniform_f32(count, 0, 1, seed, stream);
   for (double& x : v) x = to_double(decode(f, round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven)));
   return v;
-}
-
-Check make_check(const std::string& claim, double measured, bool holds, const std::string& how) {
-  Check k;
-  k.claim = claim;
-  k.measured = measured;
-  k.holds = holds;
-  k.detail = how;
-  return k;
 }
 
 Result units_gemm_accuracy(const Context& c) {
