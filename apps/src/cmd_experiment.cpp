@@ -21,6 +21,7 @@ const std::vector<Experiment>& all_experiments() {
     std::vector<Experiment> v;
     add_gemm_experiments(v);
     add_multiword_experiments(v);
+    add_mary2024_experiments(v);
     add_lu_experiments(v);
     add_units_experiments(v);
     add_fasi2021_experiments(v);

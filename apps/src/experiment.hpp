@@ -20,11 +20,15 @@ struct Series {
   bool bound = false;        // drawn dashed, in the colour of the series it bounds
   std::string bounds;        // label of that series
   bool scatter = false;      // points only, no line (design sweeps)
+  bool twin = false;         // dotted with hollow markers, in the colour of `bounds`: the same
+                             // computation in a reference setting (mary2024's unbounded range)
+  std::string panel;         // subplot title; series with the same panel share a subplot
 };
 
 struct Figure {
   std::string title, xlabel, ylabel;
   bool logx = true, logy = true;
+  int panel_columns = 2;  // subplots per row when the series name panels
   std::vector<Series> series;
 };
 
@@ -86,6 +90,7 @@ void add_multiword_experiments(std::vector<Experiment>& out);  // experiments_mu
 void add_lu_experiments(std::vector<Experiment>& out);         // experiments_lu.cpp
 void add_units_experiments(std::vector<Experiment>& out);      // experiments_units.cpp
 void add_fasi2021_experiments(std::vector<Experiment>& out);   // experiments_fasi2021.cpp
+void add_mary2024_experiments(std::vector<Experiment>& out);    // experiments_mary2024.cpp
 
 // Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
 // ("matplotlib" or "gnuplot"). Throws std::runtime_error naming the file that could not be

@@ -1,6 +1,7 @@
 // The files of `tcsim experiment` (experiment.hpp): CSV of the points, the plot (matplotlib,
 // else gnuplot: the Debian packages scripts/setup.sh --with-plots installs) and the Markdown
 // report with the computed checks.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -64,34 +65,61 @@ if fig.get("table_rows"):
     plt.tight_layout()
     plt.savefig(sys.argv[2], dpi=110)
     sys.exit(0)
-plt.figure(figsize=(9.0, 5.0))
-colors = {}
-measured = [s for s in fig["series"] if not s["bound"]]
-palette = plt.get_cmap("tab20").colors if len(measured) > 10 else plt.get_cmap("tab10").colors
-markers = ["o", "s", "^", "v", "D", "x", "+", "*", "<", ">", "p", "h"]
-for i, s in enumerate(measured):
-    xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
-    ys = [y for y in s["y"] if y is not None]
-    line, = plt.plot(xs, ys, marker=markers[i % len(markers)], color=palette[i % len(palette)], label=s["label"],
-                     linestyle="none" if s.get("scatter") else "-")
-    colors[s["label"]] = line.get_color()
+panels = []
 for s in fig["series"]:
-    if not s["bound"]:
-        continue
-    xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
-    ys = [y for y in s["y"] if y is not None]
-    plt.plot(xs, ys, linestyle="--", color=colors.get(s["bounds"], "gray"), label=s["label"])
-if fig["logx"]:
-    plt.xscale("log", base=2)
-if fig["logy"]:
-    plt.yscale("log")
-plt.xlabel(fig["xlabel"])
-plt.ylabel(fig["ylabel"])
-plt.title("\n".join(textwrap.wrap(fig["title"], 60)), fontsize=10)
-plt.grid(True, which="major", alpha=0.3)
-plt.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
-plt.tight_layout()
-plt.savefig(sys.argv[2], dpi=110)
+    if s.get("panel", "") not in panels:
+        panels.append(s.get("panel", ""))
+cols = max(1, min(fig.get("panel_columns", 2), len(panels))) if len(panels) > 1 else 1
+rows = (len(panels) + cols - 1) // cols
+fsize = (9.0, 5.0) if len(panels) == 1 else (5.2 * cols + 2.6, 3.6 * rows + 0.9)
+figure, axes = plt.subplots(rows, cols, figsize=fsize, squeeze=False, sharex=True)
+markers = ["o", "s", "^", "v", "D", "x", "+", "*", "<", ">", "p", "h"]
+for a in axes.flat[len(panels):]:
+    a.axis("off")
+for pi, panel in enumerate(panels):
+    ax = axes.flat[pi]
+    mine = [s for s in fig["series"] if s.get("panel", "") == panel]
+    measured = [s for s in mine if not s["bound"] and not s.get("twin")]
+    palette = plt.get_cmap("tab20").colors if len(measured) > 10 else plt.get_cmap("tab10").colors
+    colors, marks = {}, {}
+    def points(s):
+        xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
+        return xs, [y for y in s["y"] if y is not None]
+    for i, s in enumerate(measured):
+        xs, ys = points(s)
+        line, = ax.plot(xs, ys, marker=markers[i % len(markers)], color=palette[i % len(palette)], label=s["label"],
+                        linestyle="none" if s.get("scatter") else "-")
+        colors[s["label"]], marks[s["label"]] = line.get_color(), markers[i % len(markers)]
+    for s in mine:
+        if s.get("twin"):
+            xs, ys = points(s)
+            ax.plot(xs, ys, linestyle=":", marker=marks.get(s["bounds"], "o"), markerfacecolor="none", markersize=8,
+                    color=colors.get(s["bounds"], "gray"), label=s["label"])
+    for s in mine:
+        if s["bound"]:
+            xs, ys = points(s)
+            ax.plot(xs, ys, linestyle="--", color=colors.get(s["bounds"], "gray"), label=s["label"])
+    if fig["logx"]:
+        ax.set_xscale("log", base=2)
+    if fig["logy"]:
+        ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    if panel:
+        ax.set_title(panel, fontsize=9)
+    if len(panels) == 1 or pi // cols == rows - 1 or pi + cols >= len(panels):
+        ax.set_xlabel(fig["xlabel"])
+    if pi % cols == 0:
+        ax.set_ylabel(fig["ylabel"])
+if len(panels) == 1:
+    axes.flat[0].set_title("\n".join(textwrap.wrap(fig["title"], 60)), fontsize=10)
+    axes.flat[0].legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    figure.tight_layout()
+else:
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    figure.suptitle("\n".join(textwrap.wrap(fig["title"], 110)), fontsize=10)
+    figure.legend(handles, labels, fontsize=8, loc="center right")
+    figure.tight_layout(rect=(0, 0, 1 - 2.4 / fsize[0], 1))
+figure.savefig(sys.argv[2], dpi=110)
 )PY";
 
 nlohmann::json figure_json(const Figure& f, const Result& r) {
@@ -103,11 +131,13 @@ nlohmann::json figure_json(const Figure& f, const Result& r) {
   j["ylabel"] = f.ylabel;
   j["logx"] = f.logx;
   j["logy"] = f.logy;
+  j["panel_columns"] = f.panel_columns;
   j["series"] = nlohmann::json::array();
   for (const Series& s : f.series) {
     nlohmann::json y = nlohmann::json::array();
     for (double v : s.y) y.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
-    j["series"].push_back({{"label", s.label}, {"x", s.x}, {"y", y}, {"bound", s.bound}, {"bounds", s.bounds}, {"scatter", s.scatter}});
+    j["series"].push_back({{"label", s.label}, {"x", s.x}, {"y", y}, {"bound", s.bound}, {"bounds", s.bounds}, {"scatter", s.scatter},
+                           {"twin", s.twin}, {"panel", s.panel}});
   }
   return j;
 }
@@ -133,33 +163,63 @@ std::string gnuplot_table(const Result& r, const std::string& png) {
   return g + "plot NaN\n";
 }
 
-// gnuplot's script with the points inline; bounds dashed, in the colour of their series.
+// The panels of a figure in order of first appearance ("" alone: one plot).
+std::vector<std::string> panels_of(const Figure& f) {
+  std::vector<std::string> panels;
+  for (const Series& s : f.series)
+    if (std::find(panels.begin(), panels.end(), s.panel) == panels.end()) panels.push_back(s.panel);
+  return panels;
+}
+
+// gnuplot's script with the points inline; bounds dashed and twins dotted, in the colour of
+// their series; one subplot per panel (multiplot).
 std::string gnuplot_script(const Figure& f, const std::string& png) {
-  std::string g = "set terminal pngcairo dashed size 990,550 font ',10'\nset output " + quoted(png) + "\n";
+  const std::vector<std::string> panels = panels_of(f);
+  const std::size_t cols = panels.size() > 1 ? std::min<std::size_t>(std::max(1, f.panel_columns), panels.size()) : 1;
+  const std::size_t rows = (panels.size() + cols - 1) / cols;
+  const std::string size = panels.size() > 1 ? std::to_string(560 * cols + 260) + "," + std::to_string(380 * rows + 60)
+                                             : std::string("990,550");
+  std::string g = "set terminal pngcairo dashed size " + size + " font ',10'\nset output " + quoted(png) + "\n";
   if (f.logx) g += "set logscale x 2\n";
   if (f.logy) g += "set logscale y\nset format y '10^{%T}'\n";
-  g += "set title \"" + f.title + "\" noenhanced\nset xlabel \"" + f.xlabel + "\" noenhanced\nset ylabel \"" +
-       f.ylabel + "\" noenhanced\nset key outside right center noenhanced font ',9'\nset grid\n";
-  std::string plot = "plot ";
-  int colour = 0;
-  std::vector<std::pair<std::string, int>> colours;
-  for (std::size_t i = 0; i < f.series.size(); ++i) {
-    const Series& s = f.series[i];
-    int lc = 0;
-    if (!s.bound) colours.push_back({s.label, lc = ++colour});
-    else
-      for (const auto& [label, c] : colours)
-        if (label == s.bounds) lc = c;
-    g += "$d" + std::to_string(i) + " << EOD\n";
-    for (std::size_t p = 0; p < s.x.size(); ++p)
-      if (std::isfinite(s.y[p])) g += num6(s.x[p]) + " " + num6(s.y[p]) + "\n";
-    g += "EOD\n";
-    plot += std::string(i ? ", " : "") + "$d" + std::to_string(i) +
-            (s.bound ? " with lines dt 2" : s.scatter ? " with points pt 7" : " with linespoints pt 7") +
-            (lc ? " lc " + std::to_string(lc) : "") +
-            " title \"" + s.label + "\"";
+  g += "set xlabel \"" + f.xlabel + "\" noenhanced\nset ylabel \"" + f.ylabel +
+       "\" noenhanced\nset key outside right center noenhanced font ',9'\nset grid\n";
+  if (panels.size() > 1)
+    g += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title \"" + f.title +
+         "\" noenhanced\n";
+  else
+    g += "set title \"" + f.title + "\" noenhanced\n";
+  std::size_t data = 0;
+  for (const std::string& panel : panels) {
+    if (panels.size() > 1) g += "set title \"" + panel + "\" noenhanced\n";
+    std::string plot = "plot ";
+    int colour = 0;
+    std::vector<std::pair<std::string, int>> colours;
+    bool first = true;
+    for (const Series& s : f.series) {
+      if (s.panel != panel) continue;
+      int lc = 0;
+      if (!s.bound && !s.twin) colours.push_back({s.label, lc = ++colour});
+      else
+        for (const auto& [label, c] : colours)
+          if (label == s.bounds) lc = c;
+      const std::string name = "$d" + std::to_string(data++);
+      g += name + " << EOD\n";
+      for (std::size_t p = 0; p < s.x.size(); ++p)
+        if (std::isfinite(s.y[p])) g += num6(s.x[p]) + " " + num6(s.y[p]) + "\n";
+      g += "EOD\n";
+      plot += std::string(first ? "" : ", ") + name +
+              (s.bound  ? " with lines dt 2"
+               : s.twin ? " with linespoints dt 3 pt 6 ps 1.5"
+               : s.scatter ? " with points pt 7"
+                           : " with linespoints pt 7") +
+              (lc ? " lc " + std::to_string(lc) : "") + " title \"" + s.label + "\"";
+      first = false;
+    }
+    g += plot + "\n";
   }
-  return g + plot + "\n";
+  if (panels.size() > 1) g += "unset multiplot\n";
+  return g;
 }
 
 }  // namespace
@@ -185,10 +245,12 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     }
   } else {  // CSV: one row per point of every series.
     std::ofstream csv = open_out(base + ".csv");
-    csv << "series,kind," << r.figure.xlabel << "," << r.figure.ylabel << "\n";
+    const bool panels = panels_of(r.figure).size() > 1;
+    csv << (panels ? "panel," : "") << "series,kind," << r.figure.xlabel << "," << r.figure.ylabel << "\n";
     for (const Series& s : r.figure.series)
       for (std::size_t p = 0; p < s.x.size(); ++p)
-        csv << '"' << s.label << "\"," << (s.bound ? "bound" : "measured") << "," << num6(s.x[p]) << ","
+        csv << (panels ? csv_field(s.panel) + "," : std::string()) << csv_field(s.label) << ","
+            << (s.bound ? "bound" : s.twin ? "twin" : "measured") << "," << num6(s.x[p]) << ","
             << (std::isfinite(s.y[p]) ? num6(s.y[p]) : std::string("")) << "\n";
   }
 

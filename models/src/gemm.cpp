@@ -27,22 +27,6 @@ bool exact_in_binary32(const Format& f) {
   return f.precision <= 24 && f.emax <= 127 && lowest >= -149;
 }
 
-// mary2024 eq. (3.4): the power of two 2^e with theta / 2 < 2^e max_abs <= theta, i.e. the
-// largest magnitude of the row (column) lands in (theta/2, theta] (section 3: "the maximum
-// coefficient on each row of Lambda A and each column of B M is in (theta/2, theta]").
-// 0 (scale 1) for zero rows/columns and rows holding Inf or NaN. Exact comparisons: ldexp
-// of a binary64 value by a power of two is exact away from binary64's own limits.
-int scale_exponent(double max_abs, double theta) {
-  if (!(max_abs > 0) || !std::isfinite(max_abs)) return 0;
-  int e = std::ilogb(theta) - std::ilogb(max_abs);
-  while (std::ldexp(max_abs, e) > theta) --e;
-  while (std::ldexp(max_abs, e + 1) <= theta) ++e;
-  return e;
-}
-
-// x 2^e: a multiplication by an exact power of two where 2^e is a binary64 number (the same
-// result as ldexp: exact unless the product over/underflows binary64), ldexp beyond.
-double times_pow2(double x, int e) { return e >= -1022 && e <= 1023 ? x * pow2(e) : std::ldexp(x, e); }
 
 // The unit must run in -> out (for `instruction`); the unit's own error says what it offers.
 void check_pair(const Unit& unit, const Format& in, const Format& out, const std::string& instruction,

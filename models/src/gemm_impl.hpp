@@ -25,6 +25,23 @@ using Bits = std::vector<std::uint64_t>;
 // 2^q as binary64, -1022 <= q <= 1023.
 inline double pow2(int q) { return std::bit_cast<double>(static_cast<std::uint64_t>(q + 1023) << 52); }
 
+// mary2024 eq. (3.4): the power of two 2^e with theta / 2 < 2^e max_abs <= theta, i.e. the
+// largest magnitude of the row (column) lands in (theta/2, theta] (section 3: "the maximum
+// coefficient on each row of Lambda A and each column of B M is in (theta/2, theta]").
+// 0 (scale 1) for zero rows/columns and rows holding Inf or NaN. Exact comparisons: ldexp
+// of a binary64 value by a power of two is exact away from binary64's own limits.
+inline int scale_exponent(double max_abs, double theta) {
+  if (!(max_abs > 0) || !std::isfinite(max_abs)) return 0;
+  int e = std::ilogb(theta) - std::ilogb(max_abs);
+  while (std::ldexp(max_abs, e) > theta) --e;
+  while (std::ldexp(max_abs, e + 1) <= theta) ++e;
+  return e;
+}
+
+// x 2^e: a multiplication by an exact power of two where 2^e is a binary64 number (the same
+// result as ldexp: exact unless the product over/underflows binary64), ldexp beyond.
+inline double times_pow2(double x, int e) { return e >= -1022 && e <= 1023 ? x * pow2(e) : std::ldexp(x, e); }
+
 // body(begin, end) over [0, count) in chunks of at least `grain`, on `threads` threads (0: all
 // cores). Callers only write disjoint outputs, so the result does not depend on the split.
 template <class Body>
