@@ -10,6 +10,7 @@
 
 #include "experiment.hpp"
 #include "tcsim/models/gemm.hpp"
+#include "tcsim/reference/bounds.hpp"
 #include "tcsim/reference/gemm_error.hpp"
 
 namespace tcsim::cli::experiments {
@@ -97,8 +98,39 @@ Result mary2021_multiword(const Context& c) {
     }
     f.series.push_back(s);
   }
+  // Bounds (constants c of |C^ - C| <= c |A||B|), dashed in the colour of the [0, 1] line:
+  // fp32 recursive summation gamma_n(u32); the multiword ones of mary2021's slides.
+  namespace bd = reference::bounds;
+  const struct {
+    std::size_t line;
+    std::string label;
+    double (*bound)(double);
+  } bounds[] = {
+      {0, "fp32 bound (gamma_n, u32)", [](double n) { return bd::gamma(n, bd::u_fp32); }},
+      {1, "double-fp16 bound (mary2021)",
+       [](double n) { return bd::mary_multiword(n, 2, bd::u_fp16, bd::u_fp32, true); }},
+      {3, "triple-bf16 bound (mary2021)",
+       [](double n) { return bd::mary_multiword(n, 3, bd::u_bf16, bd::u_fp32, true); }},
+  };
+  double worst = 0;
+  for (const auto& b : bounds) {
+    Series s;
+    s.label = b.label;
+    s.bound = true;
+    s.bounds = lines[b.line].label;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      s.x.push_back(static_cast<double>(sizes[i]));
+      s.y.push_back(b.bound(static_cast<double>(sizes[i])));
+      worst = std::max(worst, err[b.line][i] / s.y.back());
+      if (b.line <= 1) worst = std::max(worst, err[b.line + 4][i] / s.y.back());  // its [-1, 1] twin
+    }
+    f.series.push_back(s);
+  }
   Result r;
   r.figure = f;
+  r.checks.push_back(make_check("every error is below its bound (fp32: gamma_n; multiword: mary2021's general error "
+                                "analysis)",
+                                worst, worst <= 1, "largest error / bound over n, [0, 1] and [-1, 1] data"));
   const std::size_t last = sizes.size() - 1;
   const std::string at = " at n = " + std::to_string(sizes[last]);
   const double sym = err[5][last] / err[4][last], pos = err[1][last] / err[0][last], rn = err[2][last] / err[0][last];
@@ -176,7 +208,26 @@ Result mary2021_fabsum(const Context& c) {
   r.figure.title = "mary2021 FABsum on simulated V100 tensor cores, n = " + std::to_string(n) + ", entries in [0, 1]";
   r.figure.xlabel = "FABsum block size b";
   r.figure.ylabel = "componentwise error max |C^ - C| / (|A||B|)";
-  r.figure.series = {s32, s64, sp, sf};
+  // mary2021's FABsum bound, b u_block + (n / b) u_combine, dashed beside each combine.
+  Series b32, b64;
+  b32.label = "bound, fp32 combine: b u32 + (n/b) u32";
+  b64.label = "bound, fp64 combine: b u32 + (n/b) u64";
+  b32.bound = b64.bound = true;
+  b32.bounds = s32.label;
+  b64.bounds = s64.label;
+  double worst = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    namespace bd = reference::bounds;
+    const double nn = static_cast<double>(n);
+    b32.x.push_back(blocks[i]);
+    b64.x.push_back(blocks[i]);
+    b32.y.push_back(bd::mary_fabsum(nn, blocks[i], bd::u_fp32, bd::u_fp32));
+    b64.y.push_back(bd::mary_fabsum(nn, blocks[i], bd::u_fp32, bd::u_fp64));
+    worst = std::max({worst, s32.y[i] / b32.y[i], s64.y[i] / b64.y[i]});
+  }
+  r.figure.series = {s32, s64, sp, sf, b32, b64};
+  r.checks.push_back(make_check("every FABsum error is below mary2021's bound b u32 + (n/b) u_combine", worst, worst <= 1,
+                                "largest error / bound over b and both combines"));
   double best = 1e300, best_b = 0;
   for (std::size_t i = 0; i < blocks.size(); ++i)
     if (s64.y[i] < best) best = s64.y[i], best_b = blocks[i];
