@@ -6,6 +6,7 @@
 // what was found and what is allowed.
 #pragma once
 #include <pybind11/numpy.h>
+#include <pybind11/stl.h>
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
