@@ -3,6 +3,8 @@
 // element. Operands are converted (values) or checked (patterns) straight into the layout the
 // kernel takes, with the GIL released; a uint16 batch already laid out product-major (the
 // transpose of a C-order (K, n) array) is passed to the kernel without a copy.
+#include <optional>
+
 #include "common.hpp"
 
 namespace tcsim::python {
@@ -55,44 +57,44 @@ py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object&
     view_2d(C, false);
   }
 
-  std::vector<std::uint64_t> d(n);
+  Buffer<std::uint64_t> d(n), cv(n);
   {
     py::gil_scoped_release release;
-    std::vector<std::uint64_t> cv(n, out.zero(false));
+    std::fill(cv.data(), cv.data() + n, out.zero(false));
     if (has_c) {
       if (C.shape.empty()) {
         std::uint64_t one = 0;
         patterns_of(C, out, Rounding::NearestEven, "c", 1, [&](std::size_t, std::size_t, std::uint64_t x) { one = x; });
-        std::fill(cv.begin(), cv.end(), one);
+        std::fill(cv.data(), cv.data() + n, one);
       } else {
         patterns_of(C, out, Rounding::NearestEven, "c", threads,
-                    [&](std::size_t r, std::size_t, std::uint64_t x) { cv[r] = x; });
+                    [c = cv.data()](std::size_t r, std::size_t, std::uint64_t x) { c[r] = x; });
       }
     }
     if (n > 0 && in.width <= 16 && K > 0) {
-      std::vector<std::uint16_t> at, bt;
-      auto planar = [&](const Operand& op, std::vector<std::uint16_t>& buf, const char* field) {
+      std::optional<Buffer<std::uint16_t>> at, bt;
+      auto planar = [&](const Operand& op, std::optional<Buffer<std::uint16_t>>& buf, const char* field) {
         if (planar_as_is(op, in)) return reinterpret_cast<const std::uint16_t*>(op.data);
-        buf.resize(n * K);
+        std::uint16_t* p = buf.emplace(n * K).data();
         patterns_of(op, in, Rounding::NearestEven, field, threads,
-                    [&](std::size_t r, std::size_t t, std::uint64_t x) { buf[t * n + r] = static_cast<std::uint16_t>(x); });
-        return static_cast<const std::uint16_t*>(buf.data());
+                    [p, n](std::size_t r, std::size_t t, std::uint64_t x) { p[t * n + r] = static_cast<std::uint16_t>(x); });
+        return static_cast<const std::uint16_t*>(p);
       };
       const std::uint16_t* pa = planar(A, at, "a");
       const std::uint16_t* pb = planar(B, bt, "b");
       unit->dot_batch_planar(in, out, n, K, pa, pb, cv.data(), d.data(), instruction, threads);
     } else if (n > 0) {
-      std::vector<std::uint64_t> am, bm;
-      auto major = [&](const Operand& op, std::vector<std::uint64_t>& buf, const char* field) {
+      std::optional<Buffer<std::uint64_t>> am, bm;
+      auto major = [&](const Operand& op, std::optional<Buffer<std::uint64_t>>& buf, const char* field) {
         if (element_major_as_is(op) && K > 0) {
           // The width check still applies: a uint64 pattern may have bits above the format's width.
           patterns_of(op, in, Rounding::NearestEven, field, threads, [](std::size_t, std::size_t, std::uint64_t) {});
           return reinterpret_cast<const std::uint64_t*>(op.data);
         }
-        buf.resize(n * K);
+        std::uint64_t* p = buf.emplace(n * K).data();
         patterns_of(op, in, Rounding::NearestEven, field, threads,
-                    [&](std::size_t r, std::size_t t, std::uint64_t x) { buf[r * K + t] = x; });
-        return static_cast<const std::uint64_t*>(buf.data());
+                    [p, K](std::size_t r, std::size_t t, std::uint64_t x) { p[r * K + t] = x; });
+        return static_cast<const std::uint64_t*>(p);
       };
       const std::uint64_t* pa = major(A, am, "a");
       const std::uint64_t* pb = major(B, bm, "b");

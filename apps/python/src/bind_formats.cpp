@@ -1,5 +1,7 @@
 // tcsim.encode / tcsim.decode / tcsim.formats: values <-> bit patterns of a format, element by
 // element with the exact path's bits (models/convert.hpp), the GIL released while they run.
+#include <type_traits>
+
 #include "common.hpp"
 
 namespace tcsim::python {
@@ -19,26 +21,29 @@ py::array encode(const py::object& values, const std::string& format, const std:
   const Rounding mode = rounding_arg(rounding);
   Operand op = operand_arg(values, "values", fmt, true, false, true);
   view_2d(op, false);
-  const std::size_t n = op.rows;
-  std::vector<std::uint64_t> bits(n);
-  {
+  py::array out(pattern_dtype(fmt), op.shape);
+  with_pattern_pointer(fmt, out, [&](auto* p) {
+    using T = std::remove_pointer_t<decltype(p)>;
     py::gil_scoped_release release;
-    patterns_of(op, fmt, mode, "values", threads, [&](std::size_t r, std::size_t, std::uint64_t b) { bits[r] = b; });
-  }
-  return patterns_array(fmt, op.shape, bits.data(), n);
+    patterns_of(op, fmt, mode, "values", threads,
+                [p](std::size_t r, std::size_t, std::uint64_t b) { p[r] = static_cast<T>(b); });
+  });
+  return out;
 }
 
 py::array decode(const py::object& patterns, const std::string& format, unsigned threads) {
   const Format& fmt = parse_format(format, "format");
   Operand op = operand_arg(patterns, "bits", fmt, false, true, false);
   view_2d(op, false);
-  std::vector<std::uint64_t> bits(op.rows);
+  py::array_t<double> out(op.shape);
+  double* v = out.mutable_data();
   {
     py::gil_scoped_release release;
+    const models::Decoder value(fmt);
     patterns_of(op, fmt, Rounding::NearestEven, "bits", threads,
-                [&](std::size_t r, std::size_t, std::uint64_t b) { bits[r] = b; });
+                [v, value](std::size_t r, std::size_t, std::uint64_t b) { v[r] = value(b); });
   }
-  return values_array(fmt, op.shape, bits.data(), bits.size(), threads);
+  return out;
 }
 
 py::list format_list() {

@@ -1,13 +1,81 @@
 // Shared pieces of the Python bindings (common.hpp).
 #include "common.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <mutex>
+#include <new>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 namespace tcsim::python {
+
+namespace {
+
+constexpr std::size_t kHuge = std::size_t{1} << 21;
+constexpr std::size_t kCacheBlocks = 8;
+constexpr std::size_t kCacheBytes = std::size_t{512} << 20;
+
+// Free large blocks kept for the next calls (bounded: kCacheBlocks, kCacheBytes).
+struct BlockCache {
+  std::mutex mutex;
+  std::vector<std::pair<void*, std::size_t>> blocks;  // pointer, capacity
+  std::size_t bytes = 0;
+};
+BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache;  // never destroyed: buffers may outlive static destruction
+  return *cache;
+}
+
+}  // namespace
+
+void* buffer_allocate(std::size_t bytes, std::size_t& capacity) {
+  if (bytes < kHuge) {
+    capacity = 0;  // not cached
+    void* p = std::malloc(bytes ? bytes : 1);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t want = (bytes + kHuge - 1) / kHuge * kHuge;
+  {
+    BlockCache& c = block_cache();
+    const std::lock_guard lock(c.mutex);
+    std::size_t best = c.blocks.size();
+    for (std::size_t i = 0; i < c.blocks.size(); ++i)
+      if (c.blocks[i].second >= want && (best == c.blocks.size() || c.blocks[i].second < c.blocks[best].second)) best = i;
+    if (best < c.blocks.size() && c.blocks[best].second <= 2 * want) {
+      const auto [p, cap] = c.blocks[best];
+      c.blocks.erase(c.blocks.begin() + static_cast<std::ptrdiff_t>(best));
+      c.bytes -= cap;
+      capacity = cap;
+      return p;
+    }
+  }
+  void* p = std::aligned_alloc(kHuge, want);
+  if (!p) throw std::bad_alloc();
+  madvise(p, want, MADV_HUGEPAGE);  // advice only
+  capacity = want;
+  return p;
+}
+
+void buffer_release(void* p, std::size_t capacity) {
+  if (capacity == 0 || capacity > kCacheBytes) {
+    std::free(p);
+    return;
+  }
+  BlockCache& c = block_cache();
+  const std::lock_guard lock(c.mutex);
+  c.blocks.emplace_back(p, capacity);
+  c.bytes += capacity;
+  while (c.blocks.size() > kCacheBlocks || c.bytes > kCacheBytes) {  // drop the oldest
+    std::free(c.blocks.front().first);
+    c.bytes -= c.blocks.front().second;
+    c.blocks.erase(c.blocks.begin());
+  }
+}
 
 PyUnit builtin_py_unit(std::string_view name) {
   const models::Unit& u = models::builtin_unit(name);

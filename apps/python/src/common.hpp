@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,6 +28,30 @@
 namespace tcsim::python {
 
 namespace py = pybind11;
+
+// A buffer of `count` uninitialized T for the kernels' operands and results. Large ones
+// (2 MiB and more) come from a small process-wide cache of blocks advised as transparent huge
+// pages: fresh pages (zero-filled by the kernel, faulted one by one, returned to the system on
+// free) cost more than the kernels themselves on a batch of 10^6 elements, call after call.
+void* buffer_allocate(std::size_t bytes, std::size_t& capacity);  // throws std::bad_alloc
+void buffer_release(void* p, std::size_t capacity);
+template <class T>
+class Buffer {
+ public:
+  explicit Buffer(std::size_t count) : count_(count) {
+    data_ = static_cast<T*>(buffer_allocate(count * sizeof(T), capacity_));
+  }
+  ~Buffer() { buffer_release(data_, capacity_); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  std::size_t count_, capacity_ = 0;
+  T* data_ = nullptr;
+};
 
 // tcsim.Unit: a built-in unit (not owned) or a user-defined one (owned).
 struct PyUnit {
@@ -87,6 +112,15 @@ void patterns_of(const Operand& op, const Format& fmt, Rounding mode, const char
 
 // The unsigned numpy dtype that holds patterns of `fmt` (uint8 .. uint64).
 py::dtype pattern_dtype(const Format& fmt);
+// f(pointer) with the data of `out` (an array of pattern_dtype(fmt)) as uint8_t* .. uint64_t*.
+template <class F>
+void with_pattern_pointer(const Format& fmt, py::array& out, const F& f) {
+  void* p = out.mutable_data();
+  if (fmt.width <= 8) f(static_cast<std::uint8_t*>(p));
+  else if (fmt.width <= 16) f(static_cast<std::uint16_t*>(p));
+  else if (fmt.width <= 32) f(static_cast<std::uint32_t*>(p));
+  else f(static_cast<std::uint64_t*>(p));
+}
 // Writes `bits` (count patterns) into a new array of pattern_dtype(fmt) with `shape`.
 py::array patterns_array(const Format& fmt, const std::vector<py::ssize_t>& shape, const std::uint64_t* bits,
                          std::size_t count);

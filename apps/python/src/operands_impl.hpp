@@ -34,17 +34,28 @@ inline T load_at(const Operand& op, std::size_t r, std::size_t c) {
 
 template <class T, class Convert, class Store>
 void convert_loop(const Operand& op, unsigned threads, FirstBad& bad, const Convert& convert, const Store& store) {
-  parallel_ranges(threads, op.rows, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(1, op.cols)),
-                  [&](std::size_t r0, std::size_t r1) {
-                    for (std::size_t r = r0; r < r1; ++r)
-                      for (std::size_t c = 0; c < op.cols; ++c) {
+  // Locals, not op's fields: the stores could alias them as far as the compiler knows.
+  const char* const data = op.data;
+  const py::ssize_t rs = op.row_stride, cs = op.col_stride;
+  const std::size_t cols = op.cols;
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  parallel_ranges(threads, op.rows, std::max<std::size_t>(1, 16384 / std::max<std::size_t>(1, cols)),
+                  [&, data, rs, cs, cols](std::size_t r0, std::size_t r1) {
+                    std::size_t first_bad = none;
+                    for (std::size_t r = r0; r < r1; ++r) {
+                      const char* row = data + static_cast<py::ssize_t>(r) * rs;
+                      for (std::size_t c = 0; c < cols; ++c) {
+                        T x;
+                        std::memcpy(&x, row + static_cast<py::ssize_t>(c) * cs, sizeof x);
                         std::uint64_t bits;
-                        if (!convert(load_at<T>(op, r, c), bits)) {
-                          bad.offer(r * op.cols + c);
+                        if (!convert(x, bits)) {
+                          if (first_bad == none) first_bad = r * cols + c;
                           bits = 0;
                         }
                         store(r, c, bits);
                       }
+                    }
+                    if (first_bad != none) bad.offer(first_bad);
                   });
 }
 
