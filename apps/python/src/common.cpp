@@ -169,6 +169,8 @@ Operand operand_arg(const py::handle& obj, const char* field, const Format& fmt,
                          "; allowed: " + allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
   }
   op.kind = op.type == 'f' ? ElementKind::Values : op.type == 'u' ? ElementKind::Patterns : ElementKind::Integers;
+  if (!dt.attr("isnative").cast<bool>())  // the loops read native byte order
+    op.array = op.array.attr("astype")(dt.attr("newbyteorder")("="));
   op.shape.assign(op.array.shape(), op.array.shape() + op.array.ndim());
   op.data = static_cast<const char*>(op.array.data());
   return op;

@@ -95,6 +95,13 @@ def test_shapes_and_layouts_are_kept():
     assert tcsim.encode(np.float32(2.5), "fp16").shape == ()
 
 
+def test_byte_order_is_respected():
+    x = np.array([1.5, -2.0, 65504.0])
+    assert np.array_equal(tcsim.encode(x.astype(">f8"), "fp16"), tcsim.encode(x, "fp16"))
+    bits = tcsim.encode(x, "fp16")
+    assert np.array_equal(tcsim.decode(bits.astype(">u2"), "fp16"), x)
+
+
 def test_integer_values_are_exact():
     big = np.array([2**60 + 1, -(2**53) - 1, 3], np.int64)
     assert np.array_equal(tcsim.decode(tcsim.encode(big, "fp64"), "fp64"), [2.0**60, -(2.0**53), 3.0])
