@@ -22,6 +22,10 @@
 namespace tcsim::models::gemm_detail {
 
 using Bits = std::vector<std::uint64_t>;
+// The conversions (public in convert.hpp), under their names here.
+using models::Converter;
+using models::Decoder;
+using models::value_of;
 
 // 2^q as binary64, -1022 <= q <= 1023.
 inline double pow2(int q) { return std::bit_cast<double>(static_cast<std::uint64_t>(q + 1023) << 52); }
