@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # functions called through phase()
 # The main job on a fresh Debian 12 machine: installs the dependencies (scripts/setup.sh),
-# builds the tcsim CLI (scripts/build.sh, Release, build/) and runs
+# builds the tcsim CLI and the Python package (scripts/build.sh, Release, build/) and runs
 #   build/apps/tcsim report          examples and a probe-style report of the V100 adder
 # followed by a few `tcsim dot` examples (the fasi2021 vectors that reveal truncation) and a
-# quick experiment (tcsim experiment lopez2022-fig3a --quick: build/experiments/*.png, .md).
+# quick experiment (tcsim experiment lopez2022-fig3a --quick: build/experiments/*.png, .md),
+# then the same dot from Python (PYTHONPATH=build/apps/python; docs/python.md).
 #
 #   bash scripts/run.sh
 #
@@ -36,7 +37,7 @@ summary() {
 trap summary EXIT
 
 phase "setup" bash scripts/setup.sh --with-plots
-TCSIM_TARGETS=tcsim phase "build (Release, tcsim)" bash scripts/build.sh
+TCSIM_TARGETS="tcsim tcsim_python_package" phase "build (Release, tcsim, Python package)" bash scripts/build.sh
 
 status=0
 phase "tcsim report" "$tcsim" report || status=1
@@ -71,5 +72,22 @@ experiment() {
   echo "plot: $build_dir/experiments/lopez2022-fig3a.png, report: $build_dir/experiments/lopez2022-fig3a.md"
 }
 phase "tcsim experiment (quick)" experiment || status=1
+
+# The Python package, when CMake found python3 with numpy and pybind11: the first dot
+# example from numpy, with the interpreter the module was built for.
+python_example() {
+  local py
+  py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+  if [[ -z $py || ! -d $build_dir/apps/python/tcsim ]]; then
+    echo "Python package not built (needs pybind11-dev, python3-dev, python3-numpy)"
+    return 0
+  fi
+  echo "\$ PYTHONPATH=$build_dir/apps/python $py -c '...tcsim.dot(\"v100\", ...)'"
+  PYTHONPATH="$build_dir/apps/python" "$py" -c '
+import numpy as np, tcsim
+r = tcsim.dot("v100", np.ones(4), np.full(4, 2.0**-24), 1.0, in_format="fp16", out_format="fp32")
+print(f"tcsim.dot on v100: d = {r.values} (bits {int(r.bits):#010x}): the four products were truncated away")'
+}
+phase "python example" python_example || status=1
 
 exit $status

@@ -21,6 +21,8 @@ required=(
   libhwy-dev                              # Google Highway: SIMD block kernels
   nlohmann-json3-dev                      # unit JSON, --json output
   catch2                                  # Catch2 v2 test framework
+  pybind11-dev python3-dev python3-numpy  # the Python package (apps/python)
+  python3-pytest python3-hypothesis       # its tests
 )
 plots=(python3-matplotlib gnuplot-nox)
 

@@ -14,24 +14,6 @@
 
 namespace tcsim::cli {
 
-namespace experiments {
-
-const std::vector<Experiment>& all_experiments() {
-  static const std::vector<Experiment> list = [] {
-    std::vector<Experiment> v;
-    add_gemm_experiments(v);
-    add_multiword_experiments(v);
-    add_mary2024_experiments(v);
-    add_lu_experiments(v);
-    add_units_experiments(v);
-    add_fasi2021_experiments(v);
-    return v;
-  }();
-  return list;
-}
-
-}  // namespace experiments
-
 int cmd_experiment(const Args& args) {
   namespace ex = experiments;
   ArgParser p("experiment",
@@ -59,15 +41,10 @@ int cmd_experiment(const Args& args) {
     if (json) std::printf("%s\n", j.dump().c_str());
     return 0;
   }
-  std::string ids;
-  for (const ex::Experiment& e : ex::all_experiments()) ids += (ids.empty() ? "" : ", ") + e.id;
   if (a.positional().size() != 1)
-    throw std::invalid_argument("name one experiment (or --list); allowed: " + ids);
+    throw std::invalid_argument("name one experiment (or --list); allowed: " + ex::experiment_ids());
   const std::string id = a.positional()[0];
-  const ex::Experiment* found = nullptr;
-  for (const ex::Experiment& e : ex::all_experiments())
-    if (e.id == id) found = &e;
-  if (!found) throw std::invalid_argument("experiment '" + id + "' is not known; allowed: " + ids);
+  const ex::Experiment* found = &ex::find_experiment(id);
 
   ex::Context c;
   c.quick = a.has("quick");
@@ -91,19 +68,7 @@ int cmd_experiment(const Args& args) {
   for (const ex::Check& k : r.checks) all = all && k.holds;
   const std::string base = dir + "/" + id;
   if (json) {
-    nlohmann::json j;
-    j["id"] = id;
-    j["quick"] = c.quick;
-    j["seed"] = c.seed;
-    j["seconds"] = seconds;
-    j["checks"] = nlohmann::json::array();
-    for (const ex::Check& k : r.checks)
-      j["checks"].push_back({{"claim", k.claim}, {"holds", k.holds}, {"measured", k.measured}, {"how", k.detail}});
-    j["all_hold"] = all;
-    j["csv"] = base + ".csv";
-    j["png"] = base + ".png";
-    j["md"] = base + ".md";
-    j["plot_tool"] = tool;
+    const nlohmann::json j = ex::run_json(*found, r, c, seconds, dir, tool);
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("%s: %s (%s, %.1f s)\n", id.c_str(), found->title.c_str(), c.quick ? "quick" : "full", seconds);

@@ -14,6 +14,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "gemm_report.hpp"
 #include "matrix_files.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
@@ -70,9 +71,6 @@ bool parse_on_off(const ParsedArgs& a, const char* name, bool fallback) {
   if (*v == "off") return false;
   throw std::invalid_argument(std::string("--") + name + ": '" + *v + "' is not allowed; allowed: on, off");
 }
-
-// "kernel", "fma-chain", "ieee" or "reference" (the reason goes to path_reason).
-std::string path_class(const std::string& path) { return path.rfind("reference", 0) == 0 ? "reference" : path; }
 
 std::string sci(double x) {
   char buf[32];
@@ -211,47 +209,13 @@ int cmd_gemm(const Args& args) {
   const models::GemmResult r = models::simulate_gemm(unit, in, out, m, n, k, A, B, C, o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  // Exact errors, by blocks of rows (the maxima over blocks are the maxima over the rows).
+  // Exact errors (by blocks of rows, for the progress bar) and the variant's bound.
   const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p31;
   const long long check = a.get_int("check-rows", 0, 1ll << 40, big ? 64 : 0);
-  std::vector<std::size_t> rows =
-      check == 0 || static_cast<std::size_t>(check) >= m ? reference::sample_rows(m, m) : reference::sample_rows(m, check);
-  reference::GemmErrors err;
-  const std::size_t step = std::max<std::size_t>(1, rows.size() / 50);
-  for (std::size_t i = 0; i < rows.size(); i += step) {
-    progress.update("exact errors (MPFR)", static_cast<double>(i) / static_cast<double>(rows.size()));
-    const std::span<const std::size_t> part(rows.data() + i, std::min(step, rows.size() - i));
-    const auto e = reference::gemm_errors(m, n, k, A, B, C, r.D, part, o.threads);
-    err.componentwise = std::max(err.componentwise, e.componentwise);
-    err.normwise = std::max(err.normwise, e.normwise);
-  }
-  err.rows_checked = rows.size();
-  err.sampled = rows.size() < m;
+  const reference::GemmErrors err = checked_gemm_errors(
+      m, n, k, A, B, C, r.D, check, o.threads, [&](double f) { progress.update("exact errors (MPFR)", f); });
   progress.done();
-
-  reference::GemmBoundQuery q;
-  q.variant = r.variant;
-  q.k = static_cast<double>(k);
-  q.b = unit.datapath(in, out, o.instruction).fma_size;
-  q.u_low = reference::bounds::unit_roundoff(in);
-  q.u_high = reference::bounds::unit_roundoff(r.variant == "unit" ? out : formats::fp32());
-  // blanchard2020 Thm 3.1 (A, B given in the input format) or Thm 3.2 (converted first).
-  auto exact_in = [&](double x) {
-    return to_double(decode(in, round_bits(decode(formats::fp64(), bits_of_double(x)), in, Rounding::NearestEven))) == x;
-  };
-  q.inputs_exact = !o.scaling && o.words == 1 && std::all_of(A.begin(), A.end(), exact_in) && std::all_of(B.begin(), B.end(), exact_in);
-  q.words = o.words;
-  q.all_word_products = o.all_word_products;
-  q.fabsum_block = o.fabsum_block;
-  q.u_combine = o.fabsum_combine == "fp64" ? 0x1p-53 : 0x1p-24;
-  if (r.variant == "tc16" || r.variant == "tc32" || r.variant == "unit") {
-    const Format& acc = r.variant == "tc16" ? formats::fp16() : r.variant == "tc32" ? formats::fp32() : out;
-    const models::BlockFmaRoundoff ro = models::block_fma_roundoff(unit, in, acc, o.instruction);
-    q.u_fma = ro.u_fma;
-    q.u_bar = ro.u_bar;
-    q.roundoff_how = ro.how;
-  }
-  const reference::GemmBound bound = reference::gemm_bound(q);
+  const reference::GemmBound bound = gemm_run_bound(unit, in, out, k, A, B, o, r);
 
   if (a.has("write-d")) {
     const Format& storage = parse_format(r.storage, "storage");
@@ -262,26 +226,8 @@ int cmd_gemm(const Args& args) {
                                                 " rows, sampled evenly (the maxima are over those rows)"
                                           : "all " + std::to_string(m) + " rows";
   if (json) {
-    nlohmann::json j;
-    j["m"] = m;
-    j["n"] = n;
-    j["k"] = k;
-    j["unit"] = unit.name();
-    j["in"] = in.name;
-    j["out"] = out.name;
-    j["instruction"] = o.instruction;
-    j["variant"] = r.variant;
-    j["storage"] = r.storage;
-    j["path"] = path_class(r.path);
-    j["path_detail"] = r.path;
-    j["unit_calls"] = r.unit_calls;
+    nlohmann::json j = gemm_report_json(unit, in, out, o, r, err, bound);
     j["problem"] = source;
-    j["componentwise_error"] = err.componentwise;
-    j["normwise_error"] = err.normwise;
-    j["componentwise_bound"] = std::isfinite(bound.componentwise) ? nlohmann::json(bound.componentwise) : nlohmann::json("inf");
-    j["bound_source"] = bound.source;
-    j["rows_checked"] = err.rows_checked;
-    j["sampled"] = err.sampled;
     j["seconds"] = seconds;
     std::printf("%s\n", j.dump().c_str());
   } else {

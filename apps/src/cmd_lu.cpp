@@ -14,6 +14,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "lu_bound.hpp"
+#include "lu_report.hpp"
 #include "matrix_files.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
@@ -29,8 +30,6 @@ std::string sci(double x) {
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
 }
-
-nlohmann::json finite_or_string(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(sci(x)); }
 
 }  // namespace
 
@@ -190,42 +189,11 @@ int cmd_lu(const Args& args) {
   }
 
   if (json) {
-    j["algorithm"] = lu.algorithm;
-    j["variant"] = lu.variant;
-    j["storage"] = lu.storage;
-    j["panel"] = lu.panel;
-    j["r"] = lu.block;
-    if (dp) j["s"] = lu.inner_block;
-    j["path"] = lu.path;
-    j["unit_calls"] = lu.unit_calls;
-    j["solve_precision"] = solve;
-    j["backward_error"] = finite_or_string(err.componentwise);
-    j["normwise_backward_error"] = finite_or_string(err.normwise);
-    j["bound"] = finite_or_string(bound.value);
-    j["bound_source"] = bound.source;
-    j["fp32_buffer_entries"] = lu.fp32_buffer_entries;
-    j["bytes_moved"] = lu.bytes_moved;
-    j["bytes_model"] = lu.bytes_model;
+    j.update(lu_factor_json(lu));
+    add_lu_solve_json(j, err, bound, solve);
     j["seconds"] = seconds;
     if (scaled) j["scaling_mu"] = scaling.mu;
-    if (refine) {
-      j["refine"] = a.get("refine");
-      j["working"] = a.get_or("working", "fp64");
-      j["iterations"] = ref.iterations;
-      j["converged"] = ref.converged;
-      j["stop_reason"] = ref.stop_reason;
-      j["forward_error"] = finite_or_string(ref.forward_error);
-      j["refined_normwise_backward_error"] = finite_or_string(ref.normwise_backward_error);
-      j["refined_componentwise_backward_error"] = finite_or_string(ref.componentwise_backward_error);
-      j["gmres_iterations"] = ref.gmres_iterations_total;
-      nlohmann::json h = nlohmann::json::array();
-      for (const auto& s : ref.history)
-        h.push_back({{"iteration", s.iteration},
-                     {"normwise_backward_error", finite_or_string(s.normwise_backward_error)},
-                     {"forward_error", finite_or_string(s.forward_error)},
-                     {"gmres_iterations", s.gmres_iterations}});
-      j["history"] = h;
-    }
+    if (refine) add_refine_json(j, ref, a.get("refine"), a.get_or("working", "fp64"));
     std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("unit %s, %s updates%s: --alg %s", unit.name().c_str(), in.name.c_str(),

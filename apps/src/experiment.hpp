@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace tcsim::cli::experiments {
 
 struct Series {
@@ -83,8 +85,14 @@ struct Experiment {
 // sim's counter-based generator, the same values on every machine (experiments_gemm.cpp).
 std::vector<double> uniform_f32(std::size_t count, double lo, double hi, std::uint64_t seed, std::uint64_t stream);
 
-// Every experiment, in --list order.
+// Every experiment, in --list order (experiments.cpp).
 const std::vector<Experiment>& all_experiments();
+// The experiment `id`; throws std::invalid_argument "experiment 'x' is not known; allowed: ...".
+const Experiment& find_experiment(const std::string& id);
+std::string experiment_ids();  // "blanchard2020-fig3.1, ...", in --list order
+// The JSON object of `tcsim experiment --json` for a run whose outputs went to `dir`.
+nlohmann::json run_json(const Experiment& e, const Result& r, const Context& c, double seconds, const std::string& dir,
+                        const std::string& plot_tool);
 void add_gemm_experiments(std::vector<Experiment>& out);       // experiments_gemm.cpp
 void add_multiword_experiments(std::vector<Experiment>& out);  // experiments_multiword.cpp
 void add_lu_experiments(std::vector<Experiment>& out);         // experiments_lu.cpp

@@ -16,11 +16,16 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "tcsim/models/convert.hpp"
 #include "tcsim/models/gemm.hpp"
 
 namespace tcsim::models::gemm_detail {
 
 using Bits = std::vector<std::uint64_t>;
+// The conversions (public in convert.hpp), under their names here.
+using models::Converter;
+using models::Decoder;
+using models::value_of;
 
 // 2^q as binary64, -1022 <= q <= 1023.
 inline double pow2(int q) { return std::bit_cast<double>(static_cast<std::uint64_t>(q + 1023) << 52); }
@@ -72,61 +77,7 @@ std::vector<T> huge_vector(std::size_t count, const T& value = T{}) {
   return v;
 }
 
-// Conversion of binary64 values into a format with a rounding mode (not stochastic), exactly
-// as round_bits(decode(fp64, x), f, mode): an integer fast path for finite nonzero values
-// whose result is a finite nonzero number of an IEEE-style encoding, round_bits for the rest
-// (zeros, overflow, NaN, Inf, values far below the subnormals, unusual encodings).
-// flush_subnormals: a subnormal result becomes a zero of the same sign (f.zero(negative):
-// +0 where -0 is not a zero, as in the FNUZ formats).
-class Converter {
- public:
-  Converter(const Format& f, Rounding mode, bool flush_subnormals);
-  std::uint64_t operator()(double x) const;
-  std::uint64_t operator()(const ExactValue& x) const;  // round_bits, then the flush
-  const Format& format() const { return *f_; }
-
- private:
-  std::uint64_t slow(double x) const;
-  std::uint64_t flushed(std::uint64_t bits) const;
-  const Format* f_;
-  Rounding mode_;
-  bool flush_;
-  bool fast_;
-  int p_ = 0, emin_ = 0, emax_ = 0, bias_ = 0, fb_ = 0;
-  std::uint64_t sign_ = 0, max_sig_ = 0, frac_mask_ = 0;
-};
-
 Bits convert(std::span<const double> v, const Converter& c, unsigned threads);
-
-// The value of a pattern of f as binary64: exact for formats whose values binary64 holds
-// (every built-in one), RNE into binary64 otherwise (user formats wider than binary64).
-double value_of(const Format& f, std::uint64_t bits);
-
-// value_of with the format's fields looked up once: finite patterns of IEEE-style encodings
-// decoded with integer operations, the rest through value_of.
-class Decoder {
- public:
-  explicit Decoder(const Format& f);
-  double operator()(std::uint64_t bits) const {
-    if (fast_) {
-      const std::uint64_t magnitude = bits & ~sign_;
-      const std::uint64_t field = magnitude >> fb_, frac = magnitude & frac_mask_;
-      if (field < top_ || (field == top_ && frac <= top_frac_)) {
-        const double v = field == 0 ? static_cast<double>(frac) * sub_scale_
-                                    : static_cast<double>(frac | implicit_) * pow2(static_cast<int>(field) - shift_);
-        return (bits & sign_) != 0 ? -v : v;
-      }
-    }
-    return value_of(*f_, bits);
-  }
-
- private:
-  const Format* f_;
-  bool fast_ = false;
-  std::uint64_t sign_ = 0, frac_mask_ = 0, implicit_ = 0, top_ = 0, top_frac_ = 0;
-  int fb_ = 0, shift_ = 0;
-  double sub_scale_ = 0;
-};
 
 std::vector<double> values_of(const Bits& bits, const Format& f, unsigned threads);
 

@@ -1,0 +1,148 @@
+// tcsim.matmul / tcsim.gemm_errors: the GEMM engine (models::simulate_gemm) with every option of
+// `tcsim gemm`, and its exact errors (MPFR) and bound as `tcsim gemm --json` reports them
+// (apps/src/gemm_report.hpp: the same code).
+#include <chrono>
+
+#include "gemm_report.hpp"
+#include "matrices.hpp"
+#include "tcsim/models/gemm.hpp"
+
+namespace tcsim::python {
+
+namespace {
+
+constexpr const char* kFn = "matmul";
+
+struct GemmCall {
+  std::shared_ptr<const models::Unit> unit;
+  const Format* in = nullptr;
+  const Format* out = nullptr;
+  MatrixArg A, B, C;
+  models::GemmOptions o;
+};
+
+// The CLI's checks of `tcsim gemm` options, named as the Python arguments.
+GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C, const py::object& unit,
+                   const py::object& in_format, const py::object& out_format, const py::kwargs& kw) {
+  GemmCall g;
+  if (unit.is_none()) throw py::type_error("tcsim.matmul: give unit= (a tcsim.Unit or a built-in unit's name)");
+  g.unit = unit_arg(unit);
+  if (in_format.is_none()) throw py::type_error("tcsim.matmul: give in_format= (fp16, bf16, tf32, e4m3, ...)");
+  g.in = &parse_format(str_arg(in_format, "in_format", kFn), "in_format");
+  g.out = &parse_format(str_arg(out_format, "out_format", kFn, "fp32"), "out_format");
+  models::GemmOptions& o = g.o;
+  auto get = [&](const char* key) -> py::object {
+    return kw.contains(key) ? py::reinterpret_borrow<py::object>(kw[key]) : py::none();
+  };
+  static const char* const known[] = {"variant", "instruction", "input_rounding", "words", "scaled_words",
+                                      "all_word_products", "word_order", "scaling", "subnormals", "fabsum",
+                                      "fabsum_combine", "split_k", "threads", "check_rows"};
+  for (const auto& item : kw) {
+    const std::string key = py::str(item.first);
+    bool ok = false;
+    for (const char* k : known) ok = ok || key == k;
+    if (!ok) {
+      std::string allowed = "A, B, C, unit, in_format, out_format";
+      for (const char* k : known) allowed += std::string(", ") + k;
+      throw py::type_error("unknown argument '" + key + "' for tcsim.matmul; allowed: " + allowed);
+    }
+  }
+  o.instruction = str_arg(get("instruction"), "instruction", kFn);
+  if (!get("variant").is_none()) o.variant = models::parse_variant(str_arg(get("variant"), "variant", kFn), "variant");
+  if (!get("input_rounding").is_none())
+    o.input_rounding = parse_rounding(str_arg(get("input_rounding"), "input_rounding", kFn), "input_rounding");
+  o.words = get("words").is_none() ? 1 : static_cast<int>(int_arg(get("words"), "words", kFn, 1, 8));
+  o.scaled_words = !get("scaled_words").is_none() && bool_arg(get("scaled_words"), "scaled_words", kFn);
+  o.all_word_products = !get("all_word_products").is_none() && bool_arg(get("all_word_products"), "all_word_products", kFn);
+  if (!get("word_order").is_none()) {
+    const std::string s = str_arg(get("word_order"), "word_order", kFn);
+    if (s == "smallest-first") o.word_order = models::WordOrder::SmallestFirst;
+    else if (s == "largest-first") o.word_order = models::WordOrder::LargestFirst;
+    else throw std::invalid_argument("word_order: '" + s + "' is not an order; allowed: smallest-first, largest-first");
+  }
+  if (o.words == 1) {
+    if (o.scaled_words) throw std::invalid_argument("scaled_words needs words 2 or more");
+    if (o.all_word_products) throw std::invalid_argument("all_word_products needs words 2 or more");
+    if (!get("word_order").is_none()) throw std::invalid_argument("word_order needs words 2 or more");
+  }
+  o.scaling = !get("scaling").is_none() && bool_arg(get("scaling"), "scaling", kFn);
+  o.subnormals = get("subnormals").is_none() || bool_arg(get("subnormals"), "subnormals", kFn);
+  o.fabsum_block = get("fabsum").is_none() ? 0 : static_cast<int>(int_arg(get("fabsum"), "fabsum", kFn, 0, 1 << 26));
+  o.fabsum_combine = str_arg(get("fabsum_combine"), "fabsum_combine", kFn, "fp32");
+  if (!get("fabsum_combine").is_none() && o.fabsum_block == 0)
+    throw std::invalid_argument("fabsum_combine needs fabsum");
+  o.split_k = get("split_k").is_none() ? 0 : static_cast<int>(int_arg(get("split_k"), "split_k", kFn, 0, 1 << 26));
+  o.threads = get("threads").is_none() ? 0 : static_cast<unsigned>(int_arg(get("threads"), "threads", kFn, 0, 1024));
+
+  g.A = matrix_arg(A, "A", *g.in, o.threads);
+  g.B = matrix_arg(B, "B", *g.in, o.threads);
+  if (g.A.cols != g.B.rows)
+    throw std::invalid_argument("A is " + std::to_string(g.A.rows) + " x " + std::to_string(g.A.cols) + " and B is " +
+                                std::to_string(g.B.rows) + " x " + std::to_string(g.B.cols) +
+                                ": A's columns must equal B's rows");
+  if (!C.is_none()) {
+    g.C = matrix_arg(C, "C", *g.out, o.threads);
+    if (g.C.rows != g.A.rows || g.C.cols != g.B.cols)
+      throw std::invalid_argument("C is " + std::to_string(g.C.rows) + " x " + std::to_string(g.C.cols) +
+                                  "; D = C + A B needs " + std::to_string(g.A.rows) + " x " + std::to_string(g.B.cols));
+  }
+  return g;
+}
+
+models::GemmResult run(const GemmCall& g) {
+  py::gil_scoped_release release;
+  return models::simulate_gemm(*g.unit, *g.in, *g.out, g.A.rows, g.B.cols, g.A.cols, g.A.values, g.B.values,
+                               g.C.values, g.o);
+}
+
+// (values, bits, info): D's values, its patterns in the storage format, and how it ran.
+py::tuple matmul(const py::object& A, const py::object& B, const py::object& C, const py::object& unit,
+                 const py::object& in_format, const py::object& out_format, const py::kwargs& kw) {
+  if (kw.contains("check_rows")) throw py::type_error("unknown argument 'check_rows' for tcsim.matmul (tcsim.gemm_errors takes it)");
+  const GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
+  const models::GemmResult r = run(g);
+  const Format& storage = parse_format(r.storage, "storage");
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(r.m), static_cast<py::ssize_t>(r.n)};
+  py::dict info;
+  info["variant"] = r.variant;
+  info["storage"] = r.storage;
+  info["path"] = r.path;
+  info["unit_calls"] = r.unit_calls;
+  return py::make_tuple(matrix_array(r.D, r.m, r.n), patterns_array(storage, shape, r.bits.data(), r.bits.size()), info);
+}
+
+py::dict gemm_errors(const py::object& A, const py::object& B, const py::object& C, const py::object& unit,
+                     const py::object& in_format, const py::object& out_format, const py::kwargs& kw) {
+  const GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
+  const std::size_t m = g.A.rows, n = g.B.cols, k = g.A.cols;
+  const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p31;
+  const long long check = kw.contains("check_rows") && !kw["check_rows"].is_none()
+                              ? int_arg(kw["check_rows"], "check_rows", "gemm_errors", 0, 1ll << 40)
+                              : (big ? 64 : 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const models::GemmResult r = run(g);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json j;
+  {
+    py::gil_scoped_release release;
+    const reference::GemmErrors err =
+        cli::checked_gemm_errors(m, n, k, g.A.values, g.B.values, g.C.values, r.D, check, g.o.threads);
+    const reference::GemmBound bound = cli::gemm_run_bound(*g.unit, *g.in, *g.out, k, g.A.values, g.B.values, g.o, r);
+    j = cli::gemm_report_json(*g.unit, *g.in, *g.out, g.o, r, err, bound);
+  }
+  j["seconds"] = seconds;
+  py::dict d = to_python(j);
+  d["D"] = matrix_array(r.D, r.m, r.n);
+  return d;
+}
+
+}  // namespace
+
+void bind_gemm(py::module_& m) {
+  m.def("_matmul", &matmul, py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("unit") = py::none(),
+        py::arg("in_format") = py::none(), py::arg("out_format") = py::none());
+  m.def("_gemm_errors", &gemm_errors, py::arg("A"), py::arg("B"), py::arg("C") = py::none(),
+        py::arg("unit") = py::none(), py::arg("in_format") = py::none(), py::arg("out_format") = py::none());
+}
+
+}  // namespace tcsim::python

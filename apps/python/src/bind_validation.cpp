@@ -1,0 +1,154 @@
+// tcsim.probe / tcsim.validate_dump / tcsim.experiment(s): the black-box feature probe, the
+// comparison with real-GPU dump files and the seed papers' experiments, reported as the
+// CLI's --json reports them (the same library code).
+#include <chrono>
+
+#include "experiment.hpp"
+#include "matrices.hpp"
+#include "tcsim/validation/dump_reader.hpp"
+#include "tcsim/validation/dump_validate.hpp"
+#include "tcsim/validation/probe.hpp"
+#include "tcsim/validation/probe_blackbox.hpp"
+
+namespace tcsim::python {
+
+namespace {
+
+std::string path_arg(const py::object& obj, const char* field) {
+  if (obj.is_none()) return "";
+  if (!py::isinstance<py::str>(obj) && !py::hasattr(obj, "__fspath__"))
+    throw py::type_error(std::string(field) + ": expected a path (str or os.PathLike), got " +
+                         std::string(py::repr(obj)));
+  return py::str(py::module_::import("os").attr("fspath")(obj)).cast<std::string>();
+}
+
+// `tcsim probe --json`: one pair (in_format and out_format) -> a dict; every pair -> a list.
+py::object probe(const py::object& unit_obj, const py::object& in_format, const py::object& out_format,
+                 const py::object& instruction_obj, const py::object& seed, bool fasi2021) {
+  const auto unit = unit_arg(unit_obj);
+  if (in_format.is_none() != out_format.is_none())
+    throw std::invalid_argument("in_format and out_format go together (neither: every pair the unit serves)");
+  const std::string instruction = str_arg(instruction_obj, "instruction", "probe");
+  validation::ProbeOptions opt;
+  if (!seed.is_none()) opt.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "probe", 0, (1ll << 62)));
+  std::vector<std::pair<const Format*, const Format*>> pairs;
+  if (!in_format.is_none()) {
+    pairs.emplace_back(&parse_format(str_arg(in_format, "in_format", "probe"), "in_format"),
+                       &parse_format(str_arg(out_format, "out_format", "probe"), "out_format"));
+  } else {
+    for (const std::string& pair : unit->format_pairs()) {
+      const auto arrow = pair.find("->");
+      pairs.emplace_back(&parse_format(pair.substr(0, arrow)), &parse_format(pair.substr(arrow + 2)));
+    }
+  }
+  nlohmann::json arr = nlohmann::json::array();
+  {
+    py::gil_scoped_release release;
+    for (const auto& [in, out] : pairs) {
+      if (!instruction.empty() || !in_format.is_none()) (void)unit->datapath(*in, *out, instruction);  // clear error
+      const validation::BlackBox box = validation::blackbox_from_unit(unit, *in, *out, instruction);
+      arr.push_back((fasi2021 ? validation::probe_with_fasi2021(box, opt) : validation::probe(box, opt)).to_json());
+    }
+  }
+  return to_python(in_format.is_none() ? arr : arr[0]);
+}
+
+// `tcsim validate-dump`: every case through the unit, bit for bit.
+py::dict validate_dump(const py::object& unit_obj, const std::string& in_format, const std::string& out_format,
+                       const py::object& a, const py::object& b, const py::object& c, const py::object& d,
+                       bool zero_c, const py::object& instruction_obj, long long max_report) {
+  const auto unit = unit_arg(unit_obj);
+  const Format& in = parse_format(in_format, "in_format");
+  const Format& out = parse_format(out_format, "out_format");
+  const std::string instruction = str_arg(instruction_obj, "instruction", "validate_dump");
+  if (!zero_c && c.is_none()) throw std::invalid_argument("give the c file with c=, or zero_c=True for a zero accumulator");
+  if (zero_c && !c.is_none()) throw std::invalid_argument("c and zero_c exclude each other");
+  if (max_report < 0 || max_report > 1000000)
+    throw std::invalid_argument("argument 'max_report' of tcsim.validate_dump expects an integer in 0..1000000, got " +
+                                std::to_string(max_report));
+  (void)unit->datapath(in, out, instruction);
+  const validation::DumpPaths paths{path_arg(a, "a"), path_arg(b, "b"), path_arg(c, "c"), path_arg(d, "d")};
+  const auto c_input = zero_c ? validation::AccumulatorInput::Zero : validation::AccumulatorInput::FromFile;
+  validation::DumpSet dump;
+  validation::ValidationResult r;
+  {
+    py::gil_scoped_release release;
+    dump = validation::load_dump(paths, in, out, c_input);
+    const validation::DotFunction dot = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
+                                            std::uint64_t cv) { return unit->dot(in, out, x, y, cv, instruction); };
+    r = validation::validate_dump(dump, dot, static_cast<std::size_t>(max_report));
+  }
+  py::list first;
+  for (const auto& mm : r.first) {
+    py::dict e;
+    e["index"] = mm.index;
+    e["expected"] = mm.expected;
+    e["got"] = mm.got;
+    e["description"] = validation::describe_mismatch(dump, mm);
+    first.append(e);
+  }
+  py::dict j;
+  j["unit"] = unit->name();
+  j["in"] = in.name;
+  j["out"] = out.name;
+  j["k"] = dump.k;
+  j["cases"] = r.cases;
+  j["mismatches"] = r.mismatches;
+  j["match_rate"] = r.match_rate();
+  j["first"] = first;
+  j["summary"] = validation::summary_line(r);
+  return j;
+}
+
+py::dict experiment(const std::string& id, bool quick, const py::object& out, const py::object& seed,
+                    const py::object& threads) {
+  namespace ex = cli::experiments;
+  const ex::Experiment& e = ex::find_experiment(id);
+  ex::Context c;
+  c.quick = quick;
+  if (!seed.is_none()) c.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "experiment", 0, (1ll << 62)));
+  if (!threads.is_none()) c.threads = static_cast<unsigned>(int_arg(threads, "threads", "experiment", 0, 1024));
+  const std::string dir = out.is_none() ? "tcsim-experiments" : path_arg(out, "out");
+  nlohmann::json j;
+  {
+    py::gil_scoped_release release;
+    const auto t0 = std::chrono::steady_clock::now();
+    const ex::Result r = e.run(c);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string tool = ex::write_outputs(e, r, c, dir);
+    j = ex::run_json(e, r, c, seconds, dir, tool);
+  }
+  return to_python(j);
+}
+
+py::list experiments() {
+  py::list out;
+  for (const auto& e : cli::experiments::all_experiments()) {
+    py::dict d;
+    d["id"] = e.id;
+    d["title"] = e.title;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_validation(py::module_& m) {
+  m.def("probe", &probe, py::arg("unit"), py::arg("in_format") = py::none(), py::arg("out_format") = py::none(),
+        py::arg("instruction") = py::none(), py::arg("seed") = py::none(), py::arg("fasi2021") = true,
+        "The black-box feature probe of `tcsim probe --json` (docs/probe.md): a dict for one format pair, a list "
+        "of dicts for every pair the unit serves.");
+  m.def("validate_dump", &validate_dump, py::arg("unit"), py::arg("in_format"), py::arg("out_format"), py::arg("a"),
+        py::arg("b"), py::arg("c") = py::none(), py::arg("d") = py::none(), py::arg("zero_c") = false,
+        py::arg("instruction") = py::none(), py::arg("max_report") = 10,
+        "Every case of a real-GPU dump (a, b, c, d files) through the unit, bit for bit: cases, mismatches, the "
+        "first max_report mismatches and `tcsim validate-dump`'s summary line.");
+  m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
+        py::arg("seed") = py::none(), py::arg("threads") = py::none(),
+        "Runs one of the seed papers' experiments (`tcsim experiment ID --json`): writes OUT/ID.csv, .png, .md and "
+        "returns the checks of the paper's claims.");
+  m.def("experiments", &experiments, "The experiments: id and title.");
+}
+
+}  // namespace tcsim::python

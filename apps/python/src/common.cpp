@@ -1,0 +1,283 @@
+// Shared pieces of the Python bindings (common.hpp).
+#include "common.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace tcsim::python {
+
+namespace {
+
+constexpr std::size_t kHuge = std::size_t{1} << 21;
+constexpr std::size_t kCacheBlocks = 8;
+constexpr std::size_t kCacheBytes = std::size_t{512} << 20;
+
+// Free large blocks kept for the next calls (bounded: kCacheBlocks, kCacheBytes).
+struct BlockCache {
+  std::mutex mutex;
+  std::vector<std::pair<void*, std::size_t>> blocks;  // pointer, capacity
+  std::size_t bytes = 0;
+};
+BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache;  // never destroyed: buffers may outlive static destruction
+  return *cache;
+}
+
+}  // namespace
+
+void* buffer_allocate(std::size_t bytes, std::size_t& capacity) {
+  if (bytes < kHuge) {
+    capacity = 0;  // not cached
+    void* p = std::malloc(bytes ? bytes : 1);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t want = (bytes + kHuge - 1) / kHuge * kHuge;
+  {
+    BlockCache& c = block_cache();
+    const std::lock_guard lock(c.mutex);
+    std::size_t best = c.blocks.size();
+    for (std::size_t i = 0; i < c.blocks.size(); ++i)
+      if (c.blocks[i].second >= want && (best == c.blocks.size() || c.blocks[i].second < c.blocks[best].second)) best = i;
+    if (best < c.blocks.size() && c.blocks[best].second <= 2 * want) {
+      const auto [p, cap] = c.blocks[best];
+      c.blocks.erase(c.blocks.begin() + static_cast<std::ptrdiff_t>(best));
+      c.bytes -= cap;
+      capacity = cap;
+      return p;
+    }
+  }
+  void* p = std::aligned_alloc(kHuge, want);
+  if (!p) throw std::bad_alloc();
+  madvise(p, want, MADV_HUGEPAGE);  // advice only
+  capacity = want;
+  return p;
+}
+
+void buffer_release(void* p, std::size_t capacity) {
+  if (capacity == 0 || capacity > kCacheBytes) {
+    std::free(p);
+    return;
+  }
+  BlockCache& c = block_cache();
+  const std::lock_guard lock(c.mutex);
+  c.blocks.emplace_back(p, capacity);
+  c.bytes += capacity;
+  while (c.blocks.size() > kCacheBlocks || c.bytes > kCacheBytes) {  // drop the oldest
+    std::free(c.blocks.front().first);
+    c.bytes -= c.blocks.front().second;
+    c.blocks.erase(c.blocks.begin());
+  }
+}
+
+PyUnit builtin_py_unit(std::string_view name) {
+  const models::Unit& u = models::builtin_unit(name);
+  // Built-in units live for the whole process: a shared_ptr that does not own.
+  return PyUnit{std::shared_ptr<const models::Unit>(std::shared_ptr<const models::Unit>{}, &u)};
+}
+
+std::shared_ptr<const models::Unit> unit_arg(const py::handle& obj, const char* field) {
+  if (py::isinstance<PyUnit>(obj)) return obj.cast<const PyUnit&>().unit;
+  if (py::isinstance<py::str>(obj)) return builtin_py_unit(obj.cast<std::string>()).unit;
+  throw py::type_error(std::string(field) + ": expected a tcsim.Unit or a built-in unit's name (" +
+                       models::builtin_unit_names() + "), got " + std::string(py::str(obj.get_type().attr("__name__"))));
+}
+
+py::object to_python(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+nlohmann::json from_python(const py::handle& obj) {
+  const std::string text = py::module_::import("json").attr("dumps")(obj).cast<std::string>();
+  return nlohmann::json::parse(text);
+}
+
+long long int_arg(const py::handle& obj, const char* field, const char* function, long long lo, long long hi) {
+  if (!py::isinstance<py::int_>(obj) || py::isinstance<py::bool_>(obj))
+    throw py::type_error("argument '" + std::string(field) + "' of tcsim." + function + " expects an integer in " +
+                         std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+                         std::string(py::repr(obj)));
+  const py::int_ v = py::reinterpret_borrow<py::int_>(obj);
+  const bool low = v < py::int_(lo), high = v > py::int_(hi);
+  if (low || high)
+    throw std::invalid_argument("argument '" + std::string(field) + "' of tcsim." + function + " expects an integer in " +
+                                std::to_string(lo) + ".." + std::to_string(hi) + ", got " + std::string(py::repr(obj)));
+  return v.cast<long long>();
+}
+
+void parallel_ranges(unsigned threads, std::size_t count, std::size_t grain,
+                     const std::function<void(std::size_t, std::size_t)>& body) {
+  if (count == 0) return;
+  if (threads == 1 || count <= grain) {
+    body(0, count);
+    return;
+  }
+  auto loop = [&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, grain),
+                      [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
+  };
+  if (threads == 0) {
+    loop();  // the default arena: all cores, no arena built per call
+    return;
+  }
+  tbb::task_arena arena(static_cast<int>(threads));
+  arena.execute(loop);
+}
+
+std::string shape_text(const std::vector<py::ssize_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+namespace {
+
+std::string allowed_dtypes(const Format& fmt, bool values, bool patterns, bool integers) {
+  std::string s;
+  if (values) s += "float16, float32, float64 (values, rounded to nearest even into " + fmt.name + ")";
+  if (integers) s += std::string(s.empty() ? "" : ", ") + "int8 .. int64 (integer values)";
+  if (patterns) s += std::string(s.empty() ? "" : " or ") + "uint8, uint16, uint32, uint64 (bit patterns of " + fmt.name + ")";
+  return s;
+}
+
+}  // namespace
+
+Operand operand_arg(const py::handle& obj, const char* field, const Format& fmt, bool allow_values,
+                    bool allow_patterns, bool allow_integers) {
+  if (obj.is_none())
+    throw py::type_error(std::string(field) + ": None is not an array; allowed: " +
+                         allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
+  Operand op;
+  op.array = py::module_::import("numpy").attr("asarray")(obj);
+  const py::dtype dt = op.array.dtype();
+  op.type = dt.kind();
+  op.itemsize = static_cast<int>(dt.itemsize());
+  const bool ok = (op.type == 'f' && allow_values && (op.itemsize == 2 || op.itemsize == 4 || op.itemsize == 8)) ||
+                  (op.type == 'u' && allow_patterns) || (op.type == 'i' && allow_integers);
+  if (!ok) {
+    std::string why;
+    if (op.type == 'i' && allow_patterns && allow_values)
+      why = " (signed integers are ambiguous here: pass floats for values or unsigned integers for bit patterns)";
+    throw py::type_error(std::string(field) + ": dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>() + " is not allowed" + why +
+                         "; allowed: " + allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
+  }
+  op.kind = op.type == 'f' ? ElementKind::Values : op.type == 'u' ? ElementKind::Patterns : ElementKind::Integers;
+  if (!dt.attr("isnative").cast<bool>())  // the loops read native byte order
+    op.array = op.array.attr("astype")(dt.attr("newbyteorder")("="));
+  op.shape.assign(op.array.shape(), op.array.shape() + op.array.ndim());
+  op.data = static_cast<const char*>(op.array.data());
+  return op;
+}
+
+void view_2d(Operand& op, bool last_axis) {
+  const py::ssize_t nd = op.array.ndim();
+  std::size_t total = 1;
+  for (py::ssize_t s : op.shape) total *= static_cast<std::size_t>(s);
+  op.cols = last_axis ? static_cast<std::size_t>(op.shape.back()) : 1;
+  op.rows = op.cols ? total / op.cols : 1;
+  if (last_axis && op.cols == 0) {
+    op.rows = 1;
+    for (py::ssize_t i = 0; i + 1 < nd; ++i) op.rows *= static_cast<std::size_t>(op.shape[i]);
+  }
+  // The leading axes must collapse into one stride (axes of extent 1 do not count); numpy
+  // copies them into C order when they do not.
+  const py::ssize_t lead = last_axis ? nd - 1 : nd;
+  auto collapse = [&](py::ssize_t& stride) {
+    py::ssize_t expect = 0;
+    bool first = true;
+    stride = 0;
+    for (py::ssize_t i = lead - 1; i >= 0; --i) {
+      if (op.shape[i] == 1) continue;
+      if (first) {
+        stride = op.array.strides(i);
+        first = false;
+      } else if (op.array.strides(i) != expect) {
+        return false;
+      }
+      expect = op.array.strides(i) * op.shape[i];
+    }
+    return true;
+  };
+  if (!collapse(op.row_stride)) {
+    op.array = py::module_::import("numpy").attr("ascontiguousarray")(op.array);
+    op.data = static_cast<const char*>(op.array.data());
+    collapse(op.row_stride);
+  }
+  op.col_stride = last_axis && nd >= 1 ? op.array.strides(nd - 1) : 0;
+}
+
+void throw_bad_element(const Operand& op, const Format& fmt, const char* field, std::size_t flat) {
+  // Unravel the flat index over the array's shape: field[i, j].
+  std::vector<std::size_t> index(op.shape.size());
+  std::size_t rest = flat;
+  for (std::size_t d = op.shape.size(); d-- > 0;) {
+    const auto extent = static_cast<std::size_t>(op.shape[d]);
+    index[d] = extent ? rest % extent : 0;
+    rest = extent ? rest / extent : 0;
+  }
+  std::string name = field;
+  if (!index.empty()) {
+    name += "[";
+    for (std::size_t d = 0; d < index.size(); ++d) name += (d ? ", " : "") + std::to_string(index[d]);
+    name += "]";
+  }
+  const std::size_t r = op.cols ? flat / op.cols : 0, c = op.cols ? flat % op.cols : 0;
+  std::uint64_t bits = 0;
+  switch (op.itemsize) {
+    case 1: bits = load_at<std::uint8_t>(op, r, c); break;
+    case 2: bits = load_at<std::uint16_t>(op, r, c); break;
+    case 4: bits = load_at<std::uint32_t>(op, r, c); break;
+    default: bits = load_at<std::uint64_t>(op, r, c); break;
+  }
+  check_pattern(fmt, bits, name);  // throws std::invalid_argument naming the width
+  throw std::invalid_argument(name + ": pattern does not fit " + fmt.name);
+}
+
+py::dtype pattern_dtype(const Format& fmt) {
+  if (fmt.width <= 8) return py::dtype::of<std::uint8_t>();
+  if (fmt.width <= 16) return py::dtype::of<std::uint16_t>();
+  if (fmt.width <= 32) return py::dtype::of<std::uint32_t>();
+  return py::dtype::of<std::uint64_t>();
+}
+
+py::array patterns_array(const Format& fmt, const std::vector<py::ssize_t>& shape, const std::uint64_t* bits,
+                         std::size_t count) {
+  py::array out(pattern_dtype(fmt), shape);
+  void* p = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    if (fmt.width <= 8) std::copy(bits, bits + count, static_cast<std::uint8_t*>(p));
+    else if (fmt.width <= 16) std::copy(bits, bits + count, static_cast<std::uint16_t*>(p));
+    else if (fmt.width <= 32) std::copy(bits, bits + count, static_cast<std::uint32_t*>(p));
+    else std::copy(bits, bits + count, static_cast<std::uint64_t*>(p));
+  }
+  return out;
+}
+
+py::array values_array(const Format& fmt, const std::vector<py::ssize_t>& shape, const std::uint64_t* bits,
+                       std::size_t count, unsigned threads) {
+  py::array_t<double> out(shape);
+  double* v = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    const bool fp32 = fmt == formats::fp32(), fp64 = fmt == formats::fp64();
+    const models::Decoder decode(fmt);
+    parallel_ranges(threads, count, 1 << 15, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        if (fp32) v[i] = std::bit_cast<float>(static_cast<std::uint32_t>(bits[i]));
+        else if (fp64) v[i] = std::bit_cast<double>(bits[i]);
+        else v[i] = decode(bits[i]);
+      }
+    });
+  }
+  return out;
+}
+
+}  // namespace tcsim::python

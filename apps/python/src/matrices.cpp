@@ -1,0 +1,68 @@
+// Matrix and option arguments (matrices.hpp).
+#include "matrices.hpp"
+
+namespace tcsim::python {
+
+MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt, unsigned threads) {
+  Operand op = operand_arg(obj, field, fmt, true, true, false);
+  if (op.shape.size() != 2)
+    throw std::invalid_argument(std::string(field) + ": expected a 2-D array (a matrix), got shape " +
+                                shape_text(op.shape));
+  view_2d(op, true);
+  MatrixArg m;
+  m.rows = op.rows;
+  m.cols = op.cols;
+  m.values.resize(m.rows * m.cols);
+  py::gil_scoped_release release;
+  if (op.kind == ElementKind::Patterns) {
+    const models::Decoder decode(fmt);
+    patterns_of(op, fmt, Rounding::NearestEven, field, threads,
+                [&](std::size_t r, std::size_t c, std::uint64_t x) { m.values[r * m.cols + c] = decode(x); });
+  } else {
+    // Values as given, in binary64 (exact for float16 and float32).
+    const models::Decoder half(formats::fp16());
+    parallel_ranges(threads, m.rows, 64, [&](std::size_t r0, std::size_t r1) {
+      for (std::size_t r = r0; r < r1; ++r)
+        for (std::size_t c = 0; c < m.cols; ++c) {
+          double v;
+          if (op.itemsize == 2) v = half(load_at<std::uint16_t>(op, r, c));
+          else if (op.itemsize == 4) v = load_at<float>(op, r, c);
+          else v = load_at<double>(op, r, c);
+          m.values[r * m.cols + c] = v;
+        }
+    });
+  }
+  return m;
+}
+
+std::vector<double> vector_arg(const py::handle& obj, const char* field, std::size_t expected) {
+  Operand op = operand_arg(obj, field, formats::fp64(), true, false, false);
+  if (op.shape.size() != 1 || static_cast<std::size_t>(op.shape[0]) != expected)
+    throw std::invalid_argument(std::string(field) + ": expected a vector of " + std::to_string(expected) +
+                                " values, got shape " + shape_text(op.shape));
+  py::array_t<double, py::array::c_style | py::array::forcecast> v(op.array);
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+bool bool_arg(const py::handle& obj, const char* field, const char* function) {
+  if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>();
+  if (py::hasattr(obj, "dtype") && std::string(py::str(obj.attr("dtype"))) == "bool") return obj.cast<bool>();
+  throw py::type_error("argument '" + std::string(field) + "' of tcsim." + function + " expects True or False, got " +
+                       std::string(py::repr(obj)));
+}
+
+std::string str_arg(const py::handle& obj, const char* field, const char* function, const std::string& fallback) {
+  if (obj.is_none()) return fallback;
+  if (!py::isinstance<py::str>(obj))
+    throw py::type_error("argument '" + std::string(field) + "' of tcsim." + function + " expects a str, got " +
+                         std::string(py::repr(obj)));
+  return obj.cast<std::string>();
+}
+
+py::array matrix_array(const std::vector<double>& values, std::size_t rows, std::size_t cols) {
+  py::array_t<double> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace tcsim::python

@@ -1,0 +1,29 @@
+// Matrix arguments of the GEMM and LU bindings: 2-D numpy arrays of values (float16/32/64)
+// or of bit patterns of a format (unsigned integers, decoded exactly), as row-major binary64;
+// and the scalar options' checks with the CLI's messages.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace tcsim::python {
+
+struct MatrixArg {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> values;  // row-major
+};
+
+// `fmt` decodes unsigned patterns; `field` names the argument ("A").
+MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt, unsigned threads);
+// 1-D vector (b of solve): values only.
+std::vector<double> vector_arg(const py::handle& obj, const char* field, std::size_t expected);
+
+bool bool_arg(const py::handle& obj, const char* field, const char* function);
+// None -> fallback; else a str (TypeError otherwise).
+std::string str_arg(const py::handle& obj, const char* field, const char* function, const std::string& fallback = "");
+
+// A row-major binary64 matrix as a new numpy array.
+py::array matrix_array(const std::vector<double>& values, std::size_t rows, std::size_t cols);
+
+}  // namespace tcsim::python

@@ -1,0 +1,117 @@
+"""tcsim: bit-accurate simulation of GPU tensor-core MMA units, from numpy and PyTorch.
+
+The same bits as the ``tcsim`` CLI (one C++ core): ``dot`` on batches, ``matmul`` (the GEMM
+engine of ``tcsim gemm``) with ``gemm_errors``, ``lu`` and ``solve``, ``probe``,
+``validate_dump``, ``experiment``, ``encode``/``decode`` of every format. Arrays in and out;
+no per-element Python; the GIL is released while C++ runs; ``threads=0`` uses all cores
+and the bits never depend on it. Errors: ValueError (bad values, shapes, names; the CLI's
+messages with the Python argument's name) and TypeError (wrong types or dtypes).
+See docs/python.md.
+"""
+from . import _tcsim
+from ._tcsim import (LuBreakdown, Unit, decode, encode, experiment, experiments, formats, lu_matrix, probe,
+                     unit, units, validate_dump)
+
+__all__ = ["DotResult", "LuBreakdown", "Unit", "decode", "dot", "encode", "experiment", "experiments", "formats",
+           "gemm_errors", "lu", "lu_matrix", "matmul", "probe", "solve", "unit", "units", "validate_dump"]
+
+
+class DotResult:
+    """Result of tcsim.dot: ``values`` (float64) and ``bits`` (unsigned patterns of the output format)."""
+
+    __slots__ = ("values", "bits")
+
+    def __init__(self, values, bits):
+        self.values = values
+        self.bits = bits
+
+    def __iter__(self):  # values, bits = tcsim.dot(...)
+        return iter((self.values, self.bits))
+
+    def __repr__(self):
+        return f"DotResult(values={self.values!r}, bits={self.bits!r})"
+
+
+def _is_torch(x):
+    return type(x).__module__.startswith("torch") and hasattr(x, "detach")
+
+
+def _numpy(x):
+    """A torch tensor as a numpy array (bfloat16 through float32: exact); anything else as is."""
+    if not _is_torch(x):
+        return x
+    import torch  # only reached when a tensor was given
+    t = x.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.to(torch.float32)
+    return t.numpy()
+
+
+def _like(template_inputs, array):
+    """A torch tensor when any input was one (PyTorch in, PyTorch out), else the numpy array."""
+    if any(_is_torch(x) for x in template_inputs):
+        import torch
+        return torch.from_numpy(array)
+    return array
+
+
+def dot(unit, a, b, c=None, in_format=None, out_format=None, instruction=None, threads=0):
+    """d = c + sum_i a_i b_i for every element of a batch, through ``unit``.
+
+    a, b: shape (..., K); c: shape (...), a scalar, or None (+0). Float arrays are values,
+    rounded to nearest even into ``in_format`` (``out_format`` for c); unsigned-integer arrays
+    are bit patterns. Returns a DotResult whose ``values`` (float64) and ``bits`` have shape
+    (...). Fastest with uint16 patterns laid out product-major (``a = at.T`` for a C-order
+    (K, n) array ``at``): they reach the kernel without a copy.
+    """
+    if in_format is None or out_format is None:
+        raise TypeError("tcsim.dot: give in_format= and out_format= (e.g. in_format='fp16', out_format='fp32')")
+    values, bits = _tcsim._dot(unit, _numpy(a), _numpy(b), None if c is None else _numpy(c), in_format, out_format,
+                               instruction, threads)
+    return DotResult(values, bits)
+
+
+def matmul(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=None, return_bits=False, **options):
+    """D = C + A B simulated on ``unit``: the GEMM engine of ``tcsim gemm`` with every option.
+
+    A (m x k), B (k x n), C (m x n or None): float arrays (values, converted with
+    ``input_rounding``, RNE by default) or unsigned arrays (patterns of ``in_format``, C of
+    ``out_format``). Options as ``tcsim gemm``'s: instruction, input_rounding, words,
+    scaled_words, all_word_products, word_order, scaling, subnormals, fabsum, fabsum_combine,
+    split_k, threads. Returns D's values (float64; a torch tensor for torch inputs); with
+    ``return_bits=True`` the pair (values, bits), bits in D's storage format.
+    """
+    values, bits, _info = _tcsim._matmul(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
+                                         in_format=in_format, out_format=out_format, variant=variant, **options)
+    values = _like((A, B, C), values)
+    return (values, bits) if return_bits else values
+
+
+def gemm_errors(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=None, check_rows=None, **options):
+    """``tcsim gemm --json``'s report of D = C + A B on ``unit``: componentwise and normwise errors
+    against the exact product (MPFR), the variant's bound and its source, how it ran; D's
+    values under "D". ``check_rows``: rows checked (default: all when m n k <= 2^31, else 64)."""
+    return _tcsim._gemm_errors(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
+                               in_format=in_format, out_format=out_format, variant=variant, check_rows=check_rows,
+                               **options)
+
+
+def lu(A, unit=None, in_format="fp16", alg="rl", **options):
+    """Simulated LU factorization of A (``tcsim lu``): returns (L, U, report), L unit lower
+    triangular and U upper triangular (values of the storage format; rows permuted as
+    report["perm"] with pivot=True). Options: variant, storage, panel, r, s, pivot,
+    instruction, threads. Raises tcsim.LuBreakdown when the factorization cannot continue."""
+    L, U, report = _tcsim._lu(_numpy(A), unit=unit, in_format=in_format, alg=alg, **options)
+    return _like((A,), L), _like((A,), U), report
+
+
+def solve(A, b=None, unit=None, in_format="fp16", alg="rl", **options):
+    """Solves Ax = b with the simulated LU factors (``tcsim lu``): returns (x, report).
+
+    b None: x = ones and b = A x in binary64, as the CLI (the report's errors then match
+    ``tcsim lu --json``). Options of lu, plus solve (substitution precision), refine ("lu-ir",
+    "gmres-ir"), working ("fp32", "fp64"), max_iterations, x_true (for forward errors). With
+    refine, x is the refined solution and the report holds the history."""
+    x, report = _tcsim._solve(_numpy(A), None if b is None else _numpy(b), unit=unit, in_format=in_format, alg=alg,
+                              **{k: (_numpy(v) if k == "x_true" else v) for k, v in options.items()})
+    return _like((A, b), x), report

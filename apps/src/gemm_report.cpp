@@ -1,0 +1,96 @@
+// Errors and bound of a simulated GEMM (gemm_report.hpp).
+#include "gemm_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tcsim/reference/bounds.hpp"
+#include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/rounding.hpp"
+
+namespace tcsim::cli {
+
+reference::GemmErrors checked_gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                                          std::span<const double> B, std::span<const double> C,
+                                          std::span<const double> D, long long check_rows, unsigned threads,
+                                          const std::function<void(double)>& progress) {
+  const std::vector<std::size_t> rows = check_rows <= 0 || static_cast<std::size_t>(check_rows) >= m
+                                            ? reference::sample_rows(m, m)
+                                            : reference::sample_rows(m, static_cast<std::size_t>(check_rows));
+  // By blocks of rows: the maxima over blocks are the maxima over the rows.
+  reference::GemmErrors err;
+  const std::size_t step = std::max<std::size_t>(1, rows.size() / 50);
+  for (std::size_t i = 0; i < rows.size(); i += step) {
+    if (progress) progress(static_cast<double>(i) / static_cast<double>(rows.size()));
+    const std::span<const std::size_t> part(rows.data() + i, std::min(step, rows.size() - i));
+    const auto e = reference::gemm_errors(m, n, k, A, B, C, D, part, threads);
+    err.componentwise = std::max(err.componentwise, e.componentwise);
+    err.normwise = std::max(err.normwise, e.normwise);
+  }
+  err.rows_checked = rows.size();
+  err.sampled = rows.size() < m;
+  return err;
+}
+
+reference::GemmBound gemm_run_bound(const models::Unit& unit, const Format& in, const Format& out, std::size_t k,
+                                    std::span<const double> A, std::span<const double> B,
+                                    const models::GemmOptions& o, const models::GemmResult& r) {
+  reference::GemmBoundQuery q;
+  q.variant = r.variant;
+  q.k = static_cast<double>(k);
+  q.b = unit.datapath(in, out, o.instruction).fma_size;
+  q.u_low = reference::bounds::unit_roundoff(in);
+  q.u_high = reference::bounds::unit_roundoff(r.variant == "unit" ? out : formats::fp32());
+  // blanchard2020 Thm 3.1 (A, B given in the input format) or Thm 3.2 (converted first).
+  auto exact_in = [&](double x) {
+    return to_double(decode(in, round_bits(decode(formats::fp64(), bits_of_double(x)), in, Rounding::NearestEven))) == x;
+  };
+  q.inputs_exact = !o.scaling && o.words == 1 && std::all_of(A.begin(), A.end(), exact_in) &&
+                   std::all_of(B.begin(), B.end(), exact_in);
+  q.words = o.words;
+  q.all_word_products = o.all_word_products;
+  q.fabsum_block = o.fabsum_block;
+  q.u_combine = o.fabsum_combine == "fp64" ? 0x1p-53 : 0x1p-24;
+  if (r.variant == "tc16" || r.variant == "tc32" || r.variant == "unit") {
+    const Format& acc = r.variant == "tc16" ? formats::fp16() : r.variant == "tc32" ? formats::fp32() : out;
+    const models::BlockFmaRoundoff ro = models::block_fma_roundoff(unit, in, acc, o.instruction);
+    q.u_fma = ro.u_fma;
+    q.u_bar = ro.u_bar;
+    q.roundoff_how = ro.how;
+  }
+  return reference::gemm_bound(q);
+}
+
+namespace {
+// "kernel", "fma-chain", "ieee" or "reference" (the reason goes to path_detail).
+std::string path_class(const std::string& path) { return path.rfind("reference", 0) == 0 ? "reference" : path; }
+}  // namespace
+
+nlohmann::json gemm_report_json(const models::Unit& unit, const Format& in, const Format& out,
+                                const models::GemmOptions& o, const models::GemmResult& r,
+                                const reference::GemmErrors& err, const reference::GemmBound& bound) {
+  nlohmann::json j;
+  j["m"] = r.m;
+  j["n"] = r.n;
+  j["k"] = r.k;
+  j["unit"] = unit.name();
+  j["in"] = in.name;
+  j["out"] = out.name;
+  j["instruction"] = o.instruction;
+  j["variant"] = r.variant;
+  j["storage"] = r.storage;
+  j["path"] = path_class(r.path);
+  j["path_detail"] = r.path;
+  j["unit_calls"] = r.unit_calls;
+  j["componentwise_error"] = err.componentwise;
+  j["normwise_error"] = err.normwise;
+  j["componentwise_bound"] = std::isfinite(bound.componentwise) ? nlohmann::json(bound.componentwise) : nlohmann::json("inf");
+  j["bound_source"] = bound.source;
+  j["rows_checked"] = err.rows_checked;
+  j["sampled"] = err.sampled;
+  return j;
+}
+
+}  // namespace tcsim::cli
