@@ -116,6 +116,7 @@ ParsedArgs ArgParser::parse(const std::vector<std::string>& args) const {
       throw std::invalid_argument("unknown option '--" + name + "' for " + where() + "; allowed: " + allowed());
     if (spec->kind == Kind::Flag) {
       if (inline_value) throw std::invalid_argument("flag '--" + name + "' for " + where() + " takes no value");
+      if (out.has(name)) throw std::invalid_argument("flag '--" + name + "' for " + where() + " given more than once");
       out.given_.push_back({name, ""});
       continue;
     }

@@ -13,6 +13,7 @@
 
 #include "args.hpp"
 #include "bench_lu.hpp"
+#include "bench_verify.hpp"
 #include "native_gemm.hpp"
 #include "commands.hpp"
 #include "unit_option.hpp"
@@ -245,8 +246,10 @@ int cmd_bench(const Args& args) {
               "with a bit-for-bit check of a sample. 'tcsim bench gemm': the simulated n x n GEMM beside "
               "Eigen's native binary32 GEMM on the same matrices (best ISA, all threads), ratio and GFLOP/s. "
               "'tcsim bench lu': the simulated rl TC32 LU of an n x n hpl-ai matrix beside Eigen's binary32 LU "
-              "(PartialPivLU, all threads) of the same matrix, and their ratio");
-  p.positionals("benchmark", "dot | gemm | lu");
+              "(PartialPivLU, all threads) of the same matrix, and their ratio. 'tcsim bench verify': the differential "
+              "campaign (docs/reliability.md): --cases random cases (built-in and user-defined rows, edge cases) "
+              "through the kernels, the reference adder and MPFR; exit 1 and the seed of each mismatch if any");
+  p.positionals("benchmark", "dot | gemm | lu | verify");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file", "file");
   p.option("in", "input format (default fp16)", "fmt");
@@ -259,12 +262,21 @@ int cmd_bench(const Args& args) {
   p.option("seed", "seed of the random inputs (default 1)", "S");
   p.option("n", "gemm, lu: the matrices' order (default 1024 for gemm, 4096 for lu)", "N");
   p.option("r", "lu: the block size (default 128)", "R");
+  p.option("cases", "verify: number of random cases (default 1000000)", "N");
+  p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
+  p.flag("progress", "verify: a progress line on stderr every minute");
+  p.option("inject", "verify, testing the campaign itself: flip the last bit of one result (kernel|planar|mpfr@<case>)",
+           "check@I");
   p.flag("json", "print one JSON object");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const std::string which = a.positional().size() == 1 ? a.positional()[0] : "";
-  if (which != "dot" && which != "gemm" && which != "lu")
-    throw std::invalid_argument("name one benchmark: 'tcsim bench dot', 'tcsim bench gemm' or 'tcsim bench lu'; allowed: dot, gemm, lu");
+  if (which != "dot" && which != "gemm" && which != "lu" && which != "verify")
+    throw std::invalid_argument("name one benchmark: 'tcsim bench dot', 'tcsim bench gemm', 'tcsim bench lu' or "
+                                "'tcsim bench verify'; allowed: dot, gemm, lu, verify");
+  if (which == "verify") return bench_verify(a);
+  for (const char* name : {"cases", "first", "progress", "inject"})
+    if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");
   if (which == "dot") return bench_dot(a);
   a.require_one_of({"unit", "unit-config"});
   const SelectedUnit selected = select_unit(a);

@@ -3,8 +3,11 @@
 //
 // Values are decimal or C99 hex-float literals ("1.5", "-0x1.8p-3", "inf", "nan", or raw
 // patterns "bits:0x3c00"). A value that the format cannot hold exactly is rounded to
-// nearest even and a warning names it on stderr (the GPU would be given that rounded value;
-// the command never refuses a well-formed number).
+// nearest even and a warning names it on stderr (the GPU would be given that rounded value).
+// A value the format cannot hold even approximately is refused (issue 11: nothing exits 0
+// with a result for other inputs than the ones given): a finite value beyond the largest
+// finite one (it would become Inf or NaN), inf where the format has no infinities, nan where
+// it has no NaN.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -48,6 +51,24 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
+// Throws when the literal `item`, rounded to `bits`, is not approximately representable in
+// `fmt` (see the header comment).
+void refuse_out_of_range(const std::string& item, const Format& fmt, std::uint64_t bits, const std::string& field) {
+  std::string word = item.substr(!item.empty() && (item[0] == '+' || item[0] == '-'));
+  for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const bool is_inf = word == "inf" || word == "infinity", is_nan = word == "nan";
+  const std::string largest = decode(fmt, fmt.max_finite(false)).to_hex();
+  const std::string allowed = "; allowed: finite values up to " + largest + " in magnitude" +
+                              (fmt.infinities ? ", inf" : "") + (fmt.has_nan() ? ", nan" : "") +
+                              ", or a pattern bits:0x...";
+  if (is_inf && !fmt.infinities) throw std::invalid_argument(field + " = " + item + ": " + fmt.name + " has no infinities" + allowed);
+  if (is_nan && !fmt.has_nan()) throw std::invalid_argument(field + " = " + item + ": " + fmt.name + " has no NaN" + allowed);
+  const FpClass cls = classify(fmt, bits);
+  if (!is_inf && !is_nan && (cls == FpClass::Infinity || cls == FpClass::NaN))
+    throw std::invalid_argument(field + " = " + item + " is out of the range of " + fmt.name + " (it would become " +
+                                (cls == FpClass::NaN ? "NaN" : "Inf") + ")" + allowed);
+}
+
 // One trimmed literal into `fmt`; `field` ("--a[2]", "--c") names it in messages. Warns when
 // the value is inexact.
 std::uint64_t parse_value(const std::string& item, const Format& fmt, const std::string& field, bool list) {
@@ -56,6 +77,7 @@ std::uint64_t parse_value(const std::string& item, const Format& fmt, const std:
                                 "blanks (1.5, -0x1p-24, inf, nan, bits:0x3c00)" +
                                 (list ? ", values separated by commas" : ""));
   const std::uint64_t bits = parse_literal(item, fmt, Rounding::NearestEven, field);
+  if (item.rfind("bits:", 0) != 0) refuse_out_of_range(item, fmt, bits, field);
   if (item.rfind("bits:", 0) != 0 && !literal_is_exact(item, fmt))
     std::fprintf(stderr, "tcsim dot: warning: %s = %s is not exactly representable in %s; rounded to nearest even: %s (%s)\n",
                  field.c_str(), item.c_str(), fmt.name.c_str(), bits_to_hex(fmt, bits).c_str(),

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,7 @@ int cmd_gemm(const Args& args) {
   const bool from_files = a.has("a") || a.has("b");
   std::size_t m = 0, n = 0, k = 0;
   std::vector<double> A, B, C;
+  std::optional<apps::Matrix> file_a, file_b, file_c;  // for the range checks below
   std::string source;
   if (from_files) {
     for (const char* gen : {"m", "n", "k", "dist", "seed", "ell"})
@@ -138,6 +140,9 @@ int cmd_gemm(const Args& args) {
         throw std::invalid_argument(std::string("--") + gen + " describes a generated problem; it cannot be used with --a/--b files");
     if (!a.has("a") || !a.has("b")) throw std::invalid_argument("--a and --b go together: give both files");
     const apps::Matrix ma = apps::read_matrix(a.get("a"), "--a"), mb = apps::read_matrix(a.get("b"), "--b");
+    apps::require_finite(ma, "--a", a.get("a"));
+    apps::require_finite(mb, "--b", a.get("b"));
+    file_a = ma, file_b = mb;
     if (ma.cols != mb.rows)
       throw std::invalid_argument("--a is " + std::to_string(ma.rows) + " x " + std::to_string(ma.cols) + " and --b is " +
                                   std::to_string(mb.rows) + " x " + std::to_string(mb.cols) +
@@ -146,6 +151,8 @@ int cmd_gemm(const Args& args) {
     A = ma.values, B = mb.values;
     if (a.has("c")) {
       const apps::Matrix mc = apps::read_matrix(a.get("c"), "--c");
+      apps::require_finite(mc, "--c", a.get("c"));
+      file_c = mc;
       if (mc.rows != m || mc.cols != n)
         throw std::invalid_argument("--c is " + std::to_string(mc.rows) + " x " + std::to_string(mc.cols) +
                                     "; D = C + A B needs " + std::to_string(m) + " x " + std::to_string(n));
@@ -202,6 +209,22 @@ int cmd_gemm(const Args& args) {
   if (a.has("fabsum-combine") && !a.has("fabsum")) throw std::invalid_argument("--fabsum-combine needs --fabsum");
   o.split_k = static_cast<int>(a.get_int("split-k", 1, 1 << 26, 0));
   o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
+  // File entries must fit the formats they are converted into (else they would become Inf or
+  // NaN there), unless a scaling brings them into range.
+  if (file_a && !o.scaling && !o.scaled_words) {
+    auto largest = [](const Format& f) {
+      return std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
+    };
+    const bool fp32_variant = o.variant == models::GemmVariant::Fp32;
+    const Format& ab = fp32_variant ? formats::fp32() : in;
+    const Format& c = fp32_variant || o.variant == models::GemmVariant::Tc32   ? formats::fp32()
+                      : o.variant == models::GemmVariant::Fp16 || o.variant == models::GemmVariant::Tc16 ? formats::fp16()
+                                                                                                          : out;
+    const std::string hint = " (or --scaling on)";
+    apps::require_at_most(*file_a, largest(ab), ab.name + ", the format A is converted into" + hint, "--a", a.get("a"));
+    apps::require_at_most(*file_b, largest(ab), ab.name + ", the format B is converted into" + hint, "--b", a.get("b"));
+    if (file_c) apps::require_at_most(*file_c, largest(c), c.name + ", the format C is converted into", "--c", a.get("c"));
+  }
 
   Progress progress(!json);
   progress.update("simulating the GEMM", 0);

@@ -128,6 +128,7 @@ int cmd_lu(const Args& args) {
                                   " describes a generated matrix; --matrix names a file ('" + matrix +
                                   "' is not one of q1dq2, hpl-ai, tunable, uniform, normal)");
     apps::Matrix m = apps::read_matrix(matrix, "--matrix");
+    apps::require_finite(m, "--matrix", matrix);
     if (m.rows != m.cols)
       throw std::invalid_argument("--matrix: '" + matrix + "' is " + std::to_string(m.rows) + " x " +
                                   std::to_string(m.cols) + "; LU needs a square matrix");

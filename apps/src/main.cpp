@@ -25,7 +25,7 @@ constexpr Command kCommands[] = {
     {"experiment", tcsim::cli::cmd_experiment, "reproduce a seed paper's experiment: CSV, plot and checked claims"},
     {"monotonicity", tcsim::cli::cmd_monotonicity, "search a unit for non-monotonic dot products"},
     {"explore", tcsim::cli::cmd_explore, "sweep a unit's datapath parameters: error, monotonicity, cost, Pareto front"},
-    {"bench", tcsim::cli::cmd_bench, "benchmarks with a native baseline: tcsim bench dot | gemm | lu"},
+    {"bench", tcsim::cli::cmd_bench, "benchmarks with a native baseline: tcsim bench dot | gemm | lu; differential campaign: tcsim bench verify"},
 };
 
 void usage(std::FILE* out) {

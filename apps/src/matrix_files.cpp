@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -230,14 +232,52 @@ std::unique_ptr<std::FILE, int (*)(std::FILE*)> open_out(const std::string& path
   return {f, std::fclose};
 }
 
+// The format by content (see read_matrix); `size` bytes from the stream's start.
+Matrix read_matrix_stream(std::istream& is, std::size_t size, std::string_view option, const std::string& path);
+
 }  // namespace
 
 Matrix read_matrix(const std::string& path, std::string_view option) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    fail(option, path, "is a directory; give a Matrix Market (.mtx) or NumPy (.npy) file");
   std::ifstream is(path, std::ios::binary);
   if (!is) fail(option, path, std::string("cannot be read: ") + std::strerror(errno));
   is.seekg(0, std::ios::end);
   const auto size = static_cast<std::size_t>(is.tellg());
   is.seekg(0);
+  return read_matrix_stream(is, size, option, path);
+}
+
+void require_finite(const Matrix& m, std::string_view option, const std::string& path) {
+  for (std::size_t e = 0; e < m.values.size(); ++e)
+    if (!std::isfinite(m.values[e]))
+      fail(option, path, "entry (" + std::to_string(e / m.cols + 1) + ", " + std::to_string(e % m.cols + 1) + ") is " +
+                             (std::isnan(m.values[e]) ? "nan" : m.values[e] > 0 ? "inf" : "-inf") +
+                             "; allowed: finite values");
+}
+
+void require_at_most(const Matrix& m, double largest, std::string_view what, std::string_view option,
+                     const std::string& path) {
+  for (std::size_t e = 0; e < m.values.size(); ++e)
+    if (std::fabs(m.values[e]) > largest) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.17g", m.values[e]);
+      char limit[64];
+      std::snprintf(limit, sizeof limit, "%.17g", largest);
+      fail(option, path, "entry (" + std::to_string(e / m.cols + 1) + ", " + std::to_string(e % m.cols + 1) + ") = " +
+                             text + " is out of the range of " + std::string(what) + "; allowed: |value| <= " + limit);
+    }
+}
+
+Matrix read_matrix_bytes(const std::string& bytes, std::string_view name, std::string_view option) {
+  std::istringstream is(bytes, std::ios::binary);
+  return read_matrix_stream(is, bytes.size(), option, std::string(name));
+}
+
+namespace {
+
+Matrix read_matrix_stream(std::istream& is, std::size_t size, std::string_view option, const std::string& path) {
   char head[6] = {};
   is.read(head, 6);
   is.clear();
@@ -246,6 +286,8 @@ Matrix read_matrix(const std::string& path, std::string_view option) {
   if (size >= 14 && lower(std::string(head, 6)) == "%%matr") return read_matrix_market(is, option, path, size);
   fail(option, path, "neither a Matrix Market file ('%%MatrixMarket ...' first) nor a .npy file ('\\x93NUMPY' magic)");
 }
+
+}  // namespace
 
 void write_hex_matrix(const std::string& path, std::size_t rows, std::size_t cols, const std::vector<std::uint64_t>& bits,
                       int hex_digits) {

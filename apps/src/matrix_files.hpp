@@ -20,6 +20,14 @@ struct Matrix {
 // The format is chosen by content: the .npy magic "\x93NUMPY", else "%%MatrixMarket".
 // `option` ("--a") leads every error message.
 Matrix read_matrix(const std::string& path, std::string_view option);
+// The same from the file's bytes; `name` stands for the path in messages (fuzzing, tests).
+Matrix read_matrix_bytes(const std::string& bytes, std::string_view name, std::string_view option);
+
+// Throw naming the option, the file and the 1-based entry: a NaN or infinite entry; an entry
+// of magnitude above `largest` (`what` says where it goes, e.g. "fp16, the input format").
+void require_finite(const Matrix& m, std::string_view option, const std::string& path);
+void require_at_most(const Matrix& m, double largest, std::string_view what, std::string_view option,
+                     const std::string& path);
 
 // rows lines of cols space-separated patterns, 0x and `hex_digits` digits each; "-": stdout.
 void write_hex_matrix(const std::string& path, std::size_t rows, std::size_t cols,

@@ -89,6 +89,7 @@ TEST_CASE("args: malformed uses are errors", "[args]") {
   CHECK(error_of([&] { p.parse({"--a", "--json"}); }).find("needs a value") != std::string::npos);
   CHECK(error_of([&] { p.parse({"--a", "1", "--json=yes"}); }) == "flag '--json' for 'tcsim dot' takes no value");
   CHECK(error_of([&] { p.parse({"--a", "1", "--a", "2"}); }) == "option '--a' for 'tcsim dot' given more than once");
+  CHECK(error_of([&] { p.parse({"--a", "1", "--json", "--json"}); }) == "flag '--json' for 'tcsim dot' given more than once");
   CHECK(error_of([&] { p.parse({"--a", "1", "stray"}); }).find("unexpected argument 'stray' for 'tcsim dot'") == 0);
   auto r = p.parse({"--a", "1", "--count", "12x"});
   CHECK(error_of([&] { (void)r.get_int("count", 0, 100); }) ==

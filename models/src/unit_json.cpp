@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -456,7 +458,7 @@ UnitSpec load_unit_json(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw std::invalid_argument("unit file '" + path + "' is a directory; give a JSON file");
   std::ifstream f(path);
-  if (!f) throw std::invalid_argument("unit file '" + path + "': cannot be opened");
+  if (!f) throw std::invalid_argument("unit file '" + path + "': cannot be opened: " + std::strerror(errno));
   json j;
   try {
     j = json::parse(f);

@@ -1,7 +1,9 @@
 // Reader and writer of the real-GPU dump format (see dump_reader.hpp).
 #include "tcsim/validation/dump_reader.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -101,7 +103,7 @@ std::string read_text_file(const std::string& path) {
     if (!ec && size > kMaxDumpFileBytes) throw too_large();
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot open file '" + path + "'");
+  if (!in) throw std::invalid_argument("cannot open file '" + path + "': " + std::strerror(errno));
   // Read in pieces, so that an endless input (/dev/zero) or a growing one stops at the
   // limits instead of filling the memory.
   std::string text;
@@ -240,10 +242,14 @@ ScalarData parse_binary32_text(std::string_view text, std::string_view name) {
       if (ch != '0' && ch != '1') ok = false;
       bits = (bits << 1) | (ch == '1' ? 1u : 0u);
     }
-    if (!ok)
+    if (!ok) {
+      const std::size_t bad = f.find_first_not_of("01");
       fail_at(name, i + 1,
-              quoted(f) + " is not a binary32 bit pattern of 32 characters 0/1 (it has " +
-                  std::to_string(f.size()) + " characters)");
+              quoted(f) + " is not a binary32 bit pattern of 32 characters 0/1 (" +
+                  (f.size() != 32 ? "it has " + std::to_string(f.size()) + " characters"
+                                  : "character " + std::to_string(bad + 1) + " is '" + std::string(1, f[bad]) + "'") +
+                  ")");
+    }
     out.binary32.push_back(bits);
   }
   return out;
