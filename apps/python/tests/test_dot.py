@@ -185,6 +185,8 @@ def test_dtype_errors():
         tcsim.dot("v100", np.array([[None]]), one, None, in_format="fp16", out_format="fp32")
     with pytest.raises(TypeError, match=r"^unit: expected a tcsim.Unit or a built-in unit's name"):
         tcsim.dot(3, one, one, None, in_format="fp16", out_format="fp32")
+    with pytest.raises(TypeError, match=r"^argument 'instruction' of tcsim.dot expects a str, got 3$"):
+        tcsim.dot("h100", one, one, None, in_format="fp16", out_format="fp32", instruction=3)
     with pytest.raises(TypeError, match=r"give in_format= and out_format="):
         tcsim.dot("v100", one, one)
 
