@@ -64,6 +64,8 @@ def test_validate_dump_real_gpu(gpu_data, cli):
 
 
 def test_validate_dump_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"^give the d file \(the GPU's results\) with d=$"):
+        tcsim.validate_dump("h100", "fp16", "fp32", "a", "b", "c")
     with pytest.raises(ValueError, match=r"^give the c file with c=, or zero_c=True"):
         tcsim.validate_dump("h100", "fp16", "fp32", "a", "b", d="d")
     with pytest.raises(ValueError, match=r"nosuch"):
