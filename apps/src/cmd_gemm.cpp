@@ -15,6 +15,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "gemm_problem.hpp"
 #include "gemm_report.hpp"
 #include "matrix_files.hpp"
 #include "progress.hpp"
@@ -29,35 +30,6 @@
 namespace tcsim::cli {
 
 namespace {
-
-// Uniform in [0, 1) with 53 random bits, from sim's counter-based generator: the same matrices
-// for a seed on every machine.
-struct Uniform {
-  std::uint64_t seed, index = 0;
-  double next() { return static_cast<double>(counter_random(seed, index++) >> 11) * 0x1p-53; }
-};
-
-const char* const kDistributions = "uniform01, uniform-11, uniform0-1e-3, normal, pm10^phi";
-
-// One entry of the distribution, rounded to binary32 (blanchard2020 section 3.3 generates the
-// matrices in single precision). pm10^phi: +-10^phi, phi uniform in [-ell, ell] (mary2024 section 5).
-double sample(const std::string& dist, Uniform& u, double ell) {
-  double x;
-  if (dist == "uniform01") {
-    x = u.next();
-  } else if (dist == "uniform-11") {
-    x = 2 * u.next() - 1;
-  } else if (dist == "uniform0-1e-3") {
-    x = 1e-3 * u.next();
-  } else if (dist == "normal") {  // Box-Muller; libm's log and cos
-    const double u1 = 1 - u.next(), u2 = u.next();
-    x = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-  } else {  // pm10^phi
-    const double sign = u.next() < 0.5 ? -1 : 1;
-    x = sign * std::pow(10.0, ell * (2 * u.next() - 1));
-  }
-  return static_cast<double>(static_cast<float>(x));
-}
 
 models::WordOrder parse_word_order(const std::string& s) {
   if (s == "smallest-first") return models::WordOrder::SmallestFirst;
@@ -95,7 +67,7 @@ int cmd_gemm(const Args& args) {
   p.option("m", "rows of A and D (generated problem)", "M");
   p.option("n", "columns of B and D (generated problem)", "N");
   p.option("k", "columns of A, rows of B (generated problem)", "K");
-  p.option("dist", std::string("distribution of the generated A and B (binary32 values; C = 0): ") + kDistributions +
+  p.option("dist", std::string("distribution of the generated A and B (binary32 values; C = 0): ") + kGemmDistributions +
                        " (default uniform01)", "name");
   p.option("ell", "pm10^phi: phi uniform in [-ell, ell] (default 10, mary2024 section 5)", "L");
   p.option("seed", "seed of the generated matrices (default 1)", "S");
@@ -173,20 +145,14 @@ int cmd_gemm(const Args& args) {
                                   sci(static_cast<double>(m) * k + static_cast<double>(k) * n) +
                                   " entries; at most 2^30 together");
     const std::string dist = a.get_or("dist", "uniform01");
-    if (std::string(kDistributions).find(dist) == std::string::npos || dist.empty() || dist.find(',') != std::string::npos ||
-        dist.find(' ') != std::string::npos)
-      throw std::invalid_argument("--dist: '" + dist + "' is not a distribution; allowed: " + kDistributions);
+    check_gemm_distribution(dist, "--dist");
     double ell = 10;
     if (a.has("ell")) {
       if (dist != "pm10^phi") throw std::invalid_argument("--ell applies to --dist pm10^phi only");
       ell = static_cast<double>(a.get_int("ell", 0, 300));
     }
     const std::uint64_t seed = a.get_uint64("seed", 1);
-    Uniform u{seed};
-    A.resize(m * k);
-    B.resize(k * n);
-    for (auto& x : A) x = sample(dist, u, ell);
-    for (auto& x : B) x = sample(dist, u, ell);
+    generate_gemm_problem(m, n, k, dist, ell, seed, A, B);
     source = dist + (dist == "pm10^phi" ? " (ell " + sci(ell) + ")" : "") + ", seed " + std::to_string(seed) +
              ", binary32 entries, C = 0";
   }

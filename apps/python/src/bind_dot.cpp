@@ -5,7 +5,7 @@
 // transpose of a C-order (K, n) array) is passed to the kernel without a copy.
 #include <optional>
 
-#include "common.hpp"
+#include "matrices.hpp"
 
 namespace tcsim::python {
 
@@ -30,7 +30,7 @@ py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object&
   const auto unit = unit_arg(unit_obj);
   const Format& in = parse_format(in_format, "in_format");
   const Format& out = parse_format(out_format, "out_format");
-  const std::string instruction = instruction_obj.is_none() ? "" : instruction_obj.cast<std::string>();
+  const std::string instruction = str_arg(instruction_obj, "instruction", "dot");
   (void)unit->datapath(in, out, instruction);  // format and instruction errors first, as the CLI
 
   Operand A = operand_arg(a, "a", in, true, true, false), B = operand_arg(b, "b", in, true, true, false);

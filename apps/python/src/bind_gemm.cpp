@@ -3,6 +3,7 @@
 // (apps/src/gemm_report.hpp: the same code).
 #include <chrono>
 
+#include "gemm_problem.hpp"
 #include "gemm_report.hpp"
 #include "matrices.hpp"
 #include "tcsim/models/gemm.hpp"
@@ -136,9 +137,36 @@ py::dict gemm_errors(const py::object& A, const py::object& B, const py::object&
   return d;
 }
 
+// `tcsim gemm --m M --n N --k K --dist D --seed S [--ell L]`'s A and B.
+py::tuple gemm_problem(const py::object& m, const py::object& n, const py::object& k, const std::string& dist,
+                       const py::object& seed, const py::object& ell) {
+  const auto mm = static_cast<std::size_t>(int_arg(m, "m", "gemm_problem", 1, 1 << 20));
+  const auto nn = static_cast<std::size_t>(int_arg(n, "n", "gemm_problem", 1, 1 << 20));
+  const auto kk = static_cast<std::size_t>(int_arg(k, "k", "gemm_problem", 1, 1 << 26));
+  if (static_cast<double>(mm) * static_cast<double>(kk) + static_cast<double>(kk) * static_cast<double>(nn) > 1 << 30)
+    throw std::invalid_argument("m, n, k: A and B would hold more than 2^30 entries together");
+  cli::check_gemm_distribution(dist, "dist");
+  double l = 10;
+  if (!ell.is_none()) {
+    if (dist != "pm10^phi") throw std::invalid_argument("ell applies to dist 'pm10^phi' only");
+    l = static_cast<double>(int_arg(ell, "ell", "gemm_problem", 0, 300));
+  }
+  const auto s = static_cast<std::uint64_t>(int_arg(seed, "seed", "gemm_problem", 0, (1ll << 62)));
+  std::vector<double> A, B;
+  {
+    py::gil_scoped_release release;
+    cli::generate_gemm_problem(mm, nn, kk, dist, l, s, A, B);
+  }
+  return py::make_tuple(matrix_array(A, mm, kk), matrix_array(B, kk, nn));
+}
+
 }  // namespace
 
 void bind_gemm(py::module_& m) {
+  m.def("gemm_problem", &gemm_problem, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("dist") = "uniform01",
+        py::arg("seed") = 1, py::arg("ell") = py::none(),
+        "(A, B) of `tcsim gemm --m M --n N --k K --dist DIST --seed S [--ell L]`: binary32 entries in binary64 "
+        "arrays, the same for a seed on every machine. dist: uniform01, uniform-11, uniform0-1e-3, normal, pm10^phi.");
   m.def("_matmul", &matmul, py::arg("A"), py::arg("B"), py::arg("C") = py::none(), py::arg("unit") = py::none(),
         py::arg("in_format") = py::none(), py::arg("out_format") = py::none());
   m.def("_gemm_errors", &gemm_errors, py::arg("A"), py::arg("B"), py::arg("C") = py::none(),

@@ -2,7 +2,7 @@
 // the JSON schema of `tcsim units --json` (models/unit_json.hpp).
 #include <fstream>
 
-#include "common.hpp"
+#include "matrices.hpp"
 #include "tcsim/models/unit_json.hpp"
 
 namespace tcsim::python {
@@ -57,7 +57,7 @@ void bind_units(py::module_& m) {
       .def(
           "row",
           [](const PyUnit& u, const std::string& in, const std::string& out, const py::object& instruction) {
-            const std::string ins = instruction.is_none() ? "" : instruction.cast<std::string>();
+            const std::string ins = str_arg(instruction, "instruction", "Unit");
             return to_python(models::to_json(
                 u.unit->datapath(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"), ins), u.unit->name()));
           },
@@ -66,7 +66,7 @@ void bind_units(py::module_& m) {
       .def(
           "batch_path",
           [](const PyUnit& u, const std::string& in, const std::string& out, const py::object& instruction) {
-            const std::string ins = instruction.is_none() ? "" : instruction.cast<std::string>();
+            const std::string ins = str_arg(instruction, "instruction", "Unit");
             return u.unit->batch_path_planar(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"), ins);
           },
           py::arg("in_format"), py::arg("out_format"), py::arg("instruction") = py::none())

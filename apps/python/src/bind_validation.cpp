@@ -61,6 +61,7 @@ py::dict validate_dump(const py::object& unit_obj, const std::string& in_format,
   const Format& in = parse_format(in_format, "in_format");
   const Format& out = parse_format(out_format, "out_format");
   const std::string instruction = str_arg(instruction_obj, "instruction", "validate_dump");
+  if (d.is_none()) throw std::invalid_argument("give the d file (the GPU's results) with d=");
   if (!zero_c && c.is_none()) throw std::invalid_argument("give the c file with c=, or zero_c=True for a zero accumulator");
   if (zero_c && !c.is_none()) throw std::invalid_argument("c and zero_c exclude each other");
   if (max_report < 0 || max_report > 1000000)

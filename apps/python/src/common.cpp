@@ -165,8 +165,9 @@ Operand operand_arg(const py::handle& obj, const char* field, const Format& fmt,
     std::string why;
     if (op.type == 'i' && allow_patterns && allow_values)
       why = " (signed integers are ambiguous here: pass floats for values or unsigned integers for bit patterns)";
-    throw py::type_error(std::string(field) + ": dtype " + py::str(static_cast<const py::handle&>(dt)).cast<std::string>() + " is not allowed" + why +
-                         "; allowed: " + allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
+    const std::string name = py::str(static_cast<const py::handle&>(dt)).cast<std::string>();
+    throw py::type_error(std::string(field) + ": dtype " + name + " is not allowed" + why + "; allowed: " +
+                         allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
   }
   op.kind = op.type == 'f' ? ElementKind::Values : op.type == 'u' ? ElementKind::Patterns : ElementKind::Integers;
   if (!dt.attr("isnative").cast<bool>())  // the loops read native byte order
@@ -225,7 +226,10 @@ void throw_bad_element(const Operand& op, const Format& fmt, const char* field, 
   std::string name = field;
   if (!index.empty()) {
     name += "[";
-    for (std::size_t d = 0; d < index.size(); ++d) name += (d ? ", " : "") + std::to_string(index[d]);
+    for (std::size_t d = 0; d < index.size(); ++d) {
+      if (d) name += ", ";
+      name += std::to_string(index[d]);
+    }
     name += "]";
   }
   const std::size_t r = op.cols ? flat / op.cols : 0, c = op.cols ? flat % op.cols : 0;

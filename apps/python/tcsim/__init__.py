@@ -9,11 +9,11 @@ messages with the Python argument's name) and TypeError (wrong types or dtypes).
 See docs/python.md.
 """
 from . import _tcsim
-from ._tcsim import (LuBreakdown, Unit, decode, encode, experiment, experiments, formats, lu_matrix, probe,
-                     unit, units, validate_dump)
+from ._tcsim import (LuBreakdown, Unit, decode, encode, experiment, experiments, formats, gemm_problem, lu_matrix,
+                     probe, unit, units, validate_dump)
 
 __all__ = ["DotResult", "LuBreakdown", "Unit", "decode", "dot", "encode", "experiment", "experiments", "formats",
-           "gemm_errors", "lu", "lu_matrix", "matmul", "probe", "solve", "unit", "units", "validate_dump"]
+           "gemm_errors", "gemm_problem", "lu", "lu_matrix", "matmul", "probe", "solve", "unit", "units", "validate_dump"]
 
 
 class DotResult:

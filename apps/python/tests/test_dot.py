@@ -185,6 +185,8 @@ def test_dtype_errors():
         tcsim.dot("v100", np.array([[None]]), one, None, in_format="fp16", out_format="fp32")
     with pytest.raises(TypeError, match=r"^unit: expected a tcsim.Unit or a built-in unit's name"):
         tcsim.dot(3, one, one, None, in_format="fp16", out_format="fp32")
+    with pytest.raises(TypeError, match=r"^argument 'instruction' of tcsim.dot expects a str, got 3$"):
+        tcsim.dot("h100", one, one, None, in_format="fp16", out_format="fp32", instruction=3)
     with pytest.raises(TypeError, match=r"give in_format= and out_format="):
         tcsim.dot("v100", one, one)
 
@@ -213,3 +215,28 @@ def test_errors_are_the_clis(cli, args, python):
     with pytest.raises(ValueError) as e:
         tcsim.dot(unit, np.ones(1), np.ones(1), None, **python)
     assert str(e.value) == want.replace("--in", "in_format").replace("--out", "out_format")
+
+
+def test_gil_is_released_while_cpp_runs():
+    """Another Python thread keeps running during a long dot. Holding the GIL, the call would
+    stall this thread's loop for its whole duration (the largest gap between iterations)."""
+    import threading
+    import time
+    n = 4_000_000
+    a = np.ones((16, n), np.uint16).T  # product-major fp16 patterns: straight to the kernel
+    done = threading.Event()
+
+    def work():
+        tcsim.dot("h100", a, a, None, in_format="fp16", out_format="fp32", threads=1)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t0 = last = time.perf_counter()
+    t.start()
+    gap = 0.0
+    while not done.is_set():
+        now = time.perf_counter()
+        gap, last = max(gap, now - last), now
+    t.join()
+    elapsed = time.perf_counter() - t0
+    assert elapsed > 0.05 and gap < elapsed / 2, (elapsed, gap)

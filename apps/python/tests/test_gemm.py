@@ -123,3 +123,23 @@ def test_torch_in_torch_out():
     D = tcsim.matmul(A, B, unit="h100", in_format="fp16")
     assert isinstance(D, torch.Tensor) and D.dtype == torch.float64
     assert np.array_equal(D.numpy(), tcsim.matmul(A.numpy(), B.numpy(), unit="h100", in_format="fp16"))
+
+
+@pytest.mark.parametrize("dist, seed, ell", [("uniform01", 1, None), ("normal", 3, None), ("pm10^phi", 7, 4)])
+def test_generated_problem_is_the_clis(cli, tmp_path, dist, seed, ell):
+    """tcsim.gemm_problem gives `tcsim gemm --m --n --k --dist --seed --ell`'s matrices: the same D bits and errors."""
+    extra = ["--ell", ell] if ell is not None else []
+    d = tmp_path / "D.txt"
+    want = cli.json("gemm", "--unit", "v100", "--in", "fp16", "--m", 6, "--n", 5, "--k", 300, "--dist", dist, "--seed",
+                    seed, *extra, "--write-d", d)
+    want_bits = [[int(x, 16) for x in line.split()] for line in d.read_text().splitlines()]
+    A, B = tcsim.gemm_problem(6, 5, 300, dist=dist, seed=seed, ell=ell)
+    assert A.shape == (6, 300) and B.shape == (300, 5)
+    assert np.array_equal(A.astype(np.float32).astype(np.float64), A)  # binary32 entries
+    _, bits = tcsim.matmul(A, B, unit="v100", in_format="fp16", return_bits=True)
+    assert bits.tolist() == want_bits
+    got = tcsim.gemm_errors(A, B, unit="v100", in_format="fp16")
+    assert (got["componentwise_error"], got["componentwise_bound"]) == (want["componentwise_error"],
+                                                                        want["componentwise_bound"])
+    with pytest.raises(ValueError, match=r"^dist: 'gauss' is not a distribution; allowed: uniform01, uniform-11"):
+        tcsim.gemm_problem(2, 2, 2, dist="gauss")

@@ -64,6 +64,8 @@ def test_validate_dump_real_gpu(gpu_data, cli):
 
 
 def test_validate_dump_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"^give the d file \(the GPU's results\) with d=$"):
+        tcsim.validate_dump("h100", "fp16", "fp32", "a", "b", "c")
     with pytest.raises(ValueError, match=r"^give the c file with c=, or zero_c=True"):
         tcsim.validate_dump("h100", "fp16", "fp32", "a", "b", d="d")
     with pytest.raises(ValueError, match=r"nosuch"):
@@ -73,10 +75,10 @@ def test_validate_dump_errors(tmp_path):
 
 def test_experiment_is_the_clis(tmp_path, cli):
     assert tcsim.experiments() == cli.json("experiment", "--list")
-    got = tcsim.experiment("lopez2022-fig2a", quick=True, out=tmp_path / "py")
-    want = cli.json("experiment", "lopez2022-fig2a", "--quick", "--out", tmp_path / "cli")
+    got = tcsim.experiment("fasi2021-suite", quick=True, out=tmp_path / "py")
+    want = cli.json("experiment", "fasi2021-suite", "--quick", "--out", tmp_path / "cli")
     assert got["all_hold"] and got["checks"] == want["checks"]
     for ext in ("csv", "png", "md"):
-        assert (tmp_path / "py" / f"lopez2022-fig2a.{ext}").is_file()
+        assert (tmp_path / "py" / f"fasi2021-suite.{ext}").is_file()
     with pytest.raises(ValueError, match=r"^experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1"):
         tcsim.experiment("nosuch")
