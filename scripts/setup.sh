@@ -21,6 +21,7 @@ required=(
   libhwy-dev                              # Google Highway: SIMD block kernels
   nlohmann-json3-dev                      # unit JSON, --json output
   catch2                                  # Catch2 v2 test framework
+  clang-14 libclang-rt-14-dev libomp-14-dev  # sanitizer + libFuzzer build (scripts/test.sh)
 )
 plots=(python3-matplotlib gnuplot-nox)
 
