@@ -1,6 +1,7 @@
 // libFuzzer target: the CLI option parser (apps/src/args.cpp). The input is split at '\n'
 // into arguments and parsed by a parser with every kind of option; bad arguments must be
-// refused with std::invalid_argument, and the values read back must be what was given.
+// refused with std::invalid_argument (anything else escaping is a finding), a required option
+// is present after a successful parse, and positional arguments pass only where declared.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
