@@ -44,3 +44,39 @@ function(tcsim_add_tests folder)
   catch_discover_tests(tcsim_${folder}_tests TEST_PREFIX "${folder}: "
     PROPERTIES ENVIRONMENT "TCSIM_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()
+
+# tcsim_add_fuzzer(<name> SOURCES <files...> DEPS <targets...> [INCLUDES <dirs...>] [SEEDS <dirs...>]
+#                  [MAX_LEN <bytes>])
+# A libFuzzer target (TCSIM_FUZZ builds only, clang): <folder>/fuzz/<name>.cpp plus SOURCES.
+# ctest tests:
+#   "fuzz: <name>"              a short run of TCSIM_FUZZ_SECONDS from the committed seed
+#                               corpus <folder>/fuzz/corpus/<name> and the SEEDS folders (made
+#                               at configure time, e.g. from ../shared/data); new inputs go to
+#                               the build tree, never to the source tree;
+#   "fuzz: <name> regressions"  every input kept in <folder>/fuzz/regressions/<name>, run once
+#                               (each was a crash, hang or sanitizer report, since fixed).
+function(tcsim_add_fuzzer name)
+  if(NOT TCSIM_FUZZ)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "MAX_LEN" "SOURCES;DEPS;INCLUDES;SEEDS" ${ARGN})
+  if(NOT ARG_MAX_LEN)
+    set(ARG_MAX_LEN 4096)
+  endif()
+  add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${name}.cpp ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_include_directories(${name} PRIVATE ${ARG_INCLUDES})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  set(work ${PROJECT_BINARY_DIR}/fuzz-corpus/${name})
+  file(MAKE_DIRECTORY ${work})
+  set(corpus ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${name})
+  add_test(NAME "fuzz: ${name}"
+           COMMAND ${name} -max_total_time=${TCSIM_FUZZ_SECONDS} -max_len=${ARG_MAX_LEN} -timeout=20 -rss_limit_mb=3072
+                   -print_final_stats=1 ${work} ${corpus} ${ARG_SEEDS})
+  set_tests_properties("fuzz: ${name}" PROPERTIES TIMEOUT 900 LABELS fuzz)
+  file(GLOB regressions CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/${name}/*)
+  if(regressions)
+    add_test(NAME "fuzz: ${name} regressions" COMMAND ${name} -timeout=20 ${regressions})
+    set_tests_properties("fuzz: ${name} regressions" PROPERTIES TIMEOUT 300 LABELS fuzz)
+  endif()
+endfunction()

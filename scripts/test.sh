@@ -4,9 +4,14 @@
 #   2. build      Release build in build/ (scripts/build.sh)
 #   3. ctest      all tests in build/ (Catch2 suites, CLI tests, find_package consumer)
 #   4. asan build RelWithDebInfo + AddressSanitizer/UBSan in build-asan/ (-O1 -g1: line
-#                 tables for the reports, and about half the compile time of -O2 -g)
+#                 tables for the reports, and about half the compile time of -O2 -g). With
+#                 clang++-14 (and its libFuzzer runtime) the build uses clang and also builds
+#                 the libFuzzer targets (TCSIM_FUZZ, <folder>/fuzz/, docs/reliability.md);
+#                 without it, gcc and no fuzzing (said so in the log)
 #   5. asan ctest all tests again under the sanitizers, random-test sizes scaled by
-#                 TCSIM_TEST_SCALE=0.02 (tests/test_support.hpp), halting on the first error
+#                 TCSIM_TEST_SCALE=0.02 (tests/test_support.hpp), halting on the first error;
+#                 with clang also a short run of every fuzz target (TCSIM_FUZZ_SECONDS each,
+#                 default 10) and the saved regression inputs
 # Prints the time of each phase; exits non-zero when any phase fails (later phases still
 # run when they can, so one run reports everything).
 #
@@ -14,7 +19,9 @@
 #
 # Environment: TCSIM_BUILD_DIR (build), TCSIM_ASAN_BUILD_DIR (build-asan), TCSIM_JOBS
 # (compile jobs, default nproc), TCSIM_TEST_JOBS (ctest -j, default 2), TCSIM_ASAN_SCALE
-# (default 0.02), TCSIM_SANITIZE=0 (same as --no-sanitize).
+# (default 0.02), TCSIM_SANITIZE=0 (same as --no-sanitize), TCSIM_FUZZ_SECONDS (default 10),
+# TCSIM_ASAN_CXX (compiler of the sanitizer build; default clang++-14 when it links libFuzzer,
+# else g++).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,10 +77,37 @@ if phase "build" env TCSIM_BUILD_DIR="$build_dir" bash scripts/build.sh -DTCSIM_
   phase "ctest" ctest --test-dir "$build_dir" "${ctest_args[@]}" || true
 fi
 
+# The sanitizer build's compiler: clang++-14 when it can link a libFuzzer target (then the
+# same build fuzzes), else g++ without fuzzing.
+asan_cxx=${TCSIM_ASAN_CXX:-}
+if [[ -z $asan_cxx ]]; then
+  asan_cxx=g++
+  if command -v clang++-14 >/dev/null; then
+    probe_dir=$(mktemp -d)
+    echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' >"$probe_dir/f.cpp"
+    if clang++-14 -fsanitize=fuzzer,address,undefined "$probe_dir/f.cpp" -o "$probe_dir/f" 2>/dev/null &&
+       "$probe_dir/f" -runs=1 >/dev/null 2>&1; then
+      asan_cxx=clang++-14
+    fi
+    rm -rf "$probe_dir"
+  fi
+fi
+fuzz_args=()
+if [[ $asan_cxx == clang* ]]; then
+  fuzz_args=(-DTCSIM_FUZZ=ON "-DTCSIM_FUZZ_SECONDS=${TCSIM_FUZZ_SECONDS:-10}")
+else
+  echo "test.sh: no clang++-14 with libFuzzer: the sanitizer pass uses $asan_cxx and runs no fuzz targets"
+fi
+# A build directory configured with another compiler cannot switch: start it afresh.
+if [[ -f $asan_dir/CMakeCache.txt ]] &&
+   ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=.*$asan_cxx\$" "$asan_dir/CMakeCache.txt"; then
+  rm -rf "$asan_dir"
+fi
+
 if [[ $sanitize == 1 ]]; then
-  if phase "asan build" env TCSIM_BUILD_DIR="$asan_dir" TCSIM_BUILD_TYPE=RelWithDebInfo \
+  if phase "asan build" env TCSIM_BUILD_DIR="$asan_dir" TCSIM_BUILD_TYPE=RelWithDebInfo CXX="$asan_cxx" \
        bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON -DTCSIM_SANITIZE=ON -DTCSIM_BUILD_CUDA=OFF \
-         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"; then
+         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "${fuzz_args[@]}"; then
     phase "asan ctest" env TCSIM_TEST_SCALE="${TCSIM_ASAN_SCALE:-0.02}" \
       ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
       UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

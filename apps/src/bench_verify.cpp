@@ -363,13 +363,15 @@ int bench_verify(const ParsedArgs& a) {
   const std::uint64_t end = first + cases, g_first = first / kGroup, g_end = (end + kGroup - 1) / kGroup;
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::atomic<std::uint64_t> next{g_first}, done{0};
+  std::atomic<std::uint64_t> next{g_first}, done{0}, bad{0};
   std::vector<Tally> tallies(threads);
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < threads; ++w)
     pool.emplace_back([&, w] {
       for (std::uint64_t g; (g = next.fetch_add(1)) < g_end;) {
+        const std::uint64_t before = tallies[w].mismatches();
         run_group(seed, g, first, end, inject, tallies[w]);
+        bad.fetch_add(tallies[w].mismatches() - before, std::memory_order_relaxed);
         done.fetch_add(1, std::memory_order_relaxed);
       }
     });
@@ -381,8 +383,8 @@ int bench_verify(const ParsedArgs& a) {
       if (seconds() - last < 60) continue;
       last = seconds();
       const double n = static_cast<double>(done.load()) * kGroup;
-      std::fprintf(stderr, "[verify] %.0f of %llu cases in %.0f s (%.0f cases/s)\n", n,
-                   static_cast<unsigned long long>(cases), last, n / last);
+      std::fprintf(stderr, "[verify] %.0f of %llu cases in %.0f s (%.0f cases/s), %llu mismatches so far\n", n,
+                   static_cast<unsigned long long>(cases), last, n / last, static_cast<unsigned long long>(bad.load()));
       std::fflush(stderr);
     }
   }

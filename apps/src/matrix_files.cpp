@@ -191,6 +191,10 @@ Matrix read_npy(std::istream& is, std::string_view option, const std::string& pa
   const bool fortran = order == "True";
   std::vector<std::size_t> dims;
   {
+    // A Python tuple: "(2, 3)", "(4,)". Anything else ("", "[2, 3]") is refused here, before
+    // its parentheses are stripped.
+    if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
+      fail(option, path, "shape '" + shape + "' is not a tuple of sizes such as (2, 3)");
     std::string inner = shape.substr(1, shape.size() - 2);
     std::replace(inner.begin(), inner.end(), ',', ' ');
     for (const auto& t : words(inner)) {

@@ -130,4 +130,16 @@ TEST_CASE("matrix_files: malformed files name option, file, line and expectation
                     Contains("line 4: '1.5' is not an integer (the header says integer)"));
   CHECK_THROWS_WITH(read_matrix(write("j.txt", "hello world, not a matrix\n"), "--c"),
                     Contains("--c: ") && Contains("neither a Matrix Market file"));
+  // Found by fuzzing (apps/fuzz/regressions/fuzz_matrix_files/npy_shape_not_a_tuple): an empty
+  // or unparenthesized shape threw std::out_of_range from substr instead of the reader's error.
+  CHECK_THROWS_WITH(read_matrix(npy("e.npy", 2, "{'descr': '>f8', 'fortran_order': False, 'shape': }", raw<double>({1})), "--b"),
+                    Contains("shape '' is not a tuple of sizes such as (2, 3)"));
+  CHECK_THROWS_WITH(read_matrix(npy("l.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': [1, 1], }", raw<double>({1})), "--b"),
+                    Contains("shape '[1' is not a tuple of sizes such as (2, 3)"));
+  std::ifstream saved(std::string(TCSIM_SOURCE_DIR) + "/apps/fuzz/regressions/fuzz_matrix_files/npy_shape_not_a_tuple",
+                      std::ios::binary);
+  const std::string crash((std::istreambuf_iterator<char>(saved)), std::istreambuf_iterator<char>());
+  REQUIRE(crash.size() == 152);
+  CHECK_THROWS_WITH(tcsim::apps::read_matrix_bytes(crash, "crash.npy", "--a"),
+                    Contains("--a: crash.npy: shape '' is not a tuple of sizes such as (2, 3)"));
 }

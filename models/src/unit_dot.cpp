@@ -251,7 +251,8 @@ void Unit::dot_batch_planar(const Format& in, const Format& out, std::size_t n, 
     if (planar) {
       chain_blocks(row, r, out, m, K, group, c + lo, d + lo,
                    [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
-                     kernel->run_planar(m, len, a + pos * n + lo, n, b + pos * n + lo, n, x, y);
+                     // K = 0: a and b may be null, and no offset may be added to a null pointer.
+                     kernel->run_planar(m, len, len ? a + pos * n + lo : a, n, len ? b + pos * n + lo : b, n, x, y);
                    });
       return;
     }

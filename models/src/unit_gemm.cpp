@@ -118,7 +118,9 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
     const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
     run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
       for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j)
-        D[i * n + j] = detail::fma_chain(K, k, A.data() + i * K, 1, B.data() + j, n, C[i * n + j], r.nan_out[o]);
+        // K = 0: B may be empty (null data), and no offset may be added to a null pointer.
+        D[i * n + j] = detail::fma_chain(K, k, A.data() + i * K, 1, K ? B.data() + j : B.data(), n, C[i * n + j],
+                                         r.nan_out[o]);
     });
     return;
   }

@@ -53,7 +53,9 @@ V PowerOfTwo(D d, V e) {
 // others: out-of-range lanes give INT32_MIN here (x86) or the saturated value (elsewhere).
 template <class DI, class VF>
 HWY_INLINE hn::Vec<DI> TruncToInt32(DI di, VF v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+// Not on EMU128 (Highway's portable 128-bit target, which clang builds): its vectors are
+// arrays, not __m128.
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
   constexpr std::size_t kBytes = hn::MaxLanes(DI()) * sizeof(std::int32_t);
 #if HWY_TARGET <= HWY_AVX3
   if constexpr (kBytes == 64) return hn::Vec<DI>{_mm512_cvttps_epi32(v.raw)};

@@ -56,6 +56,13 @@ Split split_big(const BigInt& m, std::int64_t s) {
     r.kept = static_cast<std::uint64_t>(m << static_cast<unsigned>(-s));
     return r;
   }
+  // Everything below the 64 bits of D: only the sticky bit is left. (Also keeps `s` within
+  // unsigned range: a literal like 0x1.8p-700000000000000000 has s near 2^59, which cast to
+  // unsigned wrapped to a small shift and kept garbage bits; found by fuzz_literal.)
+  if (m == 0 || s - 64 > static_cast<std::int64_t>(boost::multiprecision::msb(m))) {
+    r.sticky = m != 0;
+    return r;
+  }
   const auto us = static_cast<unsigned>(s);
   r.kept = static_cast<std::uint64_t>(m >> us);
   static const BigInt low64 = BigInt(~std::uint64_t{0});

@@ -208,3 +208,18 @@ TEST_CASE("formats: decimal literals round like MPFR", "[formats][literal][mpfr]
   std::printf("[formats] decimal literal cases: %llu\n", static_cast<unsigned long long>(cases));
   CHECK(failures == 0);
 }
+
+// Found by fuzz_literal (sim/fuzz/regressions/fuzz_literal/): a hex-float with many digits
+// and an exponent near -2^59 was cut at a shift truncated to 32 bits, so that garbage bits
+// survived (0x.4444...p-700000000000000004 read as 0.25 in e5m2) and UBSan saw a negative
+// shift. Values that far below the format's range round like any tiny value.
+TEST_CASE("formats: literals with huge negative exponents round to zero or the smallest subnormal",
+          "[formats][literal]") {
+  const std::string lit = "0x.4444444444b04444444444444444444441p-700000000000000004";
+  CHECK(parse_literal(lit, formats::e5m2(), Rounding::Up) == 0x01u);
+  CHECK(parse_literal(lit, formats::e5m2(), Rounding::NearestEven) == 0x00u);
+  CHECK(parse_literal("-" + lit, formats::e5m2(), Rounding::Down) == 0x81u);
+  CHECK(parse_literal(lit, formats::fp64(), Rounding::Up) == 0x1u);
+  CHECK(parse_literal(lit, formats::fp32(), Rounding::TowardZero) == 0x0u);
+  CHECK(parse_literal("0x1.4444444444b04444444444444444444441p+1", formats::fp64(), Rounding::Up) == 0x4004444444444b05u);
+}

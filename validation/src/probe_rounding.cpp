@@ -97,7 +97,10 @@ void Prober::alignment_rounding() {
       return den == 1 ? s : s + "/" + std::to_string(den);
     };
     ev += (ev.empty() ? "" : ", ") + frac(n, 1 << g) + " -> " + (integral ? frac(units, 2) : got.to_hex());
-    std::erase_if(hyps, [&](const Hyp& h) { return !integral || predict_align(n, g, fp, h) != units; });
+    // Plain copies: clang 14 cannot capture structured bindings in a lambda.
+    const auto num = n;
+    const auto log_den = g;
+    std::erase_if(hyps, [&](const Hyp& h) { return !integral || predict_align(num, log_den, fp, h) != units; });
   }
   ev = "c=2^e, a1b1=-2^e, a2b2 = fractions of u=2^(e-" + std::to_string(fp) +
        "), the last surviving position (in units of u): " + ev;
