@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <ios>
 #include <limits>
 #include <string>
 #include <vector>
@@ -70,7 +71,8 @@ TEST_CASE("model1_round equals sim's rounding step in every Model 1 format, narr
                                 std::ldexp(1.0, f.emin - f.precision), std::ldexp(3.0, f.emin - f.precision - 1)};
       for (std::uint64_t i = 0; i < cases; ++i) xs.push_back(random_value(r, f.precision, f.emin, f.emax));
       for (double x : xs) {
-        INFO(base->name << " subnormals " << subnormals << " x = " << x);
+        INFO(base->name << " subnormals " << subnormals << " x = " << std::hexfloat << x << " (bits 0x" << std::hex
+                        << bits_of_double(x) << ")");
         CHECK(same(model1_round(x, narrow), sim_round(x, f)));
         const double y = std::ldexp(x, r.range(-900, 900) - f.emin);  // anywhere in binary64's normal range
         if (std::isnormal(y)) CHECK(same(model1_round(y, unbounded), sim_round(y, wide)));
