@@ -9,8 +9,8 @@ messages with the Python argument's name) and TypeError (wrong types or dtypes).
 See docs/python.md.
 """
 from . import _tcsim
-from ._tcsim import (LuBreakdown, Unit, decode, encode, experiment, experiments, formats, gemm_problem, lu_matrix,
-                     probe, unit, units, validate_dump)
+from ._tcsim import (LuBreakdown, Unit, experiment, experiments, formats, gemm_problem, lu_matrix, probe, unit, units,
+                     validate_dump)
 
 __all__ = ["DotResult", "LuBreakdown", "Unit", "decode", "dot", "encode", "experiment", "experiments", "formats",
            "gemm_errors", "gemm_problem", "lu", "lu_matrix", "matmul", "probe", "solve", "unit", "units", "validate_dump"]
@@ -53,6 +53,19 @@ def _like(template_inputs, array):
         import torch
         return torch.from_numpy(array)
     return array
+
+
+def encode(values, format, rounding="rne", threads=0):
+    """Bit patterns of ``format`` nearest to ``values`` (float16/32/64 or integer arrays, or
+    torch tensors, bfloat16 included) with ``rounding`` (rne, rz, ru, rd, ro): an unsigned
+    numpy array of the same shape (uint8 .. uint64 by the format's width)."""
+    return _tcsim.encode(_numpy(values), format, rounding, threads)
+
+
+def decode(bits, format, threads=0):
+    """Values (float64 numpy array, exact for every built-in format) of unsigned bit patterns
+    of ``format`` (numpy arrays or torch uint8 tensors)."""
+    return _tcsim.decode(_numpy(bits), format, threads)
 
 
 def dot(unit, a, b, c=None, in_format=None, out_format=None, instruction=None, threads=0):
