@@ -4,13 +4,16 @@
 #
 #   bash scripts/setup.sh               # build and test dependencies
 #   bash scripts/setup.sh --with-plots  # also python3-matplotlib and gnuplot-nox
+#   bash scripts/setup.sh --with-torch  # also python3-torch (Debian's PyTorch 1.13, about
+#                                       # 130 MB to download): the Python package's torch tests
 #   bash scripts/setup.sh --dry-run     # print what would be installed, change nothing
 #
-# Environment: TCSIM_WITH_PLOTS=1 is --with-plots; TCSIM_SETUP_ASSUME_MISSING="pkg ..."
+# Environment: TCSIM_WITH_PLOTS=1 is --with-plots, TCSIM_WITH_TORCH=1 --with-torch; TCSIM_SETUP_ASSUME_MISSING="pkg ..."
 # treats those packages as absent (to exercise the install path; combine with --dry-run).
 # Runs apt-get as root, through sudo when not root. Non-interactive; exits non-zero when a
-# required package cannot be installed. The plot packages are optional: nothing in the
-# build or the tests needs them, and failing to install them is only a warning.
+# required package cannot be installed. The plot and torch packages are optional: nothing in
+# the build needs them, the tests that use them skip with a message when they are absent,
+# and failing to install them is only a warning.
 set -euo pipefail
 
 required=(
@@ -26,15 +29,18 @@ required=(
   clang-14 libclang-rt-14-dev libomp-14-dev  # sanitizer + libFuzzer build (scripts/test.sh)
 )
 plots=(python3-matplotlib gnuplot-nox)
+torch=(python3-torch)
 
 with_plots=${TCSIM_WITH_PLOTS:-0}
+with_torch=${TCSIM_WITH_TORCH:-0}
 dry_run=0
 for arg in "$@"; do
   case "$arg" in
     --with-plots) with_plots=1 ;;
+    --with-torch) with_torch=1 ;;
     --dry-run) dry_run=1 ;;
     -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    *) echo "setup.sh: unknown argument '$arg' (allowed: --with-plots, --dry-run, --help)" >&2; exit 2 ;;
+    *) echo "setup.sh: unknown argument '$arg' (allowed: --with-plots, --with-torch, --dry-run, --help)" >&2; exit 2 ;;
   esac
 done
 
@@ -61,13 +67,17 @@ missing_plots=()
 if [[ $with_plots == 1 ]]; then
   mapfile -t missing_plots < <(missing_of "${plots[@]}")
 fi
+missing_torch=()
+if [[ $with_torch == 1 ]]; then
+  mapfile -t missing_torch < <(missing_of "${torch[@]}")
+fi
 
-if ((${#missing_required[@]} == 0 && ${#missing_plots[@]} == 0)); then
+if ((${#missing_required[@]} == 0 && ${#missing_plots[@]} == 0 && ${#missing_torch[@]} == 0)); then
   echo "setup.sh: all dependencies are installed"
   exit 0
 fi
 
-all_missing=("${missing_required[@]}" "${missing_plots[@]}")
+all_missing=("${missing_required[@]}" "${missing_plots[@]}" "${missing_torch[@]}")
 echo "setup.sh: missing: ${all_missing[*]}"
 if [[ $dry_run == 1 ]]; then
   echo "setup.sh: --dry-run: would run apt-get update, then" \
@@ -98,6 +108,10 @@ fi
 if ((${#missing_plots[@]})); then
   "${apt[@]}" install --no-install-recommends "${missing_plots[@]}" </dev/null ||
     echo "setup.sh: warning: could not install the optional plot packages: ${missing_plots[*]}" >&2
+fi
+if ((${#missing_torch[@]})); then
+  "${apt[@]}" install --no-install-recommends "${missing_torch[@]}" </dev/null ||
+    echo "setup.sh: warning: could not install ${missing_torch[*]}; the torch tests will skip" >&2
 fi
 
 still_missing=$(missing_of "${required[@]}" | tr '\n' ' ')

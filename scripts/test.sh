@@ -71,7 +71,7 @@ trap summary EXIT
 
 ctest_args=(--output-on-failure --no-tests=error -j "$test_jobs" --timeout 1500)
 
-phase "setup" bash scripts/setup.sh --with-plots || exit 1
+phase "setup" bash scripts/setup.sh --with-plots --with-torch || exit 1
 
 if phase "build" env TCSIM_BUILD_DIR="$build_dir" bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON; then
   phase "ctest" ctest --test-dir "$build_dir" "${ctest_args[@]}" || true
