@@ -41,13 +41,16 @@ done
 t0=$(date +%s)
 timings=()
 failed=()
+running=  # the phase in progress: summary() names it when the script is stopped mid-phase
 phase() {  # phase <name> <command...>: runs the command, records wall time and status
   local name=$1 start rc=0
   shift
   echo
   echo "==== [test] $name ($(date -u +%H:%M:%S) UTC) ===="
   start=$(date +%s)
+  running=$name
   "$@" || rc=$?
+  running=
   local secs=$(($(date +%s) - start))
   timings+=("$(printf '%-22s %4dm%02ds  %s' "$name" $((secs / 60)) $((secs % 60)) "$([[ $rc == 0 ]] && echo ok || echo "FAILED (exit $rc)")")")
   ((rc == 0)) || failed+=("$name")
@@ -61,7 +64,9 @@ summary() {
   echo "==== [test] timings ===="
   printf '%s\n' "${timings[@]}"
   printf '%-22s %4dm%02ds\n' "total" $((secs / 60)) $((secs % 60))
-  if ((${#failed[@]})); then
+  if [[ -n $running ]]; then
+    echo "==== [test] INTERRUPTED during phase '$running' (not all phases ran)${failed[*]:+; FAILED: ${failed[*]}}"
+  elif ((${#failed[@]})); then
     echo "==== [test] FAILED: ${failed[*]}"
   else
     echo "==== [test] all phases passed"
