@@ -224,7 +224,10 @@ int cmd_gemm(const Args& args) {
                 out.name.c_str(), o.instruction.empty() ? "" : (", " + o.instruction).c_str(), r.variant.c_str(),
                 r.storage.c_str(), r.path.c_str());
     std::printf("D = C + A B with m = %zu, n = %zu, k = %zu: %s\n", m, n, k, source.c_str());
-    std::printf("simulated in %.3f s (%zu GEMM%s through the unit)\n", seconds, r.unit_calls, r.unit_calls == 1 ? "" : "s");
+    if (r.path == "ieee")
+      std::printf("simulated in %.3f s (IEEE %s FMAs, no tensor core)\n", seconds, r.variant == "fp16" ? "binary16" : "binary32");
+    else
+      std::printf("simulated in %.3f s (%zu GEMM%s through the unit)\n", seconds, r.unit_calls, r.unit_calls == 1 ? "" : "s");
     std::printf("errors against the exact product (MPFR), %s:\n", checked.c_str());
     std::printf("  componentwise max |D^ - D| / (|C| + |A||B|)       = %s   bound %s (%s)\n", sci(err.componentwise).c_str(),
                 sci(bound.componentwise).c_str(), bound.source.c_str());

@@ -40,7 +40,10 @@ reference::GemmBound gemm_run_bound(const models::Unit& unit, const Format& in, 
   reference::GemmBoundQuery q;
   q.variant = r.variant;
   q.k = static_cast<double>(k);
-  q.b = unit.datapath(in, out, o.instruction).fma_size;
+  // The fp16 / fp32 variants use no tensor core (the unit need not take `in`): standard
+  // summation, b = 1 (with u = u_fma = u_bar the block term of Thm 3.1 vanishes for any b).
+  const bool ieee = r.variant == "fp16" || r.variant == "fp32";
+  q.b = ieee ? 1 : unit.datapath(in, out, o.instruction).fma_size;
   q.u_low = reference::bounds::unit_roundoff(in);
   q.u_high = reference::bounds::unit_roundoff(r.variant == "unit" ? out : formats::fp32());
   // blanchard2020 Thm 3.1 (A, B given in the input format) or Thm 3.2 (converted first).

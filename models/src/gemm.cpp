@@ -101,8 +101,7 @@ GemmResult simulate_gemm(const Unit& unit, const Format& in, const Format& out, 
                       : v == GemmVariant::Tc32 || v == GemmVariant::Fp32 ? formats::fp32()
                                                                           : out;
   const std::string name = variant_name(v);
-  if (ieee && (o.words > 1 || o.split_k > 1 || o.fabsum_block > 0))
-    fail("variant " + name + " (no tensor core) cannot be combined with words, split_k or fabsum_block");
+  if (ieee && o.words > 1) fail("variant " + name + " (no tensor core) cannot be combined with words > 1");
   if (v == GemmVariant::Fp16 && !(in == formats::fp16()))
     fail("variant fp16 needs the input format fp16 (binary16 FMAs on binary16 operands), got " + in.name);
   if (v == GemmVariant::Fp32 && !exact_in_binary32(in))
@@ -158,7 +157,7 @@ GemmResult simulate_gemm(const Unit& unit, const Format& in, const Format& out, 
   }
 
   const Problem p{unit, in, acc, m, n, k, A, B, C, o};
-  Product r = ieee ? run_ieee(p, v) : (o.words > 1 ? run_multiword(p) : run_unit(p));
+  Product r = ieee ? (o.split_k > 1 || o.fabsum_block > 0 ? run_ieee_sliced(p, v) : run_ieee(p, v)) : (o.words > 1 ? run_multiword(p) : run_unit(p));
 
   GemmResult g;
   g.m = m;

@@ -145,6 +145,8 @@ struct Problem {
 
 // fp16 / fp32 variants (no tensor core): IEEE FMA chains in k order.
 Product run_ieee(const Problem& p, GemmVariant v);
+// The same in split-K / FABsum slices of k, each one chain from C = +0, combined as run_unit does.
+Product run_ieee_sliced(const Problem& p, GemmVariant v);
 // One Unit::gemm (blanchard2020 Algorithm 3.1), or split-K / FABsum slices of k.
 Product run_unit(const Problem& p);
 // Multiword products (mary2021; scaled words: mary2024 eq. (4.3)-(4.7)).

@@ -184,29 +184,22 @@ Product run_ieee(const Problem& p, GemmVariant v) {
   return r;
 }
 
-Product run_unit(const Problem& p) {
+namespace {
+
+// Split-K and FABsum: slices of `len` products (the last one shorter), each computed from
+// C = +0 by `slice(k0, kk, values)`, added to the running sum in slice order: binary32 RNE
+// (split-K; FABsum with fabsum_combine fp32) or binary64 RNE (FABsum with fp64). Both sums are
+// exact roundings of the exact sum of two numbers (add_binary32: round to odd, then to
+// binary32; binary64: the host addition), whatever format the slices are held in.
+template <class Slice>
+Product combine_slices(const Problem& p, Slice&& slice) {
   const std::size_t m = p.m, n = p.n, k = p.k;
   const GemmOptions& o = p.o;
   const unsigned th = o.threads;
-  const Converter in(p.in, o.input_rounding, !o.subnormals);
-  const Bits A = convert(p.A, in, th), B = convert(p.B, in, th);
-  Product r;
-  if (o.split_k <= 1 && o.fabsum_block <= 0) {  // blanchard2020 Algorithm 3.1: all of k in the unit
-    r.bits = huge_vector<std::uint64_t>(m * n);
-    p.unit.gemm_into(p.in, p.out, m, n, k, A, B, c_bits(p, p.out), r.bits, o.instruction, th);
-    r.D = values_of(r.bits, p.out, th);
-    r.storage = p.out.name;
-    r.calls = 1;
-    return r;
-  }
-  // Slices of `len` products (the last one shorter), each a GEMM through the unit from C = +0,
-  // added to the running sum in slice order: binary32 RNE (split-K; FABsum with
-  // fabsum_combine fp32) or binary64 RNE (FABsum with fp64). Both sums are exact roundings of
-  // the exact sum of two numbers (add_binary32: round to odd, then to binary32; binary64: the
-  // host addition), whatever the unit's output format.
   const std::size_t len = o.split_k > 1 ? (k + static_cast<std::size_t>(o.split_k) - 1) / static_cast<std::size_t>(o.split_k)
                                         : static_cast<std::size_t>(o.fabsum_block);
   const bool fp64 = o.split_k <= 1 && parse_format(o.fabsum_combine, "fabsum_combine") == formats::fp64();
+  Product r;
   std::vector<double> acc64;
   std::vector<float> acc32;
   if (fp64) {
@@ -217,23 +210,17 @@ Product run_unit(const Problem& p) {
     acc32.resize(m * n);
     for (std::size_t e = 0; e < m * n; ++e) acc32[e] = std::bit_cast<float>(static_cast<std::uint32_t>(C32[e]));
   }
-  const Bits zero = huge_vector<std::uint64_t>(m * n, p.out.zero(false));
-  Bits As, S = huge_vector<std::uint64_t>(m * n);
-  const Decoder decode(p.out);
+  std::vector<double> S;
   for (std::size_t k0 = 0; k0 < k; k0 += len) {
     const std::size_t kk = std::min(len, k - k0);
-    As.resize(m * kk);
-    for (std::size_t i = 0; i < m; ++i) std::copy_n(A.begin() + static_cast<std::ptrdiff_t>(i * k + k0), kk, As.begin() + static_cast<std::ptrdiff_t>(i * kk));
-    p.unit.gemm_into(p.in, p.out, m, n, kk, As, std::span<const std::uint64_t>(B).subspan(k0 * n, kk * n), zero, S,
-                     o.instruction, th);
+    slice(k0, kk, S);
     ++r.calls;
     parallel_ranges(th, m * n, 1 << 14, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
-        const double s = decode(S[i]);
         if (fp64)
-          acc64[i] += s;
+          acc64[i] += S[i];
         else
-          acc32[i] = add_binary32(acc32[i], s);
+          acc32[i] = add_binary32(acc32[i], S[i]);
       }
     });
   }
@@ -252,6 +239,59 @@ Product run_unit(const Problem& p) {
     r.storage = formats::fp32().name;
   }
   return r;
+}
+
+// Columns [k0, k0 + kk) of the m x k row-major matrix A, as an m x kk matrix.
+template <class T>
+std::vector<T> column_slice(std::span<const T> A, std::size_t m, std::size_t k, std::size_t k0, std::size_t kk) {
+  std::vector<T> s(m * kk);
+  for (std::size_t i = 0; i < m; ++i)
+    std::copy_n(A.begin() + static_cast<std::ptrdiff_t>(i * k + k0), kk, s.begin() + static_cast<std::ptrdiff_t>(i * kk));
+  return s;
+}
+
+}  // namespace
+
+Product run_ieee_sliced(const Problem& p, GemmVariant v) {
+  GemmOptions whole = p.o;  // each slice is one IEEE FMA chain
+  whole.split_k = 0;
+  whole.fabsum_block = 0;
+  Product r = combine_slices(p, [&](std::size_t k0, std::size_t kk, std::vector<double>& S) {
+    const std::vector<double> As = column_slice(p.A, p.m, p.k, k0, kk);
+    const Problem sub{p.unit, p.in, p.out, p.m, p.n, kk, As, p.B.subspan(k0 * p.n, kk * p.n), {}, whole};
+    S = run_ieee(sub, v).D;
+  });
+  r.calls = 0;  // no GEMM ran through the unit
+  return r;
+}
+
+Product run_unit(const Problem& p) {
+  const std::size_t m = p.m, n = p.n, k = p.k;
+  const GemmOptions& o = p.o;
+  const unsigned th = o.threads;
+  const Converter in(p.in, o.input_rounding, !o.subnormals);
+  const Bits A = convert(p.A, in, th), B = convert(p.B, in, th);
+  if (o.split_k <= 1 && o.fabsum_block <= 0) {  // blanchard2020 Algorithm 3.1: all of k in the unit
+    Product r;
+    r.bits = huge_vector<std::uint64_t>(m * n);
+    p.unit.gemm_into(p.in, p.out, m, n, k, A, B, c_bits(p, p.out), r.bits, o.instruction, th);
+    r.D = values_of(r.bits, p.out, th);
+    r.storage = p.out.name;
+    r.calls = 1;
+    return r;
+  }
+  const Bits zero = huge_vector<std::uint64_t>(m * n, p.out.zero(false));
+  Bits S = huge_vector<std::uint64_t>(m * n);
+  const Decoder decode(p.out);
+  return combine_slices(p, [&](std::size_t k0, std::size_t kk, std::vector<double>& values) {
+    const Bits As = column_slice<std::uint64_t>(A, m, k, k0, kk);
+    p.unit.gemm_into(p.in, p.out, m, n, kk, As, std::span<const std::uint64_t>(B).subspan(k0 * n, kk * n), zero, S,
+                     o.instruction, th);
+    values.resize(m * n);
+    parallel_ranges(th, m * n, 1 << 14, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) values[i] = decode(S[i]);
+    });
+  });
 }
 
 }  // namespace tcsim::models::gemm_detail

@@ -48,11 +48,12 @@ struct GemmOptions {
                                                     // (rne, rz, ru, rd, ro; not sr)
   // Split-K: s > 1 cuts k into s consecutive slices of ceil(k/s) (the last one shorter; fewer
   // than s slices when the last ones would be empty, e.g. k = 10, s = 6: 5 slices of 2); each
-  // slice is a GEMM through the unit from C = 0, and D = C + slice_1 + ... + slice_s summed in
-  // binary32 (RNE, C converted to binary32 first) in slice order. 0 or 1: off.
+  // slice is a GEMM from C = 0 (through the unit; for the fp16 / fp32 variants one IEEE FMA
+  // chain), and D = C + slice_1 + ... + slice_s summed in binary32 (RNE, C converted to
+  // binary32 first) in slice order. 0 or 1: off.
   int split_k = 0;
   // FABsum (mary2021; blanchard2020 section 3 "blocked summation"): b > 0 cuts k into blocks
-  // of b; each block is a GEMM through the unit from C = 0 and the block results are summed
+  // of b; each block is a GEMM from C = 0 (as for split-K) and the block results are summed
   // with C in `fabsum_combine` (binary32 or binary64, RNE) in block order. 0: off.
   int fabsum_block = 0;
   std::string fabsum_combine = "fp32";
