@@ -63,6 +63,12 @@ tcsim_check(NAME "gemm: fp32 variant, split-K, FABsum, multiword, scaling run"
 tcsim_check(NAME "gemm: split-K"
   ARGS gemm --unit h100 --in fp16 --out fp32 --m 4 --n 4 --k 64 --split-k 4 --json
   STDOUT "\"unit_calls\":4")
+# The fp32 variant uses no tensor core: it runs on binary32 data on a unit without fp32 input,
+# and in split-K slices (unit_calls 0: no GEMM went through the unit).
+tcsim_check(NAME "gemm: fp32 variant on binary32 data in split-K slices, v100"
+  ARGS gemm --unit v100 --in fp32 --out fp32 --m 8 --n 8 --k 1024 --dist uniform0-1e-3 --variant fp32 --split-k 16 --json
+  STDOUT "\"path\":\"ieee\"" "\"variant\":\"fp32\"" "\"unit_calls\":0" "\"storage\":\"fp32\""
+         "Thm 3.1 eq. \\(3.5\\), standard summation")
 tcsim_check(NAME "gemm: FABsum in binary64"
   ARGS gemm --unit h100 --in bf16 --out fp32 --m 4 --n 4 --k 64 --fabsum 16 --fabsum-combine fp64 --json
   STDOUT "\"unit_calls\":4" "\"storage\":\"fp64\"" "mary2021[^\"]*FABsum")
