@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -50,7 +51,9 @@ int main(int argc, char** argv) {
     if (name != c.name) continue;
     tcsim::cli::Args args(argv + 2, argv + argc);
     try {
-      return c.run(args);
+      const int code = c.run(args);
+      tcsim::cli::finish_stdout();  // a failed write to stdout (a full disk, /dev/full) is an error, not exit 0
+      return code;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tcsim %s: error: %s\n", c.name, e.what());
       return 2;
