@@ -394,6 +394,7 @@ int bench_verify(const ParsedArgs& a) {
     }
   }
   for (auto& th : pool) th.join();
+  reporter.update("cases", static_cast<std::size_t>(cases), static_cast<std::size_t>(cases));
   reporter.done();
   Tally total;
   for (auto& t : tallies) total.add(std::move(t));

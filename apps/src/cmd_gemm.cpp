@@ -89,7 +89,7 @@ int cmd_gemm(const Args& args) {
   p.option("fabsum-combine", "FABsum's combining format: fp32 (default) or fp64", "fmt");
   p.option("split-k", "split-K: s slices of k, each through the unit, summed in binary32", "s");
   p.option("check-rows", "rows of D checked against the exact product: all (or 0), or a count spread evenly "
-                         "(default: all when m n k <= 2^26, else as many as fit that work, at least 8)", "R|all");
+                         "(default: all when m n k <= 2^25, else as many as fit that work, at least 8)", "R|all");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
   p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
   p.flag("json", "print one JSON object");
@@ -107,8 +107,7 @@ int cmd_gemm(const Args& args) {
       throw std::invalid_argument("--write-d -: standard output holds the JSON object (--json); give --write-d a file");
     check_output_file("--write-d", a.get("write-d"));
   }
-  const std::optional<long long> check_rows =
-      a.has("check-rows") ? std::optional(parse_check_rows(a.get("check-rows"), "--check-rows")) : std::nullopt;
+  const long long check_rows = a.has("check-rows") ? parse_check_rows(a.get("check-rows"), "--check-rows") : -1;
 
   // The problem.
   const bool from_files = a.has("a") || a.has("b");
@@ -209,7 +208,7 @@ int cmd_gemm(const Args& args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Exact errors (by blocks of rows, for the progress bar) and the variant's bound.
-  const long long check = check_rows ? *check_rows : default_check_rows(m, n, k);
+  const long long check = check_rows >= 0 ? check_rows : default_check_rows(m, n, k);
   const reference::GemmErrors err =
       checked_gemm_errors(m, n, k, A, B, C, r.D, check, o.threads, progress.hook("exact errors (MPFR)"));
   progress.done();

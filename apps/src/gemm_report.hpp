@@ -15,7 +15,7 @@ namespace tcsim::cli {
 
 // The MPFR check's default work: every row when m n k <= kCheckWork (exact products), else
 // as many rows as fit, at least 8 (a few seconds on one core; docs/gemm.md).
-constexpr double kCheckWork = 0x1p26;
+constexpr double kCheckWork = 0x1p25;
 // The rows the check takes by default (0: all rows).
 long long default_check_rows(std::size_t m, std::size_t n, std::size_t k);
 // "--check-rows": "all" or 0 (every row) or a count; `fallback` when absent.

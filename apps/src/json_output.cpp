@@ -2,7 +2,10 @@
 #include "json_output.hpp"
 
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 namespace tcsim::cli {
 
@@ -32,6 +35,12 @@ nlohmann::json with_non_finite_as_strings(nlohmann::json j) {
 
 std::string json_text(const nlohmann::json& j, int indent) { return with_non_finite_as_strings(j).dump(indent); }
 
-void print_json(const nlohmann::json& j, int indent) { std::printf("%s\n", json_text(j, indent).c_str()); }
+void print_json(const nlohmann::json& j, int indent) {
+  const std::string text = json_text(j, indent) + "\n";
+  errno = 0;  // a large object is written at once: its error (and errno) is known here, not at the final flush
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+    throw std::runtime_error(std::string("standard output: write failed") +
+                             (errno ? std::string(": ") + std::strerror(errno) : std::string()));
+}
 
 }  // namespace tcsim::cli

@@ -16,7 +16,8 @@ nlohmann::json json_number(double x);
 nlohmann::json with_non_finite_as_strings(nlohmann::json j);
 // The text printed: with_non_finite_as_strings(j).dump(indent).
 std::string json_text(const nlohmann::json& j, int indent = -1);
-// json_text(j) and a newline on standard output (checked at the end by finish_stdout()).
+// json_text(j) and a newline on standard output; a failed write throws "standard output:
+// write failed: <reason>" (the rest is checked at the end by finish_stdout()).
 void print_json(const nlohmann::json& j, int indent = -1);
 
 }  // namespace tcsim::cli

@@ -15,20 +15,20 @@ tcsim_check(NAME "--write-d /dev/full"
 
 # Standard output on a full device (OUTPUT_FILE /dev/full): the JSON of gemm, dot and a
 # text report all fail with exit 2, not 0.
-function(stdout_to_full name)
+function(stdout_to_full name want_prefix)
   execute_process(COMMAND "${TCSIM}" ${ARGN} OUTPUT_FILE /dev/full ERROR_VARIABLE err RESULT_VARIABLE rc)
-  set(want "tcsim ${name}: error: standard output: write failed: No space left on device\n")
+  set(want "tcsim ${name}: error: ${want_prefix}standard output: write failed: No space left on device\n")
   if(NOT rc EQUAL 2 OR NOT err STREQUAL want)
     tcsim_fail("stdout to /dev/full: tcsim ${ARGN}: exit ${rc}, stderr '${err}', expected exit 2 and '${want}'")
   else()
     message(STATUS "ok: stdout to /dev/full: ${ARGN}")
   endif()
 endfunction()
-stdout_to_full(gemm ${small} --json)
-stdout_to_full(gemm ${small})
-stdout_to_full(gemm ${small} --write-d -)
-stdout_to_full(dot dot --unit v100 --in fp16 --out fp32 --a 1,2 --b 3,4 --c 0 --json)
-stdout_to_full(units units --json)
+stdout_to_full(gemm "" ${small} --json)
+stdout_to_full(gemm "" ${small})
+stdout_to_full(gemm "--write-d: " ${small} --write-d -)
+stdout_to_full(dot "" dot --unit v100 --in fp16 --out fp32 --a 1,2 --b 3,4 --c 0 --json)
+stdout_to_full(units "" units --json)
 
 # The written D is whole, and --write-d - with --json is refused before computing.
 tcsim_check(NAME "--write-d file" ARGS ${small} --write-d ${dir}/D.txt --json STDOUT "\"rows_checked\":4")

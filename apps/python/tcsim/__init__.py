@@ -106,7 +106,7 @@ def gemm_errors(A, B, C=None, unit=None, in_format=None, out_format="fp32", vari
     """``tcsim gemm --json``'s report of D = C + A B on ``unit``: componentwise and normwise errors
     against the exact product (MPFR), the variant's bound and its source, how it ran; D's
     values under "D". ``check_rows``: rows checked, "all" (or 0) or a count spread evenly
-    (default: all when m n k <= 2^26, else as many as fit that work, at least 8; the report's
+    (default: all when m n k <= 2^25, else as many as fit that work, at least 8; the report's
     "checked_rows" lists them). Errors that are not finite are float('inf'), never None.
     ``progress``: None (a bar when stderr is a terminal), True, False; docs/python.md."""
     return _tcsim._gemm_errors(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
