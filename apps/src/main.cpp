@@ -45,6 +45,12 @@ int main(int argc, char** argv) {
   std::string_view name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(stdout);
+    try {
+      tcsim::cli::finish_stdout();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tcsim: error: %s\n", e.what());
+      return 2;
+    }
     return 0;
   }
   for (const auto& c : kCommands) {

@@ -162,10 +162,9 @@ GemmResult simulate_gemm(const Unit& unit, const Format& in, const Format& out, 
     return ieee ? (o.split_k > 1 || o.fabsum_block > 0 ? run_ieee_sliced(p, v) : run_ieee(p, v))
                 : (o.words > 1 ? run_multiword(p) : run_unit(p));
   };
-  // With a progress hook, a large GEMM runs by blocks of rows (each element depends on its row
+  // With a progress hook, the GEMM runs by blocks of rows (each element depends on its row
   // only; multiword stays whole). Blocks of at least 64 rows keep B's conversion negligible.
-  const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p28;
-  const std::size_t parts = o.progress && big && o.words == 1 ? std::clamp<std::size_t>(m / 64, 1, 16) : 1;
+  const std::size_t parts = o.progress && o.words == 1 ? std::clamp<std::size_t>(m / 64, 1, 16) : 1;
   Product r;
   if (parts == 1) {
     r = run_rows(0, m);
