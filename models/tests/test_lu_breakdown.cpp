@@ -142,7 +142,7 @@ TEST_CASE("lu continue: a subnormal pivot divides as IEEE does", "[lu][breakdown
   check_event(lu.events.overflow, 1, 1, 0, kInf, "the elimination");
 }
 
-TEST_CASE("lu continue: Inf - Inf and 0 / 0 give NaN, which spreads; the first NaN named", "[lu][breakdown]") {
+TEST_CASE("lu continue: Inf - Inf and 0 / 0 give NaN, which spreads (the first NaN named)", "[lu][breakdown]") {
   const Unit& u = builtin_unit("h100");
   // Step 1: U[1][1..2] = 4 - 90000 = -inf; step 2: pivot -inf, l = -inf / -inf = NaN, U[2][2] = NaN.
   const std::vector<double> A = {1, 300, 300, 300, 4, 4, 300, 4, 4};
