@@ -19,6 +19,8 @@ tables, each entry with its reason, adapt them: SUBSTITUTIONS (regex -> replacem
 sizes to small ones), SKIPS (commands that cannot run here) and FIXTURES (input files the
 docs assume, such as my_unit.json). A command is either run or skipped by a SKIPS entry;
 there is no third way. Failures name the doc file, the line and the command.
+Code spans in the prose that start `tcsim <command> ` (synopses, fragments) do not run, but
+their command and every `--option` they name must exist (`tcsim <command> --help`).
 """
 import argparse
 import concurrent.futures
@@ -225,6 +227,49 @@ def extract(doc, rel):
     return items, errors
 
 
+INLINE = re.compile(r"`(tcsim ([a-z][a-z-]*)(?=[\s`])[^`]*)`")
+
+
+def inline_commands(doc, rel):
+    """(line, command, subcommand) of the `tcsim <command> ...` code spans outside fences:
+    synopses and fragments, not run, but their options must exist."""
+    found, in_fence = [], None
+    with open(doc, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    text = []
+    for line in lines:
+        m = FENCE.match(line)
+        if m and (in_fence is None or line.strip().startswith(in_fence)):
+            in_fence = None if in_fence else m.group(2)
+            text.append("")
+            continue
+        text.append("" if in_fence else line)
+    joined = "\n".join(text)
+    for m in INLINE.finditer(joined):
+        found.append((joined.count("\n", 0, m.start()) + 1, " ".join(m.group(1).split()), m.group(2)))
+    return found
+
+
+def check_inline_options(files, tcsim):
+    """Errors for inline commands naming a command or an option that does not exist."""
+    commands = set(re.findall(r"^  ([a-z][a-z-]*)  ", subprocess.run([tcsim, "--help"], capture_output=True,
+                                                                     text=True).stdout, re.M))
+    options, errors, count = {}, [], 0
+    for path, rel in files:
+        for line, command, sub in inline_commands(path, rel):
+            count += 1
+            if sub not in commands:
+                errors.append(f"{rel}:{line}: `{command}`: there is no command '{sub}' (tcsim --help: {', '.join(sorted(commands))})")
+                continue
+            if sub not in options:
+                h = subprocess.run([tcsim, sub, "--help"], capture_output=True, text=True).stdout
+                options[sub] = set(re.findall(r"^  (--[a-z][a-z0-9-]*)", h, re.M))
+            for opt in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", command):
+                if opt not in options[sub]:
+                    errors.append(f"{rel}:{line}: `{command}`: 'tcsim {sub}' has no option {opt}")
+    return count, errors
+
+
 def doc_files(source, docs):
     if docs:
         return [(os.path.abspath(d), os.path.relpath(os.path.abspath(d), source)) for d in docs]
@@ -338,10 +383,13 @@ def main(argv=None):
         gpu_data[folder] = os.path.abspath(path) if os.path.isdir(path) else ""
 
     items, errors = [], []
-    for path, rel in doc_files(args.source, args.docs):
+    files = doc_files(args.source, args.docs)
+    for path, rel in files:
         got, bad = extract(path, rel)
         items += got
         errors += bad
+    inline_count, inline_errors = check_inline_options(files, args.tcsim) if not args.list else (0, [])
+    errors += inline_errors
     for item in items:
         plan(item, bool(args.python_path), gpu_data)
     if not args.docs and not args.only:
@@ -422,8 +470,9 @@ def main(argv=None):
     substituted = sum(1 for i in items if not i.skip and i.substituted)
     skipped = len(items) - ran
     print(f"\ndoc commands: {len(items)} found, {ran} ran ({substituted} of them substituted), {skipped} skipped, "
-          f"{len(failures)} failed, {len(errors)} fence errors; {time.monotonic() - start:.0f} s")
-    return 1 if failures or errors else 0
+          f"{len(failures)} failed, {len(errors) - len(inline_errors)} fence errors; {inline_count} inline commands' options checked, "
+          f"{len(inline_errors)} wrong; {time.monotonic() - start:.0f} s")
+    return 1 if failures or errors or inline_errors else 0
 
 
 SELF_TEST_DOC = """# self test
@@ -444,6 +493,7 @@ d = 2 (bits 0x40000000)
 import tcsim
 tcsim.unit("no-such-unit")
 ```
+Prose: `tcsim lu --n 8 --nn 3`, `tcsim nosuch --x` and `tcsim dot: error: unknown option '--colour'`.
 """
 
 
@@ -461,6 +511,8 @@ def self_test(args):
     wanted = [f"FAIL {rel}:4: tcsim dot --no-such-option 1", f"ok   {rel}:3", f"ok   {rel}:5",
               f"ERROR {rel}:7: fence language '(none)'",
               f"{rel}:11 (", "tcsim dot --unit v100 --in fp16 --out fp32 --a 1 --b 2"]
+    wanted += [f"ERROR {rel}:19: `tcsim lu --n 8 --nn 3`: 'tcsim lu' has no option --nn",
+               f"ERROR {rel}:19: `tcsim nosuch --x`: there is no command 'nosuch'", "2 inline commands' options checked, 2 wrong"]
     if args.python_path:
         wanted += [f"FAIL {rel}:16: python block (2 lines)", "unknown unit 'no-such-unit'"]
     wanted.append("5 found, 5 ran (0 of them substituted), 0 skipped, 2 failed, 1 fence errors" if args.python_path else
