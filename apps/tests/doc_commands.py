@@ -12,15 +12,19 @@ Fences of README.md, docs/*.md and docs/*/*.md say by their language what they h
                     shown only: outputs, samples, synopses, other tools' code.
   ``` (none), any other language: an error; say which of the above the block is.
 Commands run as written, from a scratch copy of the repository root (its folders symlinked,
-`build/apps/tcsim` and `build/apps/python` pointing at this build, `tcsim` first on PATH,
-../shared/data/gpu* beside it pointing at the real-GPU data), so that relative paths mean
-what they mean in the docs and output files land in the scratch folder. Three explicit
-tables, each entry with its reason, adapt them: SUBSTITUTIONS (regex -> replacement: big
-sizes to small ones), SKIPS (commands that cannot run here) and FIXTURES (input files the
-docs assume, such as my_unit.json). A command is either run or skipped by a SKIPS entry;
-there is no third way. Failures name the doc file, the line and the command.
-Code spans in the prose that start `tcsim <command> ` (synopses, fragments) do not run, but
-their command and every `--option` they name must exist (`tcsim <command> --help`).
+`build/apps/tcsim` and `build/apps/python` pointing at this build, `tcsim` and the package's
+`python3` first on PATH, ../shared/data/gpu* beside it pointing at the real-GPU data), so that
+relative paths mean what they mean in the docs and output files land in the scratch folder.
+The blocks run two at a time, the commands of one block in order. Explicit tables, each
+entry with its reason, adapt them: SUBSTITUTIONS (regex -> replacement: big sizes to small
+ones), SKIPS (commands and python blocks that cannot run here), PRELUDES (names a python
+fragment uses) and FIXTURES (input files the docs assume, such as my_unit.json). Commands
+that read ../shared/data skip with a message when the data is absent. A command is either
+run or skipped with a reason; there is no third way. Failures name the doc file, the line
+and the command; a table entry that matches nothing is noted.
+Code spans in the prose that start `tcsim <command> `, and `tcsim ...` lines of ```text
+blocks (synopses, fragments), do not run, but their command and every `--option` they name
+must exist (`tcsim <command> --help`).
 """
 import argparse
 import concurrent.futures
@@ -42,7 +46,7 @@ SUBSTITUTIONS = [
     (r"(tcsim lu .*--r )64\b", r"\g<1>16", "block size 64 > the substituted order 64 would leave one block; 16 keeps several"),
     (r"(tcsim (?:gemm|bench gemm) .*--n )1024\b", r"\g<1>64", "a 1024 x 1024 GEMM takes seconds; 64 runs the same code"),
     (r"(tcsim gemm .*--k )65536\b", r"\g<1>4096", "k = 65536 with MPFR errors takes seconds; 4096 still chains many blocks"),
-    (r"(tcsim bench verify .*--cases )\d+", r"\g<1>2000", "the campaign's 10^6 cases take minutes; 2000 run every check"),
+    (r"(tcsim bench verify .*--cases )\d+", r"\g<1>20000", "the campaign's 10^6 cases take a minute; 20000 take a second"),
     (r"(tcsim bench (?:dot|gemm|lu)\b)", r"\g<1> --seconds 0.05", "a benchmark measures for 1 s by default"),
     (r"(tcsim monotonicity .*)", r"\g<1> --budget 20000", "the default budget of 10^6 pairs takes seconds per unit"),
     (r"(tcsim explore .*)", r"\g<1> --workload gemm:k=256,m=4,n=4 --monotonicity-budget 200",
@@ -233,15 +237,18 @@ INLINE = re.compile(r"`(tcsim ([a-z][a-z-]*)(?=[\s`])[^`]*)`")
 def inline_commands(doc, rel):
     """(line, command, subcommand) of the `tcsim <command> ...` code spans outside fences:
     synopses and fragments, not run, but their options must exist."""
-    found, in_fence = [], None
+    found, in_fence, lang = [], None, ""
     with open(doc, encoding="utf-8") as f:
         lines = f.read().split("\n")
     text = []
     for line in lines:
         m = FENCE.match(line)
         if m and (in_fence is None or line.strip().startswith(in_fence)):
-            in_fence = None if in_fence else m.group(2)
+            in_fence, lang = (None, "") if in_fence else (m.group(2), m.group(3).lower())
             text.append("")
+            continue
+        if in_fence and lang == "text" and line.startswith("tcsim "):
+            text.append("`" + line.replace("`", "") + "`")  # a synopsis in a ```text block
             continue
         text.append("" if in_fence else line)
     joined = "\n".join(text)
@@ -291,11 +298,10 @@ def plan(item, have_python, gpu_data):
                 text = prelude + text
                 item.substituted.append(reason)
     item.run_text = text
-    if item.kind == "shell":
-        for pattern, reason in SKIPS:
-            if re.search(pattern, item.text):
-                item.skip = reason
-                return
+    for pattern, reason in SKIPS:
+        if re.search(pattern, item.text, re.M):
+            item.skip = reason
+            return
     used = [v for k, v in item.variables.items() if re.search(r"\$\{?" + k + r"\b", item.text)]
     uses = " ".join([item.text] + used)
     if item.kind == "python" or re.search(r"(^|\s)PYTHONPATH=|(^|\s)python3\b", item.text):
