@@ -71,6 +71,11 @@ ArgParser& ArgParser::positionals(std::string name, std::string help) {
   positional_ = Spec{std::move(name), std::move(help), "", Kind::Option};
   return *this;
 }
+ArgParser& ArgParser::positional(std::string name, std::string help) {
+  positionals(std::move(name), std::move(help));
+  single_positional_ = true;
+  return *this;
+}
 
 const ArgParser::Spec* ArgParser::lookup(std::string_view name) const {
   for (const auto& s : specs_)
@@ -145,7 +150,7 @@ ParsedArgs ArgParser::parse(const std::vector<std::string>& args) const {
 
 std::string ArgParser::help_text() const {
   std::string out = "usage: tcsim " + command_ + " [options]";
-  if (positional_) out += " [" + positional_->name + "...]";
+  if (positional_) out += " [" + positional_->name + (single_positional_ ? "]" : "...]");
   out += "\n";
   if (!summary_.empty()) out += summary_ + "\n";
   struct Line {

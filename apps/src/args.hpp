@@ -99,8 +99,11 @@ class ArgParser {
   ArgParser& multi_option(std::string name, std::string help, std::string value_name = "value");
   // `--name` without a value.
   ArgParser& flag(std::string name, std::string help);
-  // Accept positional arguments (any number), described in --help as `name`.
+  // Accept positional arguments (any number), described in --help as `[name...]`.
   ArgParser& positionals(std::string name, std::string help);
+  // Accept positional arguments, described in --help as one `[name]`: the command takes one
+  // (and says so itself when given more).
+  ArgParser& positional(std::string name, std::string help);
 
   // Parses the arguments after the subcommand name. Throws std::invalid_argument.
   ParsedArgs parse(const std::vector<std::string>& args) const;
@@ -125,6 +128,7 @@ class ArgParser {
   std::string summary_;
   std::vector<Spec> specs_;
   std::optional<Spec> positional_;
+  bool single_positional_ = false;
 
   ArgParser& add(Spec spec);
   const Spec* lookup(std::string_view name) const;

@@ -261,7 +261,7 @@ int cmd_bench(const Args& args) {
               "(PartialPivLU, all threads) of the same matrix, and their ratio. 'tcsim bench verify': the differential "
               "campaign (docs/reliability.md): --cases random cases (built-in and user-defined rows, edge cases) "
               "through the kernels, the reference adder and MPFR; exit 1 and the seed of each mismatch if any");
-  p.positionals("benchmark", "dot | gemm | lu | verify");
+  p.positional("benchmark", "dot | gemm | lu | verify");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file", "file");
   p.option("in", "input format (default fp16)", "fmt");

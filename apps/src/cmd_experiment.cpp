@@ -23,7 +23,7 @@ int cmd_experiment(const Args& args) {
               "DIR/<id>.png (the plot: log axes, one line per variant, bounds dashed) and DIR/<id>.md (what the paper "
               "found, what the simulation found, and computed checks of each claim). Exit 0 when every check holds, "
               "1 when one does not");
-  p.positionals("id", "the experiment (tcsim experiment --list)");
+  p.positional("id", "the experiment (tcsim experiment --list)");
   p.flag("list", "list the experiments");
   p.flag("quick", "smaller sizes, the same checks (under a minute)");
   p.option("out", "output folder (default tcsim-experiments)", "DIR");

@@ -58,6 +58,9 @@ int cmd_lu(const Args& args) {
   p.option("scale", "file matrices: on (default) or off: row and column scaling into fp16's range (lopez2022 "
                     "section 6.2)", "on|off");
   p.flag("pivot", "partial pivoting (off by default, as in the papers)");
+  p.option("on-breakdown", "stop (default: a zero, subnormal or non-finite pivot, or an overflow, ends the run with "
+                           "exit 1) or continue (IEEE arithmetic as the GPU: Inf, NaN and subnormal pivots flow "
+                           "through; the first of each is reported, exit 0)", "stop|continue");
   p.option("solve", "precision of the substitutions: fp16, fp32, fp64 (default: fp32 for fp16 storage "
                     "(lopez2022 section 2.3), else the storage's)", "fmt");
   p.option("refine", "iterative refinement: lu-ir or gmres-ir", "method");
@@ -89,6 +92,8 @@ int cmd_lu(const Args& args) {
   o.pivot = a.has("pivot");
   o.instruction = a.get_or("instruction", "");
   o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
+  o.on_breakdown = models::parse_lu_on_breakdown(a.get_or("on-breakdown", "stop"), "--on-breakdown");
+  const bool cont = o.on_breakdown == models::LuOnBreakdown::Continue;
 
   // The matrix.
   const std::string matrix = a.get_or("matrix", "q1dq2");
@@ -157,6 +162,7 @@ int cmd_lu(const Args& args) {
   j["n"] = n;
   j["matrix"] = source;
   j["pivot"] = o.pivot;
+  j["on_breakdown"] = models::lu_on_breakdown_name(o.on_breakdown);
   const auto t0 = std::chrono::steady_clock::now();
   models::LuResult lu;
   try {
@@ -174,7 +180,18 @@ int cmd_lu(const Args& args) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.update("substitutions and backward errors", 0.0);
   const std::string solve = a.get_or("solve", lu.storage == "fp16" ? "fp32" : lu.storage);
-  const std::vector<double> x = models::lu_solve(lu, b, solve);
+  models::LuSolveEvents solve_events;
+  const std::vector<double> x = models::lu_solve(lu, b, solve, &solve_events);
+  if (!cont && solve_events.any()) {  // stop: a non-finite x is a breakdown, never a result
+    const std::string what = models::lu_solve_breakdown(solve_events, solve);
+    if (json) {
+      j.update(lu_factor_json(lu));
+      j["breakdown"] = what;
+      std::printf("%s\n", j.dump().c_str());
+    }
+    std::fprintf(stderr, "tcsim lu: %s\n", what.c_str());
+    return 1;
+  }
   const models::LuBackwardErrors err = models::lu_backward_errors(lu, A, x, b);
   const LuBound bound = lu_bound(lu, unit, in, o.instruction, solve);
 
@@ -196,6 +213,10 @@ int cmd_lu(const Args& args) {
   if (json) {
     j.update(lu_factor_json(lu));
     add_lu_solve_json(j, err, bound, solve);
+    j["events"] = lu_events_json(lu.events);
+    j["solve_events"] = lu_solve_events_json(solve_events);
+    if ((!std::isfinite(err.componentwise) || !std::isfinite(err.normwise)) && !lu_nonfinite_note(lu, solve_events).empty())
+      j["backward_error_note"] = lu_nonfinite_note(lu, solve_events);
     j["seconds"] = seconds;
     if (scaled) j["scaling_mu"] = scaling.mu;
     if (refine) add_refine_json(j, ref, a.get("refine"), a.get_or("working", "fp64"));
@@ -211,10 +232,23 @@ int cmd_lu(const Args& args) {
     std::printf("factorized in %.3f s (%zu GEMMs through the unit)\n", seconds, lu.unit_calls);
     std::printf("fp32 buffer: %.0f entries (lopez2022 Table 1); bytes moved: %.4g (%s)\n", lu.fp32_buffer_entries,
                 lu.bytes_moved, lu.bytes_model.c_str());
+    if (cont) {
+      std::printf("--on-breakdown continue (IEEE arithmetic of the %s storage), first events:\n", lu.storage.c_str());
+      std::printf("  subnormal pivot: %s\n", lu_event_text(lu.events.subnormal_pivot).c_str());
+      std::printf("  zero pivot:      %s\n", lu_event_text(lu.events.zero_pivot).c_str());
+      std::printf("  overflow (Inf):  %s\n", lu_event_text(lu.events.overflow).c_str());
+      std::printf("  NaN:             %s\n", lu_event_text(lu.events.nan).c_str());
+      std::printf("  substitutions:   %s\n", lu_event_text(solve_events.first).c_str());
+    }
+    // A non-finite error says why, plainly (the factors or the substitutions hold Inf/NaN).
+    auto error_text = [&](double e) {
+      const std::string note = lu_nonfinite_note(lu, solve_events);
+      return std::isfinite(e) ? sci(e) : finite_or_string(e).get<std::string>() + (note.empty() ? "" : " (" + note + ")");
+    };
     std::printf("substitutions in %s; backward errors (binary64):\n", solve.c_str());
     std::printf("  componentwise max_i |Ax - b|_i / ((|A| + |L||U|)|x|)_i = %s   bound %s (%s)\n",
-                sci(err.componentwise).c_str(), sci(bound.value).c_str(), bound.source.c_str());
-    std::printf("  normwise ||Ax - b|| / (||A|| ||x|| + ||b||) (inf)     = %s\n", sci(err.normwise).c_str());
+                error_text(err.componentwise).c_str(), sci(bound.value).c_str(), bound.source.c_str());
+    std::printf("  normwise ||Ax - b|| / (||A|| ||x|| + ||b||) (inf)     = %s\n", error_text(err.normwise).c_str());
     if (refine) {
       std::printf("%s in %s:\n", a.get("refine").c_str(), a.get_or("working", "fp64").c_str());
       for (const auto& s : ref.history)

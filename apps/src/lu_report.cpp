@@ -8,9 +8,56 @@ namespace tcsim::cli {
 
 nlohmann::json finite_or_string(double x) {
   if (std::isfinite(x)) return x;
+  return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+}
+
+namespace {
+
+nlohmann::json event_json(const models::LuEvent& e) {
+  if (!e.found) return nullptr;
+  return {{"step", e.step}, {"block", e.block}, {"row", e.row}, {"col", e.col},
+          {"value", finite_or_string(e.value)}, {"where", e.where}};
+}
+
+std::string value_text(double v) {
+  if (!std::isfinite(v)) return finite_or_string(v).get<std::string>();
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
+  std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
+}
+
+std::string step_text(std::size_t step) {
+  return step == 0 ? "the storage of A" : "step " + std::to_string(step);
+}
+
+}  // namespace
+
+nlohmann::json lu_events_json(const models::LuEvents& e) {
+  return {{"subnormal_pivot", event_json(e.subnormal_pivot)}, {"zero_pivot", event_json(e.zero_pivot)},
+          {"overflow", event_json(e.overflow)}, {"nan", event_json(e.nan)}};
+}
+
+nlohmann::json lu_solve_events_json(const models::LuSolveEvents& e) {
+  return {{"overflow", event_json(e.overflow)}, {"nan", event_json(e.nan)}};
+}
+
+std::string lu_event_text(const models::LuEvent& e) {
+  if (!e.found) return "none";
+  const std::string row = std::to_string(e.row), col = std::to_string(e.col), v = value_text(e.value);
+  if (e.where.find("substitution") != std::string::npos) {
+    const char name = e.where.find("forward") != std::string::npos ? 'y' : 'x';
+    return e.where + " gives " + name + "[" + row + "] = " + v;
+  }
+  const std::string prefix = e.step == 0 ? "" : "step " + std::to_string(e.step) + " (block " + std::to_string(e.block) + "): ";
+  if (e.where == "the pivot") return prefix + "the pivot U[" + row + "][" + col + "] = " + v;
+  return prefix + e.where + " gives A[" + row + "][" + col + "] = " + v;
+}
+
+std::string lu_nonfinite_note(const models::LuResult& lu, const models::LuSolveEvents& se) {
+  if (lu.events.nan.found) return "the factors hold NaN from " + step_text(lu.events.nan.step) + " on";
+  if (lu.events.overflow.found) return "the factors hold Inf from " + step_text(lu.events.overflow.step) + " on";
+  const models::LuEvent* first = se.first.found ? &se.first : nullptr;
+  return first ? lu_event_text(*first) : "";
 }
 
 nlohmann::json lu_factor_json(const models::LuResult& lu) {

@@ -141,6 +141,14 @@ TEST_CASE("args: positionals only when declared", "[args]") {
   CHECK(p.help_text().find("usage: tcsim validate-dump [options] [dir...]") == 0);
 }
 
+TEST_CASE("args: one positional is shown as one in the usage line", "[args]") {
+  // `tcsim experiment --help` once said [id...] while the command takes one id.
+  ArgParser p("experiment");
+  p.positional("id", "the experiment");
+  CHECK(p.help_text().find("usage: tcsim experiment [options] [id]\n") == 0);
+  CHECK(p.parse({"a"}).positional() == std::vector<std::string>{"a"});
+}
+
 TEST_CASE("args: declaring an option twice is a programming error", "[args]") {
   ArgParser p("x");
   p.flag("json", "json");

@@ -84,3 +84,41 @@ tcsim_check(NAME "lu dp with pivoting" ARGS lu --unit v100 --n 32 --r 8 --s 4 --
 file(WRITE "${dir}/r.mtx" "%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n")
 tcsim_check(NAME "lu non-square file" ARGS lu --unit v100 --matrix ${dir}/r.mtx EXIT 2
   STDERR "--matrix: '.*r.mtx' is 2 x 3; LU needs a square matrix")
+
+# --on-breakdown continue (issue 22 part 4): IEEE arithmetic as the GPU, the first events
+# reported, exit 0; stop (the default) keeps the breakdown (catalogue B36-B39, B181).
+set(bad ${CMAKE_CURRENT_LIST_DIR}/bad_inputs)
+tcsim_check(NAME "lu continue: fp16 growth gives -inf, the first overflow and the NaN backward error said plainly"
+  ARGS lu --unit h100 --matrix ${bad}/m_growth.mtx --scale off --alg ll --on-breakdown continue
+  STDOUT "--on-breakdown continue \\(IEEE arithmetic of the fp16 storage\\), first events:"
+         "  subnormal pivot: none\n  zero pivot:      none\n  overflow \\(Inf\\):  step 1 \\(block 1\\): the elimination gives A\\[1\\]\\[1\\] = -inf\n  NaN:             none\n  substitutions:   none\n"
+         "\\(\\|A\\| \\+ \\|L\\|\\|U\\|\\)\\|x\\|\\)_i = nan \\(the factors hold Inf from step 1 on\\)")
+file(WRITE "${dir}/g3.mtx" "%%MatrixMarket matrix array real general\n3 3\n1\n300\n300\n300\n4\n4\n300\n4\n4\n")
+tcsim_check(NAME "lu continue --json: Inf - Inf spreads NaN from step 2, events with inf/nan strings"
+  ARGS lu --unit h100 --matrix ${dir}/g3.mtx --scale off --alg ll --on-breakdown continue --json
+  STDOUT "\"on_breakdown\":\"continue\"" "\"backward_error\":\"nan\"" "\"normwise_backward_error\":\"nan\""
+         "\"backward_error_note\":\"the factors hold NaN from step 2 on\""
+         "\"events\":{\"nan\":{\"block\":1,\"col\":1,\"row\":2,\"step\":2,\"value\":\"nan\",\"where\":\"the elimination\"},\"overflow\":{\"block\":1,\"col\":1,\"row\":1,\"step\":1,\"value\":\"-inf\",\"where\":\"the elimination\"},\"subnormal_pivot\":null,\"zero_pivot\":null}")
+tcsim_check(NAME "lu continue: a zero pivot gives NaN multipliers, named"
+  ARGS lu --unit v100 --matrix ${dir}/z.mtx --scale off --alg ref-rl --storage fp16 --on-breakdown continue
+  STDOUT "  zero pivot:      step 1 \\(block 1\\): the pivot U\\[0\\]\\[0\\] = 0\n  overflow \\(Inf\\):  step 1 \\(block 1\\): the elimination gives A\\[1\\]\\[0\\] = inf\n")
+file(WRITE "${dir}/sub.mtx" "%%MatrixMarket matrix array real general\n2 2\n9.5367431640625e-07\n2.384185791015625e-07\n1\n1\n")
+tcsim_check(NAME "lu continue: a subnormal fp16 pivot divides as IEEE does"
+  ARGS lu --unit v100 --matrix ${dir}/sub.mtx --scale off --alg ll --on-breakdown continue --json
+  STDOUT "\"subnormal_pivot\":{\"block\":1,\"col\":0,\"row\":0,\"step\":1,\"value\":9.5367431640625e-07,\"where\":\"the pivot\"}"
+         "\"overflow\":null" "\"backward_error\":[0-9]")
+tcsim_check(NAME "lu stop (default) on the same subnormal pivot"
+  ARGS lu --unit v100 --matrix ${dir}/sub.mtx --scale off --alg ll --on-breakdown stop
+  EXIT 1
+  STDERR "tcsim lu: LU breakdown at step 1 \\(block 1\\): pivot U\\[0\\]\\[0\\] = 9.53674316e-07 is below the normal range of fp16 \\(no pivoting: try --pivot\\)")
+tcsim_check(NAME "lu continue: substitutions overflowing fp16 give a NaN backward error, said so, exit 0"
+  ARGS lu --unit h100 --matrix ${bad}/m_solve_overflow.mtx --scale off --storage fp16 --solve fp16 --on-breakdown continue
+  STDOUT "  substitutions:   the forward substitution \\(y\\) gives y\\[0\\] = inf\n"
+         "\\(inf\\)     = nan \\(the forward substitution \\(y\\) gives y\\[0\\] = inf\\)")
+tcsim_check(NAME "lu stop: substitutions overflowing fp16 are a breakdown, JSON too"
+  ARGS lu --unit h100 --matrix ${bad}/m_solve_overflow.mtx --scale off --storage fp16 --solve fp16 --json
+  EXIT 1
+  STDOUT "\"breakdown\":\"LU breakdown in the substitutions: the forward substitution \\(y\\) gives y\\[0\\] = inf, not finite in fp16\"")
+tcsim_check(NAME "lu continue with refinement on NaN factors: diverged at iteration 0"
+  ARGS lu --unit h100 --matrix ${dir}/g3.mtx --scale off --alg ll --on-breakdown continue --refine lu-ir
+  STDOUT "diverged: x is not finite at iteration 0")

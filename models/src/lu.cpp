@@ -75,18 +75,37 @@ struct Scheme {
 struct Failure {
   static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::size_t outer = kNone, inner = kNone, column = kNone;
-  double value = 0;
+  double value = 0;   // the value the message names (the unit's result before storage rounding)
+  double stored = 0;  // the value stored: +-Inf or NaN
   bool found() const { return outer != kNone; }
   bool before(const Failure& o) const {
     return outer != o.outer ? outer < o.outer : inner != o.inner ? inner < o.inner : column < o.column;
   }
 };
 
+// The first +-Inf and the first NaN of a pass (each in the loop order above): with
+// --on-breakdown stop the earlier of the two is the breakdown, with continue both are events.
+struct Firsts {
+  Failure inf, nan;
+  bool found() const { return inf.found() || nan.found(); }
+  // Notes a non-finite stored value met in loop order (a chunk's loop: the first of a kind wins).
+  void note(const Failure& f) {
+    Failure& slot = std::isnan(f.stored) ? nan : inf;
+    if (!slot.found()) slot = f;
+  }
+  void merge(const Firsts& o) {
+    if (o.inf.found() && (!inf.found() || o.inf.before(inf))) inf = o.inf;
+    if (o.nan.found() && (!nan.found() || o.nan.before(nan))) nan = o.nan;
+  }
+  const Failure& first() const { return !nan.found() || (inf.found() && inf.before(nan)) ? inf : nan; }
+};
+
 class Engine {
  public:
-  Engine(const Unit& unit, const Format& in, std::size_t n, std::size_t r, bool pivot, const GemmOptions& g,
+  Engine(const Unit& unit, const Format& in, std::size_t n, std::size_t r, bool pivot, bool cont, const GemmOptions& g,
          LuResult& res, std::function<void(double)> progress)
-      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), g_(g), res_(res), a_(res.LU), progress_(std::move(progress)) {
+      : unit_(unit), in_(in), n_(n), r_(r), pivot_(pivot), cont_(cont), g_(g), res_(res), a_(res.LU),
+        progress_(std::move(progress)) {
     if (g.threads > 1) arena_.emplace(static_cast<int>(g.threads));
   }
 
@@ -177,20 +196,25 @@ class Engine {
   // Every entry rounded to p (the storage format at the start, or a conversion).
   void convert(Precision p, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t step) {
     if (r0 >= r1 || c0 >= c1) return;
-    const Failure f = parallel_first(r1 - r0, grain_for(c1 - c0), [&](std::size_t b, std::size_t e) {
-      Failure first;
+    const Firsts fs = parallel_first(r1 - r0, grain_for(c1 - c0), [&](std::size_t b, std::size_t e) {
+      Firsts first;
       for (std::size_t i = r0 + b; i < r0 + e; ++i)
         for (std::size_t c = c0; c < c1; ++c) {
           double& x = a_[i * n_ + c];
           const double v = p(x);
-          if (!std::isfinite(v) && !first.found()) first = {i, c, c, x};
+          if (!std::isfinite(v)) first.note({i, c, c, x, v});
           x = v;
         }
       return first;
     });
-    if (f.found())
-      breakdown(step, "converting the fp32 buffer to " + std::string(p.name()) + " gives " + at(f.outer, f.inner) +
-                          " = " + number(p(f.value)) + " (from " + number(f.value) + ")");
+    const std::string what = "converting the fp32 buffer to " + std::string(p.name());
+    if (!fs.found()) return;
+    if (!cont_) {
+      const Failure& f = fs.first();
+      breakdown(step, what + " gives " + at(f.outer, f.inner) + " = " + number(f.stored) + " (from " +
+                          number(f.value) + ")");
+    }
+    record(fs, step, what, [](const Failure& f) { return std::pair{f.outer, f.inner}; });
   }
 
  private:
@@ -198,17 +222,17 @@ class Engine {
   // (the chunks write disjoint entries: the bits do not depend on the split); the earliest
   // failure of all chunks.
   template <class Body>
-  Failure parallel_first(std::size_t count, std::size_t grain, const Body& body) {
+  Firsts parallel_first(std::size_t count, std::size_t grain, const Body& body) {
     if (count == 0) return {};
     if (g_.threads == 1 || count <= grain) return body(std::size_t{0}, count);
-    Failure first;
+    Firsts first;
     std::mutex m;
     auto loop = [&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, grain), [&](const tbb::blocked_range<std::size_t>& r) {
-        const Failure f = body(r.begin(), r.end());
+        const Firsts f = body(r.begin(), r.end());
         if (!f.found()) return;
         std::lock_guard<std::mutex> lock(m);
-        if (f.before(first)) first = f;
+        first.merge(f);
       });
     };
     if (arena_) arena_->execute(loop);
@@ -223,6 +247,19 @@ class Engine {
   }
   void not_finite(std::size_t step, std::size_t i, std::size_t c, double v, Precision p) const {
     breakdown(step, "the elimination gives " + at(i, c) + " = " + number(v) + ", not finite in " + p.name() + " storage");
+  }
+
+  // Continue: the pass's first Inf and NaN become the run's first overflow and NaN events
+  // unless an earlier pass had them (passes run in order). entry(f) -> (row, column).
+  template <class Entry>
+  void record(const Firsts& fs, std::size_t step, const std::string& where, const Entry& entry) {
+    auto put = [&](LuEvent& ev, const Failure& f, std::size_t s) {
+      if (ev.found || !f.found()) return;
+      const auto [row, col] = entry(f);
+      ev = {true, s + 1, s / r_ + 1, row, col, f.stored, where};
+    };
+    put(res_.events.overflow, fs.inf, step == Failure::kNone ? fs.inf.outer : step);
+    put(res_.events.nan, fs.nan, step == Failure::kNone ? fs.nan.outer : step);
   }
 
   // Columns k0..k1 of rows k0..n, right-looking, every operation rounded to p (the panel of
@@ -243,33 +280,36 @@ class Engine {
         }
       }
       const double piv = a[j * n + j];
-      if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv))
-        breakdown(j, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
-                         (piv == 0 ? " is zero"
-                                   : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
-                                                         : " is not finite")) +
-                         (pivot_ ? "" : " (no pivoting: try --pivot)"));
-      const Failure f = parallel_first(n - j - 1, grain_for(k1 - j), [&](std::size_t b, std::size_t e) {
-        Failure first;
+      if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv)) {
+        if (!cont_)
+          breakdown(j, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
+                           (piv == 0 ? " is zero"
+                                     : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
+                                                           : " is not finite")) +
+                           (pivot_ ? "" : " (no pivoting: try --pivot)"));
+        // Continue: the division below does what IEEE does (a non-finite pivot is already an
+        // overflow or NaN event where it appeared).
+        LuEvent& ev = piv == 0 ? res_.events.zero_pivot : res_.events.subnormal_pivot;
+        if (std::isfinite(piv) && !ev.found) ev = {true, j + 1, j / r_ + 1, j, j, piv, "the pivot"};
+      }
+      const Firsts fs = parallel_first(n - j - 1, grain_for(k1 - j), [&](std::size_t b, std::size_t e) {
+        Firsts first;
         const double* prow = &a[j * n];
-        for (std::size_t i = j + 1 + b; i < j + 1 + e && !first.found(); ++i) {
+        for (std::size_t i = j + 1 + b; i < j + 1 + e; ++i) {
           double* row = &a[i * n];
           const double l = p(row[j] / piv);
           row[j] = l;
-          if (!std::isfinite(l)) {
-            first = {i, j, 0, l};
-            break;
-          }
+          if (!std::isfinite(l)) first.note({i, j, 0, l, l});
           axpy_rounded(p, row, prow, l, j + 1, k1);
           for (std::size_t c = j + 1; c < k1; ++c)
-            if (!std::isfinite(row[c])) {
-              first = {i, c, 0, row[c]};
-              break;
-            }
+            if (!std::isfinite(row[c])) first.note({i, c, 0, row[c], row[c]});
+          if (!cont_ && first.found()) break;  // stop: the rest is not needed
         }
         return first;
       });
-      if (f.found()) not_finite(j, f.outer, f.inner, f.value, p);
+      if (!fs.found()) continue;
+      if (!cont_) not_finite(j, fs.first().outer, fs.first().inner, fs.first().value, p);
+      record(fs, j, "the elimination", [](const Failure& f) { return std::pair{f.outer, f.inner}; });
     }
   }
 
@@ -278,21 +318,20 @@ class Engine {
   void solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1) {
     if (u0 >= u1 || k1 - k0 < 2) return;
     // Columns are independent: each chunk of columns runs the whole substitution.
-    const Failure f = parallel_first(u1 - u0, std::max<std::size_t>(64, 16384 / (k1 - k0)), [&](std::size_t b, std::size_t e) {
-      Failure first;
-      for (std::size_t j = k0; j < k1 && !first.found(); ++j)
-        for (std::size_t i = j + 1; i < k1 && !first.found(); ++i) {
+    const Firsts fs = parallel_first(u1 - u0, std::max<std::size_t>(64, 16384 / (k1 - k0)), [&](std::size_t b, std::size_t e) {
+      Firsts first;
+      for (std::size_t j = k0; j < k1 && (cont_ || !first.found()); ++j)
+        for (std::size_t i = j + 1; i < k1 && (cont_ || !first.found()); ++i) {
           double* row = &a_[i * n_];
           axpy_rounded(p, row, &a_[j * n_], row[j], u0 + b, u0 + e);
           for (std::size_t c = u0 + b; c < u0 + e; ++c)
-            if (!std::isfinite(row[c])) {
-              first = {j, i, c, row[c]};
-              break;
-            }
+            if (!std::isfinite(row[c])) first.note({j, i, c, row[c], row[c]});
         }
       return first;
     });
-    if (f.found()) not_finite(f.outer, f.inner, f.column, f.value, p);
+    if (!fs.found()) return;
+    if (!cont_) not_finite(fs.first().outer, fs.first().inner, fs.first().column, fs.first().value, p);
+    record(fs, Failure::kNone, "the elimination", [](const Failure& f) { return std::pair{f.inner, f.column}; });
   }
 
   // A[r0..r1][c0..c1] -= L[r0..r1][k0..k1] U[k0..k1][c0..c1].
@@ -302,17 +341,17 @@ class Engine {
     const std::size_t m = r1 - r0, w = c1 - c0, kb = k1 - k0, n = n_;
     std::vector<double>& a = a_;
     if (!u.unit) {
-      const Failure f = parallel_first(m, grain_for(w * kb / 8 + 1), [&](std::size_t b, std::size_t e) {
-        Failure first;
+      const Firsts fs = parallel_first(m, grain_for(w * kb / 8 + 1), [&](std::size_t b, std::size_t e) {
+        Firsts first;
         for (std::size_t i = r0 + b; i < r0 + e; ++i) {
           double* row = &a[i * n];
           for (std::size_t p = k0; p < k1; ++p) axpy_rounded(u.store, row, &a[p * n], row[p], c0, c1);
-          for (std::size_t c = c0; c < c1 && !first.found(); ++c)
-            if (!std::isfinite(row[c])) first = {i, c, 0, row[c]};
+          for (std::size_t c = c0; c < c1; ++c)
+            if (!std::isfinite(row[c])) first.note({i, c, 0, row[c], row[c]});
         }
         return first;
       });
-      if (f.found()) update_overflow(u, k1 - 1, f.outer, f.inner, f.value);
+      update_events(u, k1 - 1, fs);
       return;
     }
     Lneg_.resize(m * kb);
@@ -323,7 +362,7 @@ class Engine {
         for (std::size_t c = 0; c < kb; ++c) Lneg_[i * kb + c] = -a[(r0 + i) * n + k0 + c];
         std::copy_n(&a[(r0 + i) * n + c0], w, &C_[i * w]);
       }
-      return Failure{};
+      return Firsts{};
     });
     for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a[(k0 + i) * n + c0], w, &U_[i * w]);
     GemmOptions g = g_;
@@ -336,28 +375,32 @@ class Engine {
                                                               : in_;
     const GemmResult up = simulate_gemm(unit_, operands, low ? formats::fp16() : formats::fp32(), m, w, kb, Lneg_, U_, C_, g);
     res_.unit_calls += up.unit_calls;
-    const Failure f = parallel_first(m, grain_for(w), [&](std::size_t b, std::size_t e) {
-      Failure first;
+    const Firsts fs = parallel_first(m, grain_for(w), [&](std::size_t b, std::size_t e) {
+      Firsts first;
       for (std::size_t i = b; i < e; ++i) {
         double* row = &a[(r0 + i) * n + c0];
         const double* d = &up.D[i * w];
         for (std::size_t c = 0; c < w; ++c) row[c] = u.store(d[c]);
-        for (std::size_t c = 0; c < w && !first.found(); ++c)
-          if (!std::isfinite(row[c])) first = {r0 + i, c0 + c, 0, d[c]};
+        for (std::size_t c = 0; c < w; ++c)
+          if (!std::isfinite(row[c])) first.note({r0 + i, c0 + c, 0, d[c], row[c]});
       }
       return first;
     });
-    if (f.found()) update_overflow(u, k1 - 1, f.outer, f.inner, f.value);
+    update_events(u, k1 - 1, fs);
   }
-  [[noreturn]] void update_overflow(const Update& u, std::size_t step, std::size_t i, std::size_t c, double v) const {
-    breakdown(step, "the update A22 - L21 U12 gives " + at(i, c) + " = " + number(v) + ", not finite in " +
-                        u.store.name() + " storage");
+  void update_events(const Update& u, std::size_t step, const Firsts& fs) {
+    if (!fs.found()) return;
+    if (!cont_)
+      breakdown(step, "the update A22 - L21 U12 gives " + at(fs.first().outer, fs.first().inner) + " = " +
+                          number(fs.first().value) + ", not finite in " + u.store.name() + " storage");
+    record(fs, step, "the update A22 - L21 U12", [](const Failure& f) { return std::pair{f.outer, f.inner}; });
   }
 
   const Unit& unit_;
   const Format& in_;
   std::size_t n_, r_;
   bool pivot_;
+  bool cont_;  // LuOnBreakdown::Continue
   GemmOptions g_;
   LuResult& res_;
   std::vector<double>& a_;
@@ -489,6 +532,14 @@ LuPanel parse_lu_panel(std::string_view text, std::string_view field) {
                               "' is not allowed; allowed: rl-fp16, rl-fp32, ll, ll-fp32-panel");
 }
 
+std::string lu_on_breakdown_name(LuOnBreakdown b) { return b == LuOnBreakdown::Continue ? "continue" : "stop"; }
+
+LuOnBreakdown parse_lu_on_breakdown(std::string_view text, std::string_view field) {
+  if (text == "stop") return LuOnBreakdown::Stop;
+  if (text == "continue") return LuOnBreakdown::Continue;
+  throw std::invalid_argument(std::string(field) + ": '" + std::string(text) + "' is not allowed; allowed: stop, continue");
+}
+
 LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
                      const LuOptions& o) {
   if (A.size() != n * n)
@@ -537,13 +588,18 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
   res.perm.resize(n);
   std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
   res.LU.resize(n * n);
+  const bool cont = o.on_breakdown == LuOnBreakdown::Continue;
+  res.on_breakdown = lu_on_breakdown_name(o.on_breakdown);
   for (std::size_t i = 0; i < n * n; ++i) {
     res.LU[i] = S(A[i]);
-    if (!std::isfinite(res.LU[i]))
+    if (!std::isfinite(res.LU[i]) && cont) {  // step 0: A as stored, before any elimination
+      LuEvent& ev = std::isnan(res.LU[i]) ? res.events.nan : res.events.overflow;
+      if (!ev.found) ev = {true, 0, 0, i / n, i % n, res.LU[i], "rounding A to the " + std::string(S.name()) + " storage"};
+    } else if (!std::isfinite(res.LU[i]))
       throw LuBreakdown("A[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " + number(A[i]) +
                         (std::isfinite(A[i]) ? " overflows the " : " is not finite in the ") + S.name() + " storage");
   }
-  Engine engine(unit, in, n, o.block, o.pivot, g, res, o.progress);
+  Engine engine(unit, in, n, o.block, o.pivot, cont, g, res, o.progress);
   engine.factor(plan.top, 0, n, n);
   return res;
 }

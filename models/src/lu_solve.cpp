@@ -1,6 +1,7 @@
 // lu_solve and lu_backward_errors (lu.hpp): substitutions with every operation correctly
 // rounded, and backward errors in binary64.
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -11,7 +12,35 @@ namespace tcsim::models {
 
 using lu_detail::Precision;
 
-std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b, std::string_view precision) {
+namespace {
+
+// The first +-Inf and NaN of a substitution, in the order the entries are computed.
+void note(LuSolveEvents* events, double v, std::size_t i, const char* where) {
+  if (!events || std::isfinite(v)) return;
+  LuEvent& ev = std::isnan(v) ? events->nan : events->overflow;
+  if (!ev.found) ev = {true, 0, 0, i, i, v, where};
+  if (!events->first.found) events->first = ev;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "nan";  // no sign: the sign of a NaN is not a result
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string lu_solve_breakdown(const LuSolveEvents& e, std::string_view precision) {
+  if (!e.any()) return "";
+  const LuEvent& f = e.first;
+  const char name = f.where[4] == 'f' ? 'y' : 'x';
+  return "LU breakdown in the substitutions: " + f.where + " gives " + name + "[" + std::to_string(f.row) +
+         "] = " + number(f.value) + ", not finite in " + std::string(precision);
+}
+
+std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b, std::string_view precision,
+                             LuSolveEvents* events) {
   const std::size_t n = lu.n;
   if (b.size() != n) throw std::invalid_argument("b: expected n = " + std::to_string(n) + " values, got " + std::to_string(b.size()));
   const Precision S = lu_detail::precision_named(precision.empty() ? std::string_view(lu.storage) : precision, "precision");
@@ -21,11 +50,13 @@ std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b, std:
     double s = S(b[lu.perm[i]]);
     for (std::size_t p = 0; p < i; ++p) s = S(s - S(a[i * n + p] * y[p]));
     y[i] = s;
+    note(events, s, i, "the forward substitution (y)");
   }
   for (std::size_t i = n; i-- > 0;) {  // U x = y
     double s = y[i];
     for (std::size_t p = i + 1; p < n; ++p) s = S(s - S(a[i * n + p] * x[p]));
     x[i] = S(s / a[i * n + i]);
+    note(events, x[i], i, "the back substitution (x)");
   }
   return x;
 }
@@ -47,6 +78,9 @@ LuBackwardErrors lu_backward_errors(const LuResult& lu, std::span<const double> 
     lux[lu.perm[i]] = s;
   }
   LuBackwardErrors e;
+  // NaN must win every max (std::max(0.0, NaN) is 0.0: an all-NaN x once gave a normwise
+  // backward error of 0), and a NaN or Inf denominator gives NaN or 0, never a made-up value.
+  auto nan_max = [](double m, double v) { return std::isnan(m) || std::isnan(v) || v > m ? (std::isnan(m) ? m : v) : m; };
   double res_inf = 0, a_inf = 0, x_inf = 0, b_inf = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double r = -b[i], ax = 0, row = 0;
@@ -56,15 +90,15 @@ LuBackwardErrors lu_backward_errors(const LuResult& lu, std::span<const double> 
       row += std::fabs(A[i * n + p]);
     }
     const double den = ax + lux[i];
-    const double ce = den > 0 ? std::fabs(r) / den : (r == 0 ? 0.0 : INFINITY);
+    const double ce = std::isnan(den) ? den : den > 0 ? std::fabs(r) / den : (r == 0 ? 0.0 : std::fabs(r) * INFINITY);
     if (!std::isnan(e.componentwise) && (std::isnan(ce) || ce > e.componentwise)) e.componentwise = ce;  // NaN stays
-    res_inf = std::max(res_inf, std::fabs(r));
-    a_inf = std::max(a_inf, row);
-    x_inf = std::max(x_inf, std::fabs(x[i]));
-    b_inf = std::max(b_inf, std::fabs(b[i]));
+    res_inf = nan_max(res_inf, std::fabs(r));
+    a_inf = nan_max(a_inf, row);
+    x_inf = nan_max(x_inf, std::fabs(x[i]));
+    b_inf = nan_max(b_inf, std::fabs(b[i]));
   }
   const double den = a_inf * x_inf + b_inf;
-  e.normwise = den > 0 ? res_inf / den : (res_inf == 0 ? 0.0 : INFINITY);
+  e.normwise = std::isnan(den) ? den : den > 0 ? res_inf / den : (res_inf == 0 ? 0.0 : res_inf * INFINITY);
   return e;
 }
 

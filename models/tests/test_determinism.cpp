@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <tbb/global_control.h>
 
+#include <bit>
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -193,5 +195,50 @@ TEST_CASE("determinism: every LU algorithm gives the same factors for 1, 2, 8 th
         CHECK(lu.perm == first_perm);
       }
     CHECK(distinct(first) > n * n / 2);
+  }
+}
+
+TEST_CASE("determinism: LU with on_breakdown continue gives the same factors and events for 1, 2, 8 threads",
+          "[determinism]") {
+  const auto workers = eight_workers();
+  const std::size_t n = 96;
+  // A normal matrix scaled by 2000, no pivoting: the fp16 elimination overflows, then NaN spreads.
+  std::vector<double> A = matrix_normal(n, 5);
+  for (double& v : A) v *= 2000;
+  const Unit& unit = builtin_unit("h100");
+  // Equal values, every NaN equal to every NaN (the sign of a NaN is not a result).
+  auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(std::isnan(a[i]) && std::isnan(b[i])) && std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i]))
+        return false;
+    return a.size() == b.size();
+  };
+  auto key = [](const LuEvent& e) {
+    return std::to_string(e.found) + " " + std::to_string(e.step) + " " + std::to_string(e.row) + " " +
+           std::to_string(e.col) + " " + e.where;
+  };
+  for (LuAlgorithm alg : {LuAlgorithm::Rl, LuAlgorithm::Ll, LuAlgorithm::LlFp32Panel, LuAlgorithm::Dp, LuAlgorithm::RefRl}) {
+    LuOptions o;
+    o.algorithm = alg;
+    o.storage = alg == LuAlgorithm::Rl || alg == LuAlgorithm::RefRl ? "fp16" : "";
+    if (alg == LuAlgorithm::Rl) o.variant = GemmVariant::Tc16;
+    o.block = 16;
+    o.inner_block = 4;
+    o.on_breakdown = LuOnBreakdown::Continue;
+    INFO(lu_algorithm_name(alg));
+    std::vector<double> first;
+    std::string first_events;
+    for (unsigned t : kThreads) {
+      o.threads = t;
+      const LuResult lu = simulate_lu(unit, formats::fp16(), n, A, o);
+      const std::string events = key(lu.events.subnormal_pivot) + "; " + key(lu.events.zero_pivot) + "; " +
+                                 key(lu.events.overflow) + "; " + key(lu.events.nan);
+      if (first.empty()) first = lu.LU, first_events = events;
+      INFO(events);
+      CHECK(same(lu.LU, first));
+      CHECK(events == first_events);
+      CHECK(lu.events.overflow.found);
+      CHECK(lu.events.nan.found);
+    }
   }
 }

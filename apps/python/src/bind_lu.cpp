@@ -61,6 +61,7 @@ LuCall lu_call(const py::object& A, const py::kwargs& kw, const char* fn) {
   o.pivot = !kw_get(kw, "pivot").is_none() && bool_arg(kw_get(kw, "pivot"), "pivot", fn);
   o.instruction = str_arg(kw_get(kw, "instruction"), "instruction", fn);
   if (!kw_get(kw, "threads").is_none()) o.threads = static_cast<unsigned>(int_arg(kw_get(kw, "threads"), "threads", fn, 0, 1024));
+  o.on_breakdown = models::parse_lu_on_breakdown(str_arg(kw_get(kw, "on_breakdown"), "on_breakdown", fn, "stop"), "on_breakdown");
   c.A = matrix_arg(A, "A", formats::fp64(), o.threads);
   if (c.A.rows != c.A.cols)
     throw std::invalid_argument("A is " + std::to_string(c.A.rows) + " x " + std::to_string(c.A.cols) +
@@ -79,15 +80,44 @@ nlohmann::json base_report(const LuCall& c, const models::LuResult& lu) {
   j["in"] = c.in->name;
   j["n"] = c.A.rows;
   j["pivot"] = c.o.pivot;
+  j["on_breakdown"] = lu.on_breakdown;
   j.update(cli::lu_factor_json(lu));
   j["perm"] = lu.perm;
   return j;
 }
 
+// An event as a Python dict (value a Python float, Inf and NaN included), or None.
+py::object event_dict(const models::LuEvent& e) {
+  if (!e.found) return py::none();
+  py::dict d;
+  d["step"] = e.step;
+  d["block"] = e.block;
+  d["row"] = e.row;
+  d["col"] = e.col;
+  d["value"] = e.value;
+  d["where"] = e.where;
+  return d;
+}
+
+// The report's events (the keys of `tcsim lu --json`), numbers as Python floats.
+void add_events(py::dict report, const models::LuResult& lu, const models::LuSolveEvents* se) {
+  py::dict ev;
+  ev["subnormal_pivot"] = event_dict(lu.events.subnormal_pivot);
+  ev["zero_pivot"] = event_dict(lu.events.zero_pivot);
+  ev["overflow"] = event_dict(lu.events.overflow);
+  ev["nan"] = event_dict(lu.events.nan);
+  report["events"] = ev;
+  if (!se) return;
+  py::dict sd;
+  sd["overflow"] = event_dict(se->overflow);
+  sd["nan"] = event_dict(se->nan);
+  report["solve_events"] = sd;
+}
+
 // (L, U, report): L unit lower triangular, U upper triangular (values of the storage format).
 py::tuple lu(const py::object& A, const py::kwargs& kw) {
   check_known(kw, "lu", {"unit", "in_format", "alg", "variant", "storage", "panel", "r", "s", "pivot", "instruction", "threads",
-                         "progress"});
+                         "on_breakdown", "progress"});
   LuCall c = lu_call(A, kw, "lu");
   cli::Progress progress("tcsim.lu", cli::progress_enabled(progress_arg(kw_get(kw, "progress"), "lu")));
   c.o.progress = [&](double f) { progress.update("simulated LU", f); };
@@ -105,13 +135,16 @@ py::tuple lu(const py::object& A, const py::kwargs& kw) {
   for (std::size_t i = 0; i < n; ++i) L[i * n + i] = 1.0;
   nlohmann::json j = base_report(c, r);
   j["seconds"] = seconds;
-  return py::make_tuple(matrix_array(L, n, n), matrix_array(U, n, n), to_python(j));
+  py::dict report = to_python(j).cast<py::dict>();
+  add_events(report, r, nullptr);
+  return py::make_tuple(matrix_array(L, n, n), matrix_array(U, n, n), report);
 }
 
 // (x, report): x solving Ax = b (refined when refine= is given), and `tcsim lu --json`'s fields.
 py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) {
   check_known(kw, "solve", {"unit", "in_format", "alg", "variant", "storage", "panel", "r", "s", "pivot", "instruction",
-                            "threads", "solve", "refine", "working", "max_iterations", "x_true", "progress"});
+                            "threads", "solve", "refine", "working", "max_iterations", "x_true", "on_breakdown",
+                            "progress"});
   LuCall c = lu_call(A, kw, "solve");
   cli::Progress progress("tcsim.solve", cli::progress_enabled(progress_arg(kw_get(kw, "progress"), "solve")));
   c.o.progress = [&](double f) { progress.update("simulated LU", f); };
@@ -146,14 +179,22 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nlohmann::json j = base_report(c, lu);
   std::vector<double> x;
+  models::LuSolveEvents se;
+  models::LuBackwardErrors err;
   {
     py::gil_scoped_release release;
     const std::string precision = solve_arg.empty() ? (lu.storage == "fp16" ? "fp32" : lu.storage) : solve_arg;
     progress.update("substitutions and backward errors", 0.0);
-    x = models::lu_solve(lu, rhs, precision);
-    const models::LuBackwardErrors err = models::lu_backward_errors(lu, c.A.values, x, rhs);
+    x = models::lu_solve(lu, rhs, precision, &se);
+    // on_breakdown "stop": a non-finite x is a breakdown (tcsim.LuBreakdown), never a result.
+    if (c.o.on_breakdown == models::LuOnBreakdown::Stop && se.any())
+      throw models::LuBreakdown(models::lu_solve_breakdown(se, precision));
+    err = models::lu_backward_errors(lu, c.A.values, x, rhs);
     const cli::LuBound bound = cli::lu_bound(lu, *c.unit, *c.in, c.o.instruction, precision);
     cli::add_lu_solve_json(j, err, bound, precision);
+    const std::string note = cli::lu_nonfinite_note(lu, se);
+    if ((!std::isfinite(err.componentwise) || !std::isfinite(err.normwise)) && !note.empty())
+      j["backward_error_note"] = note;
     j["seconds"] = seconds;
     if (refine) {
       progress.update("iterative refinement", 0.0);
@@ -165,7 +206,12 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
   progress.done();
   py::array_t<double> xv(static_cast<py::ssize_t>(x.size()));
   std::copy(x.begin(), x.end(), xv.mutable_data());
-  return py::make_tuple(xv, to_python(j));
+  py::dict report = to_python(j).cast<py::dict>();
+  add_events(report, lu, &se);
+  // Python floats for the backward errors, Inf and NaN included (JSON needs strings for them).
+  report["backward_error"] = err.componentwise;
+  report["normwise_backward_error"] = err.normwise;
+  return py::make_tuple(xv, report);
 }
 
 py::array lu_matrix(const std::string& kind, long long n_arg, double cond, unsigned long long seed) {

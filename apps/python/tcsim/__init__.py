@@ -118,8 +118,13 @@ def lu(A, unit=None, in_format="fp16", alg="rl", **options):
     """Simulated LU factorization of A (``tcsim lu``): returns (L, U, report), L unit lower
     triangular and U upper triangular (values of the storage format; rows permuted as
     report["perm"] with pivot=True). Options: variant, storage, panel, r, s, pivot,
-    instruction, threads, progress (None: on when stderr is a terminal; True; False).
-    Raises tcsim.LuBreakdown when the factorization cannot continue."""
+    instruction, threads, on_breakdown, progress (None: on when stderr is a terminal; True;
+    False). on_breakdown="stop" (default) raises tcsim.LuBreakdown
+    (an ArithmeticError) when a pivot is zero, subnormal or not finite or a value overflows;
+    "continue" carries on in the storage format's IEEE arithmetic as the GPU does (Inf, NaN
+    in the factors) and report["events"] names the first "subnormal_pivot", "zero_pivot",
+    "overflow" and "nan" (each None or a dict step, block, row, col, value, where; value a
+    Python float, inf and nan included)."""
     L, U, report = _tcsim._lu(_numpy(A), unit=unit, in_format=in_format, alg=alg, **options)
     return _like((A,), L), _like((A,), U), report
 
@@ -130,7 +135,14 @@ def solve(A, b=None, unit=None, in_format="fp16", alg="rl", **options):
     b None: x = ones and b = A x in binary64, as the CLI (the report's errors then match
     ``tcsim lu --json``). Options of lu, plus solve (substitution precision), refine ("lu-ir",
     "gmres-ir"), working ("fp32", "fp64"), max_iterations, x_true (for forward errors). With
-    refine, x is the refined solution and the report holds the history."""
+    refine, x is the refined solution and the report holds the history.
+
+    on_breakdown="stop" (default): tcsim.LuBreakdown for the factorization as in lu, and also
+    when the substitutions give an Inf or NaN in x ("LU breakdown in the substitutions: ...").
+    "continue": x as IEEE arithmetic gives it, report["events"] as in lu and
+    report["solve_events"] ("overflow", "nan" of the substitutions); the backward errors are
+    then Python floats that may be inf or nan (never finite for a non-finite x), with
+    report["backward_error_note"] saying why ("the factors hold NaN from step 17 on")."""
     x, report = _tcsim._solve(_numpy(A), None if b is None else _numpy(b), unit=unit, in_format=in_format, alg=alg,
                               **{k: (_numpy(v) if k == "x_true" else v) for k, v in options.items()})
     return _like((A, b), x), report

@@ -1,6 +1,9 @@
 """tcsim.lu / tcsim.solve / tcsim.lu_matrix: the same errors, bounds and refinement as
 `tcsim lu --json` on the same generated matrices, factors that multiply back to A, and the
-argument errors."""
+argument errors; on_breakdown="continue" (IEEE arithmetic as the GPU, the first events) and
+the solve fix (a NaN/Inf x never comes with a finite backward error)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -8,7 +11,7 @@ import tcsim
 
 KEYS = ["algorithm", "variant", "storage", "panel", "r", "path", "unit_calls", "solve_precision", "backward_error",
         "normwise_backward_error", "bound", "bound_source", "fp32_buffer_entries", "bytes_moved", "bytes_model",
-        "unit", "in", "n", "pivot"]
+        "unit", "in", "n", "pivot", "on_breakdown", "events", "solve_events"]
 
 CASES = [
     (["--n", "48", "--r", "8"], dict(r=8), ("q1dq2", 48, 1e3, 1)),
@@ -81,3 +84,87 @@ def test_errors(cli):
     with pytest.raises(tcsim.LuBreakdown, match=r"pivot|zero"):
         tcsim.lu(np.zeros((4, 4)), unit="h100", r=2)
     assert issubclass(tcsim.LuBreakdown, ArithmeticError)
+
+
+GROWTH = np.array([[1.0, 300.0], [300.0, 4.0]])  # apps/tests/bad_inputs/m_growth.mtx
+GROWTH3 = np.array([[1.0, 300, 300], [300, 4, 4], [300, 4, 4]])
+
+
+def test_continue_exact_ieee_factors_and_events():
+    L, U, report = tcsim.lu(GROWTH3, unit="h100", alg="ll", on_breakdown="continue")
+    assert report["on_breakdown"] == "continue"
+    np.testing.assert_array_equal(U, [[1, 300, 300], [0, -np.inf, -np.inf], [0, 0, np.nan]])
+    np.testing.assert_array_equal(L, [[1, 0, 0], [300, 1, 0], [300, np.nan, 1]])
+    ev = report["events"]
+    assert ev["overflow"] == {"step": 1, "block": 1, "row": 1, "col": 1, "value": -math.inf, "where": "the elimination"}
+    assert ev["nan"]["step"] == 2 and (ev["nan"]["row"], ev["nan"]["col"]) == (2, 1)
+    assert isinstance(ev["nan"]["value"], float) and math.isnan(ev["nan"]["value"])
+    assert ev["subnormal_pivot"] is None and ev["zero_pivot"] is None
+
+
+def test_continue_subnormal_pivot():
+    A = np.array([[2.0**-20, 1], [2.0**-22, 1]])  # 2^-20 is subnormal in fp16; l = 0.25 exactly
+    L, U, report = tcsim.lu(A, unit="v100", alg="ll", on_breakdown="continue")
+    np.testing.assert_array_equal(U, [[2.0**-20, 1], [0, 0.75]])
+    assert L[1, 0] == 0.25
+    assert report["events"]["subnormal_pivot"] == {"step": 1, "block": 1, "row": 0, "col": 0, "value": 2.0**-20,
+                                                   "where": "the pivot"}
+    with pytest.raises(tcsim.LuBreakdown, match=r"is below the normal range of fp16"):
+        tcsim.lu(A, unit="v100", alg="ll")
+
+
+def test_continue_solve_reports_nan_backward_error():
+    x, report = tcsim.solve(GROWTH3, unit="h100", alg="ll", on_breakdown="continue")
+    assert math.isnan(report["backward_error"]) and math.isnan(report["normwise_backward_error"])
+    assert report["backward_error_note"] == "the factors hold NaN from step 2 on"
+    assert np.isnan(x).any()
+
+
+def test_stop_raises_breakdown_unchanged():
+    with pytest.raises(tcsim.LuBreakdown) as e:
+        tcsim.lu(GROWTH, unit="h100", alg="ll")
+    assert str(e.value) == ("LU breakdown at step 1 (block 1): the elimination gives A[1][1] = -inf, "
+                            "not finite in fp16 storage")
+
+
+def test_solve_overflow_never_has_a_finite_backward_error():
+    # The audit's case: fp16 substitutions overflow (y[1] = -120000), then 0 * -inf = NaN in x;
+    # tcsim.solve returned such an x with a normwise backward error of 0.0.
+    A, b = np.array([[1.0, 0], [1, 1]]), np.array([60000.0, -60000])
+    opts = dict(unit="h100", alg="ref-rl", storage="fp32", solve="fp16")
+    with pytest.raises(tcsim.LuBreakdown) as e:
+        tcsim.solve(A, b, **opts)
+    assert str(e.value) == ("LU breakdown in the substitutions: the forward substitution (y) gives y[1] = -inf, "
+                            "not finite in fp16")
+    x, report = tcsim.solve(A, b, on_breakdown="continue", **opts)
+    assert math.isnan(x[0]) and x[1] == -math.inf
+    assert math.isnan(report["normwise_backward_error"])
+    assert not math.isfinite(report["backward_error"])
+    assert report["backward_error_note"] == "the forward substitution (y) gives y[1] = -inf"
+    assert report["solve_events"]["overflow"]["value"] == -math.inf
+    assert report["solve_events"]["nan"]["where"] == "the back substitution (x)"
+
+
+def test_continue_same_as_cli(cli, tmp_path):
+    path = tmp_path / "g3.mtx"
+    path.write_text("%%MatrixMarket matrix array real general\n3 3\n" + "\n".join(str(v) for v in GROWTH3.T.ravel()) + "\n")
+    want = cli.json("lu", "--unit", "h100", "--matrix", path, "--scale", "off", "--alg", "ll", "--on-breakdown", "continue")
+    _, got = tcsim.solve(GROWTH3, unit="h100", alg="ll", on_breakdown="continue")
+
+    def as_cli(v):  # Python floats as the CLI's JSON writes them
+        if isinstance(v, dict):
+            return {k: as_cli(e) for k, e in v.items()}
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return v
+    for key in ("events", "solve_events", "backward_error", "normwise_backward_error", "backward_error_note"):
+        assert as_cli(got[key]) == want[key], key
+
+
+def test_on_breakdown_errors(cli):
+    with pytest.raises(ValueError, match=r"^on_breakdown: 'maybe' is not allowed; allowed: stop, continue$"):
+        tcsim.lu(GROWTH, unit="h100", on_breakdown="maybe")
+    with pytest.raises(ValueError, match=r"^on_breakdown: 'maybe' is not allowed; allowed: stop, continue$"):
+        tcsim.solve(GROWTH, unit="h100", on_breakdown="maybe")
+    assert cli.error("lu", "--unit", "h100", "--n", "4", "--on-breakdown", "maybe") == \
+        "--on-breakdown: 'maybe' is not allowed; allowed: stop, continue"

@@ -33,7 +33,12 @@
 // same operations as the papers' order for ll and ll-fp32-panel; dp then solves the block row
 // with the panel's factors as stored, in fp16, see lu.cpp). A zero, subnormal or
 // non-finite pivot, and a value that overflows a format it must be stored in, stop the
-// factorization with LuBreakdown naming the step, the block and the value.
+// factorization with LuBreakdown naming the step, the block and the value (on_breakdown = Stop,
+// the default). With on_breakdown = Continue the factorization carries on as the GPU does, in
+// IEEE arithmetic (blanchard2020 ran its fp16 variants to n = 45000 without pivoting): a
+// subnormal pivot divides as IEEE does, a zero pivot gives +-Inf or NaN multipliers, overflow
+// gives +-Inf (whatever the storage rounding and the unit's rows give), Inf - Inf gives NaN;
+// LuResult::events names the first subnormal pivot, zero pivot, overflow (Inf) and NaN.
 //
 // Reported per run: the fp32 buffer entries of lopez2022 Table 1 and the bytes moved under
 // its two-level memory model ((4.4) for the right-looking algorithms: every trailing entry
@@ -64,6 +69,12 @@ enum class LuPanel { RlFp16, RlFp32, Ll, LlFp32Panel };
 std::string lu_panel_name(LuPanel p);  // "rl-fp16", "rl-fp32", "ll", "ll-fp32-panel"
 LuPanel parse_lu_panel(std::string_view text, std::string_view field = "panel");
 
+// What a breakdown does: stop (LuBreakdown) or continue in IEEE arithmetic (see above).
+enum class LuOnBreakdown { Stop, Continue };
+std::string lu_on_breakdown_name(LuOnBreakdown b);  // "stop", "continue"
+// Throws std::invalid_argument "<field>: 'x' is not allowed; allowed: stop, continue".
+LuOnBreakdown parse_lu_on_breakdown(std::string_view text, std::string_view field = "on_breakdown");
+
 struct LuOptions {
   LuAlgorithm algorithm = LuAlgorithm::Rl;
   GemmVariant variant = GemmVariant::Tc32;  // rl: the update GEMMs (fp16, tc16, tc32, fp32);
@@ -76,8 +87,32 @@ struct LuOptions {
   bool pivot = false;                       // partial pivoting (rows of the whole matrix)
   std::string instruction;                  // unit row of the update GEMMs
   unsigned threads = 0;                     // 0: all cores; the bits do not depend on it
+  LuOnBreakdown on_breakdown = LuOnBreakdown::Stop;
   // Called after each outer block with the fraction of columns done (progress bars).
   std::function<void(double)> progress;
+};
+
+// The first event of one kind in a factorization (or a substitution) run with
+// LuOnBreakdown::Continue: "first" in the order of a sequential run (steps in order; within a
+// pass, the loop order), so it does not depend on the threads.
+struct LuEvent {
+  bool found = false;
+  std::size_t step = 0;      // 1-based column being eliminated, as in LuBreakdown's messages;
+                             // 0: A rounded to the storage format (or a substitution)
+  std::size_t block = 0;     // 1-based block of r columns holding the step (0 with step 0)
+  std::size_t row = 0, col = 0;  // the entry LU[row][col] as stored then (rows after the swaps
+                                 // made so far); a substitution: row = col = the index in y or x
+  double value = 0;          // the value the entry (or the pivot) holds: +-Inf, NaN, a subnormal, 0
+  std::string where;         // "the elimination", "the update A22 - L21 U12", "converting the fp32
+                             // buffer to fp16", "rounding A to the fp16 storage", "the pivot",
+                             // "the forward substitution (y)", "the back substitution (x)"
+};
+struct LuEvents {
+  LuEvent subnormal_pivot;  // a nonzero pivot below the normal range of the panel's precision
+  LuEvent zero_pivot;       // a pivot equal to zero: the multipliers below it become +-Inf or NaN
+  LuEvent overflow;         // the first +-Inf (a value beyond the format's range, or x / 0)
+  LuEvent nan;              // the first NaN (Inf - Inf, 0 / 0, 0 * Inf, or from the unit)
+  bool any() const { return subnormal_pivot.found || zero_pivot.found || overflow.found || nan.found; }
 };
 
 struct LuResult {
@@ -96,6 +131,8 @@ struct LuResult {
   double fp32_buffer_entries = 0; // lopez2022 Table 1: fp32 entries held at once
   double bytes_moved = 0;         // lopez2022 (4.4) / (4.5), see above
   std::string bytes_model;        // "lopez2022 (4.4)" or "lopez2022 (4.5)"
+  std::string on_breakdown = "stop";  // lu_on_breakdown_name of the options
+  LuEvents events;                // on_breakdown continue: the first events (none with stop)
 };
 
 // A factorization that cannot continue: what() names the step (column), the block and the value.
@@ -112,11 +149,24 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
 // x solving L U x = P b by forward and back substitution, each operation correctly rounded to
 // `precision`: "fp16", "fp32" or "fp64", or "" for the storage precision of `lu` (lopez2022
 // section 2.3 substitutes in fp32 whatever the storage). b is rounded to that format first.
-std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b, std::string_view precision = "");
+// The substitutions run in IEEE arithmetic whatever happens (Inf, NaN flow through); `events`
+// (optional) receives the first +-Inf and the first NaN of y (forward) then x (back, i from
+// n - 1 down), in the order they are computed.
+struct LuSolveEvents {
+  LuEvent overflow, nan;
+  LuEvent first;  // the earlier of the two in the order computed
+  bool any() const { return overflow.found || nan.found; }
+};
+std::vector<double> lu_solve(const LuResult& lu, std::span<const double> b, std::string_view precision = "",
+                             LuSolveEvents* events = nullptr);
+// The LuBreakdown text for substitutions whose events are `e` in `precision` ("" when none):
+// "LU breakdown in the substitutions: the back substitution (x) gives x[0] = nan, not finite in fp32".
+std::string lu_solve_breakdown(const LuSolveEvents& e, std::string_view precision);
 
 // Backward errors of a computed solution x of Ax = b with factors `lu`, in binary64:
 // componentwise max_i |A x - b|_i / ((|A| + |L||U|) |x|)_i (blanchard2020 section 4.2; rows
 // permuted as the factors are) and normwise ||A x - b||_inf / (||A||_inf ||x||_inf + ||b||_inf).
+// NaN or Inf anywhere in x or the factors gives a NaN or Inf error, never a finite one.
 struct LuBackwardErrors {
   double componentwise = 0;
   double normwise = 0;
