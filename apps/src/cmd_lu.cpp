@@ -187,7 +187,7 @@ int cmd_lu(const Args& args) {
     if (json) {
       j.update(lu_factor_json(lu));
       j["breakdown"] = what;
-      std::printf("%s\n", j.dump().c_str());
+      print_json(j);
     }
     std::fprintf(stderr, "tcsim lu: %s\n", what.c_str());
     return 1;

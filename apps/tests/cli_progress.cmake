@@ -24,7 +24,7 @@ endfunction()
 
 set(gemm gemm --unit h100 --in fp16 --m 256 --n 64 --k 64)
 progress_check("gemm: simulation and MPFR check"
-  "tcsim gemm: simulating the GEMM: 100% \\(1/1\\) after [0-9.]+ s\n.*tcsim gemm: exact errors \\(MPFR\\): [0-9]+% \\([0-9]+/256\\) after [0-9.]+ s\n"
+  "tcsim gemm: simulating the GEMM: 25% \\(1/4\\) after [0-9.]+ s\n.*tcsim gemm: simulating the GEMM: 100% \\(4/4\\) after [0-9.]+ s\n.*tcsim gemm: exact errors \\(MPFR\\): [0-9]+% \\([0-9]+/256\\) after [0-9.]+ s\n"
   ${gemm})
 progress_check("gemm --json: progress on stderr, JSON alone on stdout" "tcsim gemm: exact errors \\(MPFR\\)" ${gemm} --json)
 progress_check("gemm --quiet" "" ${gemm} --quiet)
