@@ -88,6 +88,14 @@ def _write_mtx(rows, cols, symmetric=False):
     return write
 
 
+def _write_values_mtx(rows, cols, column_major):
+    def write(path, tcsim):
+        with open(path, "w") as f:
+            f.write(f"%%MatrixMarket matrix array real general\n{rows} {cols}\n")
+            f.write("".join(f"{v!r}\n" for v in column_major))
+    return write
+
+
 def _write_npy(rows, cols):
     def write(path, tcsim):
         header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
@@ -104,6 +112,8 @@ FIXTURES = {
     "B.npy": (_write_npy(32, 8), "README's GEMM from files: B, 32 x 8 .npy"),
     "bcsstk01.mtx": (_write_mtx(12, 12, symmetric=True),
                      "docs/lu.md's SuiteSparse matrix is not shipped: a 12 x 12 symmetric diagonally dominant stand-in"),
+    "g3.mtx": (_write_values_mtx(3, 3, [1.0, 300.0, 300.0, 300.0, 4.0, 4.0, 300.0, 4.0, 4.0]),
+               "docs/lu.md's --on-breakdown example: A = [1 300 300; 300 4 4; 300 4 4], as the text gives it"),
 }
 
 # (regex matched against a python block, code run before it, reason): blocks that are
