@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_output.hpp"
 #include "native_gemm.hpp"
 #include "progress.hpp"
 #include "tcsim/models/lu.hpp"
@@ -26,13 +27,14 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
   o.block = r;
   o.threads = threads;
   o.instruction = a.get_or("instruction", "");
-  Progress progress(!json);
+  Progress progress("tcsim bench lu", !a.has("quiet"));
   o.progress = [&](double f) { progress.update("simulated LU", f); };
   const auto t0 = std::chrono::steady_clock::now();
   const models::LuResult lu = models::simulate_lu(unit, formats::fp16(), n, A, o);
   const double sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  progress.done();
+  progress.update("native LU", 1.0);
   const NativeGemm native = native_lu_f32(n, Af.data(), 3, static_cast<int>(threads));
+  progress.done();
   const double ratio = sim_seconds / native.seconds;
   const double flops = 2.0 / 3.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   if (json) {
@@ -55,7 +57,7 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
     j["native_gflops"] = flops / native.seconds * 1e-9;
     j["native_isa"] = native.isa;
     j["native_threads"] = native.threads;
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("unit %s, LU of an hpl-ai matrix, n = %zu: rl (blanchard2020 Algorithm 4.1), TC32 updates, fp32 "
                 "storage, r = %zu (%s)\n",

@@ -31,6 +31,8 @@
 #include <nlohmann/json.hpp>
 
 #include "exact_cases.hpp"
+#include "json_output.hpp"
+#include "progress.hpp"
 #include "kernel_cases.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
@@ -376,11 +378,14 @@ int bench_verify(const ParsedArgs& a) {
       }
     });
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  if (progress) {  // a line a minute on stderr, for the long background runs
+  Progress reporter("tcsim bench verify", !a.has("quiet"));
+  {  // the common progress (after 2 s); with --progress also a summary line a minute, for long background runs
     double last = 0;
     while (done.load() < g_end - g_first) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      if (seconds() - last < 60) continue;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      reporter.update("cases", static_cast<std::size_t>(std::min<std::uint64_t>(done.load() * kGroup, cases)),
+                      static_cast<std::size_t>(cases));
+      if (!progress || seconds() - last < 60) continue;
       last = seconds();
       const double n = static_cast<double>(done.load()) * kGroup;
       std::fprintf(stderr, "[verify] %.0f of %llu cases in %.0f s (%.0f cases/s), %llu mismatches so far\n", n,
@@ -389,6 +394,8 @@ int bench_verify(const ParsedArgs& a) {
     }
   }
   for (auto& th : pool) th.join();
+  reporter.update("cases", static_cast<std::size_t>(cases), static_cast<std::size_t>(cases));
+  reporter.done();
   Tally total;
   for (auto& t : tallies) total.add(std::move(t));
   const double secs = seconds();
@@ -405,7 +412,7 @@ int bench_verify(const ParsedArgs& a) {
                           {"reference", total.reference_path}};
     j["mismatch_list"] = nlohmann::json::array();
     for (const auto& m : total.listed) j["mismatch_list"].push_back(m.detail);
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
     std::printf("verify: %llu cases (first %llu, seed %llu) on %u threads in %.1f s (%.0f cases/s)\n", u(total.cases),

@@ -14,7 +14,9 @@
 #include "args.hpp"
 #include "bench_lu.hpp"
 #include "bench_verify.hpp"
+#include "json_output.hpp"
 #include "native_gemm.hpp"
+#include "progress.hpp"
 #include "commands.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
@@ -102,12 +104,15 @@ int bench_dot(const ParsedArgs& a) {
   };
   // Element-major 64-bit patterns (dot_batch), and for formats of at most 16 bits the same
   // operands product-major in 16-bit patterns (dot_batch_planar).
+  Progress progress("tcsim bench dot", !a.has("quiet"));
+  progress.update("dot_batch", 0.0);
   const auto [rate, runs] =
       measure([&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); });
   const bool planar = in.width <= 16;
   double planar_rate = 0;
   std::vector<std::uint64_t> D_planar(n);
   if (planar) {
+    progress.update("dot_batch_planar", 0.4);
     std::vector<std::uint16_t> At(n * K), Bt(n * K);
     for (std::size_t t = 0; t < K; ++t)
       for (std::size_t e = 0; e < n; ++e) {
@@ -121,6 +126,7 @@ int bench_dot(const ParsedArgs& a) {
   }
   // The reference path (Unit::dot: reference adder and chaining) on a sample, one thread, and
   // the check that every layout gives its bits.
+  progress.update("reference path", 0.8);
   const std::size_t sample = std::min<std::size_t>(n, 20000);
   std::size_t mismatches = 0;
   const double ref_seconds = seconds_of([&] {
@@ -131,6 +137,7 @@ int bench_dot(const ParsedArgs& a) {
   });
   const double ref_rate = static_cast<double>(sample) / ref_seconds;
   const std::string path = unit.batch_path(in, out, instruction);
+  progress.done();
 
   if (a.has("json")) {
     nlohmann::json j;
@@ -151,7 +158,7 @@ int bench_dot(const ParsedArgs& a) {
     j["reference_elements_per_second"] = ref_rate;
     j["checked"] = sample;
     j["mismatches"] = mismatches;
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("unit %s, %s -> %s%s, K = %zu, %zu elements x %zu runs, %u thread%s\n", unit.name().c_str(),
                 in.name.c_str(), out.name.c_str(), row.instruction.empty() ? "" : (", " + row.instruction).c_str(), K,
@@ -191,8 +198,12 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   // Both sides measured alike: the best of 3 runs, each writing into an output allocated once.
   std::vector<std::uint64_t> D(n * n);
   double sim_seconds = 1e300;
-  for (int run = 0; run < 3; ++run)
+  Progress progress("tcsim bench gemm", !a.has("quiet"));
+  for (int run = 0; run < 3; ++run) {
+    progress.update("simulated GEMM", static_cast<std::size_t>(run), 3);
     sim_seconds = std::min(sim_seconds, seconds_of([&] { unit.gemm_into(in, out, n, n, n, A, B, C, D, instruction, threads); }));
+  }
+  progress.update("native GEMM", 1.0);
   const NativeGemm native = native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
   // A sample of D against Unit::dot.
   std::size_t checked = 0, mismatches = 0;
@@ -203,6 +214,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     mismatches += unit.dot(in, out, std::span(A).subspan(i * n, n), column, C[i * n + j], instruction) != D[i * n + j];
     ++checked;
   }
+  progress.done();
   const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   const double ratio = sim_seconds / native.seconds;
   const std::string path = unit.batch_path(in, out, instruction);
@@ -224,7 +236,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     j["native_threads"] = native.threads;
     j["checked"] = checked;
     j["mismatches"] = mismatches;
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("unit %s, %s -> %s, n = %zu (%s)\n", unit.name().c_str(), in.name.c_str(), out.name.c_str(), n,
                 path.c_str());
@@ -264,10 +276,11 @@ int cmd_bench(const Args& args) {
   p.option("r", "lu: the block size (default 128)", "R");
   p.option("cases", "verify: number of random cases (default 1000000)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
-  p.flag("progress", "verify: a progress line on stderr every minute");
+  p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
   p.option("inject", "verify, testing the campaign itself: flip the last bit of one result (kernel|planar|mpfr@<case>)",
            "check@I");
   p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const std::string which = a.positional().size() == 1 ? a.positional()[0] : "";

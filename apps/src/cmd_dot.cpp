@@ -20,6 +20,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
@@ -227,7 +228,7 @@ int cmd_dot(const Args& args) {
     j["correctly_rounded"] = crj;
     j["equals_correctly_rounded"] = nlohmann::json::object();
     for (const auto& [m, bits] : cr) j["equals_correctly_rounded"][rounding_name(m)] = bits == d;
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
     return 0;
   }
 

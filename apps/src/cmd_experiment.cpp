@@ -10,6 +10,8 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "experiment.hpp"
+#include "json_output.hpp"
+#include "output_file.hpp"
 #include "progress.hpp"
 
 namespace tcsim::cli {
@@ -28,6 +30,7 @@ int cmd_experiment(const Args& args) {
   p.option("threads", "threads (default 0: all cores); the numbers do not depend on it", "T");
   p.option("seed", "seed of the random matrices (default 1)", "S");
   p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const bool json = a.has("json");
@@ -38,7 +41,7 @@ int cmd_experiment(const Args& args) {
       if (json) j.push_back({{"id", e.id}, {"title", e.title}});
       else std::printf("%-24s %s\n", e.id.c_str(), e.title.c_str());
     }
-    if (json) std::printf("%s\n", j.dump().c_str());
+    if (json) print_json(j);
     return 0;
   }
   if (a.positional().size() != 1)
@@ -51,14 +54,9 @@ int cmd_experiment(const Args& args) {
   c.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
   c.seed = a.get_uint64("seed", 1);
   const std::string dir = a.get_or("out", "tcsim-experiments");
-  Progress progress(!json);
-  const bool terminal = !json && isatty(STDERR_FILENO);
-  std::string last_phase;
-  c.progress = [&](const std::string& phase, double f) {
-    if (terminal) progress.update(phase, f);
-    else if (!json && phase != last_phase) std::fprintf(stderr, "%s: %s (%.0f%%)\n", id.c_str(), phase.c_str(), 100 * f);
-    last_phase = phase;
-  };
+  prepare_output_folder("--out", dir);  // before computing
+  Progress progress("tcsim experiment " + id, !a.has("quiet"));
+  c.progress = [&](const std::string& phase, double f) { progress.update(phase, f); };
   const auto t0 = std::chrono::steady_clock::now();
   const ex::Result r = found->run(c);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -69,7 +67,7 @@ int cmd_experiment(const Args& args) {
   const std::string base = dir + "/" + id;
   if (json) {
     const nlohmann::json j = ex::run_json(*found, r, c, seconds, dir, tool);
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("%s: %s (%s, %.1f s)\n", id.c_str(), found->title.c_str(), c.quick ? "quick" : "full", seconds);
     for (const ex::Check& k : r.checks)

@@ -16,6 +16,8 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "experiment.hpp"
+#include "json_output.hpp"
+#include "output_file.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/gemm.hpp"
@@ -146,6 +148,7 @@ int cmd_explore(const Args& args) {
   p.option("seed", "seed of the workload (default 1)", "S");
   p.option("threads", "threads (default 0: all cores)", "T");
   p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   if (a.has("base") == a.has("unit-config")) throw std::invalid_argument("give exactly one of --base and --unit-config");
@@ -186,10 +189,12 @@ int cmd_explore(const Args& args) {
     bool pareto = false;
   };
   std::vector<Design> out_designs;
-  Progress progress(!json);
+  const std::string dir = a.get_or("out-dir", "tcsim-explore");
+  prepare_output_folder("--out-dir", dir);  // before computing
+  Progress progress("tcsim explore", !a.has("quiet"));
   std::vector<std::size_t> idx(varies.size(), 0);
   for (std::size_t d = 0; d < designs; ++d) {
-    progress.update("design " + std::to_string(d + 1) + " of " + std::to_string(designs), static_cast<double>(d) / designs);
+    progress.update("designs", d, designs);
     Design des;
     models::UnitSpec spec = base;
     spec.name = base.name + "-explore";
@@ -301,8 +306,7 @@ int cmd_explore(const Args& args) {
   ex::Context c;
   c.quick = false;
   c.seed = seed;
-  const std::string dir = a.get_or("out-dir", "tcsim-explore");
-  const std::string tool = ex::write_outputs(e, r, c, dir);
+  const std::string tool = ex::write_outputs(e, r, c, dir, "--out-dir");
   if (json) {
     nlohmann::json j;
     j["base"] = base.name;
@@ -313,7 +317,7 @@ int cmd_explore(const Args& args) {
     j["png"] = dir + "/explore.png";
     j["md"] = dir + "/explore.md";
     j["plot_tool"] = tool;
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("%zu designs of %s %s -> %s; Pareto front (adder bits, componentwise error):\n", out_designs.size(),
                 base.name.c_str(), in.name.c_str(), out.name.c_str());

@@ -17,7 +17,9 @@
 #include "commands.hpp"
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
+#include "json_output.hpp"
 #include "matrix_files.hpp"
+#include "output_file.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/gemm.hpp"
@@ -86,11 +88,12 @@ int cmd_gemm(const Args& args) {
   p.option("fabsum", "FABsum: k cut into blocks of b, each through the unit, combined in --fabsum-combine", "b");
   p.option("fabsum-combine", "FABsum's combining format: fp32 (default) or fp64", "fmt");
   p.option("split-k", "split-K: s slices of k, each through the unit, summed in binary32", "s");
-  p.option("check-rows", "rows of D checked against the exact product (default: all when m n k <= 2^31, "
-                         "else 64 spread evenly; 0: all)", "R");
+  p.option("check-rows", "rows of D checked against the exact product: all (or 0), or a count spread evenly "
+                         "(default: all when m n k <= 2^25, else as many as fit that work, at least 8)", "R|all");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
   p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
   p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
@@ -99,6 +102,12 @@ int cmd_gemm(const Args& args) {
   const Format& in = parse_format(a.get("in"), "--in");
   const Format& out = parse_format(a.get_or("out", "fp32"), "--out");
   const bool json = a.has("json");
+  if (a.has("write-d")) {  // before any computation
+    if (json && a.get("write-d") == "-")
+      throw std::invalid_argument("--write-d -: standard output holds the JSON object (--json); give --write-d a file");
+    check_output_file("--write-d", a.get("write-d"));
+  }
+  const long long check_rows = a.has("check-rows") ? parse_check_rows(a.get("check-rows"), "--check-rows") : -1;
 
   // The problem.
   const bool from_files = a.has("a") || a.has("b");
@@ -192,17 +201,16 @@ int cmd_gemm(const Args& args) {
     if (file_c) apps::require_at_most(*file_c, largest(c), c.name + ", the format C is converted into", "--c", a.get("c"));
   }
 
-  Progress progress(!json);
-  progress.update("simulating the GEMM", 0);
+  Progress progress("tcsim gemm", !a.has("quiet"));
+  o.progress = progress.hook("simulating the GEMM");
   const auto t0 = std::chrono::steady_clock::now();
   const models::GemmResult r = models::simulate_gemm(unit, in, out, m, n, k, A, B, C, o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Exact errors (by blocks of rows, for the progress bar) and the variant's bound.
-  const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p31;
-  const long long check = a.get_int("check-rows", 0, 1ll << 40, big ? 64 : 0);
-  const reference::GemmErrors err = checked_gemm_errors(
-      m, n, k, A, B, C, r.D, check, o.threads, [&](double f) { progress.update("exact errors (MPFR)", f); });
+  const long long check = check_rows >= 0 ? check_rows : default_check_rows(m, n, k);
+  const reference::GemmErrors err =
+      checked_gemm_errors(m, n, k, A, B, C, r.D, check, o.threads, progress.hook("exact errors (MPFR)"));
   progress.done();
   const reference::GemmBound bound = gemm_run_bound(unit, in, out, k, A, B, o, r);
 
@@ -211,14 +219,12 @@ int cmd_gemm(const Args& args) {
     apps::write_hex_matrix(a.get("write-d"), m, n, r.bits, (storage.width + 3) / 4);
   }
 
-  const std::string checked = err.sampled ? std::to_string(err.rows_checked) + " of " + std::to_string(m) +
-                                                " rows, sampled evenly (the maxima are over those rows)"
-                                          : "all " + std::to_string(m) + " rows";
+  const std::string checked = checked_rows_text(err, m, "--check-rows all");
   if (json) {
     nlohmann::json j = gemm_report_json(unit, in, out, o, r, err, bound);
     j["problem"] = source;
     j["seconds"] = seconds;
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(), in.name.c_str(),
                 out.name.c_str(), o.instruction.empty() ? "" : (", " + o.instruction).c_str(), r.variant.c_str(),

@@ -14,6 +14,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "lu_bound.hpp"
+#include "json_output.hpp"
 #include "lu_report.hpp"
 #include "matrix_files.hpp"
 #include "progress.hpp"
@@ -67,6 +68,7 @@ int cmd_lu(const Args& args) {
   p.option("max-iterations", "refinement steps at most (default 20)", "K");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
   p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
@@ -149,7 +151,7 @@ int cmd_lu(const Args& args) {
     }
   }
 
-  Progress progress(!json);
+  Progress progress("tcsim lu", !a.has("quiet"));
   o.progress = [&](double f) { progress.update("simulated LU", f); };
   std::vector<double> x_true(n, 1.0), b(n, 0.0);  // x = ones, b = A x in binary64
   for (std::size_t i = 0; i < n; ++i)
@@ -170,13 +172,13 @@ int cmd_lu(const Args& args) {
     if (json) {
       j["algorithm"] = models::lu_algorithm_name(o.algorithm);
       j["breakdown"] = e.what();
-      std::printf("%s\n", j.dump().c_str());
+      print_json(j);
     }
     std::fprintf(stderr, "tcsim lu: %s\n", e.what());
     return 1;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  progress.done();
+  progress.update("substitutions and backward errors", 0.0);
   const std::string solve = a.get_or("solve", lu.storage == "fp16" ? "fp32" : lu.storage);
   models::LuSolveEvents solve_events;
   const std::vector<double> x = models::lu_solve(lu, b, solve, &solve_events);
@@ -185,7 +187,7 @@ int cmd_lu(const Args& args) {
     if (json) {
       j.update(lu_factor_json(lu));
       j["breakdown"] = what;
-      std::printf("%s\n", j.dump().c_str());
+      print_json(j);
     }
     std::fprintf(stderr, "tcsim lu: %s\n", what.c_str());
     return 1;
@@ -200,12 +202,14 @@ int cmd_lu(const Args& args) {
     ro.method = models::parse_refine_method(a.get("refine"));
     ro.working = a.get_or("working", "fp64");
     ro.max_iterations = static_cast<int>(a.get_int("max-iterations", 1, 1000, 20));
+    progress.update("iterative refinement", 0.0);
     ref = models::refine_solution(lu, A, b, x_true, ro);
   } else {
     for (const char* opt : {"working", "max-iterations"})
       if (a.has(opt)) throw std::invalid_argument(std::string("--") + opt + " needs --refine");
   }
 
+  progress.done();
   if (json) {
     j.update(lu_factor_json(lu));
     add_lu_solve_json(j, err, bound, solve);
@@ -216,7 +220,7 @@ int cmd_lu(const Args& args) {
     j["seconds"] = seconds;
     if (scaled) j["scaling_mu"] = scaling.mu;
     if (refine) add_refine_json(j, ref, a.get("refine"), a.get_or("working", "fp64"));
-    std::printf("%s\n", j.dump().c_str());
+    print_json(j);
   } else {
     std::printf("unit %s, %s updates%s: --alg %s", unit.name().c_str(), in.name.c_str(),
                 o.instruction.empty() ? "" : (" (" + o.instruction + ")").c_str(), lu.algorithm.c_str());

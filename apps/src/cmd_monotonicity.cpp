@@ -7,6 +7,8 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
+#include "progress.hpp"
 #include "unit_option.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/validation/monotonicity.hpp"
@@ -27,6 +29,7 @@ int cmd_monotonicity(const Args& args) {
   p.option("budget", "pairs x <= y compared at most (default 1000000)", "N");
   p.option("seed", "seed of the random search (default 1)", "S");
   p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
@@ -36,10 +39,13 @@ int cmd_monotonicity(const Args& args) {
   validation::MonotonicityOptions o;
   o.budget = static_cast<std::uint64_t>(a.get_int("budget", 1, 1ll << 40, 1000000));
   o.seed = a.get_uint64("seed", 1);
+  Progress progress("tcsim monotonicity", !a.has("quiet"));
+  o.progress = progress.hook("pairs x <= y");
   const validation::BlackBox box = validation::blackbox_from_unit(*selected.unit, in, out, a.get_or("instruction", ""));
   const validation::MonotonicityResult r = validation::search_monotonicity(box, o);
+  progress.done();
   if (a.has("json")) {
-    std::printf("%s\n", r.to_json().dump().c_str());
+    print_json(r.to_json());
     return 0;
   }
   std::printf("%s: %s after %llu pairs x <= y (%llu counterexamples)\n", box.name.c_str(),

@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
@@ -68,7 +69,7 @@ int cmd_probe(const Args& args) {
     }
     first = false;
   }
-  if (a.has("json")) std::printf("%s\n", (a.has("in") ? arr[0] : arr).dump(2).c_str());
+  if (a.has("json")) print_json(a.has("in") ? arr[0] : arr, 2);
   return 0;
 }
 

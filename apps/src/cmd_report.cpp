@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/literal.hpp"
 #include "tcsim/validation/probe_v100_report.hpp"
@@ -91,7 +92,7 @@ int cmd_report(const Args& args) {
       x["expected_v100"] = e.test->v100;
       j["examples"].push_back(std::move(x));
     }
-    std::printf("%s\n", j.dump(2).c_str());
+    print_json(j, 2);
     return 0;
   }
   std::printf("Example dot products d = c + sum a_i b_i through the V100 adder (fasi2021 vectors):\n");

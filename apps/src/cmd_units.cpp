@@ -7,6 +7,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 
@@ -104,7 +105,7 @@ int cmd_units(const Args& args) {
       }
       arr.push_back(j);
     }
-    std::printf("%s\n", arr.dump(2).c_str());
+    print_json(arr, 2);
     return 0;
   }
   for (std::size_t i = 0; i < units.size(); ++i) {

@@ -1,5 +1,6 @@
 // tcsim validate-dump: run every case of a real-GPU dump (a/b/c/d files in the format of
 // shared/data/gpu/README.md) through a unit and compare bit for bit.
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -7,6 +8,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "progress.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
@@ -36,6 +38,7 @@ int cmd_validate_dump(const Args& args) {
   p.option("instruction", "instruction whose datapath to use (mma.sync, wgmma, tcgen05, ...; "
                           "default: the unit's default for the formats)", "name");
   p.option("max-report", "mismatches printed in full (default 10)", "N");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
@@ -56,9 +59,16 @@ int cmd_validate_dump(const Args& args) {
   const auto c_input = a.has("zero-c") ? validation::AccumulatorInput::Zero
                                        : validation::AccumulatorInput::FromFile;
   const validation::DumpSet dump = validation::load_dump(paths, in, out, c_input);
+  Progress progress("tcsim validate-dump", !a.has("quiet"));
+  std::atomic<std::size_t> done{0};
+  const std::size_t total = dump.d.size();
   const validation::DotFunction dot = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
-                                          std::uint64_t c) { return unit->dot(in, out, x, y, c, instruction); };
+                                          std::uint64_t c) {
+    if (++done % 1024 == 0) progress.update("cases", done.load(), total);
+    return unit->dot(in, out, x, y, c, instruction);
+  };
   const auto r = validation::validate_dump(dump, dot, static_cast<std::size_t>(max_report));
+  progress.done();
 
   std::printf("unit %s, %s -> %s, instruction %s, K = %zu, c %s\n", unit->name().c_str(), in.name.c_str(),
               out.name.c_str(), instruction.empty() ? "(default)" : instruction.c_str(), dump.k,

@@ -101,8 +101,10 @@ void add_fasi2021_experiments(std::vector<Experiment>& out);   // experiments_fa
 void add_mary2024_experiments(std::vector<Experiment>& out);    // experiments_mary2024.cpp
 
 // Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
-// ("matplotlib" or "gnuplot"). Throws std::runtime_error naming the file that could not be
-// written, or the packages to install when neither plotting tool runs.
-std::string write_outputs(const Experiment& e, const Result& r, const Context& c, const std::string& dir);
+// ("matplotlib" or "gnuplot"). Throws std::runtime_error naming `option` (the folder's
+// option, "--out") and the file that could not be written (every write checked through the
+// close), or the packages to install when neither plotting tool runs.
+std::string write_outputs(const Experiment& e, const Result& r, const Context& c, const std::string& dir,
+                          const std::string& option = "--out");
 
 }  // namespace tcsim::cli::experiments

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment.hpp"
+#include "output_file.hpp"
 
 namespace tcsim::cli::experiments {
 
@@ -26,11 +27,6 @@ std::string num6(double x) {
   return buf;
 }
 
-std::ofstream open_out(const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("--out: cannot write '" + path + "'");
-  return f;
-}
 
 bool runs(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
 
@@ -224,10 +220,10 @@ std::string gnuplot_script(const Figure& f, const std::string& png) {
 
 }  // namespace
 
-std::string write_outputs(const Experiment& e, const Result& r, const Context& c, const std::string& dir) {
+std::string write_outputs(const Experiment& e, const Result& r, const Context& c, const std::string& dir,
+                          const std::string& option) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("--out: cannot create the folder '" + dir + "': " + ec.message());
+  prepare_output_folder(option, dir);
   const std::string base = dir + "/" + e.id;
 
   auto csv_field = [](const std::string& v) {
@@ -235,8 +231,8 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return q + "\"";
   };
+  std::ostringstream csv;
   if (!r.table_rows.empty()) {  // CSV: the table.
-    std::ofstream csv = open_out(base + ".csv");
     for (std::size_t c = 0; c < r.table_header.size(); ++c) csv << (c ? "," : "") << csv_field(r.table_header[c]);
     csv << "\n";
     for (const auto& row : r.table_rows) {
@@ -244,7 +240,6 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
       csv << "\n";
     }
   } else {  // CSV: one row per point of every series.
-    std::ofstream csv = open_out(base + ".csv");
     const bool panels = panels_of(r.figure).size() > 1;
     csv << (panels ? "panel," : "") << "series,kind," << r.figure.xlabel << "," << r.figure.ylabel << "\n";
     for (const Series& s : r.figure.series)
@@ -253,6 +248,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
             << (s.bound ? "bound" : s.twin ? "twin" : "measured") << "," << num6(s.x[p]) << ","
             << (std::isfinite(s.y[p]) ? num6(s.y[p]) : std::string("")) << "\n";
   }
+  write_file(option, base + ".csv", csv.str());
 
   // The plot.
   std::string tool;
@@ -267,8 +263,8 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
       }
   if (!python.empty()) {
     const std::string script = dir + "/." + e.id + ".plot.py", data = dir + "/." + e.id + ".plot.json";
-    open_out(script) << kMatplotlib;
-    open_out(data) << figure_json(r.figure, r).dump();
+    write_file(option, script, kMatplotlib);
+    write_file(option, data, figure_json(r.figure, r).dump());
     const bool ok = runs(python + " " + quoted(script) + " " + quoted(data) + " " + quoted(png));
     std::filesystem::remove(script, ec);
     std::filesystem::remove(data, ec);
@@ -276,7 +272,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     tool = "matplotlib";
   } else if (runs("gnuplot --version")) {
     const std::string script = dir + "/." + e.id + ".gp";
-    open_out(script) << (r.table_rows.empty() ? gnuplot_script(r.figure, png) : gnuplot_table(r, png));
+    write_file(option, script, r.table_rows.empty() ? gnuplot_script(r.figure, png) : gnuplot_table(r, png));
     const bool ok = runs("gnuplot " + quoted(script));
     std::filesystem::remove(script, ec);
     if (!ok) throw std::runtime_error("gnuplot could not write '" + png + "'");
@@ -288,7 +284,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
   }
 
   {  // The report.
-    std::ofstream md = open_out(base + ".md");
+    std::ostringstream md;
     md << "# " << e.id << ": " << e.title << "\n\n![" << e.id << "](" << e.id << ".png)\n\n";
     md << "## What the paper found\n\n" << r.paper << "\n\n## What the simulation found\n\n" << r.simulated << "\n\n";
     md << "## Checks\n\n| claim | holds | measured | how |\n|---|---|---|---|\n";
@@ -297,6 +293,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
          << " |\n";
     md << "\n## Setting\n\n" << r.setting << "\n\n" << (c.quick ? "Mode: --quick." : "Mode: full.") << " Seed " << c.seed
        << ". Data: " << e.id << ".csv; plot drawn with " << tool << ".\n";
+    write_file(option, base + ".md", md.str());
   }
   return tool;
 }

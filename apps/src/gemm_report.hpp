@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -12,12 +13,23 @@
 
 namespace tcsim::cli {
 
-// Errors of r.D against the exact product (MPFR) over `check_rows` rows spread evenly (0 or
-// >= m: all rows), computed in blocks of rows so that `progress` (fraction done) can be shown.
+// The MPFR check's default work: every row when m n k <= kCheckWork (exact products), else
+// as many rows as fit, at least 8 (a few seconds on one core; docs/gemm.md).
+constexpr double kCheckWork = 0x1p25;
+// The rows the check takes by default (0: all rows).
+long long default_check_rows(std::size_t m, std::size_t n, std::size_t k);
+// "--check-rows": "all" or 0 (every row) or a count; `fallback` when absent.
+long long parse_check_rows(const std::string& text, const std::string& option);
+
+// Errors of r.D against the exact product (MPFR) over `check_rows` rows spread evenly
+// (reference::sample_rows; 0 or >= m: all rows). `progress` gets (rows done, rows to check).
 reference::GemmErrors checked_gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
                                           std::span<const double> B, std::span<const double> C,
                                           std::span<const double> D, long long check_rows, unsigned threads,
-                                          const std::function<void(double)>& progress = {});
+                                          const std::function<void(std::size_t, std::size_t)>& progress = {});
+// "all 512 rows" or "64 of 512 rows, evenly spaced (first and last included; --check-rows all
+// checks every row)": which rows the maxima are over.
+std::string checked_rows_text(const reference::GemmErrors& err, std::size_t m, const std::string& all_hint);
 
 // The componentwise bound of the variant that ran (blanchard2020 Thm 3.1 when A and B are
 // exact in `in`, else Thm 3.2; mary2021 / mary2024 for FABsum and multiword), with the unit's

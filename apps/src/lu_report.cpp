@@ -4,12 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "json_output.hpp"
+
 namespace tcsim::cli {
 
-nlohmann::json finite_or_string(double x) {
-  if (std::isfinite(x)) return x;
-  return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
-}
+nlohmann::json finite_or_string(double x) { return json_number(x); }  // the one convention (json_output.hpp)
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -44,13 +45,21 @@ int main(int argc, char** argv) {
   std::string_view name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(stdout);
+    try {
+      tcsim::cli::finish_stdout();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tcsim: error: %s\n", e.what());
+      return 2;
+    }
     return 0;
   }
   for (const auto& c : kCommands) {
     if (name != c.name) continue;
     tcsim::cli::Args args(argv + 2, argv + argc);
     try {
-      return c.run(args);
+      const int code = c.run(args);
+      tcsim::cli::finish_stdout();  // a failed write to stdout (a full disk, /dev/full) is an error, not exit 0
+      return code;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tcsim %s: error: %s\n", c.name, e.what());
       return 2;

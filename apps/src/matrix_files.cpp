@@ -1,5 +1,6 @@
 // Matrix Market and .npy readers and writers (matrix_files.hpp).
 #include "matrix_files.hpp"
+#include "output_file.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -229,13 +230,6 @@ Matrix read_npy(std::istream& is, std::string_view option, const std::string& pa
   return m;
 }
 
-std::unique_ptr<std::FILE, int (*)(std::FILE*)> open_out(const std::string& path) {
-  if (path == "-") return {stdout, [](std::FILE*) { return 0; }};
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
-  return {f, std::fclose};
-}
-
 // The format by content (see read_matrix); `size` bytes from the stream's start.
 Matrix read_matrix_stream(std::istream& is, std::size_t size, std::string_view option, const std::string& path);
 
@@ -294,19 +288,19 @@ Matrix read_matrix_stream(std::istream& is, std::size_t size, std::string_view o
 }  // namespace
 
 void write_hex_matrix(const std::string& path, std::size_t rows, std::size_t cols, const std::vector<std::uint64_t>& bits,
-                      int hex_digits) {
-  auto f = open_out(path);
+                      int hex_digits, std::string_view option) {
+  cli::OutputFile f{std::string(option), path};
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < cols; ++j)
       std::fprintf(f.get(), "0x%0*llx%c", hex_digits, static_cast<unsigned long long>(bits[i * cols + j]), j + 1 == cols ? '\n' : ' ');
-  if (std::ferror(f.get())) throw std::runtime_error(path + ": write failed");
+  f.close();
 }
 
 void write_npy(const std::string& path, const Matrix& m) {
   std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "), }";
   while ((10 + h.size() + 1) % 64) h += ' ';  // the data starts 64-byte aligned
   h += '\n';
-  auto f = open_out(path);
+  cli::OutputFile f{"npy", path};
   const unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<unsigned char>(h.size() & 0xff),
                                     static_cast<unsigned char>(h.size() >> 8)};
   std::fwrite(prefix, 1, 10, f.get());
@@ -317,13 +311,15 @@ void write_npy(const std::string& path, const Matrix& m) {
     for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(bits >> (8 * i));
     std::fwrite(b, 1, 8, f.get());
   }
+  f.close();
 }
 
 void write_matrix_market(const std::string& path, const Matrix& m) {
-  auto f = open_out(path);
+  cli::OutputFile f{"Matrix Market", path};
   std::fprintf(f.get(), "%%%%MatrixMarket matrix array real general\n%zu %zu\n", m.rows, m.cols);
   for (std::size_t j = 0; j < m.cols; ++j)
     for (std::size_t i = 0; i < m.rows; ++i) std::fprintf(f.get(), "%.17g\n", m.values[i * m.cols + j]);
+  f.close();
 }
 
 }  // namespace tcsim::apps

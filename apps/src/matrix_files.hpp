@@ -30,8 +30,9 @@ void require_at_most(const Matrix& m, double largest, std::string_view what, std
                      const std::string& path);
 
 // rows lines of cols space-separated patterns, 0x and `hex_digits` digits each; "-": stdout.
+// Every write is checked through the close (output_file.hpp): errors name `option`.
 void write_hex_matrix(const std::string& path, std::size_t rows, std::size_t cols,
-                      const std::vector<std::uint64_t>& bits, int hex_digits);
+                      const std::vector<std::uint64_t>& bits, int hex_digits, std::string_view option = "--write-d");
 
 // Float64 little-endian C-order .npy, and a Matrix Market array file (17 significant digits).
 void write_npy(const std::string& path, const Matrix& m);

@@ -1,48 +1,51 @@
-// A progress line for long runs: drawn on standard error only when it is a terminal (and the
-// caller did not ask for JSON), so that pipes and files receive nothing extra.
+// Progress of long runs, on standard error, the same for every command and for the Python
+// package (docs/design.md, "Outputs, JSON numbers and progress").
+//
+// Nothing is printed before the run has taken TCSIM_PROGRESS_AFTER seconds (default 2), so
+// short runs print exactly what they printed before. After that: on a terminal, one bar
+// redrawn in place at most 10 times a second and cleared at the end; otherwise (a pipe, a
+// file, a CI log) a plain line "tcsim gemm: exact errors (MPFR): 40% after 12.3 s" at most
+// every TCSIM_PROGRESS_INTERVAL seconds (default 5). A disabled reporter (--quiet,
+// progress=False) prints nothing. update() may be called from any thread.
 #pragma once
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdio>
+#include <cstddef>
+#include <functional>
+#include <mutex>
 #include <string>
 
 namespace tcsim::cli {
 
 class Progress {
  public:
-  explicit Progress(bool enabled) : on_(enabled && isatty(STDERR_FILENO)) {}
+  // `name` leads the plain lines ("tcsim gemm"); `enabled` false: silent.
+  Progress(std::string name, bool enabled);
   ~Progress() { done(); }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  // Phase `what`, `fraction` of it done (0..1); redrawn at most 10 times a second.
-  void update(const std::string& what, double fraction) {
-    if (!on_) return;
-    const auto now = Clock::now();
-    if (drawn_ && fraction < 1 && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    drawn_ = true;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(fraction * kWidth + 0.5);
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\r%-28s [%s%s] %3d%%  %.1f s ", what.c_str(), std::string(filled, '#').c_str(),
-                 std::string(kWidth - filled, ' ').c_str(), static_cast<int>(fraction * 100 + 0.5), elapsed);
-    std::fflush(stderr);
-  }
-  // Clears the line.
-  void done() {
-    if (!on_ || !drawn_) return;
-    std::fprintf(stderr, "\r%80s\r", "");
-    std::fflush(stderr);
-    drawn_ = false;
-  }
+  // Phase `what`, `fraction` of it done (0..1).
+  void update(const std::string& what, double fraction);
+  // Phase `what`, `done` of `total` steps (shown as "done/total" beside the percentage).
+  void update(const std::string& what, std::size_t done, std::size_t total);
+  // A callback for the models' hooks (GemmOptions::progress, gemm_errors): update(what, done, total).
+  std::function<void(std::size_t, std::size_t)> hook(const std::string& what);
+  // Clears the bar (the plain lines stay).
+  void done();
 
  private:
   using Clock = std::chrono::steady_clock;
-  bool on_;
-  bool drawn_ = false;
+  void show(const std::string& what, double fraction, const std::string& count);
+  std::string name_;
+  bool on_, terminal_;
+  double after_, interval_;  // seconds
+  bool drawn_ = false, printed_ = false;
   Clock::time_point start_ = Clock::now(), last_ = start_;
+  std::mutex mutex_;
 };
+
+// The Python package's progress= argument: None (on when stderr is a terminal), True, False.
+enum class ProgressMode { Auto, On, Off };
+bool progress_enabled(ProgressMode mode);
 
 }  // namespace tcsim::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "matrix_files.hpp"
+#include "output_file.hpp"
 
 using tcsim::apps::Matrix;
 using tcsim::apps::read_matrix;
@@ -95,6 +96,19 @@ TEST_CASE("matrix_files: round trips through write_npy and write_matrix_market",
   std::ifstream f(scratch("d.txt"));
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   CHECK(text == "0x3f800000 0x00000001\n0xbf800000 0x7f800000\n");
+}
+
+TEST_CASE("matrix_files: failed writes and bad output paths are errors naming the option", "[matrix_files]") {
+  // /dev/full: the last write was not checked (an empty file, exit 0); now checked through the close.
+  const std::vector<std::uint64_t> bits{0x3f800000, 0x1, 0xbf800000, 0x7f800000};
+  CHECK_THROWS_WITH(tcsim::apps::write_hex_matrix("/dev/full", 2, 2, bits, 8, "--write-d"),
+                    "--write-d: /dev/full: write failed: No space left on device");
+  CHECK_THROWS_WITH(tcsim::apps::write_npy("/dev/full", Matrix{1, 1, {1.0}}), "npy: /dev/full: write failed: No space left on device");
+  CHECK_THROWS_WITH(tcsim::cli::check_output_file("--write-d", scratch("nowhere/d.txt")),
+                    "--write-d: " + scratch("nowhere/d.txt") + ": the folder '" + scratch("nowhere") + "' does not exist");
+  CHECK_THROWS_WITH(tcsim::cli::check_output_file("--write-d", scratch("")), Catch::Contains("is a folder; give a file name"));
+  CHECK_NOTHROW(tcsim::cli::check_output_file("--write-d", "-"));
+  CHECK_NOTHROW(tcsim::cli::check_output_file("--write-d", scratch("new.txt")));
 }
 
 TEST_CASE("matrix_files: malformed files name option, file, line and expectation", "[matrix_files]") {

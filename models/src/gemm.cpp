@@ -156,8 +156,32 @@ GemmResult simulate_gemm(const Unit& unit, const Format& in, const Format& out, 
     if (!C.empty()) C = Cs;
   }
 
-  const Problem p{unit, in, acc, m, n, k, A, B, C, o};
-  Product r = ieee ? (o.split_k > 1 || o.fabsum_block > 0 ? run_ieee_sliced(p, v) : run_ieee(p, v)) : (o.words > 1 ? run_multiword(p) : run_unit(p));
+  auto run_rows = [&](std::size_t r0, std::size_t rows) {
+    const Problem p{unit, in, acc, rows, n, k, A.subspan(r0 * k, rows * k), B,
+                    C.empty() ? C : C.subspan(r0 * n, rows * n), o};
+    return ieee ? (o.split_k > 1 || o.fabsum_block > 0 ? run_ieee_sliced(p, v) : run_ieee(p, v))
+                : (o.words > 1 ? run_multiword(p) : run_unit(p));
+  };
+  // With a progress hook, the GEMM runs by blocks of rows (each element depends on its row
+  // only; multiword stays whole). Blocks of at least 64 rows keep B's conversion negligible.
+  const std::size_t parts = o.progress && o.words == 1 ? std::clamp<std::size_t>(m / 64, 1, 16) : 1;
+  Product r;
+  if (parts == 1) {
+    r = run_rows(0, m);
+  } else {
+    r.D = huge_vector<double>(m * n);
+    r.bits = huge_vector<std::uint64_t>(m * n);
+    for (std::size_t part = 0; part < parts; ++part) {
+      const std::size_t r0 = m * part / parts, r1 = m * (part + 1) / parts;
+      Product s = run_rows(r0, r1 - r0);
+      std::copy(s.D.begin(), s.D.end(), r.D.begin() + static_cast<std::ptrdiff_t>(r0 * n));
+      std::copy(s.bits.begin(), s.bits.end(), r.bits.begin() + static_cast<std::ptrdiff_t>(r0 * n));
+      r.storage = s.storage;
+      r.calls = s.calls;
+      o.progress(part + 1, parts);
+    }
+  }
+  if (parts == 1 && o.progress) o.progress(1, 1);
 
   GemmResult g;
   g.m = m;

@@ -9,6 +9,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -95,7 +96,8 @@ double inf_norm(std::size_t rows, std::size_t cols, std::span<const double> M) {
 
 GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
                        std::span<const double> B, std::span<const double> C, std::span<const double> D_hat,
-                       std::span<const std::size_t> rows, unsigned threads) {
+                       std::span<const std::size_t> rows, unsigned threads,
+                       const std::function<void(std::size_t, std::size_t)>& progress) {
   auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("gemm_errors: " + what);
   };
@@ -112,9 +114,13 @@ GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<co
   for (std::size_t i : rows) need(i < m, "row " + std::to_string(i) + " is out of range (m = " + std::to_string(m) + ")");
 
   std::vector<RowError> per_row(rows.size());
+  std::atomic<std::size_t> done{0};
   auto body = [&](std::size_t r0, std::size_t r1) {
     RowScratch s(k);
-    for (std::size_t r = r0; r < r1; ++r) per_row[r] = row_error(rows[r], n, k, A, B, C, D_hat, s);
+    for (std::size_t r = r0; r < r1; ++r) {
+      per_row[r] = row_error(rows[r], n, k, A, B, C, D_hat, s);
+      if (progress) progress(++done, rows.size());
+    }
   };
   if (threads == 1 || !mpfr_is_thread_safe()) {
     body(0, rows.size());

@@ -25,6 +25,8 @@ class Searcher {
     y.d = box_(y.a, y.b, y.c);
     ++r_.cases_tried;
     ++s.pairs;
+    if (o_.progress && r_.cases_tried % 4096 == 0)
+      o_.progress(static_cast<std::size_t>(r_.cases_tried), static_cast<std::size_t>(o_.budget));
     const ExactValue vx = decode(box_.out, x.d), vy = decode(box_.out, y.d);
     if (!(vx.is_finite() || vx.is_zero()) || !(vy.is_finite() || vy.is_zero())) return;
     const double dx = to_double(vx), dy = to_double(vy);

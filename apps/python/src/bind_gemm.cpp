@@ -14,6 +14,10 @@ namespace {
 
 constexpr const char* kFn = "matmul";
 
+py::object kw_object(const py::kwargs& kw, const char* key) {
+  return kw.contains(key) ? py::reinterpret_borrow<py::object>(kw[key]) : py::none();
+}
+
 struct GemmCall {
   std::shared_ptr<const models::Unit> unit;
   const Format* in = nullptr;
@@ -37,7 +41,7 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   };
   static const char* const known[] = {"variant", "instruction", "input_rounding", "words", "scaled_words",
                                       "all_word_products", "word_order", "scaling", "subnormals", "fabsum",
-                                      "fabsum_combine", "split_k", "threads", "check_rows"};
+                                      "fabsum_combine", "split_k", "threads", "check_rows", "progress"};
   for (const auto& item : kw) {
     const std::string key = py::str(item.first);
     bool ok = false;
@@ -100,8 +104,11 @@ models::GemmResult run(const GemmCall& g) {
 py::tuple matmul(const py::object& A, const py::object& B, const py::object& C, const py::object& unit,
                  const py::object& in_format, const py::object& out_format, const py::kwargs& kw) {
   if (kw.contains("check_rows")) throw py::type_error("unknown argument 'check_rows' for tcsim.matmul (tcsim.gemm_errors takes it)");
-  const GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
+  GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
+  cli::Progress progress("tcsim.matmul", cli::progress_enabled(progress_arg(kw_object(kw, "progress"), "matmul")));
+  g.o.progress = progress.hook("simulating the GEMM");
   const models::GemmResult r = run(g);
+  progress.done();
   const Format& storage = parse_format(r.storage, "storage");
   const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(r.m), static_cast<py::ssize_t>(r.n)};
   py::dict info;
@@ -114,12 +121,16 @@ py::tuple matmul(const py::object& A, const py::object& B, const py::object& C, 
 
 py::dict gemm_errors(const py::object& A, const py::object& B, const py::object& C, const py::object& unit,
                      const py::object& in_format, const py::object& out_format, const py::kwargs& kw) {
-  const GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
+  GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
   const std::size_t m = g.A.rows, n = g.B.cols, k = g.A.cols;
-  const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p31;
-  const long long check = kw.contains("check_rows") && !kw["check_rows"].is_none()
-                              ? int_arg(kw["check_rows"], "check_rows", "gemm_errors", 0, 1ll << 40)
-                              : (big ? 64 : 0);
+  const py::object rows = kw_object(kw, "check_rows");
+  const long long check = rows.is_none() ? cli::default_check_rows(m, n, k)
+                          : py::isinstance<py::str>(rows) && rows.cast<std::string>() == "all"
+                              ? 0
+                              : int_arg(rows, "check_rows", "gemm_errors", 0, 1ll << 40);
+  cli::Progress progress("tcsim.gemm_errors",
+                         cli::progress_enabled(progress_arg(kw_object(kw, "progress"), "gemm_errors")));
+  g.o.progress = progress.hook("simulating the GEMM");
   const auto t0 = std::chrono::steady_clock::now();
   const models::GemmResult r = run(g);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -127,7 +138,9 @@ py::dict gemm_errors(const py::object& A, const py::object& B, const py::object&
   {
     py::gil_scoped_release release;
     const reference::GemmErrors err =
-        cli::checked_gemm_errors(m, n, k, g.A.values, g.B.values, g.C.values, r.D, check, g.o.threads);
+        cli::checked_gemm_errors(m, n, k, g.A.values, g.B.values, g.C.values, r.D, check, g.o.threads,
+                                 progress.hook("exact errors (MPFR)"));
+    progress.done();
     const reference::GemmBound bound = cli::gemm_run_bound(*g.unit, *g.in, *g.out, k, g.A.values, g.B.values, g.o, r);
     j = cli::gemm_report_json(*g.unit, *g.in, *g.out, g.o, r, err, bound);
   }

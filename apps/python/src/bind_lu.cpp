@@ -117,11 +117,14 @@ void add_events(py::dict report, const models::LuResult& lu, const models::LuSol
 // (L, U, report): L unit lower triangular, U upper triangular (values of the storage format).
 py::tuple lu(const py::object& A, const py::kwargs& kw) {
   check_known(kw, "lu", {"unit", "in_format", "alg", "variant", "storage", "panel", "r", "s", "pivot", "instruction", "threads",
-                         "on_breakdown"});
-  const LuCall c = lu_call(A, kw, "lu");
+                         "on_breakdown", "progress"});
+  LuCall c = lu_call(A, kw, "lu");
+  cli::Progress progress("tcsim.lu", cli::progress_enabled(progress_arg(kw_get(kw, "progress"), "lu")));
+  c.o.progress = [&](double f) { progress.update("simulated LU", f); };
   const auto t0 = std::chrono::steady_clock::now();
   const models::LuResult r = factorize(c);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.done();
   const std::size_t n = r.n;
   std::vector<double> L(n * n, 0.0), U(n * n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
@@ -140,8 +143,11 @@ py::tuple lu(const py::object& A, const py::kwargs& kw) {
 // (x, report): x solving Ax = b (refined when refine= is given), and `tcsim lu --json`'s fields.
 py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) {
   check_known(kw, "solve", {"unit", "in_format", "alg", "variant", "storage", "panel", "r", "s", "pivot", "instruction",
-                            "threads", "solve", "refine", "working", "max_iterations", "x_true", "on_breakdown"});
-  const LuCall c = lu_call(A, kw, "solve");
+                            "threads", "solve", "refine", "working", "max_iterations", "x_true", "on_breakdown",
+                            "progress"});
+  LuCall c = lu_call(A, kw, "solve");
+  cli::Progress progress("tcsim.solve", cli::progress_enabled(progress_arg(kw_get(kw, "progress"), "solve")));
+  c.o.progress = [&](double f) { progress.update("simulated LU", f); };
   const std::size_t n = c.A.rows;
   std::vector<double> rhs, x_true;
   if (b.is_none()) {  // x = ones, b = A x in binary64, as `tcsim lu` (lopez2022 section 2.3)
@@ -178,6 +184,7 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
   {
     py::gil_scoped_release release;
     const std::string precision = solve_arg.empty() ? (lu.storage == "fp16" ? "fp32" : lu.storage) : solve_arg;
+    progress.update("substitutions and backward errors", 0.0);
     x = models::lu_solve(lu, rhs, precision, &se);
     // on_breakdown "stop": a non-finite x is a breakdown (tcsim.LuBreakdown), never a result.
     if (c.o.on_breakdown == models::LuOnBreakdown::Stop && se.any())
@@ -190,11 +197,13 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
       j["backward_error_note"] = note;
     j["seconds"] = seconds;
     if (refine) {
+      progress.update("iterative refinement", 0.0);
       const models::RefineResult ref = models::refine_solution(lu, c.A.values, rhs, x_true, ro);
       cli::add_refine_json(j, ref, method, ro.working);
       x = ref.x;
     }
   }
+  progress.done();
   py::array_t<double> xv(static_cast<py::ssize_t>(x.size()));
   std::copy(x.begin(), x.end(), xv.mutable_data());
   py::dict report = to_python(j).cast<py::dict>();

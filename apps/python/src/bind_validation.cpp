@@ -5,6 +5,7 @@
 
 #include "experiment.hpp"
 #include "matrices.hpp"
+#include "output_file.hpp"
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 #include "tcsim/validation/probe.hpp"
@@ -102,7 +103,7 @@ py::dict validate_dump(const py::object& unit_obj, const std::string& in_format,
 }
 
 py::dict experiment(const std::string& id, bool quick, const py::object& out, const py::object& seed,
-                    const py::object& threads) {
+                    const py::object& threads, const py::object& progress_obj) {
   namespace ex = cli::experiments;
   const ex::Experiment& e = ex::find_experiment(id);
   ex::Context c;
@@ -110,13 +111,17 @@ py::dict experiment(const std::string& id, bool quick, const py::object& out, co
   if (!seed.is_none()) c.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "experiment", 0, (1ll << 62)));
   if (!threads.is_none()) c.threads = static_cast<unsigned>(int_arg(threads, "threads", "experiment", 0, 1024));
   const std::string dir = out.is_none() ? "tcsim-experiments" : path_arg(out, "out");
+  cli::prepare_output_folder("out", dir);  // before computing
+  cli::Progress progress("tcsim.experiment " + id, cli::progress_enabled(progress_arg(progress_obj, "experiment")));
+  c.progress = [&](const std::string& phase, double f) { progress.update(phase, f); };
   nlohmann::json j;
   {
     py::gil_scoped_release release;
     const auto t0 = std::chrono::steady_clock::now();
     const ex::Result r = e.run(c);
+    progress.done();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::string tool = ex::write_outputs(e, r, c, dir);
+    const std::string tool = ex::write_outputs(e, r, c, dir, "out");
     j = ex::run_json(e, r, c, seconds, dir, tool);
   }
   return to_python(j);
@@ -146,7 +151,7 @@ void bind_validation(py::module_& m) {
         "Every case of a real-GPU dump (a, b, c, d files) through the unit, bit for bit: cases, mismatches, the "
         "first max_report mismatches and `tcsim validate-dump`'s summary line.");
   m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
-        py::arg("seed") = py::none(), py::arg("threads") = py::none(),
+        py::arg("seed") = py::none(), py::arg("threads") = py::none(), py::arg("progress") = py::none(),
         "Runs one of the seed papers' experiments (`tcsim experiment ID --json`): writes OUT/ID.csv, .png, .md and "
         "returns the checks of the paper's claims.");
   m.def("experiments", &experiments, "The experiments: id and title.");

@@ -91,7 +91,32 @@ std::shared_ptr<const models::Unit> unit_arg(const py::handle& obj, const char* 
 }
 
 py::object to_python(const nlohmann::json& j) {
-  return py::module_::import("json").attr("loads")(j.dump());
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return py::none();
+    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return py::int_(j.get<long long>());
+    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<unsigned long long>());
+    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());  // inf and nan included
+    case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::array: {
+      py::list out;
+      for (const auto& v : j) out.append(to_python(v));
+      return out;
+    }
+    case nlohmann::json::value_t::object: {
+      py::dict out;
+      for (auto it = j.begin(); it != j.end(); ++it) out[py::str(it.key())] = to_python(it.value());
+      return out;
+    }
+    default: return py::module_::import("json").attr("loads")(j.dump());  // binary, discarded: not produced here
+  }
+}
+
+cli::ProgressMode progress_arg(const py::handle& obj, const char* function) {
+  if (obj.is_none()) return cli::ProgressMode::Auto;
+  if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>() ? cli::ProgressMode::On : cli::ProgressMode::Off;
+  throw py::type_error("argument 'progress' of tcsim." + std::string(function) + " expects None, True or False, got " +
+                       std::string(py::repr(obj)));
 }
 
 nlohmann::json from_python(const py::handle& obj) {

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "progress.hpp"
 #include "tcsim/models/convert.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/sim/format.hpp"
@@ -61,8 +62,14 @@ PyUnit builtin_py_unit(std::string_view name);
 // A tcsim.Unit or a built-in unit's name; `field` names the argument in errors.
 std::shared_ptr<const models::Unit> unit_arg(const py::handle& obj, const char* field = "unit");
 
-// nlohmann::json -> Python objects (dict, list, str, int, float, bool, None).
+// nlohmann::json -> Python objects (dict, list, str, int, float, bool, None). Numbers that are
+// not finite stay floats: float('inf'), float('-inf'), float('nan') (never None, never the
+// strings the CLI's JSON holds; docs/design.md).
 py::object to_python(const nlohmann::json& j);
+
+// The progress= argument of the long functions: None (on when stderr is a terminal), True,
+// False; TypeError naming `function` otherwise. Progress goes to stderr as the CLI's.
+cli::ProgressMode progress_arg(const py::handle& obj, const char* function);
 // Python dict/list/... -> nlohmann::json (through the json module: the user's dict as a file would hold it).
 nlohmann::json from_python(const py::handle& obj);
 

@@ -91,7 +91,8 @@ def matmul(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=N
     ``input_rounding``, RNE by default) or unsigned arrays (patterns of ``in_format``, C of
     ``out_format``). Options as ``tcsim gemm``'s: instruction, input_rounding, words,
     scaled_words, all_word_products, word_order, scaling, subnormals, fabsum, fabsum_combine,
-    split_k, threads. Returns D's values (float64; a torch tensor for torch inputs); with
+    split_k, threads, progress (None: on when stderr is a terminal; True; False). Returns D's
+    values (float64; a torch tensor for torch inputs); with
     ``return_bits=True`` the pair (values, bits), bits in D's storage format.
     """
     values, bits, _info = _tcsim._matmul(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
@@ -100,20 +101,25 @@ def matmul(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=N
     return (values, bits) if return_bits else values
 
 
-def gemm_errors(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=None, check_rows=None, **options):
+def gemm_errors(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=None, check_rows=None,
+                progress=None, **options):
     """``tcsim gemm --json``'s report of D = C + A B on ``unit``: componentwise and normwise errors
     against the exact product (MPFR), the variant's bound and its source, how it ran; D's
-    values under "D". ``check_rows``: rows checked (default: all when m n k <= 2^31, else 64)."""
+    values under "D". ``check_rows``: rows checked, "all" (or 0) or a count spread evenly
+    (default: all when m n k <= 2^25, else as many as fit that work, at least 8; the report's
+    "checked_rows" lists them). Errors that are not finite are float('inf'), never None.
+    ``progress``: None (a bar when stderr is a terminal), True, False; docs/python.md."""
     return _tcsim._gemm_errors(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
                                in_format=in_format, out_format=out_format, variant=variant, check_rows=check_rows,
-                               **options)
+                               progress=progress, **options)
 
 
 def lu(A, unit=None, in_format="fp16", alg="rl", **options):
     """Simulated LU factorization of A (``tcsim lu``): returns (L, U, report), L unit lower
     triangular and U upper triangular (values of the storage format; rows permuted as
     report["perm"] with pivot=True). Options: variant, storage, panel, r, s, pivot,
-    instruction, threads, on_breakdown. on_breakdown="stop" (default) raises tcsim.LuBreakdown
+    instruction, threads, on_breakdown, progress (None: on when stderr is a terminal; True;
+    False). on_breakdown="stop" (default) raises tcsim.LuBreakdown
     (an ArithmeticError) when a pivot is zero, subnormal or not finite or a value overflows;
     "continue" carries on in the storage format's IEEE arithmetic as the GPU does (Inf, NaN
     in the factors) and report["events"] names the first "subnormal_pivot", "zero_pivot",

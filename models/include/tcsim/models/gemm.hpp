@@ -11,6 +11,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,6 +76,10 @@ struct GemmOptions {
   bool scaling = false;
   bool subnormals = true;  // false: inputs that are subnormal in `in` are flushed to zero
   unsigned threads = 0;    // 0: all cores
+  // Progress of long runs (progress bars): called with (parts done, parts) from the calling
+  // thread. When set, the GEMM (words = 1) runs as up to 16 consecutive blocks of at least 64
+  // rows, called after each; the bits are the same (every element of D depends on its row only).
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct GemmResult {

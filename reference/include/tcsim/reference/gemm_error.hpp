@@ -9,6 +9,7 @@
 // These are the measures blanchard2020 section 3.3 (Figs 3.1, 3.2) and mary2024 section 5 plot.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,10 +26,12 @@ struct GemmErrors {
 // A (m x k), B (k x n), C (m x n, or empty for C = 0) and the computed D^ (m x n):
 // row-major binary64. `rows`: the rows to check (empty: all). Norms ||A||_inf, ||B||_inf and
 // ||C||_inf are always over the whole matrices. Threads (TBB, 0 = all cores) split rows; the
-// result is the same for any count.
+// result is the same for any count. `progress` (progress bars) is called with (rows done,
+// rows to check) after each row, from any of the threads (the callee must be thread-safe).
 GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
                        std::span<const double> B, std::span<const double> C, std::span<const double> D_hat,
-                       std::span<const std::size_t> rows = {}, unsigned threads = 0);
+                       std::span<const std::size_t> rows = {}, unsigned threads = 0,
+                       const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
 // `count` rows of m spread evenly (first and last included), for sampled checks of large m.
 std::vector<std::size_t> sample_rows(std::size_t m, std::size_t count);

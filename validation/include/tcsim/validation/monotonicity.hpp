@@ -12,7 +12,9 @@
 // "monotonic" after the budget, which is evidence, not proof (except for what the
 // exhaustive search covered).
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,8 @@ struct MonotonicityOptions {
   std::uint64_t seed = 1;            // of the random search
   int max_products = 16;             // longest dot of the random search
   int keep = 5;                      // counterexamples kept (all are counted)
+  // Progress bars: (pairs compared, budget), every 4096 pairs.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct MonotonicPair {
