@@ -21,6 +21,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "unit_option.hpp"
+#include "value_checks.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/reference/mpfr_dot.hpp"
@@ -52,21 +53,19 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 // Throws when the literal `item`, rounded to `bits`, is not approximately representable in
-// `fmt` (see the header comment).
+// `fmt` (see the header comment); the check and its text are the shared layer's
+// (value_checks.hpp), as Python's.
 void refuse_out_of_range(const std::string& item, const Format& fmt, std::uint64_t bits, const std::string& field) {
   std::string word = item.substr(!item.empty() && (item[0] == '+' || item[0] == '-'));
   for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const bool is_inf = word == "inf" || word == "infinity", is_nan = word == "nan";
-  const std::string largest = decode(fmt, fmt.max_finite(false)).to_hex();
-  const std::string allowed = "; allowed: finite values up to " + largest + " in magnitude" +
-                              (fmt.infinities ? ", inf" : "") + (fmt.has_nan() ? ", nan" : "") +
-                              ", or a pattern bits:0x...";
-  if (is_inf && !fmt.infinities) throw std::invalid_argument(field + " = " + item + ": " + fmt.name + " has no infinities" + allowed);
-  if (is_nan && !fmt.has_nan()) throw std::invalid_argument(field + " = " + item + ": " + fmt.name + " has no NaN" + allowed);
-  const FpClass cls = classify(fmt, bits);
-  if (!is_inf && !is_nan && (cls == FpClass::Infinity || cls == FpClass::NaN))
-    throw std::invalid_argument(field + " = " + item + " is out of the range of " + fmt.name + " (it would become " +
-                                (cls == FpClass::NaN ? "NaN" : "Inf") + ")" + allowed);
+  checks::GivenValue v;
+  v.inf = word == "inf" || word == "infinity";
+  v.nan = word == "nan";
+  v.zero = !v.inf && !v.nan && literal_is_exact(item, formats::fp64()) &&
+           classify(formats::fp64(), parse_literal(item, formats::fp64())) == FpClass::Zero;
+  v.negative = !v.nan && !v.zero && !item.empty() && item[0] == '-';
+  const std::string why = checks::value_refusal(fmt, v, bits, field, item, checks::kCliPatterns);
+  if (!why.empty()) throw std::invalid_argument(why);
 }
 
 // One trimmed literal into `fmt`; `field` ("--a[2]", "--c") names it in messages. Warns when

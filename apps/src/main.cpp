@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "option_names.hpp"
 
 namespace {
 
@@ -52,7 +53,9 @@ int main(int argc, char** argv) {
     try {
       return c.run(args);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "tcsim %s: error: %s\n", c.name, e.what());
+      // Internal field names (split_k, inner_block, ...) as the options the user typed.
+      std::fprintf(stderr, "tcsim %s: error: %s\n", c.name,
+                   tcsim::checks::name_options(e.what(), tcsim::checks::Caller::Cli).c_str());
       return 2;
     }
   }

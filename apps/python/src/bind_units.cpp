@@ -31,7 +31,9 @@ PyUnit unit_from_json(const py::object& source) {
   }
 }
 
-const Format& fmt_arg(const std::string& name, const char* field) { return parse_format(name, field); }
+const Format& fmt_arg(const py::object& name, const char* field) {
+  return parse_format(str_arg(name, field, "Unit"), field);
+}
 
 }  // namespace
 
@@ -50,13 +52,13 @@ void bind_units(py::module_& m) {
       .def("format_pairs", [](const PyUnit& u) { return u.unit->format_pairs(); })
       .def(
           "instructions",
-          [](const PyUnit& u, const std::string& in, const std::string& out) {
+          [](const PyUnit& u, const py::object& in, const py::object& out) {
             return u.unit->instructions(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"));
           },
           py::arg("in_format"), py::arg("out_format"))
       .def(
           "row",
-          [](const PyUnit& u, const std::string& in, const std::string& out, const py::object& instruction) {
+          [](const PyUnit& u, const py::object& in, const py::object& out, const py::object& instruction) {
             const std::string ins = str_arg(instruction, "instruction", "Unit");
             return to_python(models::to_json(
                 u.unit->datapath(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"), ins), u.unit->name()));
@@ -65,7 +67,7 @@ void bind_units(py::module_& m) {
           "The row serving in_format -> out_format (and the instruction), as a dict.")
       .def(
           "batch_path",
-          [](const PyUnit& u, const std::string& in, const std::string& out, const py::object& instruction) {
+          [](const PyUnit& u, const py::object& in, const py::object& out, const py::object& instruction) {
             const std::string ins = str_arg(instruction, "instruction", "Unit");
             return u.unit->batch_path_planar(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"), ins);
           },
@@ -78,7 +80,7 @@ void bind_units(py::module_& m) {
         return py::isinstance<PyUnit>(b) && a.unit->spec() == b.cast<const PyUnit&>().unit->spec();
       });
 
-  m.def("unit", &builtin_py_unit, py::arg("name"),
+  m.def("unit", [](const py::object& name) { return builtin_py_unit(str_arg(name, "name", "unit")); }, py::arg("name"),
         "A built-in unit by name, alias or architecture (v100, t4, a100, l40s, h100, b200, ...).");
   m.def("units", [] {
     py::list out;

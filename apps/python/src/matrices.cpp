@@ -1,6 +1,10 @@
 // Matrix and option arguments (matrices.hpp).
 #include "matrices.hpp"
 
+#include <cmath>
+
+#include "value_checks.hpp"
+
 namespace tcsim::python {
 
 MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt, unsigned threads) {
@@ -10,6 +14,7 @@ MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt
                                 shape_text(op.shape));
   view_2d(op, true);
   MatrixArg m;
+  m.from_values = op.kind != ElementKind::Patterns;
   m.rows = op.rows;
   m.cols = op.cols;
   m.values.resize(m.rows * m.cols);
@@ -33,6 +38,18 @@ MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt
     });
   }
   return m;
+}
+
+void check_entries(const MatrixArg& m, const char* field, double largest, const std::string& what) {
+  if (!m.from_values) return;
+  for (std::size_t e = 0; e < m.values.size(); ++e) {
+    const double x = m.values[e];
+    if (std::isfinite(x) && (largest <= 0 || std::fabs(x) <= largest)) continue;
+    const std::string entry = std::string(field) + "[" + std::to_string(e / m.cols) + ", " + std::to_string(e % m.cols) + "]";
+    std::string why = checks::nonfinite_refusal(entry, x);
+    if (why.empty()) why = checks::magnitude_refusal(entry, x, largest, what);
+    throw std::invalid_argument(why);
+  }
 }
 
 std::vector<double> vector_arg(const py::handle& obj, const char* field, std::size_t expected) {

@@ -1,0 +1,69 @@
+"""The Python catalogue of bad inputs (docs/reliability.md, section 3b, issue 22): every row of
+its table is run here, so that the document and the package cannot drift apart. A row is
+
+    | P<n> | <category> | <what is wrong> | `<Python expression>` | <exception type> | `<exact message>` |
+
+The expression is evaluated with ``tcsim``, ``np`` (numpy), ``nan``, ``inf`` and ``AT`` (a
+scratch folder holding the fixture files of apps/tests/bad_inputs/, also written ``@/`` in
+the expression and the message). It must raise exactly that type (not a subclass standing in
+for it) with exactly that message: no raw pybind11 or JSON-parser text, no CLI option names.
+"""
+import math
+import os
+import pathlib
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+import tcsim
+
+ROOT = pathlib.Path(os.environ.get("TCSIM_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[3]))
+ROW = re.compile(r"^\| P(\d+) \| [^|]* \| [^|]* \| `(.+?)` \| (\w+(?:\.\w+)?) \| `(.*)` \|$")
+
+
+def catalogue_rows():
+    rows = []
+    for line in (ROOT / "docs" / "reliability.md").read_text().splitlines():
+        if not line.startswith("| P"):
+            continue
+        m = ROW.match(line)
+        assert m, f"docs/reliability.md: malformed Python catalogue row: {line}"
+        rows.append((int(m.group(1)), m.group(2), m.group(3), m.group(4).replace("\\|", "|")))
+    return rows
+
+
+ROWS = catalogue_rows()
+
+
+def test_catalogue_is_numbered_and_long_enough():
+    ids = [r[0] for r in ROWS]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids), f"rows P<n> must increase: {ids}"
+    assert len(ROWS) >= 20, f"only {len(ROWS)} Python catalogue rows found ('| P<n> |' lines)"
+
+
+@pytest.fixture(scope="module")
+def at(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad_inputs")
+    for f in (ROOT / "apps" / "tests" / "bad_inputs").iterdir():
+        shutil.copy(f, d / f.name)
+    return str(d)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"P{r[0]}" for r in ROWS])
+def test_catalogue_row(row, at):
+    _, expr, exc_name, message = row
+    expr = expr.replace("@/", at + "/")
+    message = message.replace("@/", at + "/")
+    exc_type = getattr(tcsim, exc_name.split(".")[-1]) if exc_name.startswith("tcsim.") else getattr(__builtins__, exc_name, None) \
+        if not isinstance(__builtins__, dict) else __builtins__.get(exc_name)
+    assert isinstance(exc_type, type) and issubclass(exc_type, BaseException), f"unknown exception type {exc_name}"
+    env = {"tcsim": tcsim, "np": np, "nan": math.nan, "inf": math.inf, "AT": at}
+    with pytest.raises(BaseException) as info:
+        eval(expr, env)  # noqa: S307 - the catalogue's own expressions
+    assert type(info.value) is exc_type, f"{expr}: raised {type(info.value).__name__}: {info.value}"
+    assert str(info.value) == message
+    text = str(info.value)
+    assert "incompatible function arguments" not in text and "json.exception" not in text
+    assert not re.search(r"(^|[\s(])--[a-z]", text), f"a CLI option named in a Python message: {text}"
