@@ -65,7 +65,9 @@ Rounding rounding_word(std::string_view text, std::string_view field, std::initi
       if (a == r) return r;
   }
   throw std::invalid_argument(std::string(field) + ": '" + std::string(text) + "' is not allowed" +
-                              (lower == "sr" ? " (stochastic rounding needs random bits a conversion does not have)" : "") +
+                              (lower == "sr" && allowed.size() == kConversionRoundings.size()
+                                   ? " (stochastic rounding needs random bits a conversion does not have)"
+                                   : "") +
                               "; allowed: " + list);
 }
 

@@ -55,7 +55,10 @@ while(NOT at EQUAL -1)
   string(SUBSTRING "${tail}" 0 ${q4} err)
   string(REPLACE "\\|" "|" err "${err}")
   string(REPLACE "@" "${dir}" err "${err}")
+  # '@' between a word and a digit is no folder: bench verify --inject kernel@5.
+  string(REGEX REPLACE "([a-z])@([0-9])" "\\1<at>\\2" args "${args}")
   string(REPLACE "@" "${dir}" args "${args}")
+  string(REPLACE "<at>" "@" args "${args}")
   separate_arguments(arg_list UNIX_COMMAND "${args}")
   tcsim_check(NAME "catalogue B${id}: ${args}"
     ARGS ${arg_list}

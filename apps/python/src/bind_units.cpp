@@ -32,6 +32,7 @@ PyUnit unit_from_json(const py::object& source) {
 }
 
 const Format& fmt_arg(const py::object& name, const char* field) {
+  if (name.is_none()) throw py::type_error("argument '" + std::string(field) + "' of tcsim.Unit expects a format's name (a str), got None");
   return parse_format(str_arg(name, field, "Unit"), field);
 }
 
