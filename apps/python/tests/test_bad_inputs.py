@@ -67,3 +67,23 @@ def test_catalogue_row(row, at):
     text = str(info.value)
     assert "incompatible function arguments" not in text and "json.exception" not in text
     assert not re.search(r"(^|[\s(])--[a-z]", text), f"a CLI option named in a Python message: {text}"
+
+
+# docs/python.md's API table names the keys of the returned dicts: they must be the code's.
+def test_documented_return_keys(cli, tmp_path):
+    A = np.array([[2.0, 1.0], [1.0, 1.0]])
+    assert set(tcsim.formats()[0]) == {"name", "width", "precision", "emin", "emax", "subnormals", "dtype"}
+    L, U, report = tcsim.lu(tcsim.lu_matrix("q1dq2", 16), unit="v100")
+    assert set(report) == {"unit", "in", "n", "algorithm", "variant", "storage", "panel", "r", "pivot", "perm", "path",
+                           "unit_calls", "bytes_moved", "bytes_model", "fp32_buffer_entries", "seconds"}
+    x, solve_report = tcsim.solve(tcsim.lu_matrix("q1dq2", 16), unit="v100")
+    lu_json = cli.json("lu", "--unit", "v100", "--n", "16")
+    assert set(solve_report) == (set(lu_json) - {"matrix"}) | {"perm"}
+    at = ROOT / "apps" / "tests" / "bad_inputs"
+    v = tcsim.validate_dump("v100", "fp16", "fp32", str(at / "a.txt"), str(at / "b.txt"), c=str(at / "c.txt"),
+                            d=str(at / "d.txt"))
+    assert set(v) == {"unit", "in", "out", "k", "cases", "mismatches", "match_rate", "first", "summary"}
+    (tmp_path / "A.mtx").write_text("%%MatrixMarket matrix array real general\n2 2\n2\n1\n1\n1\n")
+    (tmp_path / "B.mtx").write_text("%%MatrixMarket matrix array real general\n2 2\n1\n0\n0\n1\n")
+    gemm_json = cli.json("gemm", "--unit", "h100", "--in", "fp16", "--a", tmp_path / "A.mtx", "--b", tmp_path / "B.mtx")
+    assert set(tcsim.gemm_errors(A, np.eye(2), unit="h100", in_format="fp16")) == (set(gemm_json) - {"problem"}) | {"D"}
