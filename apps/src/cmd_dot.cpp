@@ -10,6 +10,7 @@
 // it has no NaN.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -64,6 +65,7 @@ void refuse_out_of_range(const std::string& item, const Format& fmt, std::uint64
   v.zero = !v.inf && !v.nan && literal_is_exact(item, formats::fp64()) &&
            classify(formats::fp64(), parse_literal(item, formats::fp64())) == FpClass::Zero;
   v.negative = !v.nan && !v.zero && !item.empty() && item[0] == '-';
+  if (!v.nan && !v.inf) v.magnitude = std::fabs(to_double(decode(formats::fp64(), parse_literal(item, formats::fp64(), Rounding::TowardZero))));
   const std::string why = checks::value_refusal(fmt, v, bits, field, item, checks::kCliPatterns);
   if (!why.empty()) throw std::invalid_argument(why);
 }
@@ -156,6 +158,9 @@ int cmd_dot(const Args& args) {
   const std::uint64_t c = parse_value(c_items[0], out, "--c", false);
 
   const bool scaled = a.has("scale-format") || a.has("scale-a") || a.has("scale-b");
+  if (!scaled && a.has("block-size"))  // it was ignored, whatever its text
+    throw std::invalid_argument("--block-size applies to block-scaled rows only (with --scale-format, --scale-a and "
+                                "--scale-b)");
   std::uint64_t d = 0;
   ExactValue exact;
   std::vector<std::uint64_t> sva, svb;  // scaled: a_i * scale, exactly, in a wide format

@@ -159,7 +159,13 @@ int cmd_explore(const Args& args) {
   if (a.has("base") == a.has("unit-config")) throw std::invalid_argument("give exactly one of --base and --unit-config");
   models::UnitSpec base;
   std::shared_ptr<const models::Unit> loaded;
-  if (a.has("base")) base = models::builtin_unit(a.get("base")).spec();
+  if (a.has("base")) {
+    try {
+      base = models::builtin_unit(a.get("base")).spec();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--base: ") + e.what());
+    }
+  }
   else base = models::load_unit_json(a.get("unit-config"));
   const Format& in = parse_format(a.get_or("in", "fp16"), "--in");
   const Format& out = parse_format(a.get_or("out", "fp32"), "--out");

@@ -26,6 +26,9 @@ constexpr Field kFields[] = {
     {"panel:", "--panel:", "panel:"},
     {"working:", "--working:", "working:"},
     {"scale_format:", "--scale-format:", "scale_format:"},
+    {"scale_a and scale_b", "--scale-a and --scale-b", "scale_a and scale_b"},
+    {"refine:", "--refine:", "refine:"},
+    {"variant fp32 (no tensor core)", "--variant fp32 (no tensor core)", "variant fp32 (no tensor core)"},
     {"words must", "--words must", "words must"},
     {"words > 1", "--words > 1", "words > 1"},
 };

@@ -17,6 +17,7 @@ GivenValue given_value(double x) {
   v.inf = std::isinf(x);
   v.zero = x == 0;
   v.negative = !v.nan && std::signbit(x) && !v.zero;
+  v.magnitude = std::fabs(x);
   return v;
 }
 
@@ -30,7 +31,22 @@ std::string allowed_values(const Format& fmt, std::string_view patterns) {
          (patterns.empty() ? std::string() : ", or " + std::string(patterns));
 }
 
+namespace {
+
+// A saturating format (the OCP fp6/fp4 formats) rounds every value beyond its range to the
+// largest finite one; what a non-saturating format would overflow (half an ulp above the
+// largest, and more) is out of its range all the same.
+bool saturated(const Format& fmt, const GivenValue& v) {
+  if (!fmt.saturate || v.nan || v.inf || v.zero) return false;
+  const double threshold =
+      std::ldexp(static_cast<double>(fmt.max_finite_significand()) + 0.5, fmt.emax - fmt.fraction_bits);
+  return v.magnitude >= threshold;
+}
+
+}  // namespace
+
 bool value_fits(const Format& fmt, const GivenValue& v, std::uint64_t rounded) {
+  if (saturated(fmt, v)) return false;
   if (v.nan) return fmt.has_nan();
   if (v.inf) return fmt.infinities && (fmt.is_signed || !v.negative);
   if (v.zero) return fmt.has_zero;
@@ -48,6 +64,9 @@ std::string value_refusal(const Format& fmt, const GivenValue& v, std::uint64_t 
   if (v.inf && !fmt.infinities) return head + ": " + fmt.name + " has no infinities" + allowed;
   if (v.zero) return head + ": " + fmt.name + " has no zero" + allowed;
   if (v.negative && !fmt.is_signed) return head + ": " + fmt.name + " is unsigned (no negative values)" + allowed;
+  if (saturated(fmt, v))
+    return head + " is out of the range of " + fmt.name + " (it would saturate to " +
+           decode(fmt, fmt.max_finite(false)).to_hex() + ")" + allowed;
   return head + " is out of the range of " + fmt.name + " (it would become " +
          (classify(fmt, rounded) == FpClass::NaN ? "NaN" : "Inf") + ")" + allowed;
 }

@@ -22,6 +22,7 @@ namespace tcsim::checks {
 // What the user's value is, before rounding.
 struct GivenValue {
   bool nan = false, inf = false, zero = false, negative = false;
+  double magnitude = 0;  // |value| (rounded toward zero into binary64), for saturating formats
 };
 GivenValue given_value(double x);
 

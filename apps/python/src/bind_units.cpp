@@ -81,7 +81,15 @@ void bind_units(py::module_& m) {
         return py::isinstance<PyUnit>(b) && a.unit->spec() == b.cast<const PyUnit&>().unit->spec();
       });
 
-  m.def("unit", [](const py::object& name) { return builtin_py_unit(str_arg(name, "name", "unit")); }, py::arg("name"),
+  m.def("unit", [](const py::object& name) {
+        if (name.is_none()) throw py::type_error("argument 'name' of tcsim.unit expects a str, got None");
+        const std::string text = str_arg(name, "name", "unit");
+        try {
+          return builtin_py_unit(text);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(std::string("name: ") + e.what());
+        }
+      }, py::arg("name"),
         "A built-in unit by name, alias or architecture (v100, t4, a100, l40s, h100, b200, ...).");
   m.def("units", [] {
     py::list out;

@@ -105,7 +105,13 @@ py::dict experiment(const py::object& id_obj, const py::object& quick, const py:
                     const py::object& threads) {
   namespace ex = cli::experiments;
   if (id_obj.is_none()) throw py::type_error("argument 'id' of tcsim.experiment expects a str (tcsim.experiments() lists them), got None");
-  const ex::Experiment& e = ex::find_experiment(str_arg(id_obj, "id", "experiment"));
+  const ex::Experiment* found = nullptr;
+  try {
+    found = &ex::find_experiment(str_arg(id_obj, "id", "experiment"));
+  } catch (const std::invalid_argument& err) {
+    throw std::invalid_argument(std::string("id: ") + err.what());
+  }
+  const ex::Experiment& e = *found;
   ex::Context c;
   c.quick = bool_arg(quick, "quick", "experiment");
   if (!seed.is_none()) c.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "experiment", 0, (1ll << 62)));

@@ -85,7 +85,13 @@ PyUnit builtin_py_unit(std::string_view name) {
 
 std::shared_ptr<const models::Unit> unit_arg(const py::handle& obj, const char* field) {
   if (py::isinstance<PyUnit>(obj)) return obj.cast<const PyUnit&>().unit;
-  if (py::isinstance<py::str>(obj)) return builtin_py_unit(obj.cast<std::string>()).unit;
+  if (py::isinstance<py::str>(obj)) {
+    try {
+      return builtin_py_unit(obj.cast<std::string>()).unit;
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(field) + ": " + e.what());
+    }
+  }
   throw py::type_error(std::string(field) + ": expected a tcsim.Unit or a built-in unit's name (" +
                        models::builtin_unit_names() + "), got " + std::string(py::str(obj.get_type().attr("__name__"))));
 }

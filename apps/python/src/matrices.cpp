@@ -12,6 +12,9 @@ MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt
   if (op.shape.size() != 2)
     throw std::invalid_argument(std::string(field) + ": expected a 2-D array (a matrix), got shape " +
                                 shape_text(op.shape));
+  if (op.shape[0] == 0 || op.shape[1] == 0)
+    throw std::invalid_argument(std::string(field) + ": expected a matrix with at least one row and one column, got shape " +
+                                shape_text(op.shape));
   view_2d(op, true);
   MatrixArg m;
   m.from_values = op.kind != ElementKind::Patterns;
@@ -58,7 +61,11 @@ std::vector<double> vector_arg(const py::handle& obj, const char* field, std::si
     throw std::invalid_argument(std::string(field) + ": expected a vector of " + std::to_string(expected) +
                                 " values, got shape " + shape_text(op.shape));
   py::array_t<double, py::array::c_style | py::array::forcecast> v(op.array);
-  return std::vector<double>(v.data(), v.data() + v.size());
+  std::vector<double> out(v.data(), v.data() + v.size());
+  for (std::size_t i = 0; i < out.size(); ++i)  // NaN/Inf refused, as matrix entries
+    if (!std::isfinite(out[i]))
+      throw std::invalid_argument(checks::nonfinite_refusal(std::string(field) + "[" + std::to_string(i) + "]", out[i]));
+  return out;
 }
 
 bool bool_arg(const py::handle& obj, const char* field, const char* function) {

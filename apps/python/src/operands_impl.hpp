@@ -35,7 +35,7 @@ struct ValueGate {
   explicit ValueGate(const Format& f)
       : fmt(f), largest(f == formats::fp64() ? std::numeric_limits<double>::max() : to_double(decode(f, f.max_finite(false)))) {}
   bool operator()(double x, std::uint64_t bits) const {
-    if (std::fabs(x) <= largest && (x != 0 || fmt.has_zero) && (fmt.is_signed || !(x < 0))) return true;
+    if (std::fabs(x) <= largest && (x != 0 || fmt.has_zero) && (fmt.is_signed || !(x < 0))) return true;  // in range
     return checks::value_fits(fmt, checks::given_value(x), bits);
   }
 };
