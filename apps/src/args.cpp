@@ -152,6 +152,12 @@ ParsedArgs ArgParser::parse(const std::vector<std::string>& args) const {
     }
     if (spec->kind != Kind::Multi && out.has(name))
       throw std::invalid_argument("option '--" + name + "' for " + where() + " given more than once");
+    // '--instruction ""' silently meant the default: an empty value is refused, except for
+    // options whose value is free text or a list that may be empty (value_name "value(s)",
+    // e.g. dot's --a "" for K = 0; they check their values themselves).
+    if (value.empty() && spec->value_name != "value" && spec->value_name != "values")
+      throw std::invalid_argument("option '--" + name + "' for " + where() + " has an empty value; give --" + name +
+                                  " <" + spec->value_name + "> or leave the option out");
     out.given_.push_back({name, std::move(value)});
   }
 
