@@ -10,7 +10,19 @@ namespace tcsim::python {
 namespace {
 
 // Unit.from_json: a path (str or os.PathLike) or a dict / list as the file would hold it.
+PyUnit unit_from_json_impl(const py::object& source);
+
+// Every refusal names the argument, `source`, first (as the CLI's name --unit-config).
 PyUnit unit_from_json(const py::object& source) {
+  try {
+    return unit_from_json_impl(source);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    throw std::invalid_argument(what.rfind("source: ", 0) == 0 ? what : "source: " + what);
+  }
+}
+
+PyUnit unit_from_json_impl(const py::object& source) {
   models::UnitSpec spec;
   std::string where;
   if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
@@ -21,7 +33,7 @@ PyUnit unit_from_json(const py::object& source) {
     spec = models::parse_unit_json(from_python(source), "<dict>");
     where = "unit '<dict>': ";
   } else {
-    throw py::type_error("Unit.from_json: expected a path (str, os.PathLike) or a dict in the unit schema, got " +
+    throw py::type_error("source: Unit.from_json expects a path (str, os.PathLike) or a dict in the unit schema, got " +
                          std::string(py::str(source.get_type().attr("__name__"))));
   }
   try {
