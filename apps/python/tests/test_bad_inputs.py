@@ -74,11 +74,13 @@ def test_documented_return_keys(cli, tmp_path):
     A = np.array([[2.0, 1.0], [1.0, 1.0]])
     assert set(tcsim.formats()[0]) == {"name", "width", "precision", "emin", "emax", "subnormals", "dtype"}
     L, U, report = tcsim.lu(tcsim.lu_matrix("q1dq2", 16), unit="v100")
-    assert set(report) == {"unit", "in", "n", "algorithm", "variant", "storage", "panel", "r", "pivot", "perm", "path",
-                           "unit_calls", "bytes_moved", "bytes_model", "fp32_buffer_entries", "seconds"}
+    # The documented keys are there (a report may hold more, e.g. breakdown events).
+    assert {"unit", "in", "n", "algorithm", "variant", "storage", "panel", "r", "pivot", "perm", "path", "unit_calls",
+            "bytes_moved", "bytes_model", "fp32_buffer_entries", "seconds"} <= set(report)
     x, solve_report = tcsim.solve(tcsim.lu_matrix("q1dq2", 16), unit="v100")
     lu_json = cli.json("lu", "--unit", "v100", "--n", "16")
-    assert set(solve_report) == (set(lu_json) - {"matrix"}) | {"perm"}
+    assert (set(lu_json) - {"matrix"}) | {"perm"} <= set(solve_report)
+    assert "matrix" not in solve_report
     at = ROOT / "apps" / "tests" / "bad_inputs"
     v = tcsim.validate_dump("v100", "fp16", "fp32", str(at / "a.txt"), str(at / "b.txt"), c=str(at / "c.txt"),
                             d=str(at / "d.txt"))
