@@ -23,6 +23,26 @@ std::string dashed_list(std::initializer_list<std::string_view> names) {
 // Whole-text integer conversion; false when malformed or out of range. strtoll/strtoull
 // skip leading blanks and strtoull negates "-1" (also " -1") into 2^64 - 1, so both are
 // refused before the conversion.
+// "010", "-007", "00": a leading zero before more digits, which strtoll would read as octal
+// (--k 010 running k = 8). Refused rather than read either way: the user's intent is unclear.
+bool leading_zero(const std::string& text) {
+  const std::size_t d = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return text.size() > d + 1 && text[d] == '0' && std::isdigit(static_cast<unsigned char>(text[d + 1]));
+}
+
+// The text without its leading zeros ("010" -> "10", "-007" -> "-7"), for the message.
+std::string without_leading_zeros(const std::string& text) {
+  const std::size_t d = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  std::size_t z = d;
+  while (z + 1 < text.size() && text[z] == '0') ++z;
+  return text.substr(0, d) + text.substr(z);
+}
+
+std::string leading_zero_message(std::string_view name, const std::string& where, const std::string& text) {
+  return "option '" + dashed(name) + "' for " + where + ": '" + text +
+         "' has a leading zero (octal is not read, nor is it read as decimal); write " + without_leading_zeros(text);
+}
+
 bool to_signed(const std::string& text, long long& out) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   errno = 0;
@@ -137,6 +157,12 @@ ParsedArgs ArgParser::parse(const std::vector<std::string>& args) const {
     }
     if (spec->kind != Kind::Multi && out.has(name))
       throw std::invalid_argument("option '--" + name + "' for " + where() + " given more than once");
+    // '--instruction ""' silently meant the default: an empty value is refused, except for
+    // options whose value is free text or a list that may be empty (value_name "value(s)",
+    // e.g. dot's --a "" for K = 0; they check their values themselves).
+    if (value.empty() && spec->value_name != "value" && spec->value_name != "values")
+      throw std::invalid_argument("option '--" + name + "' for " + where() + " has an empty value; give --" + name +
+                                  " <" + spec->value_name + "> or leave the option out");
     out.given_.push_back({name, std::move(value)});
   }
 
@@ -220,6 +246,7 @@ std::vector<std::string> ParsedArgs::get_all(std::string_view name) const {
 
 long long ParsedArgs::get_int(std::string_view name, long long lo, long long hi) const {
   const std::string& text = get(name);
+  if (leading_zero(text)) throw std::invalid_argument(leading_zero_message(name, where_, text));
   long long v = 0;
   if (!to_signed(text, v) || v < lo || v > hi)
     throw std::invalid_argument("option '" + dashed(name) + "' for " + where_ + " expects an integer in " +
@@ -233,6 +260,7 @@ long long ParsedArgs::get_int(std::string_view name, long long lo, long long hi,
 
 std::uint64_t ParsedArgs::get_uint64(std::string_view name) const {
   const std::string& text = get(name);
+  if (leading_zero(text)) throw std::invalid_argument(leading_zero_message(name, where_, text));
   std::uint64_t v = 0;
   if (!to_unsigned(text, v))
     throw std::invalid_argument("option '" + dashed(name) + "' for " + where_ +

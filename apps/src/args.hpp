@@ -56,10 +56,11 @@ class ParsedArgs {
   std::optional<std::string> find(std::string_view name) const;
   // Every value of an option, in command-line order (empty when not given).
   std::vector<std::string> get_all(std::string_view name) const;
-  // Integer value (decimal, 0x hex, or 0 octal prefix; the full text, no blanks) in
-  // [lo, hi]; else std::invalid_argument naming the option, quoting the text as given and
-  // the range. Every integer option has a range, so that no value wraps when the caller
-  // narrows it (4294967328 is not 32 as an int).
+  // Integer value (decimal or 0x hex; the full text, no blanks) in [lo, hi]; else
+  // std::invalid_argument naming the option, quoting the text as given and the range. A
+  // leading zero before more digits ("010") is refused with its own message: C reads it as
+  // octal (8), a user means 10; neither is guessed. Every integer option has a range, so
+  // that no value wraps when the caller narrows it (4294967328 is not 32 as an int).
   long long get_int(std::string_view name, long long lo, long long hi) const;
   long long get_int(std::string_view name, long long lo, long long hi, long long fallback) const;
   // Any 64-bit unsigned value (seeds); same syntax, no sign.

@@ -228,8 +228,12 @@ nlohmann::json describe(const Group& g, std::uint64_t seed, std::uint64_t index,
 struct Injection {
   std::string check;
   std::uint64_t index = ~std::uint64_t{0};
+  // Set when the flip happened: an injection that hit no result must not pass silently.
+  std::shared_ptr<std::atomic<bool>> applied = std::make_shared<std::atomic<bool>>(false);
   std::uint64_t flip(const char* c, std::uint64_t i, std::uint64_t bits) const {
-    return check == c && index == i ? bits ^ 1 : bits;
+    if (check != c || index != i) return bits;
+    applied->store(true);
+    return bits ^ 1;
   }
 };
 
@@ -363,6 +367,10 @@ int bench_verify(const ParsedArgs& a) {
   const bool json = a.has("json"), progress = a.has("progress");
   const Injection inject = a.has("inject") ? parse_injection(a.get("inject")) : Injection{};
   const std::uint64_t end = first + cases, g_first = first / kGroup, g_end = (end + kGroup - 1) / kGroup;
+  if (a.has("inject") && (inject.index < first || inject.index >= end))
+    throw std::invalid_argument("--inject: case " + std::to_string(inject.index) + " is outside the run (cases " +
+                                std::to_string(first) + ".." + std::to_string(end - 1) +
+                                " from --first and --cases); nothing would be injected");
 
   const auto t0 = std::chrono::steady_clock::now();
   std::atomic<std::uint64_t> next{g_first}, done{0}, bad{0};
@@ -394,6 +402,10 @@ int bench_verify(const ParsedArgs& a) {
     }
   }
   for (auto& th : pool) th.join();
+  if (a.has("inject") && !inject.applied->load())  // e.g. planar@I where case I is wider than 16 bits
+    throw std::invalid_argument("--inject: case " + std::to_string(inject.index) + " has no " + inject.check +
+                                " result to flip (the planar check runs on inputs of at most 16 bits only); "
+                                "nothing was injected");
   reporter.update("cases", static_cast<std::size_t>(cases), static_cast<std::size_t>(cases));
   reporter.done();
   Tally total;

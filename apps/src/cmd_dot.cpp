@@ -10,6 +10,7 @@
 // it has no NaN.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +23,7 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "unit_option.hpp"
+#include "value_checks.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/reference/mpfr_dot.hpp"
@@ -53,21 +55,20 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 // Throws when the literal `item`, rounded to `bits`, is not approximately representable in
-// `fmt` (see the header comment).
+// `fmt` (see the header comment); the check and its text are the shared layer's
+// (value_checks.hpp), as Python's.
 void refuse_out_of_range(const std::string& item, const Format& fmt, std::uint64_t bits, const std::string& field) {
   std::string word = item.substr(!item.empty() && (item[0] == '+' || item[0] == '-'));
   for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const bool is_inf = word == "inf" || word == "infinity", is_nan = word == "nan";
-  const std::string largest = decode(fmt, fmt.max_finite(false)).to_hex();
-  const std::string allowed = "; allowed: finite values up to " + largest + " in magnitude" +
-                              (fmt.infinities ? ", inf" : "") + (fmt.has_nan() ? ", nan" : "") +
-                              ", or a pattern bits:0x...";
-  if (is_inf && !fmt.infinities) throw std::invalid_argument(field + " = " + item + ": " + fmt.name + " has no infinities" + allowed);
-  if (is_nan && !fmt.has_nan()) throw std::invalid_argument(field + " = " + item + ": " + fmt.name + " has no NaN" + allowed);
-  const FpClass cls = classify(fmt, bits);
-  if (!is_inf && !is_nan && (cls == FpClass::Infinity || cls == FpClass::NaN))
-    throw std::invalid_argument(field + " = " + item + " is out of the range of " + fmt.name + " (it would become " +
-                                (cls == FpClass::NaN ? "NaN" : "Inf") + ")" + allowed);
+  checks::GivenValue v;
+  v.inf = word == "inf" || word == "infinity";
+  v.nan = word == "nan";
+  v.zero = !v.inf && !v.nan && literal_is_exact(item, formats::fp64()) &&
+           classify(formats::fp64(), parse_literal(item, formats::fp64())) == FpClass::Zero;
+  v.negative = !v.nan && !v.zero && !item.empty() && item[0] == '-';
+  if (!v.nan && !v.inf) v.magnitude = std::fabs(to_double(decode(formats::fp64(), parse_literal(item, formats::fp64(), Rounding::TowardZero))));
+  const std::string why = checks::value_refusal(fmt, v, bits, field, item, checks::kCliPatterns);
+  if (!why.empty()) throw std::invalid_argument(why);
 }
 
 // One trimmed literal into `fmt`; `field` ("--a[2]", "--c") names it in messages. Warns when
@@ -158,6 +159,9 @@ int cmd_dot(const Args& args) {
   const std::uint64_t c = parse_value(c_items[0], out, "--c", false);
 
   const bool scaled = a.has("scale-format") || a.has("scale-a") || a.has("scale-b");
+  if (!scaled && a.has("block-size"))  // it was ignored, whatever its text
+    throw std::invalid_argument("--block-size applies to block-scaled rows only (with --scale-format, --scale-a and "
+                                "--scale-b)");
   std::uint64_t d = 0;
   ExactValue exact;
   std::vector<std::uint64_t> sva, svb;  // scaled: a_i * scale, exactly, in a wide format

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "output_file.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
+#include "value_checks.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/reference/gemm_error.hpp"
 #include "tcsim/validation/monotonicity.hpp"
@@ -83,7 +85,8 @@ void apply(models::DatapathSpec& row, const std::string& out, const std::string&
   if (key == "fraction_bits") row.fraction_bits = to_int(key, value);
   else if (key == "carry_bits") row.carry_bits = to_int(key, value);
   else if (key == "fma_size") row.fma_size = to_int(key, value);
-  else if (key == "alignment_rounding") row.alignment_rounding = parse_rounding(value, "--vary alignment_rounding");
+  else if (key == "alignment_rounding") row.alignment_rounding = checks::rounding_word(value, "--vary alignment_rounding",
+                                                                      {Rounding::TowardZero, Rounding::Down, Rounding::Up, Rounding::NearestEven});
   else if (key == "final_rounding") row.final_rounding[out] = parse_rounding(value, "--vary final_rounding");
   else if (key == "normalization") row.normalization = parse_normalization(value, "--vary normalization");
   else if (key == "sticky_bit") {
@@ -99,6 +102,7 @@ struct Workload {
 
 Workload parse_workload(const std::string& text) {
   Workload w;
+  std::vector<std::string> seen;  // a key given twice is refused, not silently the last
   if (text.rfind("gemm", 0) != 0) throw std::invalid_argument("--workload: '" + text + "': allowed gemm[:k=K,m=M,n=N,dist=D]");
   std::string rest = text.size() > 4 && text[4] == ':' ? text.substr(5) : text.substr(4);
   std::size_t start = 0;
@@ -107,6 +111,10 @@ Workload parse_workload(const std::string& text) {
     const std::string item = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw std::invalid_argument("--workload: key '" + key + "' is given more than once in '" + text +
+                                  "'; give each of k, m, n, dist at most once");
+    seen.push_back(key);
     if (key == "k" || key == "m" || key == "n") {
       const int v = to_int("--workload " + key, value);
       if (v < 1 || v > (key == "k" ? 1 << 22 : 4096))
@@ -154,7 +162,13 @@ int cmd_explore(const Args& args) {
   if (a.has("base") == a.has("unit-config")) throw std::invalid_argument("give exactly one of --base and --unit-config");
   models::UnitSpec base;
   std::shared_ptr<const models::Unit> loaded;
-  if (a.has("base")) base = models::builtin_unit(a.get("base")).spec();
+  if (a.has("base")) {
+    try {
+      base = models::builtin_unit(a.get("base")).spec();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--base: ") + e.what());
+    }
+  }
   else base = models::load_unit_json(a.get("unit-config"));
   const Format& in = parse_format(a.get_or("in", "fp16"), "--in");
   const Format& out = parse_format(a.get_or("out", "fp32"), "--out");
@@ -171,7 +185,14 @@ int cmd_explore(const Args& args) {
   std::size_t row_index = 0;
   while (row_index < base.datapaths.size() && !(base.datapaths[row_index] == used)) ++row_index;
   std::vector<std::pair<std::string, std::vector<std::string>>> varies;
-  for (const std::string& v : a.get_all("vary")) varies.push_back(parse_vary(v));
+  for (const std::string& v : a.get_all("vary")) {
+    auto parsed = parse_vary(v);
+    for (const auto& [key, values] : varies)
+      if (key == parsed.first)
+        throw std::invalid_argument("--vary: '" + key + "' is varied more than once; give each parameter once with all "
+                                    "its values (e.g. --vary " + key + "=x,y)");
+    varies.push_back(std::move(parsed));
+  }
   std::size_t designs = 1;
   for (const auto& [key, values] : varies) designs *= values.size();
   if (designs > 5000) throw std::invalid_argument("--vary: " + std::to_string(designs) + " designs; at most 5000");
@@ -184,7 +205,7 @@ int cmd_explore(const Args& args) {
     std::map<std::string, std::string> params;
     std::string error;  // invalid design: the unit's message
     double componentwise = 0, normwise = 0;
-    bool monotonic = true;
+    std::optional<bool> monotonic;  // empty: not checked (--monotonicity-budget 0)
     double adder_bits = 0, aligned_terms = 0, shifter_bits = 0;
     bool pareto = false;
   };
@@ -277,7 +298,7 @@ int cmd_explore(const Args& args) {
     char buf[200];
     if (x.error.empty())
       std::snprintf(buf, sizeof buf, " %.3g | %.3g | %s | %.0f | %.0f | %.0f | %s |\n", x.componentwise, x.normwise,
-                    x.monotonic ? "yes" : "no", x.adder_bits, x.aligned_terms, x.shifter_bits, x.pareto ? "yes" : "");
+                    !x.monotonic ? "not checked" : *x.monotonic ? "yes" : "no", x.adder_bits, x.aligned_terms, x.shifter_bits, x.pareto ? "yes" : "");
     else
       std::snprintf(buf, sizeof buf, " invalid | | | %.0f | %.0f | %.0f | |\n", x.adder_bits, x.aligned_terms, x.shifter_bits);
     table += buf;
@@ -285,7 +306,8 @@ int cmd_explore(const Args& args) {
     if (x.error.empty()) {
       j["componentwise_error"] = x.componentwise;
       j["normwise_error"] = x.normwise;
-      j["monotonic"] = x.monotonic;
+      // null when the search was skipped: "not checked" is no claim either way.
+      j["monotonic"] = x.monotonic ? nlohmann::json(*x.monotonic) : nlohmann::json(nullptr);
     } else {
       j["invalid"] = x.error;
     }
@@ -300,8 +322,9 @@ int cmd_explore(const Args& args) {
                 " of " + base.name + " with the varied parameters):\n\n" + table;
   r.setting = "Workload: A (" + std::to_string(w.m) + " x " + std::to_string(w.k) + ") B (" + std::to_string(w.k) + " x " +
               std::to_string(w.n) + "), binary32 entries " + w.dist + ", seed " + std::to_string(seed) +
-              ", C = 0; errors against MPFR's exact product; monotonicity: " + std::to_string(mono_budget) +
-              " pairs per design (tcsim monotonicity's searches).";
+              ", C = 0; errors against MPFR's exact product; monotonicity: " +
+              (mono_budget > 0 ? std::to_string(mono_budget) + " pairs per design (tcsim monotonicity's searches)."
+                               : std::string("not checked (--monotonicity-budget 0)."));
   ex::Experiment e{"explore", "design sweep of " + base.name + " " + in.name + " -> " + out.name, nullptr};
   ex::Context c;
   c.quick = false;

@@ -22,6 +22,7 @@
 #include "output_file.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
+#include "value_checks.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/reference/bounds.hpp"
 #include "tcsim/reference/gemm_error.hpp"
@@ -113,7 +114,8 @@ int cmd_gemm(const Args& args) {
   const bool from_files = a.has("a") || a.has("b");
   std::size_t m = 0, n = 0, k = 0;
   std::vector<double> A, B, C;
-  std::optional<apps::Matrix> file_a, file_b, file_c;  // for the range checks below
+  std::optional<apps::Matrix> file_c;  // for the range checks below
+  std::string gen_a, gen_b;  // generated problem: what the checks name
   std::string source;
   if (from_files) {
     for (const char* gen : {"m", "n", "k", "dist", "seed", "ell"})
@@ -123,7 +125,6 @@ int cmd_gemm(const Args& args) {
     const apps::Matrix ma = apps::read_matrix(a.get("a"), "--a"), mb = apps::read_matrix(a.get("b"), "--b");
     apps::require_finite(ma, "--a", a.get("a"));
     apps::require_finite(mb, "--b", a.get("b"));
-    file_a = ma, file_b = mb;
     if (ma.cols != mb.rows)
       throw std::invalid_argument("--a is " + std::to_string(ma.rows) + " x " + std::to_string(ma.cols) + " and --b is " +
                                   std::to_string(mb.rows) + " x " + std::to_string(mb.cols) +
@@ -162,6 +163,9 @@ int cmd_gemm(const Args& args) {
     }
     const std::uint64_t seed = a.get_uint64("seed", 1);
     generate_gemm_problem(m, n, k, dist, ell, seed, A, B);
+    // For the range checks below, as file matrices (pm10^phi reaches 10^ell).
+    const std::string what = "'" + dist + "'" + (a.has("ell") ? " (--ell " + a.get("ell") + ")" : "");
+    gen_a = what + " generates A", gen_b = what + " generates B";
     source = dist + (dist == "pm10^phi" ? " (ell " + sci(ell) + ")" : "") + ", seed " + std::to_string(seed) +
              ", binary32 entries, C = 0";
   }
@@ -169,7 +173,7 @@ int cmd_gemm(const Args& args) {
   models::GemmOptions o;
   o.instruction = a.get_or("instruction", "");
   if (a.has("variant")) o.variant = models::parse_variant(a.get("variant"), "--variant");
-  if (a.has("input-rounding")) o.input_rounding = parse_rounding(a.get("input-rounding"), "--input-rounding");
+  if (a.has("input-rounding")) o.input_rounding = checks::rounding_word(a.get("input-rounding"), "--input-rounding");
   o.words = static_cast<int>(a.get_int("words", 1, 8, 1));
   o.scaled_words = a.has("scaled-words");
   o.all_word_products = a.has("all-word-products");
@@ -184,9 +188,10 @@ int cmd_gemm(const Args& args) {
   if (a.has("fabsum-combine") && !a.has("fabsum")) throw std::invalid_argument("--fabsum-combine needs --fabsum");
   o.split_k = static_cast<int>(a.get_int("split-k", 1, 1 << 26, 0));
   o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
-  // File entries must fit the formats they are converted into (else they would become Inf or
-  // NaN there), unless a scaling brings them into range.
-  if (file_a && !o.scaling && !o.scaled_words) {
+  // File and generated entries must fit the formats they are converted into (else they would
+  // become Inf or NaN there and the error be infinite beside a finite bound), unless a scaling
+  // brings them into range.
+  if (!o.scaling && !o.scaled_words) {
     auto largest = [](const Format& f) {
       return std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
     };
@@ -196,8 +201,11 @@ int cmd_gemm(const Args& args) {
                       : o.variant == models::GemmVariant::Fp16 || o.variant == models::GemmVariant::Tc16 ? formats::fp16()
                                                                                                           : out;
     const std::string hint = " (or --scaling on)";
-    apps::require_at_most(*file_a, largest(ab), ab.name + ", the format A is converted into" + hint, "--a", a.get("a"));
-    apps::require_at_most(*file_b, largest(ab), ab.name + ", the format B is converted into" + hint, "--b", a.get("b"));
+    const bool gen = !from_files;
+    apps::require_at_most(A, k, largest(ab), ab.name + ", the format A is converted into" + hint, gen ? "--dist" : "--a",
+                          gen ? gen_a : a.get("a"));
+    apps::require_at_most(B, n, largest(ab), ab.name + ", the format B is converted into" + hint, gen ? "--dist" : "--b",
+                          gen ? gen_b : a.get("b"));
     if (file_c) apps::require_at_most(*file_c, largest(c), c.name + ", the format C is converted into", "--c", a.get("c"));
   }
 

@@ -77,7 +77,11 @@ int cmd_units(const Args& args) {
 
   std::vector<const models::Unit*> units;
   if (a.has("unit")) {
-    units.push_back(&models::builtin_unit(a.get("unit")));
+    try {
+      units.push_back(&models::builtin_unit(a.get("unit")));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--unit: ") + e.what());
+    }
   } else {
     for (const auto& s : models::builtin_unit_specs()) units.push_back(&models::builtin_unit(s.name));
   }

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "output_file.hpp"
+#include "option_names.hpp"
 
 namespace {
 
@@ -61,7 +62,9 @@ int main(int argc, char** argv) {
       tcsim::cli::finish_stdout();  // a failed write to stdout (a full disk, /dev/full) is an error, not exit 0
       return code;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "tcsim %s: error: %s\n", c.name, e.what());
+      // Internal field names (split_k, inner_block, ...) as the options the user typed.
+      std::fprintf(stderr, "tcsim %s: error: %s\n", c.name,
+                   tcsim::checks::name_options(e.what(), tcsim::checks::Caller::Cli).c_str());
       return 2;
     }
   }

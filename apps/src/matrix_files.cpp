@@ -1,6 +1,7 @@
 // Matrix Market and .npy readers and writers (matrix_files.hpp).
 #include "matrix_files.hpp"
 #include "output_file.hpp"
+#include "value_checks.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -230,6 +231,11 @@ Matrix read_npy(std::istream& is, std::string_view option, const std::string& pa
   return m;
 }
 
+// "entry (2, 1)": 1-based, as Matrix Market counts.
+std::string entry_name(std::size_t e, std::size_t cols) {
+  return "entry (" + std::to_string(e / cols + 1) + ", " + std::to_string(e % cols + 1) + ")";
+}
+
 // The format by content (see read_matrix); `size` bytes from the stream's start.
 Matrix read_matrix_stream(std::istream& is, std::size_t size, std::string_view option, const std::string& path);
 
@@ -241,6 +247,18 @@ Matrix read_matrix(const std::string& path, std::string_view option) {
     fail(option, path, "is a directory; give a Matrix Market (.mtx) or NumPy (.npy) file");
   std::ifstream is(path, std::ios::binary);
   if (!is) fail(option, path, std::string("cannot be read: ") + std::strerror(errno));
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    // A pipe (`--a <(cat m.mtx)`, /dev/stdin) cannot seek: read it whole, as the other file
+    // options do, then parse the bytes.
+    std::string bytes;
+    char chunk[1 << 16];
+    while (is.read(chunk, sizeof chunk) || is.gcount() > 0) {
+      bytes.append(chunk, static_cast<std::size_t>(is.gcount()));
+      if (bytes.size() > (std::size_t{1} << 36))
+        fail(option, path, "the stream holds more than 64 GiB; give a regular file");
+    }
+    return read_matrix_bytes(bytes, path, option);
+  }
   is.seekg(0, std::ios::end);
   const auto size = static_cast<std::size_t>(is.tellg());
   is.seekg(0);
@@ -250,22 +268,19 @@ Matrix read_matrix(const std::string& path, std::string_view option) {
 void require_finite(const Matrix& m, std::string_view option, const std::string& path) {
   for (std::size_t e = 0; e < m.values.size(); ++e)
     if (!std::isfinite(m.values[e]))
-      fail(option, path, "entry (" + std::to_string(e / m.cols + 1) + ", " + std::to_string(e % m.cols + 1) + ") is " +
-                             (std::isnan(m.values[e]) ? "nan" : m.values[e] > 0 ? "inf" : "-inf") +
-                             "; allowed: finite values");
+      fail(option, path, checks::nonfinite_refusal(entry_name(e, m.cols), m.values[e]));
 }
 
 void require_at_most(const Matrix& m, double largest, std::string_view what, std::string_view option,
                      const std::string& path) {
-  for (std::size_t e = 0; e < m.values.size(); ++e)
-    if (std::fabs(m.values[e]) > largest) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%.17g", m.values[e]);
-      char limit[64];
-      std::snprintf(limit, sizeof limit, "%.17g", largest);
-      fail(option, path, "entry (" + std::to_string(e / m.cols + 1) + ", " + std::to_string(e % m.cols + 1) + ") = " +
-                             text + " is out of the range of " + std::string(what) + "; allowed: |value| <= " + limit);
-    }
+  require_at_most(m.values, m.cols, largest, what, option, path);
+}
+
+void require_at_most(std::span<const double> values, std::size_t cols, double largest, std::string_view what,
+                     std::string_view option, const std::string& path) {
+  for (std::size_t e = 0; e < values.size(); ++e)
+    if (std::fabs(values[e]) > largest)
+      fail(option, path, checks::magnitude_refusal(entry_name(e, cols), values[e], largest, what));
 }
 
 Matrix read_matrix_bytes(const std::string& bytes, std::string_view name, std::string_view option) {

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ Matrix read_matrix_bytes(const std::string& bytes, std::string_view name, std::s
 void require_finite(const Matrix& m, std::string_view option, const std::string& path);
 void require_at_most(const Matrix& m, double largest, std::string_view what, std::string_view option,
                      const std::string& path);
+// The same over row-major `values` with `cols` columns (a generated matrix, not copied).
+void require_at_most(std::span<const double> values, std::size_t cols, double largest, std::string_view what,
+                     std::string_view option, const std::string& path);
 
 // rows lines of cols space-separated patterns, 0x and `hex_digits` digits each; "-": stdout.
 // Every write is checked through the close (output_file.hpp): errors name `option`.

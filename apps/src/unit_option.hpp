@@ -1,6 +1,8 @@
 // The unit named by --unit (built-in) or --unit-config (JSON file), shared by the commands.
 #pragma once
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "args.hpp"
 #include "tcsim/models/unit.hpp"
@@ -18,7 +20,11 @@ struct SelectedUnit {
 inline SelectedUnit select_unit(const ParsedArgs& a) {
   SelectedUnit s;
   if (a.has("unit")) {
-    s.unit = &models::builtin_unit(a.get("unit"));
+    try {
+      s.unit = &models::builtin_unit(a.get("unit"));
+    } catch (const std::invalid_argument& e) {  // name the option: "unknown unit ''" alone does not
+      throw std::invalid_argument(std::string("--unit: ") + e.what());
+    }
   } else {
     const std::string& path = a.get("unit-config");
     models::UnitSpec spec = models::load_unit_json(path);  // its errors name the file and the key

@@ -107,6 +107,30 @@ TEST_CASE("args: malformed uses are errors", "[args]") {
   CHECK_THROWS_AS(r.has("undeclared"), std::logic_error);
 }
 
+TEST_CASE("args: a leading zero is refused, not read as octal", "[args]") {
+  auto p = dot_parser();
+  auto r = p.parse({"--a", "1", "--count", "010"});
+  CHECK(error_of([&] { (void)r.get_int("count", 0, 100); }) ==
+        "option '--count' for 'tcsim dot': '010' has a leading zero (octal is not read, nor is it read as decimal); "
+        "write 10");
+  auto neg = p.parse({"--a", "1", "--count", "-007"});
+  CHECK(error_of([&] { (void)neg.get_int("count", -100, 100); }) ==
+        "option '--count' for 'tcsim dot': '-007' has a leading zero (octal is not read, nor is it read as decimal); "
+        "write -7");
+  auto seed = p.parse({"--a", "1", "--count", "00"});
+  CHECK(error_of([&] { (void)seed.get_uint64("count"); }) ==
+        "option '--count' for 'tcsim dot': '00' has a leading zero (octal is not read, nor is it read as decimal); "
+        "write 0");
+  // An empty value is refused unless the option takes free text ("value") or a list ("values").
+  CHECK(error_of([&] { p.parse({"--a", "1", "--count", ""}); }) ==
+        "option '--count' for 'tcsim dot' has an empty value; give --count <n> or leave the option out");
+  CHECK(p.parse({"--a", "1", "--unit", ""}).get("unit").empty());  // value_name "value": free text
+  // Still read: 0 itself, 0x hex, and decimals without leading zeros.
+  CHECK(p.parse({"--a", "1", "--count", "0"}).get_int("count", 0, 100) == 0);
+  CHECK(p.parse({"--a", "1", "--count", "0x10"}).get_int("count", 0, 100) == 16);
+  CHECK(p.parse({"--a", "1", "--count", "10"}).get_uint64("count") == 10);
+}
+
 TEST_CASE("args: --help skips the required checks", "[args]") {
   auto p = dot_parser();
   CHECK(p.parse({"--help"}).help());

@@ -118,7 +118,7 @@ tcsim_check(NAME "gemm: unknown variant"
   EXIT 2 STDERR "--variant: 'tc64' is not a variant; allowed: unit, fp16, tc16, tc32, fp32")
 tcsim_check(NAME "gemm: split-K larger than k"
   ARGS gemm --unit v100 --in fp16 --m 2 --n 2 --k 2 --split-k 3
-  EXIT 2 STDERR "split_k must be between 1 and k = 2, got 3")
+  EXIT 2 STDERR "--split-k must be between 1 and k = 2, got 3")
 tcsim_check(NAME "gemm: dimensions that do not match"
   ARGS gemm --unit v100 --in fp16 --a ${dir}/a.mtx --b ${dir}/c.mtx
   EXIT 2 STDERR "--a is 2 x 5 and --b is 2 x 3: A's columns must equal B's rows")

@@ -68,7 +68,7 @@ tcsim_check(NAME "lu variant with ll" ARGS lu --unit v100 --n 4 --alg ll --varia
   STDERR "--variant applies to --alg rl only")
 tcsim_check(NAME "lu panel without dp" ARGS lu --unit v100 --n 4 --panel ll EXIT 2 STDERR "--panel applies to --alg dp only")
 tcsim_check(NAME "lu s larger than r" ARGS lu --unit v100 --n 8 --alg dp --r 4 --s 8 EXIT 2
-  STDERR "inner_block: s must be between 1 and r = 4, got 8")
+  STDERR "--s must be between 1 and --r = 4, got 8")
 tcsim_check(NAME "lu generated matrix without n" ARGS lu --unit v100 --matrix hpl-ai EXIT 2
   STDERR "--n: give the order of the generated hpl-ai matrix")
 tcsim_check(NAME "lu cond with hpl-ai" ARGS lu --unit v100 --n 4 --matrix hpl-ai --cond 10 EXIT 2

@@ -463,7 +463,10 @@ UnitSpec load_unit_json(const std::string& path) {
   try {
     j = json::parse(f);
   } catch (const json::parse_error& e) {  // its message gives the line and column
-    throw std::invalid_argument("unit file '" + path + "': not valid JSON: " + e.what());
+    // Without the parser's "[json.exception.parse_error.101] " tag: line, column and reason stay.
+    std::string why = e.what();
+    if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos) why.erase(0, why.find("] ") + 2);
+    throw std::invalid_argument("unit file '" + path + "': not valid JSON: " + why);
   } catch (const json::out_of_range&) {  // e.g. 1e400
     throw std::invalid_argument("unit file '" + path + "': " + describe_number_overflow(path) +
                                 "; allowed: the schema's numbers are small integers, e.g. \"fma_size\": 16");

@@ -25,11 +25,12 @@ bool element_major_as_is(const Operand& op) {
 }
 
 py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object& b, const py::object& c,
-              const std::string& in_format, const std::string& out_format, const py::object& instruction_obj,
-              unsigned threads) {
+              const py::object& in_format, const py::object& out_format, const py::object& instruction_obj,
+              const py::object& threads_obj) {
   const auto unit = unit_arg(unit_obj);
-  const Format& in = parse_format(in_format, "in_format");
-  const Format& out = parse_format(out_format, "out_format");
+  const Format& in = parse_format(str_arg(in_format, "in_format", "dot"), "in_format");
+  const Format& out = parse_format(str_arg(out_format, "out_format", "dot"), "out_format");
+  const auto threads = static_cast<unsigned>(int_arg(threads_obj, "threads", "dot", 0, 1024));
   const std::string instruction = str_arg(instruction_obj, "instruction", "dot");
   (void)unit->datapath(in, out, instruction);  // format and instruction errors first, as the CLI
 

@@ -2,23 +2,28 @@
 // element with the exact path's bits (models/convert.hpp), the GIL released while they run.
 #include <type_traits>
 
-#include "common.hpp"
+#include "matrices.hpp"
+#include "value_checks.hpp"
 
 namespace tcsim::python {
 
 namespace {
 
-// Rounding modes a conversion takes: every mode but stochastic rounding.
-Rounding rounding_arg(const std::string& text) {
-  const Rounding r = parse_rounding(text, "rounding");
-  if (r == Rounding::Stochastic)
-    throw std::invalid_argument("rounding: '" + text + "' is not allowed here; allowed: rne, rz, ru, rd, ro");
-  return r;
+// The format's name (TypeError naming the argument when it is no str).
+std::string format_name(const py::object& obj, const char* function) {
+  if (obj.is_none()) throw py::type_error(std::string("argument 'format' of tcsim.") + function + " expects a format's name "
+                                          "(fp16, bf16, e4m3, ...; tcsim.formats() lists them), got None");
+  return str_arg(obj, "format", function);
 }
 
-py::array encode(const py::object& values, const std::string& format, const std::string& rounding, unsigned threads) {
-  const Format& fmt = parse_format(format, "format");
-  const Rounding mode = rounding_arg(rounding);
+// Rounding modes a conversion takes: every mode but stochastic rounding.
+Rounding rounding_arg(const std::string& text) { return checks::rounding_word(text, "rounding"); }
+
+py::array encode(const py::object& values, const py::object& format_obj, const py::object& rounding_obj,
+                 const py::object& threads_obj) {
+  const Format& fmt = parse_format(format_name(format_obj, "encode"), "format");
+  const Rounding mode = rounding_arg(str_arg(rounding_obj, "rounding", "encode", "rne"));
+  const auto threads = static_cast<unsigned>(int_arg(threads_obj, "threads", "encode", 0, 1024));
   Operand op = operand_arg(values, "values", fmt, true, false, true);
   view_2d(op, false);
   py::array out(pattern_dtype(fmt), op.shape);
@@ -31,8 +36,9 @@ py::array encode(const py::object& values, const std::string& format, const std:
   return out;
 }
 
-py::array decode(const py::object& patterns, const std::string& format, unsigned threads) {
-  const Format& fmt = parse_format(format, "format");
+py::array decode(const py::object& patterns, const py::object& format_obj, const py::object& threads_obj) {
+  const Format& fmt = parse_format(format_name(format_obj, "decode"), "format");
+  const auto threads = static_cast<unsigned>(int_arg(threads_obj, "threads", "decode", 0, 1024));
   Operand op = operand_arg(patterns, "bits", fmt, false, true, false);
   view_2d(op, false);
   py::array_t<double> out(op.shape);

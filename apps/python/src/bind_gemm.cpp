@@ -2,10 +2,12 @@
 // `tcsim gemm`, and its exact errors (MPFR) and bound as `tcsim gemm --json` reports them
 // (apps/src/gemm_report.hpp: the same code).
 #include <chrono>
+#include <cmath>
 
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
 #include "matrices.hpp"
+#include "value_checks.hpp"
 #include "tcsim/models/gemm.hpp"
 
 namespace tcsim::python {
@@ -55,7 +57,7 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   o.instruction = str_arg(get("instruction"), "instruction", kFn);
   if (!get("variant").is_none()) o.variant = models::parse_variant(str_arg(get("variant"), "variant", kFn), "variant");
   if (!get("input_rounding").is_none())
-    o.input_rounding = parse_rounding(str_arg(get("input_rounding"), "input_rounding", kFn), "input_rounding");
+    o.input_rounding = checks::rounding_word(str_arg(get("input_rounding"), "input_rounding", kFn), "input_rounding");
   o.words = get("words").is_none() ? 1 : static_cast<int>(int_arg(get("words"), "words", kFn, 1, 8));
   o.scaled_words = !get("scaled_words").is_none() && bool_arg(get("scaled_words"), "scaled_words", kFn);
   o.all_word_products = !get("all_word_products").is_none() && bool_arg(get("all_word_products"), "all_word_products", kFn);
@@ -91,6 +93,20 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
       throw std::invalid_argument("C is " + std::to_string(g.C.rows) + " x " + std::to_string(g.C.cols) +
                                   "; D = C + A B needs " + std::to_string(g.A.rows) + " x " + std::to_string(g.B.cols));
   }
+  // As tcsim gemm: values must fit the formats they are converted into (else they would
+  // become Inf or NaN there), unless a scaling brings them into range.
+  auto largest = [](const Format& f) {
+    return std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
+  };
+  const bool scaled = o.scaling || o.scaled_words;
+  const bool fp32_variant = o.variant == models::GemmVariant::Fp32;
+  const Format& ab = fp32_variant ? formats::fp32() : *g.in;
+  const Format& cf = fp32_variant || o.variant == models::GemmVariant::Tc32 ? formats::fp32()
+                     : o.variant == models::GemmVariant::Fp16 || o.variant == models::GemmVariant::Tc16 ? formats::fp16()
+                                                                                                     : *g.out;
+  check_entries(g.A, "A", scaled ? 0 : largest(ab), ab.name + ", the format A is converted into (or scaling=True)");
+  check_entries(g.B, "B", scaled ? 0 : largest(ab), ab.name + ", the format B is converted into (or scaling=True)");
+  check_entries(g.C, "C", largest(cf), cf.name + ", the format C is converted into");
   return g;
 }
 
@@ -151,11 +167,12 @@ py::dict gemm_errors(const py::object& A, const py::object& B, const py::object&
 }
 
 // `tcsim gemm --m M --n N --k K --dist D --seed S [--ell L]`'s A and B.
-py::tuple gemm_problem(const py::object& m, const py::object& n, const py::object& k, const std::string& dist,
+py::tuple gemm_problem(const py::object& m, const py::object& n, const py::object& k, const py::object& dist_obj,
                        const py::object& seed, const py::object& ell) {
   const auto mm = static_cast<std::size_t>(int_arg(m, "m", "gemm_problem", 1, 1 << 20));
   const auto nn = static_cast<std::size_t>(int_arg(n, "n", "gemm_problem", 1, 1 << 20));
   const auto kk = static_cast<std::size_t>(int_arg(k, "k", "gemm_problem", 1, 1 << 26));
+  const std::string dist = str_arg(dist_obj, "dist", "gemm_problem", "uniform01");
   if (static_cast<double>(mm) * static_cast<double>(kk) + static_cast<double>(kk) * static_cast<double>(nn) > 1 << 30)
     throw std::invalid_argument("m, n, k: A and B would hold more than 2^30 entries together");
   cli::check_gemm_distribution(dist, "dist");

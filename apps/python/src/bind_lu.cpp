@@ -6,6 +6,7 @@
 
 #include "lu_report.hpp"
 #include "matrices.hpp"
+#include "option_names.hpp"
 #include "tcsim/models/lu.hpp"
 #include "tcsim/models/lu_matrices.hpp"
 #include "tcsim/models/lu_refine.hpp"
@@ -66,6 +67,7 @@ LuCall lu_call(const py::object& A, const py::kwargs& kw, const char* fn) {
   if (c.A.rows != c.A.cols)
     throw std::invalid_argument("A is " + std::to_string(c.A.rows) + " x " + std::to_string(c.A.cols) +
                                 "; LU needs a square matrix");
+  check_entries(c.A, "A");  // NaN/Inf refused, as tcsim lu --matrix
   return c;
 }
 
@@ -214,11 +216,17 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
   return py::make_tuple(xv, report);
 }
 
-py::array lu_matrix(const std::string& kind, long long n_arg, double cond, unsigned long long seed) {
-  if (n_arg < 1 || n_arg > (1 << 15))
-    throw std::invalid_argument("n: expects an integer in 1.." + std::to_string(1 << 15) + ", got " + std::to_string(n_arg));
+py::array lu_matrix(const py::object& kind_obj, const py::object& n_obj, const py::object& cond_obj,
+                    const py::object& seed_obj) {
+  const std::string kind = str_arg(kind_obj, "kind", "lu_matrix");
+  const long long n_arg = int_arg(n_obj, "n", "lu_matrix", 1, 1 << 15);
+  if (!py::isinstance<py::float_>(cond_obj) && !(py::isinstance<py::int_>(cond_obj) && !py::isinstance<py::bool_>(cond_obj)))
+    throw py::type_error("argument 'cond' of tcsim.lu_matrix expects a number >= 1, got " + std::string(py::repr(cond_obj)));
+  const double cond = cond_obj.cast<double>();
   if (!(cond >= 1) || !std::isfinite(cond))
-    throw std::invalid_argument("cond: expected a finite number >= 1, got " + std::to_string(cond));
+    throw std::invalid_argument("argument 'cond' of tcsim.lu_matrix expects a finite number >= 1, got " +
+                                std::string(py::repr(cond_obj)));
+  const auto seed = static_cast<std::uint64_t>(int_arg(seed_obj, "seed", "lu_matrix", 0, (1ll << 62)));
   const auto n = static_cast<std::size_t>(n_arg);
   std::vector<double> A;
   {
@@ -241,7 +249,7 @@ void bind_lu(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const models::LuBreakdown& e) {
-      breakdown(e.what());
+      breakdown(checks::name_options(e.what(), checks::Caller::Python).c_str());  // "try pivot=True", not --pivot
     }
   });
   m.def("_lu", &lu, py::arg("A"));

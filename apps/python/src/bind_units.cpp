@@ -10,7 +10,19 @@ namespace tcsim::python {
 namespace {
 
 // Unit.from_json: a path (str or os.PathLike) or a dict / list as the file would hold it.
+PyUnit unit_from_json_impl(const py::object& source);
+
+// Every refusal names the argument, `source`, first (as the CLI's name --unit-config).
 PyUnit unit_from_json(const py::object& source) {
+  try {
+    return unit_from_json_impl(source);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    throw std::invalid_argument(what.rfind("source: ", 0) == 0 ? what : "source: " + what);
+  }
+}
+
+PyUnit unit_from_json_impl(const py::object& source) {
   models::UnitSpec spec;
   std::string where;
   if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
@@ -21,7 +33,7 @@ PyUnit unit_from_json(const py::object& source) {
     spec = models::parse_unit_json(from_python(source), "<dict>");
     where = "unit '<dict>': ";
   } else {
-    throw py::type_error("Unit.from_json: expected a path (str, os.PathLike) or a dict in the unit schema, got " +
+    throw py::type_error("source: Unit.from_json expects a path (str, os.PathLike) or a dict in the unit schema, got " +
                          std::string(py::str(source.get_type().attr("__name__"))));
   }
   try {
@@ -31,7 +43,10 @@ PyUnit unit_from_json(const py::object& source) {
   }
 }
 
-const Format& fmt_arg(const std::string& name, const char* field) { return parse_format(name, field); }
+const Format& fmt_arg(const py::object& name, const char* field) {
+  if (name.is_none()) throw py::type_error("argument '" + std::string(field) + "' of tcsim.Unit expects a format's name (a str), got None");
+  return parse_format(str_arg(name, field, "Unit"), field);
+}
 
 }  // namespace
 
@@ -50,13 +65,13 @@ void bind_units(py::module_& m) {
       .def("format_pairs", [](const PyUnit& u) { return u.unit->format_pairs(); })
       .def(
           "instructions",
-          [](const PyUnit& u, const std::string& in, const std::string& out) {
+          [](const PyUnit& u, const py::object& in, const py::object& out) {
             return u.unit->instructions(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"));
           },
           py::arg("in_format"), py::arg("out_format"))
       .def(
           "row",
-          [](const PyUnit& u, const std::string& in, const std::string& out, const py::object& instruction) {
+          [](const PyUnit& u, const py::object& in, const py::object& out, const py::object& instruction) {
             const std::string ins = str_arg(instruction, "instruction", "Unit");
             return to_python(models::to_json(
                 u.unit->datapath(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"), ins), u.unit->name()));
@@ -65,7 +80,7 @@ void bind_units(py::module_& m) {
           "The row serving in_format -> out_format (and the instruction), as a dict.")
       .def(
           "batch_path",
-          [](const PyUnit& u, const std::string& in, const std::string& out, const py::object& instruction) {
+          [](const PyUnit& u, const py::object& in, const py::object& out, const py::object& instruction) {
             const std::string ins = str_arg(instruction, "instruction", "Unit");
             return u.unit->batch_path_planar(fmt_arg(in, "in_format"), fmt_arg(out, "out_format"), ins);
           },
@@ -78,7 +93,15 @@ void bind_units(py::module_& m) {
         return py::isinstance<PyUnit>(b) && a.unit->spec() == b.cast<const PyUnit&>().unit->spec();
       });
 
-  m.def("unit", &builtin_py_unit, py::arg("name"),
+  m.def("unit", [](const py::object& name) {
+        if (name.is_none()) throw py::type_error("argument 'name' of tcsim.unit expects a str, got None");
+        const std::string text = str_arg(name, "name", "unit");
+        try {
+          return builtin_py_unit(text);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(std::string("name: ") + e.what());
+        }
+      }, py::arg("name"),
         "A built-in unit by name, alias or architecture (v100, t4, a100, l40s, h100, b200, ...).");
   m.def("units", [] {
     py::list out;

@@ -25,7 +25,8 @@ std::string path_arg(const py::object& obj, const char* field) {
 
 // `tcsim probe --json`: one pair (in_format and out_format) -> a dict; every pair -> a list.
 py::object probe(const py::object& unit_obj, const py::object& in_format, const py::object& out_format,
-                 const py::object& instruction_obj, const py::object& seed, bool fasi2021) {
+                 const py::object& instruction_obj, const py::object& seed, const py::object& fasi2021_obj) {
+  const bool fasi2021 = bool_arg(fasi2021_obj, "fasi2021", "probe");
   const auto unit = unit_arg(unit_obj);
   if (in_format.is_none() != out_format.is_none())
     throw std::invalid_argument("in_format and out_format go together (neither: every pair the unit serves)");
@@ -55,19 +56,18 @@ py::object probe(const py::object& unit_obj, const py::object& in_format, const 
 }
 
 // `tcsim validate-dump`: every case through the unit, bit for bit.
-py::dict validate_dump(const py::object& unit_obj, const std::string& in_format, const std::string& out_format,
+py::dict validate_dump(const py::object& unit_obj, const py::object& in_format, const py::object& out_format,
                        const py::object& a, const py::object& b, const py::object& c, const py::object& d,
-                       bool zero_c, const py::object& instruction_obj, long long max_report) {
+                       const py::object& zero_c_obj, const py::object& instruction_obj, const py::object& max_report_obj) {
   const auto unit = unit_arg(unit_obj);
-  const Format& in = parse_format(in_format, "in_format");
-  const Format& out = parse_format(out_format, "out_format");
+  const Format& in = parse_format(str_arg(in_format, "in_format", "validate_dump"), "in_format");
+  const Format& out = parse_format(str_arg(out_format, "out_format", "validate_dump"), "out_format");
+  const bool zero_c = bool_arg(zero_c_obj, "zero_c", "validate_dump");
+  const long long max_report = int_arg(max_report_obj, "max_report", "validate_dump", 0, 1000000);
   const std::string instruction = str_arg(instruction_obj, "instruction", "validate_dump");
   if (d.is_none()) throw std::invalid_argument("give the d file (the GPU's results) with d=");
   if (!zero_c && c.is_none()) throw std::invalid_argument("give the c file with c=, or zero_c=True for a zero accumulator");
   if (zero_c && !c.is_none()) throw std::invalid_argument("c and zero_c exclude each other");
-  if (max_report < 0 || max_report > 1000000)
-    throw std::invalid_argument("argument 'max_report' of tcsim.validate_dump expects an integer in 0..1000000, got " +
-                                std::to_string(max_report));
   (void)unit->datapath(in, out, instruction);
   const validation::DumpPaths paths{path_arg(a, "a"), path_arg(b, "b"), path_arg(c, "c"), path_arg(d, "d")};
   const auto c_input = zero_c ? validation::AccumulatorInput::Zero : validation::AccumulatorInput::FromFile;
@@ -102,17 +102,24 @@ py::dict validate_dump(const py::object& unit_obj, const std::string& in_format,
   return j;
 }
 
-py::dict experiment(const std::string& id, bool quick, const py::object& out, const py::object& seed,
+py::dict experiment(const py::object& id_obj, const py::object& quick, const py::object& out, const py::object& seed,
                     const py::object& threads, const py::object& progress_obj) {
   namespace ex = cli::experiments;
-  const ex::Experiment& e = ex::find_experiment(id);
+  if (id_obj.is_none()) throw py::type_error("argument 'id' of tcsim.experiment expects a str (tcsim.experiments() lists them), got None");
+  const ex::Experiment* found = nullptr;
+  try {
+    found = &ex::find_experiment(str_arg(id_obj, "id", "experiment"));
+  } catch (const std::invalid_argument& err) {
+    throw std::invalid_argument(std::string("id: ") + err.what());
+  }
+  const ex::Experiment& e = *found;
   ex::Context c;
-  c.quick = quick;
+  c.quick = bool_arg(quick, "quick", "experiment");
   if (!seed.is_none()) c.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "experiment", 0, (1ll << 62)));
   if (!threads.is_none()) c.threads = static_cast<unsigned>(int_arg(threads, "threads", "experiment", 0, 1024));
   const std::string dir = out.is_none() ? "tcsim-experiments" : path_arg(out, "out");
   cli::prepare_output_folder("out", dir);  // before computing
-  cli::Progress progress("tcsim.experiment " + id, cli::progress_enabled(progress_arg(progress_obj, "experiment")));
+  cli::Progress progress("tcsim.experiment " + e.id, cli::progress_enabled(progress_arg(progress_obj, "experiment")));
   c.progress = [&](const std::string& phase, double f) { progress.update(phase, f); };
   nlohmann::json j;
   {

@@ -85,7 +85,13 @@ PyUnit builtin_py_unit(std::string_view name) {
 
 std::shared_ptr<const models::Unit> unit_arg(const py::handle& obj, const char* field) {
   if (py::isinstance<PyUnit>(obj)) return obj.cast<const PyUnit&>().unit;
-  if (py::isinstance<py::str>(obj)) return builtin_py_unit(obj.cast<std::string>()).unit;
+  if (py::isinstance<py::str>(obj)) {
+    try {
+      return builtin_py_unit(obj.cast<std::string>()).unit;
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(field) + ": " + e.what());
+    }
+  }
   throw py::type_error(std::string(field) + ": expected a tcsim.Unit or a built-in unit's name (" +
                        models::builtin_unit_names() + "), got " + std::string(py::str(obj.get_type().attr("__name__"))));
 }
@@ -119,9 +125,24 @@ cli::ProgressMode progress_arg(const py::handle& obj, const char* function) {
                        std::string(py::repr(obj)));
 }
 
-nlohmann::json from_python(const py::handle& obj) {
-  const std::string text = py::module_::import("json").attr("dumps")(obj).cast<std::string>();
-  return nlohmann::json::parse(text);
+nlohmann::json from_python(const py::handle& obj, const char* field) {
+  // allow_nan=False: NaN/Infinity are no JSON (the parser would refuse json.dumps' text with
+  // its own words); what json cannot hold is refused here, naming the argument.
+  std::string text;
+  try {
+    text = py::module_::import("json").attr("dumps")(obj, py::arg("allow_nan") = false).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    const bool type = e.matches(PyExc_TypeError);
+    const std::string why = py::str(e.value()).cast<std::string>();
+    if (type) throw py::type_error(std::string(field) + ": not valid JSON: " + why + "; allowed: dict, list, str, int, float, bool, None");
+    throw std::invalid_argument(std::string(field) + ": not valid JSON: " + why + "; allowed: finite numbers");
+  }
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {  // e.g. a number beyond binary64
+    throw std::invalid_argument(std::string(field) + ": not valid JSON (a number beyond binary64?); allowed: the "
+                                "schema's numbers are small integers, e.g. \"fma_size\": 16");
+  }
 }
 
 long long int_arg(const py::handle& obj, const char* field, const char* function, long long lo, long long hi) {
@@ -194,6 +215,7 @@ Operand operand_arg(const py::handle& obj, const char* field, const Format& fmt,
     throw py::type_error(std::string(field) + ": dtype " + name + " is not allowed" + why + "; allowed: " +
                          allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
   }
+  op.patterns_allowed = allow_patterns;
   op.kind = op.type == 'f' ? ElementKind::Values : op.type == 'u' ? ElementKind::Patterns : ElementKind::Integers;
   if (!dt.attr("isnative").cast<bool>())  // the loops read native byte order
     op.array = op.array.attr("astype")(dt.attr("newbyteorder")("="));
@@ -239,7 +261,7 @@ void view_2d(Operand& op, bool last_axis) {
   op.col_stride = last_axis && nd >= 1 ? op.array.strides(nd - 1) : 0;
 }
 
-void throw_bad_element(const Operand& op, const Format& fmt, const char* field, std::size_t flat) {
+void throw_bad_element(const Operand& op, const Format& fmt, Rounding mode, const char* field, std::size_t flat) {
   // Unravel the flat index over the array's shape: field[i, j].
   std::vector<std::size_t> index(op.shape.size());
   std::size_t rest = flat;
@@ -258,6 +280,31 @@ void throw_bad_element(const Operand& op, const Format& fmt, const char* field, 
     name += "]";
   }
   const std::size_t r = op.cols ? flat / op.cols : 0, c = op.cols ? flat % op.cols : 0;
+  if (op.kind != ElementKind::Patterns) {  // a value the format cannot hold: the CLI's refusal
+    double x = 0;
+    std::string text;
+    if (op.kind == ElementKind::Values) {
+      if (op.itemsize == 2) x = models::Decoder(formats::fp16())(load_at<std::uint16_t>(op, r, c));
+      else if (op.itemsize == 4) x = load_at<float>(op, r, c);
+      else x = load_at<double>(op, r, c);
+      text = checks::value_text(x);
+    } else {
+      std::int64_t i = 0;
+      switch (op.itemsize) {
+        case 1: i = load_at<std::int8_t>(op, r, c); break;
+        case 2: i = load_at<std::int16_t>(op, r, c); break;
+        case 4: i = load_at<std::int32_t>(op, r, c); break;
+        default: i = load_at<std::int64_t>(op, r, c); break;
+      }
+      x = static_cast<double>(i);
+      text = std::to_string(i);
+    }
+    const std::uint64_t bits = models::Converter(fmt, mode, false)(x);
+    std::string why = checks::value_refusal(fmt, checks::given_value(x), bits, name, text,
+                                            op.patterns_allowed ? checks::kPythonPatterns : std::string_view());
+    if (why.empty()) why = name + " = " + text + " is out of the range of " + fmt.name;
+    throw std::invalid_argument(why);
+  }
   std::uint64_t bits = 0;
   switch (op.itemsize) {
     case 1: bits = load_at<std::uint8_t>(op, r, c); break;

@@ -71,7 +71,8 @@ py::object to_python(const nlohmann::json& j);
 // False; TypeError naming `function` otherwise. Progress goes to stderr as the CLI's.
 cli::ProgressMode progress_arg(const py::handle& obj, const char* function);
 // Python dict/list/... -> nlohmann::json (through the json module: the user's dict as a file would hold it).
-nlohmann::json from_python(const py::handle& obj);
+// Errors name `field`: TypeError for what json cannot serialize, ValueError for NaN/Inf.
+nlohmann::json from_python(const py::handle& obj, const char* field = "source");
 
 // An integer argument in [lo, hi]; else ValueError in the CLI's words.
 long long int_arg(const py::handle& obj, const char* field, const char* function, long long lo, long long hi);
@@ -98,6 +99,7 @@ struct Operand {
   std::size_t rows = 0, cols = 0;
   py::ssize_t row_stride = 0, col_stride = 0;  // bytes
   const char* data = nullptr;
+  bool patterns_allowed = false;  // the argument also takes bit patterns (for the "allowed" text)
 };
 
 // `obj` as a numpy array with its kind checked against `allowed` (TypeError naming `field`

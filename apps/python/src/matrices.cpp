@@ -1,6 +1,10 @@
 // Matrix and option arguments (matrices.hpp).
 #include "matrices.hpp"
 
+#include <cmath>
+
+#include "value_checks.hpp"
+
 namespace tcsim::python {
 
 MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt, unsigned threads) {
@@ -8,8 +12,12 @@ MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt
   if (op.shape.size() != 2)
     throw std::invalid_argument(std::string(field) + ": expected a 2-D array (a matrix), got shape " +
                                 shape_text(op.shape));
+  if (op.shape[0] == 0 || op.shape[1] == 0)
+    throw std::invalid_argument(std::string(field) + ": expected a matrix with at least one row and one column, got shape " +
+                                shape_text(op.shape));
   view_2d(op, true);
   MatrixArg m;
+  m.from_values = op.kind != ElementKind::Patterns;
   m.rows = op.rows;
   m.cols = op.cols;
   m.values.resize(m.rows * m.cols);
@@ -35,13 +43,29 @@ MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt
   return m;
 }
 
+void check_entries(const MatrixArg& m, const char* field, double largest, const std::string& what) {
+  if (!m.from_values) return;
+  for (std::size_t e = 0; e < m.values.size(); ++e) {
+    const double x = m.values[e];
+    if (std::isfinite(x) && (largest <= 0 || std::fabs(x) <= largest)) continue;
+    const std::string entry = std::string(field) + "[" + std::to_string(e / m.cols) + ", " + std::to_string(e % m.cols) + "]";
+    std::string why = checks::nonfinite_refusal(entry, x);
+    if (why.empty()) why = checks::magnitude_refusal(entry, x, largest, what);
+    throw std::invalid_argument(why);
+  }
+}
+
 std::vector<double> vector_arg(const py::handle& obj, const char* field, std::size_t expected) {
   Operand op = operand_arg(obj, field, formats::fp64(), true, false, false);
   if (op.shape.size() != 1 || static_cast<std::size_t>(op.shape[0]) != expected)
     throw std::invalid_argument(std::string(field) + ": expected a vector of " + std::to_string(expected) +
                                 " values, got shape " + shape_text(op.shape));
   py::array_t<double, py::array::c_style | py::array::forcecast> v(op.array);
-  return std::vector<double>(v.data(), v.data() + v.size());
+  std::vector<double> out(v.data(), v.data() + v.size());
+  for (std::size_t i = 0; i < out.size(); ++i)  // NaN/Inf refused, as matrix entries
+    if (!std::isfinite(out[i]))
+      throw std::invalid_argument(checks::nonfinite_refusal(std::string(field) + "[" + std::to_string(i) + "]", out[i]));
+  return out;
 }
 
 bool bool_arg(const py::handle& obj, const char* field, const char* function) {

@@ -12,12 +12,18 @@ namespace tcsim::python {
 struct MatrixArg {
   std::size_t rows = 0, cols = 0;
   std::vector<double> values;  // row-major
+  bool from_values = false;    // given as float values (not bit patterns)
 };
 
 // `fmt` decodes unsigned patterns; `field` names the argument ("A").
 MatrixArg matrix_arg(const py::handle& obj, const char* field, const Format& fmt, unsigned threads);
 // 1-D vector (b of solve): values only.
 std::vector<double> vector_arg(const py::handle& obj, const char* field, std::size_t expected);
+
+// The CLI's refusals of matrix entries (apps/src/value_checks.hpp), named field[i, j]: a NaN
+// or infinite value, and (largest > 0) a magnitude above `largest` (`what` says where it
+// goes). Bit patterns are the user's exact bits and are not checked.
+void check_entries(const MatrixArg& m, const char* field, double largest = 0, const std::string& what = "");
 
 bool bool_arg(const py::handle& obj, const char* field, const char* function);
 // None -> fallback; else a str (TypeError otherwise).

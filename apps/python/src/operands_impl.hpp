@@ -1,11 +1,13 @@
 // patterns_of (common.hpp): one loop per numpy element type, the conversion chosen once.
 #pragma once
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 
 #include "tcsim/sim/codec.hpp"
+#include "value_checks.hpp"
 #include "tcsim/sim/rounding.hpp"
 
 namespace tcsim::python {
@@ -22,7 +24,21 @@ struct FirstBad {
 
 // Throws ValueError for the element at flat index `flat`: field[i, j, ...] and check_pattern's
 // or the negative value's message.
-[[noreturn]] void throw_bad_element(const Operand& op, const Format& fmt, const char* field, std::size_t flat);
+[[noreturn]] void throw_bad_element(const Operand& op, const Format& fmt, Rounding mode, const char* field,
+                                    std::size_t flat);
+
+// Whether value x (rounded to `bits`) may go into the format: the shared layer's rule
+// (apps/src/value_checks.hpp), with a fast path for the common in-range values.
+struct ValueGate {
+  const Format& fmt;
+  double largest;  // largest finite value of fmt
+  explicit ValueGate(const Format& f)
+      : fmt(f), largest(f == formats::fp64() ? std::numeric_limits<double>::max() : to_double(decode(f, f.max_finite(false)))) {}
+  bool operator()(double x, std::uint64_t bits) const {
+    if (std::fabs(x) <= largest && (x != 0 || fmt.has_zero) && (fmt.is_signed || !(x < 0))) return true;  // in range
+    return checks::value_fits(fmt, checks::given_value(x), bits);
+  }
+};
 
 template <class T>
 inline T load_at(const Operand& op, std::size_t r, std::size_t c) {
@@ -77,9 +93,10 @@ void patterns_of(const Operand& op, const Format& fmt, Rounding mode, const char
     }
   } else if (op.kind == ElementKind::Values) {
     const models::Converter conv(fmt, mode, false);
-    auto value = [&conv](double x, std::uint64_t& bits) {
+    const ValueGate gate(fmt);
+    auto value = [&conv, &gate](double x, std::uint64_t& bits) {
       bits = conv(x);
-      return true;
+      return gate(x, bits);
     };
     switch (op.itemsize) {
       case 2: {
@@ -92,12 +109,13 @@ void patterns_of(const Operand& op, const Format& fmt, Rounding mode, const char
       default: convert_loop<double>(op, threads, bad, value, store); break;
     }
   } else {  // signed integers: exact values, rounded once
-    auto integer = [&fmt, mode](std::int64_t x, std::uint64_t& bits) {
+    const ValueGate gate(fmt);
+    auto integer = [&fmt, &gate, mode](std::int64_t x, std::uint64_t& bits) {
       const bool negative = x < 0;
       const std::uint64_t magnitude = negative ? std::uint64_t{0} - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x);
       const ExactValue v = magnitude == 0 ? ExactValue::zero() : ExactValue::finite(negative, BigInt(magnitude), 0);
       bits = round_bits(v, fmt, mode);
-      return true;
+      return gate(static_cast<double>(x), bits);
     };
     switch (op.itemsize) {
       case 1: convert_loop<std::int8_t>(op, threads, bad, integer, store); break;
@@ -106,7 +124,7 @@ void patterns_of(const Operand& op, const Format& fmt, Rounding mode, const char
       default: convert_loop<std::int64_t>(op, threads, bad, integer, store); break;
     }
   }
-  if (bad.index.load() != std::numeric_limits<std::size_t>::max()) throw_bad_element(op, fmt, field, bad.index.load());
+  if (bad.index.load() != std::numeric_limits<std::size_t>::max()) throw_bad_element(op, fmt, mode, field, bad.index.load());
 }
 
 }  // namespace tcsim::python

@@ -80,5 +80,5 @@ def test_experiment_is_the_clis(tmp_path, cli):
     assert got["all_hold"] and got["checks"] == want["checks"]
     for ext in ("csv", "png", "md"):
         assert (tmp_path / "py" / f"fasi2021-suite.{ext}").is_file()
-    with pytest.raises(ValueError, match=r"^experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1"):
+    with pytest.raises(ValueError, match=r"^id: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1"):
         tcsim.experiment("nosuch")
