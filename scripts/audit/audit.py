@@ -117,7 +117,7 @@ def main():
     print(f"audit: {out_dir}/audit.md, {out_dir}/audit.json")
     failing = [r for r in results if r["class"] in set(args.fail_on.split(","))]
     for r in failing:
-        print(f"audit: {r['class']}: {r['id']}: {r['command']}\n    {r['reason']}")
+        print(f"audit: {r['class']}: {r['id']}: {r['command'][:300]}\n    {r['reason'][:500]}")
     return 1 if failing else 0
 
 

@@ -304,12 +304,12 @@ def generator_cases():
             expect="either" if k in ("cond-huge",) else "refuse", issue_class="huge sizes" if "huge" in k else "wrong values")
     name_case("gemm_problem-dist-unknown", "gemm_problem", "r = tcsim.gemm_problem(4, 4, 4, dist='{V}')", "gauss", "dist")
     for k, args, names in (("m-0", "0, 4, 4", "m"), ("k-neg", "4, 4, -4", "k"), ("huge", "10**7, 10**7, 10**7", ["m", "n", "k"]),
-                           ("m-float", "4.5, 4, 4", "m"), ("ell-neg", "4, 4, 4, dist='lognormal', ell=-1", "ell"),
-                           ("ell-huge", "4, 4, 4, dist='lognormal', ell=10**6", "ell"), ("seed-neg", "4, 4, 4, seed=-1", "seed"),
+                           ("m-float", "4.5, 4, 4", "m"), ("ell-neg", "4, 4, 4, dist='pm10^phi', ell=-1", "ell"),
+                           ("ell-huge", "4, 4, 4, dist='pm10^phi', ell=10**6", "ell"), ("seed-neg", "4, 4, 4, seed=-1", "seed"),
                            ("ell-uniform", "4, 4, 4, dist='uniform01', ell=3", "ell")):
         add(f"gemm_problem-{k}", "gemm_problem", f"r = tcsim.gemm_problem({args})", names=names,
             expect="either" if k == "ell-uniform" else "refuse", issue_class="huge sizes" if k == "huge" else "wrong values")
-    add("gemm_problem-ell-300", "gemm_problem", "r = tcsim.gemm_problem(4, 4, 4, dist='lognormal', ell=300)", expect="either",
+    add("gemm_problem-ell-300", "gemm_problem", "r = tcsim.gemm_problem(4, 4, 4, dist='pm10^phi', ell=300)", expect="either",
         names="ell", issue_class="generated matrices overflowing")
 
 

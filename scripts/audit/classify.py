@@ -10,6 +10,8 @@ refused-late     refused clearly, but only after > LATE_SECONDS (e.g. an output 
                  after the computation)
 refused-valid    a valid input (expect "ok") refused
 accepted-ok      accepted with a justified result (finite where the case asks, its check true)
+accepted-warned  accepted with a warning on stderr although it must be refused (e.g. 1e300
+                 saturated into a format without Inf)
 silent-wrong     accepted although it must be refused, or a result with NaN/Inf/None where the
                  input was valid or invalid, or the case's check of the result false
 crash            a signal, an abort, "terminate called", a Python exception other than the
@@ -22,7 +24,8 @@ import re
 LATE_SECONDS = 4.0
 SILENT_SECONDS = 3.0
 OK_CLASSES = ("refused-clear", "accepted-ok")
-CLASSES = ("refused-clear", "accepted-ok", "refused-unclear", "refused-late", "refused-valid", "silent-wrong",
+CLASSES = ("refused-clear", "accepted-ok", "refused-unclear", "refused-late", "refused-valid", "accepted-warned",
+           "silent-wrong",
            "crash", "hang", "no-progress")
 
 RAW_TEXTS = [
@@ -38,7 +41,7 @@ INTERNAL_CLI = r"\b(split_k|fabsum_block|inner_block|fabsum_combine|check_rows|i
                r"scaled_words|max_iterations|all_word_products)\b|(?<!working )(?<!machine )(?<!binary)\bprecision\b(?=\s*[=:'])|'precision'"
 INTERNAL_PY = r"\b(fabsum_block|inner_block)\b|'precision'|\bprecision\s*[=:]"
 CLI_OPTION = r"(^|[\s'\"(])--[a-z][a-z0-9-]*"
-NONFINITE = re.compile(r"(?<![A-Za-z_])(-?nan|[-+]?inf|[-+]?infinity|null)(?![A-Za-z_])", re.IGNORECASE)
+NONFINITE = re.compile(r"(?<![A-Za-z_(])(-?nan|[-+]?inf|[-+]?infinity|null)(?![A-Za-z_)])", re.IGNORECASE)
 
 
 def _names_ok(case, msg):
@@ -73,6 +76,8 @@ def _message_problems(case, msg, python):
 def _accepted(case, outcome, text_out, nonfinite, nones, check):
     expect = case["expect"]
     if expect == "refuse":
+        if re.search(r"\bwarning\b", outcome["stderr"]):
+            return "accepted-warned", "accepted with a warning only: " + outcome["stderr"].strip().splitlines()[0][:300]
         return "silent-wrong", "accepted: " + case.get("why", "this input must be refused")
     if check is False:
         return "silent-wrong", "the result fails its check: " + case.get("check_what", case.get("check", ""))
