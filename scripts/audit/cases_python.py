@@ -115,8 +115,8 @@ def dot_cases():
                           ("above-max", "1e6", "ok" if fi in ("bf16", "tf32", "fp64") else "refuse")):
             d(f"dot-{fi}-a-{k}", a=f"np.array([{v}, 1, 1, 1])", fi=fi, fo=fo, unit=unit, expect=exp, names="a",
               finite=False, issue_class="out-of-range/NaN/Inf values")
-        d(f"dot-{fi}-c-huge", c="1e300" if fo != "fp64" else "np.float64(1e308) * 10", fi=fi, fo=fo, unit=unit,
-          expect="refuse" if fo != "fp64" else "either", names="c", finite=fo == "fp64")
+        d(f"dot-{fi}-c-huge", c="1e300" if fo != "fp64" else "np.inf", fi=fi, fo=fo, unit=unit,
+          expect="refuse" if fo != "fp64" else "ok", names="c", finite=False)
     for fi in ("e2m3", "e3m2", "e2m1"):
         for k, v in (("nan", "np.nan"), ("inf", "np.inf"), ("huge", "100.0")):
             add(f"dot-{fi}-a-{k}", "dot", f"r = tcsim.dot('b200', np.array([{v}, 1.0]), np.ones(2), None, in_format='{fi}', "
@@ -199,7 +199,7 @@ def matmul_cases():
                         ("fortran", "np.asfortranarray(np.ones((4, 8)))", "np.ones((8, 3))"),
                         ("int", "np.ones((4, 8), dtype=np.int64)", "np.ones((8, 3), dtype=np.int64)"),
                         ("tiny", "np.full((4, 8), 1e-300)", "np.ones((8, 3))"), ("lists", "[[1.0, 2.0]]", "[[1.0], [2.0]]")):
-            m(f"{t}-{k}", A=A, B=B, target=target, expect="either", names=["A", "B"])
+            m(f"{t}-{k}", A=A, B=B, target=target, expect="either", names=["A", "B", "m = 0", "k = 0"])
         for k, extra, names in (("split-k-0", ", split_k=0", "split_k"), ("split-k-neg", ", split_k=-2", "split_k"),
                                 ("split-k-float", ", split_k=2.5", "split_k"), ("split-k-str", ", split_k='2'", "split_k"),
                                 ("fabsum-0", ", fabsum=0", "fabsum"), ("fabsum-neg", ", fabsum=-8", "fabsum"),
@@ -314,25 +314,30 @@ def generator_cases():
 
 
 def misc_cases():
-    name_case("unit-unknown", "unit", "r = tcsim.unit('{V}')", "x100", "name")
+    name_case("unit-unknown", "unit", "r = tcsim.unit('{V}')", "x100", ["name", "unit 'x100'"])
     for k, code, names in (("unit-none", "tcsim.unit(None)", "name"), ("unit-int", "tcsim.unit(100)", "name"),
-                           ("unit-blank", "tcsim.unit('')", "name"),
-                           ("from_json-missing", "tcsim.Unit.from_json(fx + '/nope.json')", "source"),
-                           ("from_json-dir", "tcsim.Unit.from_json(fx + '/adir')", "source"),
-                           ("from_json-int", "tcsim.Unit.from_json(42)", "source"),
+                           ("unit-blank", "tcsim.unit('')", ["name", "unit ''"]),
+                           ("from_json-missing", "tcsim.Unit.from_json(fx + '/nope.json')", ["source", "nope.json"]),
+                           ("from_json-dir", "tcsim.Unit.from_json(fx + '/adir')", ["source", "adir"]),
+                           ("from_json-int", "tcsim.Unit.from_json(42)", ["source", "from_json"]),
                            ("from_json-empty-dict", "tcsim.Unit.from_json({})", ["source", "name"]),
-                           ("from_json-bad-type", "tcsim.Unit.from_json({'name': 'u', 'input_formats': ['fp16'], 'output_formats': ['fp32'], "
-                            "'fma_size': '4', 'fraction_bits': 24, 'carry_bits': 3})", "fma_size"),
-                           ("from_json-nan", "tcsim.Unit.from_json({'name': 'u', 'input_formats': ['fp16'], 'output_formats': ['fp32'], "
-                            "'fma_size': float('nan'), 'fraction_bits': 24, 'carry_bits': 3})", "fma_size"),
+                           ("from_json-bad-type", "tcsim.Unit.from_json(dict(U, datapaths=[dict(U['datapaths'][0], fma_size='4')]))",
+                            "fma_size"),
+                           ("from_json-nan", "tcsim.Unit.from_json(dict(U, datapaths=[dict(U['datapaths'][0], fma_size=float('nan'))]))",
+                            "fma_size"),
+                           ("from_json-neg-fraction", "tcsim.Unit.from_json(dict(U, datapaths=[dict(U['datapaths'][0], fraction_bits=-3)]))",
+                            "fraction_bits"),
+                           ("from_json-bool-carry", "tcsim.Unit.from_json(dict(U, datapaths=[dict(U['datapaths'][0], carry_bits=True)]))",
+                            "carry_bits"),
                            ("from_json-list-of-two", "tcsim.Unit.from_json([{}, {}])", "source"),
                            ("from_json-text", "tcsim.Unit.from_json('{\"name\": ')", "source")):
-        add(k, "unit" if k.startswith("unit") else "Unit.from_json", "r = " + code, names=names,
+        add(k, "unit" if k.startswith("unit") else "Unit.from_json",
+            ("U = tcsim.unit('v100').to_json()\n" if "U[" in code else "") + "r = " + code, names=names,
             issue_class="raw JSON-parser texts / pybind11 texts")
     for name in ("unit_syntax", "unit_null", "unit_nested", "unit_dup_key", "unit_trailing_garbage", "unit_blank",
                  "unit_bool_fma", "unit_nan_value", "unit_type", "unit_empty_array", "unit_fma_huge"):
         add(f"from_json-file-{name}", "Unit.from_json", f"r = tcsim.Unit.from_json(fx + '/{name}.json')",
-            names=["source", name, "fma_size"], issue_class="raw JSON-parser texts")
+            names=["source", name, "fma_size", "unit file"], issue_class="raw JSON-parser texts")
     add("from_json-ok", "Unit.from_json", "r = tcsim.Unit.from_json(fx + '/unit_ok.json').name", expect="ok")
     for k, code, names in (("instructions-bad-in", "tcsim.unit('h100').instructions('fp17', 'fp32')", "in_format"),
                            ("row-missing-pair", "tcsim.unit('v100').row('e4m3', 'fp32')", ["in_format", "e4m3"]),
@@ -343,8 +348,8 @@ def misc_cases():
     add("units-ok", "units", "r = tcsim.units()", expect="ok")
     add("formats-ok", "formats", "r = tcsim.formats()", expect="ok")
     add("experiments-ok", "experiments", "r = tcsim.experiments()", expect="ok")
-    name_case("experiment-unknown", "experiment", "r = tcsim.experiment('{V}', out=tmp)", "nope-fig1", "id")
-    for k, code, names in (("experiment-blank", "tcsim.experiment('', out=tmp)", "id"),
+    name_case("experiment-unknown", "experiment", "r = tcsim.experiment('{V}', out=tmp)", "nope-fig1", ["id", "experiment 'nope-fig1'"])
+    for k, code, names in (("experiment-blank", "tcsim.experiment('', out=tmp)", ["id", "experiment ''"]),
                            ("experiment-none", "tcsim.experiment(None)", "id"),
                            ("experiment-out-missing", "tcsim.experiment('lopez2022-fig3a', out='/nonexistent/x/y')", "out"),
                            ("experiment-out-file", "tcsim.experiment('lopez2022-fig3a', out=fx + '/a.txt')", "out"),

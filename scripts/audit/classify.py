@@ -50,7 +50,7 @@ def _names_ok(case, msg):
         return True
     if isinstance(names, str):
         names = [names]
-    return any(n in msg for n in names)
+    return any(n.replace("{fx}/", "") in msg for n in names)
 
 
 def _message_problems(case, msg, python):
@@ -105,6 +105,8 @@ def classify(case, outcome):
             return "crash", f"the interpreter died (exit {outcome['rc']}): " + outcome["stderr"].strip()[-300:]
         if py["raised"]:
             allowed = case.get("py_exc", ["ValueError", "TypeError"])
+            if not any(t in py["exc_mro"] for t in allowed) and py["exc_type"] == "LuBreakdown":
+                return "refused-unclear", f"LuBreakdown where {'/'.join(allowed)} belongs: {py['exc_msg'][:300]}"
             if not any(t in py["exc_mro"] for t in allowed):
                 if py["exc_type"] in ("OverflowError", "KeyError"):
                     return "refused-unclear", f"{py['exc_type']} (not ValueError/TypeError): {py['exc_msg'][:300]}"
@@ -119,6 +121,8 @@ def classify(case, outcome):
                          py.get("check"))
 
     rc, out, err = outcome["rc"], outcome["stdout"], outcome["stderr"]
+    if rc in case.get("accept_rc", []):
+        rc = 0
     if rc < 0 or rc in (134, 136, 139) or re.search(r"terminate called|Segmentation fault|AddressSanitizer|Aborted", err):
         return "crash", f"exit {rc}: " + err.strip()[-300:]
     if rc == 0:
@@ -134,6 +138,12 @@ def classify(case, outcome):
     if case["expect"] == "ok":
         return "refused-valid", f"exit {rc}: " + err.strip()[:300]
     problems = []
+    # progress lines before the error: the message is the last line, and it came late
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    progress_first = len(lines) > 1 and re.match(r"tcsim [a-z -]+: (error|LU breakdown)", lines[-1]) and \
+        not any(re.match(r"tcsim [a-z -]+: error", ln) for ln in lines[:-1])
+    if progress_first:
+        err = lines[-1]
     if rc not in allowed_rc:
         problems.append(f"exit {rc} (expected {' or '.join(map(str, allowed_rc))})")
     first = err.strip().splitlines()[0] if err.strip() else ""
@@ -144,6 +154,8 @@ def classify(case, outcome):
         problems.append("printed a partial result on stdout (" + out.strip().splitlines()[0][:80] + ")")
     if problems:
         return "refused-unclear", "; ".join(problems) + ": " + err.strip()[:400]
+    if progress_first:
+        return "refused-late", f"refused after computing ({len(lines) - 1} progress lines, {outcome['seconds']:.1f} s): " + err.strip()[:300]
     if outcome["seconds"] > LATE_SECONDS:
         return "refused-late", f"refused after {outcome['seconds']:.1f} s: " + err.strip()[:300]
     return "refused-clear", ""

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 
 
 def _npy(path, dtype_descr, shape, payload, fortran=False):
@@ -22,11 +23,25 @@ def _mtx_array(path, rows, cols, values):
             f.write(f"{v}\n")
 
 
-UNIT = {"name": "u", "input_formats": ["fp16"], "output_formats": ["fp32"], "fma_size": 4, "fraction_bits": 24,
-        "carry_bits": 3, "alignment_rounding": "rz", "final_rounding": {"fp32": "rz"}}
+def _unit(tcsim):
+    """A valid user unit: the V100 as `tcsim units --unit v100 --json` prints it, renamed."""
+    out = subprocess.run([tcsim, "units", "--unit", "v100", "--json"], check=True, capture_output=True, text=True)
+    unit = json.loads(out.stdout)[0]
+    unit["name"] = "u"
+    unit["aliases"] = []
+    for row in unit["datapaths"]:
+        row["name"] = "u"
+    return unit
 
 
-def make(fx, bad_inputs):
+def _row(unit, **changes):
+    u = json.loads(json.dumps(unit))
+    u["datapaths"][0].update(changes)
+    return u
+
+
+def make(fx, bad_inputs, tcsim):
+    UNIT = _unit(tcsim)
     shutil.copytree(bad_inputs, fx)
     os.makedirs(os.path.join(fx, "adir"))
     open(os.path.join(fx, "empty"), "w").close()
@@ -65,17 +80,17 @@ def make(fx, bad_inputs):
         "unit_string.json": '"v100"', "unit_blank.json": "   \n",
         "unit_trailing_garbage.json": json.dumps(UNIT) + " }",
         "unit_bom.json": "\ufeff" + json.dumps(UNIT),
-        "unit_dup_key.json": json.dumps(UNIT)[:-1] + ', "fma_size": 8}',
-        "unit_fma_huge.json": json.dumps(dict(UNIT, fma_size=10**12)),
-        "unit_fraction_float.json": json.dumps(dict(UNIT, fraction_bits=24.0)),
-        "unit_bool_fma.json": json.dumps(dict(UNIT, fma_size=True)),
-        "unit_no_outputs.json": json.dumps(dict(UNIT, output_formats=[])),
+        "unit_dup_key.json": json.dumps(UNIT)[:-1] + ', "name": "w"}',
+        "unit_fma_huge.json": json.dumps(_row(UNIT, fma_size=10**12)),
+        "unit_fraction_float.json": json.dumps(_row(UNIT, fraction_bits=23.0)),
+        "unit_bool_fma.json": json.dumps(_row(UNIT, fma_size=True)),
+        "unit_no_outputs.json": json.dumps(_row(UNIT, output_formats=[])),
         "unit_unicode_name.json": json.dumps(dict(UNIT, name="ünït ✓")),
         "unit_blank_name.json": json.dumps(dict(UNIT, name="  ")),
         "unit_nested.json": "[" * 100000 + "]" * 100000,
         "unit_deep_ok_list.json": json.dumps([UNIT]),
         "unit_two_units.json": json.dumps([UNIT, dict(UNIT, name="w")]),
-        "unit_nan_value.json": json.dumps(UNIT)[:-1] + ', "nan_pattern": NaN}',
+        "unit_nan_value.json": json.dumps(UNIT).replace('"fma_size": 4', '"fma_size": NaN'),
     }.items():
         with open(os.path.join(fx, name), "w", encoding="utf-8") as f:
             f.write(text)

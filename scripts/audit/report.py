@@ -47,3 +47,28 @@ def markdown(results, seconds):
                          f"{_cell(r['reason'])} |")
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def findings(results, title):
+    """The cases that are not OK grouped by the component that should fix them, then by class."""
+    bad = [r for r in results if r["class"] not in OK_CLASSES]
+    lines = [f"# {title}", "", f"{len(results)} cases; {len(bad)} not OK. Counts by class:", "",
+             "| class | cases |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in counts(results).items()]
+    lines += ["", "Not OK, by component and class:", "", "| component | " + " | ".join(
+        k for k in CLASSES if k not in OK_CLASSES) + " |", "|---|" + "---|" * (len(CLASSES) - len(OK_CLASSES))]
+    comps = sorted({r["component"] for r in bad})
+    for comp in comps:
+        c = collections.Counter(r["class"] for r in bad if r["component"] == comp)
+        lines.append(f"| {comp} | " + " | ".join(str(c[k] or "") for k in CLASSES if k not in OK_CLASSES) + " |")
+    for comp in comps:
+        lines += ["", f"## {comp}"]
+        for k in CLASSES:
+            rs = sorted((r for r in bad if r["component"] == comp and r["class"] == k), key=lambda r: r["id"])
+            if not rs:
+                continue
+            lines += ["", f"### {k} ({len(rs)})", ""]
+            for r in rs:
+                lines.append(f"- `{r['id']}`: `{_cell(r['command'], 240)}` (exit {r['exit']}, {r['seconds']} s): "
+                             f"{_cell(r['reason'], 400)}")
+    return "\n".join(lines) + "\n"
