@@ -76,6 +76,8 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="every third case, without the long runs (the ctest: about a third of the time)")
     ap.add_argument("--python", default=None, help="the interpreter for Python cases (default: the one running this)")
+    ap.add_argument("--fresh-interpreters", action="store_true",
+                    help="one Python interpreter per case (slower; default: one per job, restarted after a crash or hang)")
     ap.add_argument("--summarize", metavar="JSON", help="no run: write the findings (not-OK cases by component and "
                     "class) of an earlier run's audit.json to --findings")
     ap.add_argument("--findings", metavar="MD", help="with --summarize: the Markdown file to write")
@@ -110,7 +112,8 @@ def main():
         fx = os.path.join(scratch, "fx")
         fixtures.make(fx, os.path.join(os.path.dirname(os.path.dirname(HERE)), "apps", "tests", "bad_inputs"), tcsim)
         env = {"tcsim": tcsim, "fx": fx, "scratch": scratch, "python": args.python or sys.executable,
-               "pythonpath": os.path.join(build, "apps", "python"), "worker": os.path.join(HERE, "py_case.py")}
+               "pythonpath": os.path.join(build, "apps", "python"), "worker": os.path.join(HERE, "py_case.py"),
+               "serve": not args.fresh_interpreters}
         start = time.time()
         results = []
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

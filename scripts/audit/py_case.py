@@ -44,8 +44,8 @@ def scan(x, path, nonfinite, nones, depth=0):
         scan(x.values, path + ".values", nonfinite, nones, depth + 1)
 
 
-def main():
-    with open(sys.argv[1]) as f:
+def run_spec(spec_file):
+    with open(spec_file) as f:
         spec = json.load(f)
     out = {"raised": False}
     import numpy as np
@@ -74,5 +74,30 @@ def main():
         json.dump(out, f)
 
 
+def serve():
+    """Runs one case per line of stdin (a spec file), answering "done" on the original stdout;
+    the cases' own output goes to /dev/null (one interpreter for many cases: numpy and tcsim
+    are imported once)."""
+    import io
+    import os
+    proto = os.fdopen(os.dup(1), "w")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    for line in sys.stdin:
+        spec_file = line.strip()
+        if not spec_file:
+            continue
+        with open(spec_file) as f:
+            os.chdir(json.load(f)["tmp"])
+        sys.stdout = io.StringIO()
+        run_spec(spec_file)
+        sys.stdout = sys.__stdout__
+        proto.write("done\n")
+        proto.flush()
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--serve":
+        serve()
+    else:
+        run_spec(sys.argv[1])

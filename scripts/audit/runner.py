@@ -8,6 +8,8 @@ and optionally stdin (text fed to the command), timeout (seconds, default 20).
 """
 import json
 import resource
+import select
+import threading
 import os
 import re
 import shlex
@@ -42,6 +44,48 @@ def describe(case):
     return "python: " + case["py"].replace("\n", "; ")
 
 
+_local = threading.local()
+
+
+def _worker(env):
+    w = getattr(_local, "worker", None)
+    if w is None or w.poll() is not None:
+        proc_env = dict(os.environ, PYTHONPATH=env["pythonpath"], TCSIM=env["tcsim"])
+        err = open(os.path.join(env["scratch"], f"worker-{threading.get_ident()}.err"), "w+")
+        w = subprocess.Popen([env["python"], env["worker"], "--serve"], env=proc_env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True, preexec_fn=_limit)
+        w.err = err
+        _local.worker = w
+    return w
+
+
+def _run_served(spec_file, timeout, env):
+    """A Python case on this thread's long-lived interpreter; (timed_out, died, stderr tail)."""
+    w = _worker(env)
+    start_err = w.err.tell()
+    w.stdin.write(spec_file + "\n")
+    w.stdin.flush()
+    ready, _, _ = select.select([w.stdout], [], [], timeout)
+    if ready and w.stdout.readline().strip() == "done":
+        return False, False, ""
+    timed_out = not ready
+    if not timed_out:
+        try:
+            w.wait(timeout=2)  # it ended by itself: keep its exit status
+        except subprocess.TimeoutExpired:
+            pass
+    rc = w.poll()
+    try:
+        os.killpg(w.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    w.wait()
+    w.err.seek(start_err)
+    tail = w.err.read()[-2000:]
+    _local.worker = None
+    return timed_out, rc if rc is not None else -9, tail
+
+
 def run(case, env, py_override=None):
     """{"rc", "stdout", "stderr", "seconds", "timed_out", "py"}; py: the Python case's result record."""
     tmp = case_dir(case, env)
@@ -66,6 +110,15 @@ def run(case, env, py_override=None):
         with open(spec_file, "w") as f:
             json.dump(spec, f)
         cmd = [env["python"], env["worker"], spec_file]
+        if env.get("serve"):
+            start = time.time()
+            timed_out, died, tail = _run_served(spec_file, timeout, env)
+            py = None
+            if not timed_out and not died and os.path.exists(result_file):
+                with open(result_file) as f:
+                    py = json.load(f)
+            return {"rc": died if died else 0, "stdout": "", "stderr": tail, "seconds": time.time() - start,
+                    "timed_out": timed_out, "py": py, "tmp": tmp}
     stdin = case.get("stdin")
     start = time.time()
     p = subprocess.Popen(cmd, cwd=tmp, env=proc_env, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
