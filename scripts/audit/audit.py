@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -105,6 +106,11 @@ def main():
     tcsim = os.path.join(build, "apps", "tcsim")
     if not os.access(tcsim, os.X_OK):
         raise SystemExit(f"audit: no tcsim at {tcsim}; give --build")
+    probe = subprocess.run([args.python or sys.executable, "-c", "import numpy, tcsim"], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.join(build, "apps", "python")))
+    if probe.returncode != 0:
+        raise SystemExit("audit: the Python package of this build does not import (is it being rebuilt?): " +
+                         probe.stderr.strip().splitlines()[-1])
     out_dir = os.path.abspath(args.out or os.path.join(build, "audit"))
     os.makedirs(out_dir, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="tcsim-audit-")

@@ -409,6 +409,17 @@ def output_cases():
         add(f"{cmd.replace(' ', '-')}-stdout-dev-full", sh="$TCSIM " + " ".join(base) + " > /dev/full",
             target=cmd.split("-")[0] if cmd.endswith("-text") else cmd, rc=[1, 2], component="outputs",
             issue_class="unchecked last write of --json to /dev/full", timeout=60)
+    add("gemm-write-d-proc", GEMM + ["--write-d", "/proc/version"], names="--write-d", component="outputs", rc=[1, 2])
+    add("gemm-write-d-stdout", GEMM + ["--write-d", "-"], expect="ok", component="outputs", check="'0x' in out or len(out) > 0")
+    add("explore-out-dir-proc", EXPLORE + ["--out-dir", "/proc/tcsim-audit"], component="outputs", names="--out-dir")
+    add("experiment-out-proc", ["experiment", "lopez2022-fig3a", "--quick", "--out", "/proc/tcsim-audit"],
+        names="--out", component="outputs", issue_class="output folders checked only after computing", timeout=60)
+    add("units-evidence-no-unit", ["units", "--evidence"], expect="either", names=["--evidence", "--unit"])
+    add("units-unit-alias", ["units", "--unit", "hopper"], expect="ok")
+    add("units-unit-upper", ["units", "--unit", "H100"], expect="either", names=["--unit", "'H100'"])
+    add("report-json", ["report", "--json"], expect="ok", finite=False, check="js is not None",
+        check_what="--json must print one valid JSON object", timeout=60, quiet_ok=True)
+    add("report-json-twice", ["report", "--json", "--json"], names="--json")
     add("units-stdout-closed", sh="$TCSIM units --json >&-", target="units", rc=[1, 2], component="outputs")
     add("units-stdout-pipe-head", sh="$TCSIM units --json | head -c 10 > /dev/null; exit ${PIPESTATUS[0]}",
         target="units", expect="ok", accept_rc=[141], component="outputs", finite=False)

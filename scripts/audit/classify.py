@@ -23,6 +23,7 @@ import re
 
 LATE_SECONDS = 4.0
 SILENT_SECONDS = 3.0
+PROBE_SECONDS = 5.0  # a rerun with a listed value: refused within this time, or accepted
 OK_CLASSES = ("refused-clear", "accepted-ok")
 CLASSES = ("refused-clear", "accepted-ok", "refused-unclear", "refused-late", "refused-valid", "accepted-warned",
            "silent-wrong",
@@ -214,7 +215,9 @@ def probe_allowed(case, outcome, env):
         if python:
             if "py_template" not in case:
                 return None
-            o = runner.run(dict(case, id=case["id"] + "~" + v), env, py_override=case["py_template"].replace("{V}", v))
+            # a listed value is accepted when it is not refused at once (a run that goes on is accepted)
+            o = runner.run(dict(case, id=case["id"] + "~" + v, timeout=PROBE_SECONDS), env,
+                           py_override=case["py_template"].replace("{V}", v))
             py = o["py"]
             if py and py["raised"] and f"'{v}'" in py["exc_msg"] and ("not" in py["exc_msg"] or "unknown" in py["exc_msg"]):
                 refused.append(f"{v} ({py['exc_msg'].splitlines()[0][:150]})")
@@ -223,7 +226,7 @@ def probe_allowed(case, outcome, env):
                 return None
             argv = list(case["argv"])
             argv[case["probe_at"]] = v
-            o = runner.run(dict(case, argv=argv, id=case["id"] + "~" + v), env)
+            o = runner.run(dict(case, argv=argv, id=case["id"] + "~" + v, timeout=PROBE_SECONDS), env)
             if o["rc"] == 2 and f"'{v}'" in o["stderr"] and not o["timed_out"]:
                 refused.append(f"{v} ({o['stderr'].strip().splitlines()[0][:150]})")
     if refused:
