@@ -45,6 +45,7 @@ def _normal(text):
     """Output without timings and rates (they differ between two runs of the same input)."""
     text = re.sub(r'"[a-z_]*(second|time|rate|per_s)[a-z_]*":\s*[-0-9.e+]+,?', "", text)
     text = re.sub(r"\d+\.\d*(e[-+]?\d+)?|\d+e[-+]?\d+", "#", text)
+    text = re.sub(r"\d+ runs\b", "# runs", text)  # bench dot repeats until --seconds pass
     return [ln for ln in text.splitlines()
             if not re.search(r"second|elapsed|/s\b|time|ratio|GFLOP|MAC|cases/s", ln, re.IGNORECASE)]
 

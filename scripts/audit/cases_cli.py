@@ -125,7 +125,7 @@ def name_option_cases():
     """Options taking a name: a wrong name must list what is allowed, and each listed value works."""
     items = [
         ("dot", "unit", "x100"), ("dot", "in", "fp17"), ("dot", "out", "fp15"), ("dot", "instruction", "foo"),
-        ("gemm", "unit", "H 100"), ("gemm", "in", "FP16x"), ("gemm", "out", "half"), ("gemm", "variant", "tc64"),
+        ("gemm", "unit", "H 100"), ("gemm", "in", "FP16x"), ("gemm", "out", "fp15"), ("gemm", "variant", "tc64"),
         ("gemm", "dist", "gauss"), ("gemm", "input-rounding", "nearest"), ("gemm", "word-order", "random"),
         ("gemm", "scaling", "maybe"), ("gemm", "subnormals", "yes"), ("gemm", "fabsum-combine", "fp8"),
         ("gemm", "instruction", "mma.bogus"),
@@ -260,7 +260,7 @@ def conflict_cases():
     add("experiment-case", ["experiment", "LOPEZ2022-FIG3A", "--quick", "--out", "{tmp}/o"], expect="either",
         names="LOPEZ2022-FIG3A", timeout=60)
     add("experiment-prefix", ["experiment", "lopez2022", "--quick", "--out", "{tmp}/o"], names="lopez2022")
-    add("experiment-out-missing-parent", ["experiment", "lopez2022-fig3a", "--quick", "--out", "/nonexistent/x/y"],
+    add("experiment-out-missing-parent", ["experiment", "lopez2022-fig3a", "--quick", "--out", "{fx}/a.txt/x/y"],
         names="--out", component="outputs", issue_class="output folders checked only after computing", timeout=60)
     add("experiment-out-is-file", ["experiment", "lopez2022-fig3a", "--quick", "--out", "{fx}/a.txt"],
         names="--out", component="outputs", issue_class="output folders checked only after computing", timeout=60)
@@ -321,7 +321,7 @@ def explore_cases():
         issue_class="explore with monotonicity skipped reporting 'monotonic'")
     add("explore-no-vary", ["explore", "--base", "v100", "--workload", "gemm:k=64,m=4,n=4", "--monotonicity-budget", "100"],
         component="explore", expect="either", names="--vary")
-    add("explore-out-dir-missing", EXPLORE + ["--out-dir", "/nonexistent/q"], component="outputs", names="--out-dir",
+    add("explore-out-dir-missing", EXPLORE + ["--out-dir", "{fx}/a.txt/q"], component="outputs", names="--out-dir",
         issue_class="output folders checked only after computing")
     add("explore-out-dir-file", EXPLORE + ["--out-dir", "{fx}/a.txt"], component="outputs", names="--out-dir",
         issue_class="output folders checked only after computing")
@@ -392,14 +392,14 @@ def file_cases():
 def output_cases():
     add("gemm-write-d-dev-full", GEMM + ["--write-d", "/dev/full"], names="--write-d", component="outputs", rc=[1, 2],
         issue_class="unchecked last write to /dev/full")
-    add("gemm-write-d-missing-dir", GEMM + ["--write-d", "/nonexistent/D.txt"], names="--write-d", component="outputs",
+    add("gemm-write-d-missing-dir", GEMM + ["--write-d", "{fx}/nodir/D.txt"], names="--write-d", component="outputs",
         rc=[1, 2], issue_class="output folders checked only after computing")
     add("gemm-write-d-dir", GEMM + ["--write-d", "{fx}/adir"], names="--write-d", component="outputs", rc=[1, 2])
     add("gemm-write-d-blank", GEMM + ["--write-d", ""], names="--write-d", component="outputs")
     add("gemm-write-d-ok", GEMM + ["--write-d", "{tmp}/D.txt"], expect="ok", component="outputs",
         check="exists('D.txt') and len(read('D.txt')) > 0")
     add("gemm-write-d-late", ["gemm", "--unit", "h100", "--in", "fp16", "--m", "16", "--n", "16", "--k", "65536",
-                              "--write-d", "/nonexistent/D.txt"], names="--write-d", component="outputs", rc=[1, 2],
+                              "--write-d", "{fx}/nodir/D.txt"], names="--write-d", component="outputs", rc=[1, 2],
         issue_class="output folders checked only after computing", timeout=60)
     for cmd, base in (("units", ["units", "--json"]), ("dot", DOT + ["--json"]), ("gemm", GEMM + ["--json"]),
                       ("lu", LU + ["--json"]), ("experiment", ["experiment", "--list"]),

@@ -351,7 +351,7 @@ def misc_cases():
     name_case("experiment-unknown", "experiment", "r = tcsim.experiment('{V}', out=tmp)", "nope-fig1", ["id", "experiment 'nope-fig1'"])
     for k, code, names in (("experiment-blank", "tcsim.experiment('', out=tmp)", ["id", "experiment ''"]),
                            ("experiment-none", "tcsim.experiment(None)", "id"),
-                           ("experiment-out-missing", "tcsim.experiment('lopez2022-fig3a', out='/nonexistent/x/y')", "out"),
+                           ("experiment-out-missing", "tcsim.experiment('lopez2022-fig3a', out=fx + '/a.txt/x/y')", "out"),
                            ("experiment-out-file", "tcsim.experiment('lopez2022-fig3a', out=fx + '/a.txt')", "out"),
                            ("experiment-threads-neg", "tcsim.experiment('lopez2022-fig3a', out=tmp, threads=-1)", "threads"),
                            ("experiment-seed-neg", "tcsim.experiment('lopez2022-fig3a', out=tmp, seed=-1)", "seed"),
