@@ -64,7 +64,16 @@ def run_one(case, env):
             "issue_class": case.get("issue_class", ""), "expect": case["expect"],
             "what": case.get("what", ""), "command": runner.describe(case), "class": cls, "reason": reason,
             "exit": outcome["rc"], "seconds": round(outcome["seconds"], 2),
-            "stdout": outcome["stdout"][:2000], "stderr": outcome["stderr"][:2000]}
+            "stdout": (outcome["stdout"] or _py_text(outcome["py"]))[:2000], "stderr": outcome["stderr"][:2000]}
+
+
+def _py_text(py):
+    """A Python case's outcome as text: the exception, or the result's repr and where it is not finite."""
+    if not py:
+        return ""
+    if py["raised"]:
+        return f"{py['exc_type']}: {py['exc_msg']}"
+    return py.get("summary", "") + "".join("\nnon-finite: " + x for x in py.get("nonfinite", []))
 
 
 def main():
@@ -83,6 +92,8 @@ def main():
     ap.add_argument("--summarize", metavar="JSON", help="no run: write the findings (not-OK cases by component and "
                     "class) of an earlier run's audit.json to --findings")
     ap.add_argument("--findings", metavar="MD", help="with --summarize: the Markdown file to write")
+    ap.add_argument("--merge-into", metavar="JSON", help="with --only: replace these cases' results in an earlier "
+                    "run's audit.json (after a fix to the harness) and rewrite its audit.md")
     args = ap.parse_args()
     if args.summarize:
         with open(args.summarize) as f:
@@ -133,6 +144,12 @@ def main():
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+    if args.merge_into:
+        with open(args.merge_into) as f:
+            old = json.load(f)
+        fresh = {r["id"]: r for r in results}
+        merged = [fresh.pop(r["id"], r) for r in old["cases"]] + list(fresh.values())
+        results, elapsed, out_dir = merged, old["seconds"], os.path.dirname(os.path.abspath(args.merge_into))
     with open(os.path.join(out_dir, "audit.json"), "w") as f:
         json.dump({"build": build, "seconds": round(elapsed, 1), "cases": results}, f, indent=1)
     md = report.markdown(results, elapsed)

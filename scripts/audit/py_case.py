@@ -15,7 +15,11 @@ def scan(x, path, nonfinite, nones, depth=0):
         if any(w in path.lower() for w in ("error", "bound", "residual")):
             nones.append(path)
         return
-    if isinstance(x, (bool, int, str, bytes)):
+    if isinstance(x, str):
+        if x.strip().lower() in ("inf", "-inf", "+inf", "nan", "-nan", "infinity", "-infinity"):
+            nonfinite.append(f"{path} = {x!r} (a string)")
+        return
+    if isinstance(x, (bool, int, bytes)):
         return
     if isinstance(x, float):
         if not math.isfinite(x):
