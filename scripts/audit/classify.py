@@ -129,7 +129,7 @@ def classify(case, outcome):
     if rc == 0:
         nonfinite = []
         if case.get("finite", True):
-            nonfinite = [m.group(0) for m in NONFINITE.finditer(out)][:3]
+            nonfinite = nonfinite_in_output(out)
         check = None
         if case.get("check"):
             check = eval_cli_check(case, outcome)
@@ -160,6 +160,44 @@ def classify(case, outcome):
     if outcome["seconds"] > LATE_SECONDS:
         return "refused-late", f"refused after {outcome['seconds']:.1f} s: " + err.strip()[:300]
     return "refused-clear", ""
+
+
+def _json_nonfinite(x, path, found):
+    """NaN/Inf numbers, "inf"/"nan" strings, and nulls under error/bound keys (a null elsewhere,
+    e.g. "events": {"nan": null}, means none)."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            _json_nonfinite(v, f"{path}.{k}", found)
+    elif isinstance(x, list):
+        for i, v in enumerate(x[:1000]):
+            _json_nonfinite(v, f"{path}[{i}]", found)
+    elif isinstance(x, float) and x != x or x in (float("inf"), float("-inf")):
+        found.append(f"{path} = {x}")
+    elif isinstance(x, str) and x.strip().lower() in ("inf", "-inf", "+inf", "nan", "-nan", "infinity", "-infinity"):
+        found.append(f"{path} = {x!r}")
+    elif x is None and any(w in path.rsplit(".", 1)[-1].lower() for w in ("error", "bound", "residual")):
+        found.append(f"{path} = null")
+
+
+def nonfinite_in_output(out):
+    """Where stdout holds a non-finite result: JSON values when stdout is JSON (one object, or
+    one per line), else the words nan/inf/null in the text (not "(inf)", a norm's name)."""
+    import json
+    docs = []
+    try:
+        docs = [json.loads(out)]
+    except ValueError:
+        lines = [ln for ln in out.splitlines() if ln.strip()]
+        try:
+            docs = [json.loads(ln) for ln in lines] if lines and all(ln.lstrip()[:1] in "{[" for ln in lines) else []
+        except ValueError:
+            docs = []
+    if docs:
+        found = []
+        for d in docs:
+            _json_nonfinite(d, "", found)
+        return found[:3]
+    return [m.group(0) for m in NONFINITE.finditer(out)][:3]
 
 
 def eval_cli_check(case, outcome):

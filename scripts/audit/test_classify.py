@@ -49,6 +49,9 @@ def test_cli_classes():
     assert cls(ok, cli(0, "", out='{"componentwise_error":null}')) == "silent-wrong"
     assert cls(ok, cli(0, "", out="error inf")) == "silent-wrong"
     assert cls(ok, cli(0, "", out="normwise (inf) = 1e-5")) == "accepted-ok"  # the norm's name
+    assert cls(ok, cli(0, "", out='{"events":{"nan":null},"backward_error":0.0}')) == "accepted-ok"
+    assert cls(ok, cli(0, "", out='{"backward_error":"inf"}')) == "silent-wrong"
+    assert cls(ok, cli(0, "", out='{"x":NaN}')) == "silent-wrong"
     assert cls(ok, cli(0, "", out="x", seconds=5.0)) == "no-progress"
     assert cls(ok, cli(0, "progress\n", out="x", seconds=5.0)) == "accepted-ok"
     assert cls(ok, cli(2, "tcsim gemm: error: no\n")) == "refused-valid"
