@@ -47,6 +47,8 @@ std::string schema_string(AccumulationOrder o) {
   return "?";
 }
 std::string schema_string(CPlacement c) { return c == CPlacement::Aligned ? "aligned" : "late"; }
+std::string schema_string(OverflowMode m) { return to_string(m); }
+std::string schema_string(ZeroSign z) { return to_string(z); }
 std::string schema_string(KSplit k) { return k == KSplit::Consecutive ? "consecutive" : "pairs-mod4"; }
 std::string schema_string(CEntry c) { return c == CEntry::Accumulator ? "accumulator" : "final-add"; }
 
@@ -97,7 +99,8 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   const Rounding* r = find_by_format(row.final_rounding, out);
   if (!r) throw std::invalid_argument("final_rounding: no entry for output format '" + out.name + "'");
   c.final_rounding = *r;
-  c.overflow = OverflowMode::Ieee;
+  c.overflow = row.overflow;
+  c.zero_sign = row.zero_sign;
   c.subnormal_inputs = row.subnormal_inputs;
   c.subnormal_outputs = row.subnormal_outputs;
   if (narrow) return c;  // NaN: the narrow format's canonical NaN, re-encoded by the Unit
