@@ -142,8 +142,10 @@ TEST_CASE("corners: the unit JSON reads and writes overflow and zero_sign") {
   CHECK(parse_unit_json(j) == builtin_unit("a100").spec());
   auto bad = j;
   bad["datapaths"][0]["overflow"] = "clip";
-  CHECK_THROWS_WITH(parse_unit_json(bad), Contains("overflow: 'clip' is not allowed; allowed: ieee, inf, saturate, nan"));
+  CHECK_THROWS_WITH(parse_unit_json(bad),
+                    "<json>: datapaths[0]: key 'overflow': 'clip' is not allowed; allowed: ieee, inf, saturate, nan");
   bad = j;
   bad["datapaths"][0]["zero_sign"] = "negative";
-  CHECK_THROWS_WITH(parse_unit_json(bad), Contains("zero_sign: 'negative' is not allowed; allowed: ieee, positive"));
+  CHECK_THROWS_WITH(parse_unit_json(bad),
+                    "<json>: datapaths[0]: key 'zero_sign': 'negative' is not allowed; allowed: ieee, positive");
 }
