@@ -207,6 +207,7 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
       r.narrow.push_back(narrow_format(row, o));
       r.nan_out.push_back(nan_pattern_of(row, o));
     }
+    r.overflow = row.overflow;
     for (const auto& o : r.outs) {
       auto it = row.final_rounding.find(o.name);
       if (it == row.final_rounding.end())

@@ -149,3 +149,36 @@ TEST_CASE("corners: the unit JSON reads and writes overflow and zero_sign") {
   CHECK_THROWS_WITH(parse_unit_json(bad),
                     "<json>: datapaths[0]: key 'zero_sign': 'negative' is not allowed; allowed: ieee, positive");
 }
+
+TEST_CASE("corners: batch paths follow a row's corner rules (fp64 FMA chain, final-add)") {
+  // An fp64 row with zero_sign positive must not take std::fma's path (IEEE's -0).
+  UnitSpec spec = builtin_unit("a100").spec();
+  spec.name = "a100-corners";
+  DatapathSpec f64 = spec.datapaths[3];
+  REQUIRE(f64.input_formats == std::vector<std::string>{"fp64"});
+  f64.zero_sign = ZeroSign::Positive;
+  spec.datapaths = {f64};
+  const Unit u(spec);
+  const Format& d64 = formats::fp64();
+  CHECK(u.batch_path(d64, d64) != "fma-chain");
+  const std::vector<std::uint64_t> a(8, d64.zero(true)), b(8, bits(d64, 1.0)), c(2, d64.zero(true));
+  std::vector<std::uint64_t> d(2, 1);
+  u.dot_batch(d64, d64, 2, 4, a.data(), b.data(), c.data(), d.data());
+  CHECK(d == std::vector<std::uint64_t>{0, 0});
+  // A final-add row rounding c's addition toward zero: overflow inf gives Inf there too.
+  UnitSpec h = builtin_unit("h100").spec();
+  h.name = "h100-final-add-rz";
+  DatapathSpec fa;
+  for (const auto& r : h.datapaths)
+    if (r.c_entry == CEntry::FinalAdd) fa = r;
+  fa.final_add_rounding = {{"fp32", Rounding::TowardZero}, {"fp16", Rounding::TowardZero}};
+  h.datapaths = {fa};
+  const Format& e5 = formats::e5m2();
+  const Format& h16 = formats::fp16();
+  // Block: 4 * 8 = 32 (exact in binary16); then 65504 + 32 = 2^16 under RZ: Inf with inf.
+  const std::vector<std::uint64_t> x = bits(e5, {4.0}), y = bits(e5, {8.0});
+  CHECK(Unit(h).dot(e5, h16, x, y, bits(h16, 65504.0)) == 0x7c00u);
+  fa.overflow = OverflowMode::Ieee;
+  h.datapaths = {fa};
+  CHECK(Unit(h).dot(e5, h16, x, y, bits(h16, 65504.0)) == 0x7bffu);
+}
