@@ -51,7 +51,7 @@ TEST_CASE("corners: binary32 overflow is Inf under RZ on bf16 and tf32 rows (X25
   }
 }
 
-TEST_CASE("corners: an overflow Inf is carried into the next block; Inf - Inf is the row's NaN") {
+TEST_CASE("corners: an overflow Inf is carried into the next block, and Inf - Inf is the row NaN") {
   const Format& bf = formats::bf16();
   // a100 bf16: k = 8. Block 1: 1*1; block 2 overflows; block 3 subtracts 2^128: the Inf stays
   // (a saturating block 2 would give 0x7f7fffff - 2^128 = a negative finite value).
@@ -75,7 +75,7 @@ TEST_CASE("corners: an overflow Inf is carried into the next block; Inf - Inf is
   CHECK(dot32("h100", bf, {-INFINITY}, {1.0}, INFINITY) == 0x7fffffffu);
 }
 
-TEST_CASE("corners: every term -0 gives +0 on the NVIDIA rows; fp64 keeps IEEE's -0") {
+TEST_CASE("corners: every term -0 gives +0 on the NVIDIA rows, fp64 keeps the IEEE -0") {
   for (const auto& spec : builtin_unit_specs()) {
     const Unit& u = builtin_unit(spec.name);
     for (const auto& row : spec.datapaths) {
