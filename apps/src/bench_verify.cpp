@@ -146,6 +146,9 @@ models::UnitSpec random_user_spec(Rng& r) {
   if (r.below(4) == 0) row.min_exponent[out_name] = out.emin - r.range(0, 40);
   row.subnormal_inputs = r.below(6) != 0;
   row.subnormal_outputs = r.below(6) != 0;
+  // The NVIDIA corner rules (issue 22): Inf on overflow whatever the mode, +0 for exact zeros.
+  if (r.below(3) == 0) row.overflow = OverflowMode::Infinity;
+  if (r.below(3) == 0) row.zero_sign = ZeroSign::Positive;
   if (out.fraction_bits > 2 && r.below(8) == 0) row.result_fraction_bits[out_name] = r.range(1, out.fraction_bits - 1);
   models::UnitSpec spec;
   spec.name = "verify-user";

@@ -15,6 +15,7 @@
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/sim/format.hpp"
 #include "tcsim/validation/probe.hpp"
+#include "tcsim/validation/probe_corners.hpp"
 
 namespace tcsim::cli {
 
@@ -32,6 +33,8 @@ int cmd_probe(const Args& args) {
   p.option("seed", "seed of the probe's random searches (default 0x5eed004)", "n");
   p.flag("json", "print the report as JSON (an object; an array when probing every pair)");
   p.flag("no-fasi2021", "skip the fasi2021 test vectors");
+  p.flag("corners", "report only the NVIDIA corner rules (overflow under RZ, sign of an all -0 sum, binary16 "
+                    "alignment floor) and the inputs that decide them");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
@@ -59,6 +62,13 @@ int cmd_probe(const Args& args) {
     if (!instruction.empty() || a.has("in")) (void)unit->datapath(*in, *out, instruction);  // clear error
     const validation::BlackBox box = selected.owned ? validation::blackbox_from_unit(selected.owned, *in, *out, instruction)
                                            : validation::blackbox_from_unit(*unit, *in, *out, instruction);
+    if (a.has("corners")) {
+      const auto found = validation::probe_corners(box);
+      if (a.has("json")) arr.push_back(validation::corners_to_json(box, found));
+      else std::printf("%s%s", first ? "" : "\n", validation::corners_to_text(box.name, found).c_str());
+      first = false;
+      continue;
+    }
     const validation::ProbeReport r =
         a.has("no-fasi2021") ? validation::probe(box, opt) : validation::probe_with_fasi2021(box, opt);
     if (a.has("json")) {

@@ -47,6 +47,9 @@ void print_unit(const models::Unit& unit, bool evidence) {
                  return b;
                }() +
                (r.block_scale->group_size ? ", groups of " + std::to_string(r.block_scale->group_size) : "");
+    // The corner rules (docs/units/README.md "Corner cases"), where not IEEE's.
+    if (r.overflow != OverflowMode::Ieee) extra += ", overflow " + models::schema_string(r.overflow);
+    if (r.zero_sign != ZeroSign::Ieee) extra += ", zero_sign " + models::schema_string(r.zero_sign);
     std::printf("  %-17s %s -> %s: k=%d F=%d carry=%d %s %s%s, rounding %s%s%s\n",
                 r.instruction.empty() ? "(any)" : r.instruction.c_str(), join(r.input_formats, ",").c_str(),
                 join(r.output_formats, ",").c_str(), r.fma_size, r.fraction_bits, r.carry_bits,

@@ -114,3 +114,17 @@ tcsim_check(NAME "probe: h100 e4m3 -> fp16 (mma.sync, the only row) in text"
   STDOUT "c is added last \\(c entry final-add\\)" "fraction bits F +25\n +\\[blocks, c = \\+0\\]"
          "fma size k +16\n" "final rounding +rne\n" "c entry +final-add\n" "c added with +rne\n"
          "instruction blocks +2 blocks of 16 \\(pairs-mod4\\)\n" "block chain +rounded\n" "not observed\n +zero signs")
+
+# --corners: the NVIDIA corner rules of issue 22 (docs/units/README.md "Corner cases").
+tcsim_check(NAME "probe --corners: h100 bf16 -> fp32 overflows to Inf under RZ, all -0 gives +0"
+  ARGS probe --corners --unit h100 --in bf16 --out fp32
+  EXIT 0
+  STDOUT "overflow: inf\n +2\\^127 \\+ 2\\^127 -> 0x7f800000; largest finite \\+ half its ulp -> 0x7f7fffff"
+         "zero_sign: positive\n +128 products -0 \\* 1 and c = -0 -> 0x00000000"
+         "binary16_floor: unknown"
+  STDERR "^$")
+tcsim_check(NAME "probe --corners --json: the wgmma binary16 floor and its decider"
+  ARGS probe --corners --unit h100 --in fp16 --out fp16 --instruction wgmma --json
+  EXIT 0
+  STDOUT "\"value\": \"lsb 2\\^-46\"" "\"d\": \"0x0002\""
+  STDERR "^$")

@@ -192,6 +192,7 @@ std::uint64_t scaled_block_fma(const AdderConfig& cfg, int group_size, const For
   if (any_nan || (pos_inf && neg_inf)) return nan;
   if (pos_inf || neg_inf) return round_to_format(ExactValue::infinity(neg_inf), out, ro).bits;
   const auto zero_result = [&](bool all_neg) {
+    if (cfg.zero_sign == ZeroSign::Positive) return out.zero(false);
     return out.zero(all_neg || cfg.final_rounding == Rounding::Down);
   };
   if (terms.empty()) return zero_result(all_zero_negative);

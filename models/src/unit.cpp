@@ -47,6 +47,8 @@ std::string schema_string(AccumulationOrder o) {
   return "?";
 }
 std::string schema_string(CPlacement c) { return c == CPlacement::Aligned ? "aligned" : "late"; }
+std::string schema_string(OverflowMode m) { return to_string(m); }
+std::string schema_string(ZeroSign z) { return to_string(z); }
 std::string schema_string(KSplit k) { return k == KSplit::Consecutive ? "consecutive" : "pairs-mod4"; }
 std::string schema_string(CEntry c) { return c == CEntry::Accumulator ? "accumulator" : "final-add"; }
 
@@ -97,7 +99,8 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   const Rounding* r = find_by_format(row.final_rounding, out);
   if (!r) throw std::invalid_argument("final_rounding: no entry for output format '" + out.name + "'");
   c.final_rounding = *r;
-  c.overflow = OverflowMode::Ieee;
+  c.overflow = row.overflow;
+  c.zero_sign = row.zero_sign;
   c.subnormal_inputs = row.subnormal_inputs;
   c.subnormal_outputs = row.subnormal_outputs;
   if (narrow) return c;  // NaN: the narrow format's canonical NaN, re-encoded by the Unit
@@ -204,6 +207,7 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
       r.narrow.push_back(narrow_format(row, o));
       r.nan_out.push_back(nan_pattern_of(row, o));
     }
+    r.overflow = row.overflow;
     for (const auto& o : r.outs) {
       auto it = row.final_rounding.find(o.name);
       if (it == row.final_rounding.end())

@@ -67,7 +67,8 @@ void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uin
 }
 
 // d + c as one IEEE addition in `out` (CEntry::FinalAdd): exact sum, one rounding.
-std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan) {
+std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan,
+                       OverflowMode overflow) {
   const ExactValue x = decode(out, d), y = decode(out, c);
   ExactValue s = exact_add(x, y);
   if (s.is_nan()) return nan;
@@ -76,7 +77,7 @@ std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Roun
     s = ExactValue::zero(mode == Rounding::Down);
   RoundingOptions o;
   o.mode = mode;
-  o.overflow = OverflowMode::Ieee;
+  o.overflow = overflow;
   return round_to_format(s, out, o).bits;
 }
 
@@ -129,7 +130,7 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
     const std::size_t len = std::min(group, K - pos);
     const auto x = a.subspan(pos, len), y = b.subspan(pos, len);
     if (row.c_entry == CEntry::Accumulator) c = instruction_blocks(x, y, c);
-    else c = ieee_add(out, instruction_blocks(x, y, out.zero(false)), c, add_mode, r.nan_out[o]);
+    else c = ieee_add(out, instruction_blocks(x, y, out.zero(false)), c, add_mode, r.nan_out[o], r.overflow);
     pos += len;
   } while (pos < K);
   return c;
@@ -178,7 +179,7 @@ void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std:
       pos += len;
     } while (pos < end);
     if (row.c_entry == CEntry::FinalAdd)
-      for (std::size_t e = 0; e < m; ++e) acc[e] = ieee_add(out, blk[e], acc[e], add_mode, r.nan_out[o]);
+      for (std::size_t e = 0; e < m; ++e) acc[e] = ieee_add(out, blk[e], acc[e], add_mode, r.nan_out[o], r.overflow);
     start = end;
   } while (start < KK);
   std::copy(acc.begin(), acc.end(), d);

@@ -229,7 +229,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
           for (std::size_t rr = 0; rr < rows; ++rr)
             for (std::size_t j = 0; j < valid; ++j) {
               const std::size_t e = rr * w + j;
-              acc.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o]);
+              acc.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
             }
           kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(),
                               acc.eref.data());
@@ -277,7 +277,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
         pos += len;
       } while (pos < end);
       if (final_add) {
-        for (std::size_t j = 0; j < w; ++j) acc[j] = detail::ieee_add(out, blk[j], acc[j], add_mode, r.nan_out[o]);
+        for (std::size_t j = 0; j < w; ++j) acc[j] = detail::ieee_add(out, blk[j], acc[j], add_mode, r.nan_out[o], r.overflow);
         kernel->decode(BlockKernel::Role::C, w, acc.data(), acc_v.data(), acc_e.data());
       }
       start = end;

@@ -26,8 +26,10 @@ inline std::string pair_text(const Format& in, const Format& out) { return in.na
 // i mod 4 in {0,1} first, then {2,3}, padded with +0 products to `group` (unit_dot.cpp).
 void split_pairs_mod4(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b, std::size_t group,
                       std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb);
-// d + c as one IEEE addition in `out` with `mode` (CEntry::FinalAdd); NaN gives `nan`.
-std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan);
+// d + c as one IEEE addition in `out` with `mode` (CEntry::FinalAdd); NaN gives `nan`; an
+// overflow follows the row's `overflow` (OverflowMode::Infinity: Inf even under RZ).
+std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Rounding mode, std::uint64_t nan,
+                       OverflowMode overflow = OverflowMode::Ieee);
 
 
 // Rows whose block FMAs are IEEE binary64 FMAs in index order (the fp64 rows: per-step
@@ -40,6 +42,8 @@ inline bool is_fma_chain(const AdderConfig& cfg, const DatapathSpec& row) {
          cfg.normalization == Normalization::PerStep && cfg.order == AccumulationOrder::Sequential &&
          cfg.c_placement == CPlacement::Aligned && cfg.final_rounding == Rounding::NearestEven && cfg.sticky_bit &&
          cfg.fraction_bits >= 2 * 53 + 3 && cfg.subnormal_inputs && cfg.subnormal_outputs && !cfg.min_exponent &&
+         cfg.zero_sign == ZeroSign::Ieee &&  // std::fma's zeros; overflow under RNE is Inf either way
+         (cfg.overflow == OverflowMode::Ieee || cfg.overflow == OverflowMode::Infinity) &&
          row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive;
 }
 
@@ -73,6 +77,7 @@ struct Unit::Impl {
     std::vector<bool> fma_chains;  // per pair: detail::is_fma_chain (dot_batch and gemm use fma_chain)
     std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
     std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
+    OverflowMode overflow = OverflowMode::Ieee;   // the row's, for the final-add addition
     std::vector<Format> scale_formats;
     std::size_t out_index(const Format& out) const {
       return static_cast<std::size_t>(std::find(outs.begin(), outs.end(), out) - outs.begin());

@@ -24,7 +24,7 @@ const std::vector<std::string> kRequired = {
 const std::vector<std::string> kOptional = {"min_exponent", "instruction", "architecture", "aliases",
                                             "evidence",     "shapes",      "nan_pattern",  "block_scale",
                                             "result_fraction_bits", "late_products_rounding", "k_split", "c_entry",
-                                            "final_add_rounding", "batch_paths",
+                                            "final_add_rounding", "overflow", "zero_sign", "batch_paths",
                                             "planar_paths"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
@@ -127,6 +127,12 @@ const std::vector<std::pair<std::string, AccumulationOrder>> kOrderWords = {
     {"pairwise", AccumulationOrder::Pairwise}};
 const std::vector<std::pair<std::string, CPlacement>> kCWords = {{"aligned", CPlacement::Aligned},
                                                                  {"late", CPlacement::Late}};
+const std::vector<std::pair<std::string, OverflowMode>> kOverflowWords = {{"ieee", OverflowMode::Ieee},
+                                                                         {"inf", OverflowMode::Infinity},
+                                                                         {"saturate", OverflowMode::Saturate},
+                                                                         {"nan", OverflowMode::ToNaN}};
+const std::vector<std::pair<std::string, ZeroSign>> kZeroSignWords = {{"ieee", ZeroSign::Ieee},
+                                                                     {"positive", ZeroSign::Positive}};
 const std::vector<std::pair<std::string, KSplit>> kSplitWords = {{"consecutive", KSplit::Consecutive},
                                                                  {"pairs-mod4", KSplit::PairsMod4}};
 const std::vector<std::pair<std::string, CEntry>> kEntryWords = {{"accumulator", CEntry::Accumulator},
@@ -254,6 +260,8 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
   }
   if (j.contains("k_split")) r.k_split = vocab(ctx, j["k_split"], "k_split", kSplitWords);
   if (j.contains("c_entry")) r.c_entry = vocab(ctx, j["c_entry"], "c_entry", kEntryWords);
+  if (j.contains("overflow")) r.overflow = vocab(ctx, j["overflow"], "overflow", kOverflowWords);
+  if (j.contains("zero_sign")) r.zero_sign = vocab(ctx, j["zero_sign"], "zero_sign", kZeroSignWords);
   if (j.contains("late_products_rounding") && !j["late_products_rounding"].is_null())
     r.late_products_rounding = vocab(ctx, j["late_products_rounding"], "late_products_rounding", kFinalWords);
   if (j.contains("result_fraction_bits")) {
@@ -509,6 +517,8 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   }
   j["subnormal_inputs"] = r.subnormal_inputs;
   j["subnormal_outputs"] = r.subnormal_outputs;
+  j["overflow"] = schema_string(r.overflow);
+  j["zero_sign"] = schema_string(r.zero_sign);
   if (!r.nan_pattern.empty()) {
     json np = json::object();
     for (const auto& [k, v] : r.nan_pattern) {

@@ -36,6 +36,15 @@ std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::
   return a;
 }
 
+// The corner rules of every fused NVIDIA row (X25 = MMA-Sim's tests, commit 21090c1,
+// tests/nv/behavior_test_utils.py: test_f32_output_rounding, test_f16_output_rounding).
+const std::string kCorners =
+    " Corners: overflow inf (binary32 output overflows to Inf under RZ: X25's hardware behaviour "
+    "tests assert Inf for 2^127*1 + 2^127*1 in bf16 and tf32 on Ampere, Ada, Hopper; its random-bit "
+    "tests on A100/H100/B200 agree; reachable only with bf16/tf32 inputs or an Inf); zero_sign "
+    "positive (X25's tests assert 'minus zero -> +0.0' on Volta to Hopper; Blackwell by X25's model, "
+    "not by a hardware assertion).";
+
 // A deferred-normalization (fused) row.
 DatapathSpec fused(std::string instruction, std::vector<std::string> ins,
                    std::vector<std::string> outs, int k, int F, std::optional<int> min_fp32,
@@ -64,8 +73,12 @@ DatapathSpec fused(std::string instruction, std::vector<std::string> ins,
       r.nan_pattern[o] = 0x7fffu;
     }
   }
+  // The NVIDIA corner rules (docs/units/README.md "Corner cases"): overflow gives Inf
+  // even under RZ, and an exact zero is +0 even when every term is -0.
+  r.overflow = OverflowMode::Infinity;
+  r.zero_sign = ZeroSign::Positive;
   r.shapes = std::move(shapes);
-  r.evidence = std::move(evidence);
+  r.evidence = std::move(evidence) + kCorners;
   return r;
 }
 
@@ -117,6 +130,34 @@ const std::string kCarry =
     " carry_bits = ceil(log2(4k+2))-1 (never wraps; fasi2021 3.1.4 shows >= 3 on V100).";
 const std::string kMin132 = " min_exponent -132 (fp32) / -20 (fp16): KM25 min_exp_limit, Ampere/Ada.";
 const std::string kMin133 = " min_exponent -133 (fp32) / -21 (fp16): KM25 min_exp_limit, Hopper/Blackwell.";
+// The binary16-output alignment floor of the wgmma/tcgen05 fp16 rows: KM25's value is kept,
+// X25's restated tables give one less; no hardware assertion decides (docs/units/README.md).
+const std::string kFloorOpen =
+    " Binary16 floor OPEN: min_exponent fp16 -21 is KM25's min_exp_limit (validated on mma data, "
+    "none on this instruction); X25's restated tables give -22 (row instruction '%s.x25-floor'). "
+    "A zero-c case of tiny products decides it (tcsim probe; validation/cuda mode corners).";
+
+// The X25 alternative of a row's binary16 floor: fp16 -> fp16 only, selected by name.
+DatapathSpec x25_floor_row(const DatapathSpec& base, const std::string& instruction, int floor) {
+  DatapathSpec r = base;
+  r.instruction = instruction + ".x25-floor";
+  r.output_formats = {"fp16"};
+  r.final_rounding = {{"fp16", base.final_rounding.at("fp16")}};
+  r.min_exponent = {{"fp16", floor}};
+  r.nan_pattern = {{"fp16", base.nan_pattern.at("fp16")}};
+  r.shapes.clear();
+  r.evidence = "X25's restated binary16 alignment floor (" + std::to_string(floor) + ") for " + instruction +
+               ", as an alternative to the '" + instruction + "' row's KM25 value; evidence open "
+               "(docs/units/README.md). Otherwise the '" + instruction + "' row.";
+  return r;
+}
+
+std::string floor_open(const std::string& instruction) {
+  std::string s = kFloorOpen;
+  s.replace(s.find("%s"), 2, instruction);
+  return s;
+}
+
 const std::string kRounding = " Truncated alignment, one final normalization, RZ to fp32 / RNE to fp16 (units.md s1).";
 
 std::vector<UnitSpec> make_table() {
@@ -201,9 +242,14 @@ std::vector<UnitSpec> make_table() {
     UnitSpec u{"h100", "hopper", {"hopper", "h200"}, {}};
     u.datapaths.push_back(fused(
         "", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21,
-        cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16", "wgmma.m64nNk16"}),
+        cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
         "units.md s2 Hopper fp16: k=16, F=25 (KM25, X25)." + kRounding + kMin133 + kCarry +
             " Data: shared/data/gpu/H100/fp16 (K=16)."));
+    u.datapaths.push_back(fused(
+        "wgmma", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21, {"wgmma.m64nNk16"},
+        "units.md s2 Hopper fp16 through wgmma: the mma.sync fp16 datapath (k=16, F=25: X25's "
+        "wgmma tests, KM25)." + kRounding + kMin133 + kCarry + floor_open("wgmma")));
+    u.datapaths.push_back(x25_floor_row(u.datapaths.back(), "wgmma", -22));
     u.datapaths.push_back(fused(
         "", {"bf16"}, {"fp32"}, 16, 25, -133, std::nullopt,
         cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16", "wgmma.m64nNk16"}),
@@ -247,9 +293,14 @@ std::vector<UnitSpec> make_table() {
                                            "tcgen05.m256nN16k16"};
     u.datapaths.push_back(fused(
         "", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21,
-        cat(cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}), tc16),
+        cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
         "units.md s2 Blackwell fp16: k=16, F=25 (KM25 validated on B200, X25 tcgen05)." + kRounding +
             kMin133 + kCarry));
+    u.datapaths.push_back(fused(
+        "tcgen05", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21, tc16,
+        "units.md s2 Blackwell fp16 through tcgen05.mma kind::f16: k=16, F=25 (X25 tcgen05)." + kRounding +
+            kMin133 + kCarry + floor_open("tcgen05")));
+    u.datapaths.push_back(x25_floor_row(u.datapaths.back(), "tcgen05", -22));
     u.datapaths.push_back(fused(
         "", {"bf16"}, {"fp32"}, 16, 25, -133, std::nullopt,
         cat(cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16"}), tc16),

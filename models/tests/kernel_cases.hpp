@@ -2,7 +2,10 @@
 // test_kernel_differential.cpp): one element of K products and its c, drawn from kinds that
 // each aim at a path of the kernels: common exponent windows, specials, huge values (carry
 // overflow), subnormals, exact cancellation, ties at the final rounding, and products at the
-// bottom of the range (the min-exponent clamp).
+// bottom of the range (the min-exponent clamp); and the NVIDIA corner classes (issue 22):
+// overflow of the output near its largest value (also in a middle block of a chain), zero
+// terms of both signs (every term -0), and zero c with a few tiny products (the binary16
+// alignment floor).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +19,7 @@ namespace tcsim::reftest {
 // with zeros, subnormals and specials; c of any kind.
 inline void fill_element(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
                   std::uint64_t& c) {
-  const int kind = static_cast<int>(r.below(8));
+  const int kind = static_cast<int>(r.below(11));
   const int center = r.range(lowest_lead(in), in.emax), width = 1 + static_cast<int>(r.below(20));
   for (std::size_t t = 0; t < K; ++t) {
     switch (kind) {
@@ -50,6 +53,44 @@ inline void fill_element(const Format& in, const Format& out, Rng& r, std::uint6
       a[1] = value_with_lead(in, r, lowest_lead(in) + static_cast<int>(r.below(3)));
       b[1] = value_with_lead(in, r, lowest_lead(in) + static_cast<int>(r.below(3)));
     }
+    return;
+  }
+  if (kind == 8) {
+    // Overflow: c and products near the output's largest value, random signs; half the
+    // products small, so a chain of blocks may overflow in any block.
+    const int top = std::min(in.emax, out.emax);
+    for (std::size_t t = 0; t < K; ++t) {
+      if (r.below(2)) {
+        a[t] = value_with_lead(in, r, top - static_cast<int>(r.below(2)));
+        b[t] = value_with_lead(in, r, out.emax - top + static_cast<int>(r.below(2)));
+      } else {
+        a[t] = random_finite(in, r);
+        b[t] = r.below(4) ? value_with_lead(in, r, 0) : random_special(in, r);
+      }
+    }
+    c = r.below(4) ? value_with_lead(out, r, out.emax - static_cast<int>(r.below(2))) : random_finite(out, r);
+    return;
+  }
+  if (kind == 9) {
+    // Zero terms only: products with a zero factor and a zero c, signs random or all -0.
+    const bool all_negative = r.below(2);
+    for (std::size_t t = 0; t < K; ++t) {
+      a[t] = all_negative ? in.zero(true) : zero_pattern(in, r);
+      b[t] = r.below(2) ? value_with_lead(in, r, r.range(lowest_lead(in), in.emax)) : zero_pattern(in, r);
+      if (all_negative) b[t] &= ~in.sign_mask();  // -0 * positive = -0
+    }
+    c = all_negative ? out.zero(true) : zero_pattern(out, r);
+    return;
+  }
+  if (kind == 10) {
+    // Zero c and a few tiny products among zeros: E below the min-exponent clamp, results
+    // decided by the floor (and by ties of binary16's subnormal grid).
+    for (std::size_t t = 0; t < K; ++t) {
+      const bool tiny = r.below(3) == 0;
+      a[t] = tiny ? random_subnormal_or_tiny(in, r) : zero_pattern(in, r);
+      b[t] = tiny ? value_with_lead(in, r, r.range(lowest_lead(in), 0)) : random_finite(in, r);
+    }
+    c = zero_pattern(out, r);
     return;
   }
   if (kind == 7) {

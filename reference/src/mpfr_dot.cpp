@@ -384,6 +384,9 @@ std::uint64_t overflow_bits(const Format& out, bool negative, Rounding mode, Ove
   switch (resolve(ovf, out)) {
     case OverflowMode::Saturate: return out.max_finite(negative);
     case OverflowMode::ToNaN: return out.has_nan() ? out.canonical_nan() : out.max_finite(negative);
+    case OverflowMode::Infinity:
+      if (out.infinities) return out.infinity(negative);
+      return out.has_nan() ? out.canonical_nan() : out.max_finite(negative);
     default: break;
   }
   if (rounds_toward_zero(mode, negative)) return out.max_finite(negative);

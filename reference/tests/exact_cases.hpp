@@ -27,10 +27,11 @@ enum CaseClass {
   kNearTie,       // the same plus a tiny product: just above/below the tie
   kSpecial,       // NaN, Inf, zeros mixed in
   kHuge,          // near the top of the ranges: overflow of the output
+  kZeros,         // every term zero, half the time every term -0 (the sign of an exact zero)
   kClasses
 };
 inline const char* class_name(int c) {
-  static const char* n[] = {"wide", "narrow", "pairs", "c-cancels", "subnormal", "tie", "near-tie", "special", "huge"};
+  static const char* n[] = {"wide", "narrow", "pairs", "c-cancels", "subnormal", "tie", "near-tie", "special", "huge", "zeros"};
   return n[c];
 }
 
@@ -104,6 +105,15 @@ class Generator {
         fill([&] { return r.below(4) == 0 ? random_finite(in_, r) : random_huge(in_, r); });
         cs.c = r.below(2) == 0 ? random_huge(out_, r) : c_random();
         break;
+      case kZeros: {
+        const bool all_negative = r.below(2) == 0;
+        fill([&] { return all_negative ? in_.zero(true) : zero_pattern(in_, r); });
+        if (all_negative)  // -0 * (+0 or a positive value): every product -0
+          for (int j = 0; j < cs.k; ++j)
+            cs.b[j] = r.below(2) ? value_with_lead(in_, r, center) & ~in_.sign_mask() : in_.zero(false);
+        cs.c = all_negative ? out_.zero(true) : zero_pattern(out_, r);
+        break;
+      }
     }
   }
 

@@ -254,7 +254,9 @@ std::uint64_t nan_bits(const AdderConfig& cfg) {
 // A zero sum: IEEE's sign rule (-0 only when every term is -0, or under RD).
 // An exact zero sum (IEEE 754 6.3): zeros of one sign keep it; otherwise (zeros of both
 // signs, or nonzero terms that cancel) +0, except -0 when rounding toward -inf.
+// ZeroSign::Positive: +0 whatever the terms and the mode.
 std::uint64_t zero_result(const AdderConfig& cfg, bool all_negative, bool all_positive = false) {
+  if (cfg.zero_sign == ZeroSign::Positive) return cfg.out_format.zero(false);
   const bool neg = all_negative || (!all_positive && cfg.final_rounding == Rounding::Down);
   return cfg.out_format.zero(neg);
 }
@@ -481,7 +483,7 @@ std::uint64_t per_step(const AdderConfig& cfg, const Gathered& g, std::uint64_t 
   if (acc.nan) return nan_bits(cfg);
   if (acc.inf)
     return round_to_format(ExactValue::infinity(acc.negative), cfg.out_format, final_options(cfg, random)).bits;
-  if (acc.zero) return cfg.out_format.zero(acc.negative);  // IEEE signs, step by step
+  if (acc.zero) return cfg.out_format.zero(acc.negative && cfg.zero_sign == ZeroSign::Ieee);  // IEEE signs, step by step
   return round_out(cfg, acc.value.negative, acc.value.sig, acc.value.q, random);
 }
 

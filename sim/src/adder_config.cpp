@@ -99,6 +99,8 @@ std::string AdderConfig::describe() const {
   if (min_exponent) s << " min_exponent=" << *min_exponent;
   if (!subnormal_inputs) s << " ftz-in";
   if (!subnormal_outputs) s << " ftz-out";
+  if (overflow != OverflowMode::Ieee) s << " overflow=" << to_string(overflow);
+  if (zero_sign != ZeroSign::Ieee) s << " zero_sign=" << to_string(zero_sign);
   return s.str();
 }
 
@@ -128,6 +130,7 @@ std::string to_string(AccumulationOrder o) {
 }
 std::string to_string(CPlacement c) { return c == CPlacement::Aligned ? "aligned" : "late"; }
 std::string to_string(ProductExponent p) { return p == ProductExponent::Unnormalized ? "unnormalized" : "normalized"; }
+std::string to_string(ZeroSign z) { return z == ZeroSign::Ieee ? "ieee" : "positive"; }
 
 Normalization parse_normalization(std::string_view s, std::string_view field) {
   static constexpr std::pair<const char*, Normalization> t[] = {{"deferred", Normalization::Deferred},
@@ -149,6 +152,11 @@ CPlacement parse_c_placement(std::string_view s, std::string_view field) {
 ProductExponent parse_product_exponent(std::string_view s, std::string_view field) {
   static constexpr std::pair<const char*, ProductExponent> t[] = {
       {"unnormalized", ProductExponent::Unnormalized}, {"normalized", ProductExponent::Normalized}};
+  return parse_enum(s, field, t);
+}
+
+ZeroSign parse_zero_sign(std::string_view s, std::string_view field) {
+  static constexpr std::pair<const char*, ZeroSign> t[] = {{"ieee", ZeroSign::Ieee}, {"positive", ZeroSign::Positive}};
   return parse_enum(s, field, t);
 }
 

@@ -278,6 +278,7 @@ struct BlockKernel::Impl {
 
   // zero_result() of adder.cpp.
   std::uint64_t zero(bool all_negative, bool all_positive) const {
+    if (cfg.zero_sign == ZeroSign::Positive) return cfg.out_format.zero(false);
     return cfg.out_format.zero(all_negative || (!all_positive && cfg.final_rounding == Rounding::Down));
   }
 

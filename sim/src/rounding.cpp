@@ -101,6 +101,10 @@ std::uint64_t resolve_overflow(const Format& fmt, const RoundingOptions& opt, bo
       if (fmt.has_nan()) return fmt.canonical_nan();
       if (fmt.infinities) return fmt.infinity(negative);
       return fmt.max_finite(negative);
+    case OverflowMode::Infinity:
+      if (fmt.infinities) return fmt.infinity(negative);
+      if (fmt.has_nan()) return fmt.canonical_nan();
+      return fmt.max_finite(negative);
     default:
       if (rounds_toward_zero(opt.mode, negative)) return fmt.max_finite(negative);
       if (fmt.infinities) return fmt.infinity(negative);
@@ -264,6 +268,7 @@ std::string to_string(OverflowMode m) {
     case OverflowMode::Ieee: return "ieee";
     case OverflowMode::Saturate: return "saturate";
     case OverflowMode::ToNaN: return "nan";
+    case OverflowMode::Infinity: return "inf";
   }
   return "?";
 }
@@ -274,8 +279,9 @@ OverflowMode parse_overflow(std::string_view s, std::string_view field) {
   if (k == "ieee") return OverflowMode::Ieee;
   if (k == "saturate" || k == "sat") return OverflowMode::Saturate;
   if (k == "nan") return OverflowMode::ToNaN;
+  if (k == "inf") return OverflowMode::Infinity;
   throw std::invalid_argument("unknown " + std::string(field) + " '" + std::string(s) +
-                              "'; allowed: default, ieee, saturate, nan");
+                              "'; allowed: default, ieee, saturate, nan, inf");
 }
 
 }  // namespace tcsim

@@ -43,6 +43,8 @@ inline std::uint64_t ref_overflow(const Format& f, Rounding mode, OverflowMode o
                            (mode == Rounding::Down && !neg) || (mode == Rounding::Up && neg);
   if (ovf == OverflowMode::Saturate) return f.max_finite(neg);
   if (ovf == OverflowMode::ToNaN) return f.has_nan() ? f.canonical_nan() : f.max_finite(neg);
+  if (ovf == OverflowMode::Infinity)
+    return f.infinities ? f.infinity(neg) : f.has_nan() ? f.canonical_nan() : f.max_finite(neg);
   if (toward_zero) return f.max_finite(neg);
   if (f.infinities) return f.infinity(neg);
   if (f.has_nan()) return f.canonical_nan();

@@ -315,3 +315,39 @@ TEST_CASE("late c with the products' sum first rounded into the output format", 
   cfg.c_placement = CPlacement::Aligned;
   CHECK_THROWS_WITH(FixedPointAdder(cfg), Catch::Contains("late_products_rounding") && Catch::Contains("late"));
 }
+
+TEST_CASE("overflow inf and zero_sign positive: the NVIDIA corner rules", "[adder]") {
+  // Overflow: RZ gives the largest finite value under ieee, Inf under inf (both signs).
+  AdderConfig h = base(f16(), f16(), 23);
+  const auto big = vals(f16(), {"256", "256"});
+  const auto neg = vals(f16(), {"-256", "-256"});
+  h.overflow = OverflowMode::Infinity;
+  CHECK(bits_to_hex(f16(), FixedPointAdder(h).dot(big, big, 0)) == hex(f16(), "inf"));
+  CHECK(bits_to_hex(f16(), FixedPointAdder(h).dot(neg, big, 0)) == hex(f16(), "-inf"));
+  // Below the overflow threshold RZ still truncates: 65504 + 16 stays 65504.
+  CHECK(bits_to_hex(f16(), FixedPointAdder(h).dot(vals(f16(), {"1"}), vals(f16(), {"16"}),
+                                                 parse_literal("65504", f16()))) == hex(f16(), "65504"));
+  CHECK(h.describe().find(" overflow=inf") != std::string::npos);
+  CHECK(parse_overflow("inf") == OverflowMode::Infinity);
+  // Zero sign: every term -0 gives +0 under positive, also under RD.
+  AdderConfig z = base(f16(), f32(), 23);
+  z.zero_sign = ZeroSign::Positive;
+  auto d = [&](const AdderConfig& cfg, std::initializer_list<const char*> a, const char* c) {
+    std::vector<const char*> ones(a.size(), "1");
+    std::vector<std::uint64_t> b;
+    for (const char* o : ones) b.push_back(parse_literal(o, f16()));
+    return bits_to_hex(f32(), FixedPointAdder(cfg).dot(vals(f16(), a), b, parse_literal(c, f32())));
+  };
+  CHECK(d(z, {"-0", "-0"}, "-0") == "0x00000000");
+  z.final_rounding = Rounding::Down;
+  CHECK(d(z, {"1", "-1"}, "-0") == "0x00000000");
+  z.normalization = Normalization::PerStep;
+  CHECK(d(z, {"-0", "-0"}, "-0") == "0x00000000");
+  // A nonzero sum that rounds to zero keeps its sign: -2^-24 * 2^-24 into binary16 under RZ is -0.
+  z = base(f16(), f16(), 23);
+  z.zero_sign = ZeroSign::Positive;
+  CHECK(bits_to_hex(f16(), FixedPointAdder(z).dot(vals(f16(), {"-0x1p-24"}), vals(f16(), {"0x1p-24"}), 0)) ==
+        "0x8000");
+  CHECK(parse_zero_sign("positive") == ZeroSign::Positive);
+  CHECK_THROWS_WITH(parse_zero_sign("minus"), Catch::Matchers::Contains("allowed"));
+}

@@ -32,6 +32,8 @@ AdderConfig row(const Format& in, const Format& out, int F, int carry, Rounding 
   c.carry_bits = carry;
   c.final_rounding = final_rounding;
   c.min_exponent = min_exponent;
+  c.overflow = OverflowMode::Infinity;  // the NVIDIA corner rules (models/src/unit_table.cpp)
+  c.zero_sign = ZeroSign::Positive;
   return c;
 }
 
@@ -74,6 +76,14 @@ void make_case(const AdderConfig& cfg, std::size_t k, Rng& r, std::vector<std::u
         b[t] = random_finite(fb, r);
         break;
     }
+  }
+  if (r.below(8) == 0) {  // every term -0: the sign of an exact zero (zero_sign)
+    for (std::size_t t = 0; t < k; ++t) {
+      a[t] = fa.zero(true);
+      b[t] = r.below(2) ? value_with_lead(fb, r, cb) & ~fb.sign_mask() : fb.zero(false);
+    }
+    c = fc.zero(true);
+    return;
   }
   // Exact cancellation: negate the second half's copy of the first half.
   if (kind == 0 && k >= 2 && r.below(3) == 0)
@@ -201,6 +211,8 @@ TEST_CASE("block kernel equals the reference adder on random configurations", "[
     cfg.subnormal_inputs = r.below(4) != 0;
     cfg.subnormal_outputs = r.below(4) != 0;
     if (r.below(2)) cfg.min_exponent = r.range(-140, 10);
+    cfg.overflow = r.below(2) ? OverflowMode::Infinity : OverflowMode::Ieee;
+    cfg.zero_sign = r.below(2) ? ZeroSign::Positive : ZeroSign::Ieee;
     const std::size_t k = 1 + r.below(64);
     if (block_kernel_unsupported(cfg, k)) {
       ++refused;

@@ -138,7 +138,8 @@ TEST_CASE("formats: parse_format names and aliases", "[formats]") {
   CHECK(parse_rounding("RN") == Rounding::NearestEven);
   CHECK(error_of([] { parse_rounding("up", "final_rounding"); }) ==
         "unknown final_rounding 'up'; allowed: rne, rn, rz, ru, rd, ro, sr");
-  for (auto m : {OverflowMode::FormatDefault, OverflowMode::Ieee, OverflowMode::Saturate, OverflowMode::ToNaN})
+  for (auto m : {OverflowMode::FormatDefault, OverflowMode::Ieee, OverflowMode::Saturate, OverflowMode::ToNaN,
+                 OverflowMode::Infinity})
     CHECK(parse_overflow(to_string(m)) == m);
   CHECK(error_of([] { parse_overflow("clip"); }).find("unknown overflow 'clip'; allowed:") == 0);
 }

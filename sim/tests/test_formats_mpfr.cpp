@@ -19,7 +19,7 @@ namespace {
 
 const Rounding kModes[] = {Rounding::NearestEven, Rounding::TowardZero, Rounding::Up, Rounding::Down, Rounding::ToOdd};
 const OverflowMode kOverflows[] = {OverflowMode::FormatDefault, OverflowMode::Ieee, OverflowMode::Saturate,
-                                   OverflowMode::ToNaN};
+                                   OverflowMode::ToNaN, OverflowMode::Infinity};
 
 std::vector<Format> user_formats() {
   return {

@@ -142,6 +142,7 @@ struct Options {
   std::string dir = ".";
   std::string gpu = "GPU";
   int device = 0;
+  bool corners = false;  // --corners: tiles of the corner classes instead of random inputs
 };
 
 // A random input pattern: sign, exponent in [exp_lo, exp_hi], random fraction; some
@@ -168,6 +169,70 @@ std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
   // E4M3: S.1111.111 is NaN; avoid it.
   if (info.op == Op::MmaE4m3 && (b & 0x7fu) == 0x7fu) b = 0x7eu;
   return neg ? (b | (1u << (width - 1))) : b;
+}
+
+// The pattern of (-1)^neg * (1 + frac / 2^(p-1)) * 2^e in the op's input format, e clamped to
+// its normal range; e below it gives the subnormal with the same fraction.
+std::uint32_t input_pattern(const OpInfo& info, bool neg, int e, std::uint32_t frac) {
+  const int frac_bits = info.precision - 1;
+  frac &= (1u << frac_bits) - 1;
+  if (e > info.emax) e = info.emax;
+  if (info.op == Op::WmmaTf32) {
+    const std::uint32_t b = e < info.emin ? (frac << 13) : (static_cast<std::uint32_t>(e + 127) << 23) | (frac << 13);
+    return neg ? (b | 0x80000000u) : b;
+  }
+  const int width = info.in_bytes * 8;
+  const int bias = (1 << (info.exp_bits - 1)) - 1;
+  std::uint32_t b = e < info.emin ? frac : (static_cast<std::uint32_t>(e + bias) << frac_bits) | frac;
+  if (info.op == Op::MmaE4m3 && (b & 0x7fu) == 0x7fu) b = 0x7eu;  // S.1111.111 is NaN
+  return neg ? (b | (1u << (width - 1))) : b;
+}
+
+// --corners (issue 22): tile t is of class t % 3, each deciding one NVIDIA corner rule on a
+// real GPU (docs/units/README.md "Corner cases"):
+//  0 overflow: half the products (+-)2^emax * ~1, c near the top binary32 binade (2^127): the
+//    bf16/tf32 sums reach 2^128 (Inf, or the largest finite value under plain RZ);
+//  1 zero signs: A of even rows all -0, of odd rows +-0; B positive in even columns; c = -0
+//    in even rows: case (even row, even column) has every term -0 (+0 or -0);
+//  2 tiny terms: c = +-0, a few products of subnormal or tiny operands (the binary16
+//    alignment floor); row 0 x column 0 of fp16 tiles is the floor decider of tcsim probe
+//    --corners: 1.25*2^-14 * 2^-9 + 2^-24 * 2^-23 (0x0002 with floor -21, 0x0003 with -22).
+void corner_tile(const OpInfo& info, int t, Rng& rng, std::uint32_t* A, std::uint32_t* B, std::uint32_t* C) {
+  const int cls = t % 3;
+  const std::uint32_t fmask = (1u << (info.precision - 1)) - 1;
+  auto frac = [&] { return static_cast<std::uint32_t>(rng.next()) & fmask; };
+  for (int i = 0; i < info.m; ++i)
+    for (int k = 0; k < info.k; ++k) {
+      std::uint32_t& a = A[i * info.k + k];
+      if (cls == 0) a = rng.range(0, 1) ? input_pattern(info, rng.next() & 1u, info.emax - rng.range(0, 1), frac())
+                                        : input_pattern(info, rng.next() & 1u, rng.range(-4, 1), frac());
+      else if (cls == 1) a = input_pattern(info, i % 2 == 0 || (rng.next() & 1u), info.emin - info.precision, 0);
+      else a = rng.range(0, 3) == 0 ? input_pattern(info, rng.next() & 1u, info.emin - rng.range(0, info.precision - 1), frac())
+                                    : input_pattern(info, false, info.emin - info.precision, 0);
+    }
+  for (int j = 0; j < info.n; ++j)
+    for (int k = 0; k < info.k; ++k) {
+      std::uint32_t& b = B[j * info.k + k];
+      if (cls == 0) b = input_pattern(info, false, rng.range(0, 1), frac());
+      else if (cls == 1) b = input_pattern(info, j % 2 == 1 && (rng.next() & 1u), rng.range(info.emin, info.emax), frac());
+      else b = input_pattern(info, rng.next() & 1u, rng.range(info.emin, 0), frac());
+    }
+  for (int i = 0; i < info.m; ++i)
+    for (int j = 0; j < info.n; ++j) {
+      std::uint32_t& c = C[i * info.n + j];
+      const bool neg = rng.next() & 1u;
+      if (cls == 0) c = (neg ? 0x80000000u : 0u) | (static_cast<std::uint32_t>(126 + rng.range(0, 1) + 127) << 23) |
+                        (static_cast<std::uint32_t>(rng.next()) & 0x7fffffu);
+      else c = (cls == 1 && i % 2 == 0) || neg ? 0x80000000u : 0u;
+    }
+  if (cls == 2 && info.op == Op::WmmaFp16) {  // the floor decider (fp16 patterns)
+    for (int k = 0; k < info.k; ++k) A[k] = B[k] = 0;
+    A[0] = 0x0500u;  // 1.25 * 2^-14
+    B[0] = 0x1800u;  // 2^-9
+    A[1] = 0x0001u;  // 2^-24
+    B[1] = 0x0002u;  // 2^-23
+    C[0] = 0;
+  }
 }
 
 // A random binary32 accumulator input with an exponent near the products' (within the
@@ -432,6 +497,7 @@ void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: mma_dump --op <op> [--out fp32|fp16|both] [--cases N] [--k K] [--seed S]\n"
                "                [--exp-range LO:HI] [--subnormals PERCENT] [--gpu NAME] [--dir DIR] [--device I]\n"
+               "                [--corners]  (tiles of overflow, all -0 and tiny-term cases: issue 22's rules)\n"
                "ops: wmma-fp16 (sm_70+), wmma-bf16, wmma-tf32 (sm_80+), mma-e4m3, mma-e5m2 (sm_89+)\n"
                "writes DIR/a_<GPU>_<fmt>.txt, b_<GPU>_<fmt>.txt, c_<GPU>_fp32.txt, d_<GPU>_<out>.txt\n"
                "(the layout of shared/data/gpu; c and d do not name the format, so one DIR per op,\n"
@@ -508,6 +574,8 @@ int main(int argc, char** argv) {
       o.gpu = value();
     } else if (k == "--dir") {
       o.dir = value();
+    } else if (k == "--corners") {
+      o.corners = true;
     } else if (k == "--device") {
       o.device = std::atoi(value().c_str());
     } else if (k == "--help" || k == "-h") {
@@ -571,6 +639,11 @@ int main(int argc, char** argv) {
       for (int k = 0; k < info.k; ++k)
         B[(static_cast<std::size_t>(t) * info.n + j) * info.k + k] = random_input(info, o, rng);
     for (int i = 0; i < per_tile; ++i) C[static_cast<std::size_t>(t) * per_tile + i] = random_c(o, rng);
+    if (o.corners)
+      corner_tile(info, t, rng, &A[static_cast<std::size_t>(t) * info.m * info.k],
+                  &B[static_cast<std::size_t>(t) * info.n * info.k], &C[static_cast<std::size_t>(t) * per_tile]);
+    for (int i = 0; i < info.m; ++i)  // products beyond --k stay zero (the files list only --k)
+      for (int k = o.k_nonzero; k < info.k; ++k) A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k] = 0;
   }
 
   std::error_code dir_error;

@@ -85,6 +85,13 @@ struct DatapathSpec {
   // binary32 result toward zero (units.md s2). Must be empty with c_entry accumulator.
   std::map<std::string, Rounding> final_add_rounding;
   std::map<std::string, int> min_exponent;              // optional clamp of E per output format
+  // Optional key "overflow": a result beyond the largest finite value. "ieee" (Inf, or the
+  // largest finite value when the mode rounds toward zero), "inf" (Inf whatever the mode:
+  // NVIDIA, X25's hardware tests), "saturate", "nan". Every output format of the row.
+  OverflowMode overflow = OverflowMode::Ieee;
+  // Optional key "zero_sign": the sign of an exact zero result: "ieee" (-0 when every term
+  // is -0) or "positive" (+0 always: NVIDIA, X25's hardware tests "minus zero -> +0.0").
+  ZeroSign zero_sign = ZeroSign::Ieee;
   bool subnormal_inputs = true;
   bool subnormal_outputs = true;
   // Optional, per output format: the normalized result keeps only this many fraction bits
@@ -291,6 +298,8 @@ std::string schema_string(Rounding r);
 std::string schema_string(Normalization n);
 std::string schema_string(AccumulationOrder o);
 std::string schema_string(CPlacement c);
+std::string schema_string(OverflowMode m);  // ieee, inf, saturate, nan
+std::string schema_string(ZeroSign z);      // ieee, positive
 std::string schema_string(KSplit k);
 std::string schema_string(CEntry c);
 

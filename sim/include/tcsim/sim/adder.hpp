@@ -35,6 +35,9 @@ enum class Normalization { Deferred, PerStep };
 enum class AccumulationOrder { LargestFirst, Sequential, Pairwise };
 enum class CPlacement { Aligned, Late };
 enum class ProductExponent { Unnormalized, Normalized };
+// Sign of an exact zero sum. Ieee: IEEE 754 6.3 (-0 when every term is -0, or under RD);
+// Positive: +0 always (NVIDIA tensor cores: X25's hardware tests assert "minus zero -> +0.0").
+enum class ZeroSign { Ieee, Positive };
 
 struct AdderConfig {
   // Formats of the a, b and c operands and of the output d.
@@ -72,6 +75,9 @@ struct AdderConfig {
   // Rounding into the output format, and its overflow behaviour.
   Rounding final_rounding = Rounding::TowardZero;
   OverflowMode overflow = OverflowMode::Ieee;
+  // Sign of an exact zero result (every term zero, or nonzero terms that cancel). A nonzero
+  // sum that rounds to zero keeps its sign either way.
+  ZeroSign zero_sign = ZeroSign::Ieee;
   // Subnormal operands honoured (true) or flushed to zero (false); subnormal results
   // produced (true) or flushed to zero (false).
   bool subnormal_inputs = true;
@@ -127,10 +133,12 @@ std::string to_string(Normalization n);
 std::string to_string(AccumulationOrder o);
 std::string to_string(CPlacement c);
 std::string to_string(ProductExponent p);
+std::string to_string(ZeroSign z);
 Normalization parse_normalization(std::string_view s, std::string_view field = "normalization");
 AccumulationOrder parse_order(std::string_view s, std::string_view field = "order");
 CPlacement parse_c_placement(std::string_view s, std::string_view field = "c_placement");
 ProductExponent parse_product_exponent(std::string_view s, std::string_view field = "product_exponent");
+ZeroSign parse_zero_sign(std::string_view s, std::string_view field = "zero_sign");
 
 // Counter-based random bits (splitmix64 of seed and index), for stochastic rounding.
 std::uint64_t counter_random(std::uint64_t seed, std::uint64_t index);

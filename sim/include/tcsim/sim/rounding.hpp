@@ -23,6 +23,9 @@ enum class OverflowMode {
   Ieee,           // IEEE 754: Inf (or NaN where no Inf exists) unless the mode rounds toward zero
   Saturate,       // largest finite value of the right sign
   ToNaN,          // NaN whatever the mode (OCP non-saturating E4M3 style)
+  Infinity,       // Inf whatever the mode, RZ included (NVIDIA binary32 output: X25's
+                  // hardware tests assert Inf for 2^127 + 2^127); NaN, then largest
+                  // finite, in formats without Inf
 };
 
 enum class SubnormalMode {
