@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
+#include "gemm_run.hpp"
 #include "matrix_files.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
@@ -89,6 +90,8 @@ int cmd_gemm(const Args& args) {
   p.option("check-rows", "rows of D checked against the exact product (default: all when m n k <= 2^31, "
                          "else 64 spread evenly; 0: all)", "R");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
+  p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
+                   "possible); the bits do not depend on it", "PxQ");
   p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
   p.flag("json", "print one JSON object");
   const auto a = p.parse(args);
@@ -193,16 +196,16 @@ int cmd_gemm(const Args& args) {
   }
 
   Progress progress(!json);
-  progress.update("simulating the GEMM", 0);
-  const auto t0 = std::chrono::steady_clock::now();
-  const models::GemmResult r = models::simulate_gemm(unit, in, out, m, n, k, A, B, C, o);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  // Exact errors (by blocks of rows, for the progress bar) and the variant's bound.
+  // The GEMM and its exact errors (by blocks of rows, for the progress bar), distributed under
+  // mpirun (gemm_run.hpp); then the variant's bound. Only rank 0 reports.
   const bool big = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) > 0x1p31;
   const long long check = a.get_int("check-rows", 0, 1ll << 40, big ? 64 : 0);
-  const reference::GemmErrors err = checked_gemm_errors(
-      m, n, k, A, B, C, r.D, check, o.threads, [&](double f) { progress.update("exact errors (MPFR)", f); });
+  const GemmRun run = run_gemm(unit, in, out, m, n, k, A, B, C, o, a.get_or("grid", ""), check,
+                               [&](const char* what, double f) { progress.update(what, f); });
+  if (!run.report) return 0;
+  const models::GemmResult& r = run.r;
+  const reference::GemmErrors& err = run.err;
+  const double seconds = run.seconds;
   progress.done();
   const reference::GemmBound bound = gemm_run_bound(unit, in, out, k, A, B, o, r);
 

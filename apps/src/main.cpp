@@ -6,6 +6,10 @@
 
 #include "commands.hpp"
 
+#ifdef TCSIM_HAVE_MPI
+#include "tcsim/dist/session.hpp"
+#endif
+
 namespace {
 
 struct Command {
@@ -37,6 +41,10 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef TCSIM_HAVE_MPI
+  // Under mpirun / srun: MPI for the whole run, rank 0 alone prints (docs/scale.md).
+  const tcsim::dist::Session mpi(argc, argv);
+#endif
   if (argc < 2) {
     usage(stderr);
     return 2;
