@@ -26,6 +26,7 @@ required=(
   catch2                                  # Catch2 v2 test framework
   pybind11-dev python3-dev python3-numpy  # the Python package (apps/python)
   python3-pytest python3-hypothesis       # its tests
+  openmpi-bin libopenmpi-dev              # MPI: tcsim under mpirun (tcsim::dist, docs/scale.md)
   clang-14 libclang-rt-14-dev libomp-14-dev  # sanitizer + libFuzzer build (scripts/test.sh)
 )
 plots=(python3-matplotlib gnuplot-nox)

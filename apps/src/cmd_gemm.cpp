@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
+#include "gemm_run.hpp"
 #include "json_output.hpp"
 #include "matrix_files.hpp"
 #include "output_file.hpp"
@@ -92,6 +93,8 @@ int cmd_gemm(const Args& args) {
   p.option("check-rows", "rows of D checked against the exact product: all (or 0), or a count spread evenly "
                          "(default: all when m n k <= 2^25, else as many as fit that work, at least 8)", "R|all");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
+  p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
+                   "possible); the bits do not depend on it", "PxQ");
   p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
   p.flag("json", "print one JSON object");
   p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
@@ -211,14 +214,15 @@ int cmd_gemm(const Args& args) {
 
   Progress progress("tcsim gemm", !a.has("quiet"));
   o.progress = progress.hook("simulating the GEMM");
-  const auto t0 = std::chrono::steady_clock::now();
-  const models::GemmResult r = models::simulate_gemm(unit, in, out, m, n, k, A, B, C, o);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  // Exact errors (by blocks of rows, for the progress bar) and the variant's bound.
+  // The GEMM and its exact errors (by blocks of rows, for the progress bar), distributed under
+  // mpirun (gemm_run.hpp); then the variant's bound. Only rank 0 reports.
   const long long check = check_rows >= 0 ? check_rows : default_check_rows(m, n, k);
-  const reference::GemmErrors err =
-      checked_gemm_errors(m, n, k, A, B, C, r.D, check, o.threads, progress.hook("exact errors (MPFR)"));
+  const GemmRun run = run_gemm(unit, in, out, m, n, k, A, B, C, o, a.get_or("grid", ""), check,
+                               progress.hook("exact errors (MPFR)"));
+  if (!run.report) return 0;
+  const models::GemmResult& r = run.r;
+  const reference::GemmErrors& err = run.err;
+  const double seconds = run.seconds;
   progress.done();
   const reference::GemmBound bound = gemm_run_bound(unit, in, out, k, A, B, o, r);
 

@@ -8,6 +8,10 @@
 #include "output_file.hpp"
 #include "option_names.hpp"
 
+#ifdef TCSIM_HAVE_MPI
+#include "tcsim/dist/session.hpp"
+#endif
+
 namespace {
 
 struct Command {
@@ -39,6 +43,10 @@ void usage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef TCSIM_HAVE_MPI
+  // Under mpirun / srun: MPI for the whole run, rank 0 alone prints (docs/scale.md).
+  const tcsim::dist::Session mpi(argc, argv);
+#endif
   if (argc < 2) {
     usage(stderr);
     return 2;

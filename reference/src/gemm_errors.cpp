@@ -94,10 +94,11 @@ double inf_norm(std::size_t rows, std::size_t cols, std::span<const double> M) {
 
 }  // namespace
 
-GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
-                       std::span<const double> B, std::span<const double> C, std::span<const double> D_hat,
-                       std::span<const std::size_t> rows, unsigned threads,
-                       const std::function<void(std::size_t, std::size_t)>& progress) {
+GemmErrorMaxima gemm_error_maxima(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                                  std::span<const double> B, std::span<const double> C,
+                                  std::span<const double> D_hat, std::span<const std::size_t> rows,
+                                  unsigned threads,
+                                  const std::function<void(std::size_t, std::size_t)>& progress) {
   auto need = [](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("gemm_errors: " + what);
   };
@@ -131,17 +132,32 @@ GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<co
                         [&](const tbb::blocked_range<std::size_t>& r) { body(r.begin(), r.end()); });
     });
   }
-  GemmErrors e;
-  double err_norm = 0;
+  GemmErrorMaxima e;
   for (const auto& r : per_row) {  // serial maxima: the same for any thread count
     e.componentwise = std::max(e.componentwise, r.componentwise);
-    err_norm = std::max(err_norm, r.abs_sum);
+    e.row_abs_sum = std::max(e.row_abs_sum, r.abs_sum);
   }
+  return e;
+}
+
+double gemm_normwise(double row_abs_sum, std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                     std::span<const double> B, std::span<const double> C) {
   const double den = (C.empty() ? 0.0 : inf_norm(m, n, C)) + inf_norm(m, k, A) * inf_norm(k, n, B);
-  e.normwise = err_norm == 0 ? 0.0 : (den == 0 ? std::numeric_limits<double>::infinity() : err_norm / den);
-  if (std::isnan(e.normwise)) e.normwise = std::numeric_limits<double>::infinity();  // Inf / Inf
-  e.rows_checked = rows.size();
-  e.sampled = rows.size() < m;
+  double normwise = row_abs_sum == 0 ? 0.0 : (den == 0 ? std::numeric_limits<double>::infinity() : row_abs_sum / den);
+  if (std::isnan(normwise)) normwise = std::numeric_limits<double>::infinity();  // Inf / Inf
+  return normwise;
+}
+
+GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                       std::span<const double> B, std::span<const double> C, std::span<const double> D_hat,
+                       std::span<const std::size_t> rows, unsigned threads,
+                       const std::function<void(std::size_t, std::size_t)>& progress) {
+  const GemmErrorMaxima x = gemm_error_maxima(m, n, k, A, B, C, D_hat, rows, threads, progress);
+  GemmErrors e;
+  e.componentwise = x.componentwise;
+  e.normwise = gemm_normwise(x.row_abs_sum, m, n, k, A, B, C);
+  e.rows_checked = rows.empty() ? m : rows.size();
+  e.sampled = e.rows_checked < m;
   return e;
 }
 

@@ -4,6 +4,7 @@
 // blanchard2020 Table 3.3 and mary2021's multiword and FABsum slides.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -201,6 +202,45 @@ TEST_CASE("gemm_error: threads 0, 1 and 2 give the same doubles bit for bit", "[
       CHECK(e.rows_checked == one.rows_checked);
     }
   }
+}
+
+TEST_CASE("gemm_error: maxima of row parts, folded, give gemm_errors bit for bit", "[gemm_error]") {
+  // What tcsim::dist does: each rank holds some rows of A, C and D^ (packed) and all of B.
+  tcsim::test::Rng r(tcsim::test::seed("gemm_error parts", 2311));
+  const std::size_t m = 41, n = 11, k = 97;
+  std::vector<double> A(m * k), B(k * n), C(m * n), D(m * n);
+  for (auto& x : A) x = std::ldexp(unit(r) * 2 - 1, r.range(-20, 20));
+  for (auto& x : B) x = unit(r) - 0.5;
+  for (auto& x : C) x = unit(r);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      float s = static_cast<float>(C[i * n + j]);
+      for (std::size_t t = 0; t < k; ++t) s += static_cast<float>(A[i * k + t] * B[t * n + j]);
+      D[i * n + j] = s;
+    }
+  const std::vector<std::size_t> rows = sample_rows(m, 23);
+  const GemmErrors whole = gemm_errors(m, n, k, A, B, C, D, rows, 1);
+  for (std::size_t parts : {1u, 2u, 5u, 23u}) {
+    GemmErrorMaxima folded;
+    for (std::size_t p = 0; p < parts; ++p) {
+      const std::size_t b = p * rows.size() / parts, e = (p + 1) * rows.size() / parts;
+      std::vector<double> Ap, Cp, Dp;
+      for (std::size_t s = b; s < e; ++s) {
+        Ap.insert(Ap.end(), A.begin() + rows[s] * k, A.begin() + (rows[s] + 1) * k);
+        Cp.insert(Cp.end(), C.begin() + rows[s] * n, C.begin() + (rows[s] + 1) * n);
+        Dp.insert(Dp.end(), D.begin() + rows[s] * n, D.begin() + (rows[s] + 1) * n);
+      }
+      if (e == b) continue;
+      const GemmErrorMaxima x = gemm_error_maxima(e - b, n, k, Ap, B, Cp, Dp, {}, 2);
+      folded.componentwise = std::max(folded.componentwise, x.componentwise);
+      folded.row_abs_sum = std::max(folded.row_abs_sum, x.row_abs_sum);
+    }
+    INFO("parts " << parts);
+    CHECK(std::bit_cast<std::uint64_t>(folded.componentwise) == std::bit_cast<std::uint64_t>(whole.componentwise));
+    CHECK(std::bit_cast<std::uint64_t>(gemm_normwise(folded.row_abs_sum, m, n, k, A, B, C)) ==
+          std::bit_cast<std::uint64_t>(whole.normwise));
+  }
+  CHECK(whole.normwise > 0);
 }
 
 TEST_CASE("gemm_error: wrong B, D_hat and rows name the argument", "[gemm_error]") {

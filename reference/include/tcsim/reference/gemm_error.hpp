@@ -33,6 +33,24 @@ GemmErrors gemm_errors(std::size_t m, std::size_t n, std::size_t k, std::span<co
                        std::span<const std::size_t> rows = {}, unsigned threads = 0,
                        const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
+// The two maxima gemm_errors divides, for callers that hold only some rows of A, C and D^
+// (tcsim::dist spreads the checked rows over MPI ranks): the largest componentwise ratio and
+// the largest row sum of |D^ - D| over `rows` (empty: all), without the whole matrices' norms.
+// A is rows x k here (m = its row count), B the whole k x n. The maxima of several calls are
+// their std::max, in any order.
+struct GemmErrorMaxima {
+  double componentwise = 0;
+  double row_abs_sum = 0;
+};
+GemmErrorMaxima gemm_error_maxima(std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                                  std::span<const double> B, std::span<const double> C,
+                                  std::span<const double> D_hat, std::span<const std::size_t> rows = {},
+                                  unsigned threads = 0,
+                                  const std::function<void(std::size_t done, std::size_t total)>& progress = {});
+// gemm_errors' normwise error from the largest row sum and the whole matrices.
+double gemm_normwise(double row_abs_sum, std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
+                     std::span<const double> B, std::span<const double> C);
+
 // `count` rows of m spread evenly (first and last included), for sampled checks of large m.
 std::vector<std::size_t> sample_rows(std::size_t m, std::size_t count);
 

@@ -1,0 +1,75 @@
+// run_gemm (gemm_run.hpp): one process, or tcsim::dist when MPI is live.
+#include "gemm_run.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include "gemm_report.hpp"
+
+#ifdef TCSIM_HAVE_MPI
+#include "tcsim/dist/gemm.hpp"
+#include "tcsim/dist/session.hpp"
+#endif
+
+namespace tcsim::cli {
+
+namespace {
+
+struct GridText {
+  int rows = 0, cols = 0;  // 0: automatic
+};
+
+// "PxQ" with P, Q >= 1 and P Q = ranks.
+GridText parse_grid(const std::string& text, int ranks) {
+  if (text.empty()) return {};
+  const auto x = text.find('x');
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) < 1)
+      throw std::invalid_argument("--grid: '" + text + "' is not a process grid; allowed: PxQ with P, Q >= 1, e.g. 2x2");
+    return std::stoi(s);
+  };
+  if (x == std::string::npos) number("");
+  const GridText g{number(text.substr(0, x)), number(text.substr(x + 1))};
+  if (static_cast<long long>(g.rows) * g.cols != ranks)
+    throw std::invalid_argument("--grid: '" + text + "' has " + std::to_string(static_cast<long long>(g.rows) * g.cols) +
+                                " processes; the job has " + std::to_string(ranks) + " (P Q must equal it)");
+  return g;
+}
+
+}  // namespace
+
+GemmRun run_gemm(const models::Unit& unit, const Format& in, const Format& out, std::size_t m, std::size_t n,
+                 std::size_t k, std::span<const double> A, std::span<const double> B, std::span<const double> C,
+                 const models::GemmOptions& o, const std::string& grid, long long check_rows,
+                 const std::function<void(std::size_t, std::size_t)>& check_progress) {
+  GemmRun run;
+#ifdef TCSIM_HAVE_MPI
+  if (dist::active()) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const GridText g = parse_grid(grid, size);
+    const dist::Grid shape = g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_grid(size, m, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = std::chrono::steady_clock::now();
+    run.r = dist::gemm(MPI_COMM_WORLD, shape, unit, in, out, m, n, k, A, B, C, o);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::vector<std::size_t> rows = check_rows <= 0 || static_cast<std::size_t>(check_rows) >= m
+                                              ? reference::sample_rows(m, m)
+                                              : reference::sample_rows(m, static_cast<std::size_t>(check_rows));
+    run.err = dist::gemm_errors(MPI_COMM_WORLD, m, n, k, A, B, C, run.r.D, rows, o.threads);
+    run.report = rank == 0;
+    return run;
+  }
+#endif
+  (void)parse_grid(grid, 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  run.r = models::simulate_gemm(unit, in, out, m, n, k, A, B, C, o);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.err = checked_gemm_errors(m, n, k, A, B, C, run.r.D, check_rows, o.threads,
+                                check_progress);
+  return run;
+}
+
+}  // namespace tcsim::cli
