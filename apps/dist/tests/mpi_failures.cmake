@@ -21,7 +21,7 @@ function(expect_error ranks expected)
 endfunction()
 expect_error(3 "tcsim gemm: error: option '--m' for 'tcsim gemm' expects an integer in 1..1048576, got '0'"
   gemm --unit v100 --in fp16 --m 0 --n 5 --k 7)
-expect_error(4 "tcsim gemm: error: split_k must be between 1 and k = 29, got 30 (0 or 1: off)"
+expect_error(4 "tcsim gemm: error: --split-k must be between 1 and k = 29, got 30 (0 or 1: off)"
   gemm --unit v100 --in fp16 --m 37 --n 53 --k 29 --split-k 30)
 expect_error(3 "tcsim gemm: error: --grid: '2x2' has 4 processes; the job has 3 (P Q must equal it)"
   gemm --unit v100 --in fp16 --m 37 --n 53 --k 29 --grid 2x2)

@@ -26,7 +26,7 @@ ROW = re.compile(r"^\| P(\d+) \| [^|]* \| [^|]* \| `(.+?)` \| (\w+(?:\.\w+)?) \|
 def catalogue_rows():
     rows = []
     for line in (ROOT / "docs" / "reliability.md").read_text().splitlines():
-        if not line.startswith("| P"):
+        if not re.match(r"\| P\d+ \|", line):  # catalogue rows only (other tables start "| P..." too)
             continue
         m = ROW.match(line)
         assert m, f"docs/reliability.md: malformed Python catalogue row: {line}"
