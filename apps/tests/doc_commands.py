@@ -67,6 +67,8 @@ SKIPS = [
     (r"^ninja -C build-fuzz\b", "builds the fuzzing build"),
     (r"^ctest --test-dir build-fuzz\b", "runs the fuzzing build's tests"),
     (r"^build-fuzz/", "a long fuzz run in the fuzzing build"),
+    (r"^(nice )?python3 scripts/audit/audit\.py --build\b",
+     "runs the audit harness (minutes); the ctest 'audit: bad inputs' runs it (--list still runs here)"),
 ]
 
 # name -> (writer, reason): input files the docs name without shipping them, created in each
