@@ -185,7 +185,8 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
     // b beyond the substitutions' format would overflow there, not in the factorization: refuse
     // it by name (the validation layer's message) rather than report a breakdown.
     const std::string precision = solve_arg.empty() ? (lu.storage == "fp16" ? "fp32" : lu.storage) : solve_arg;
-    const Format& f = parse_format(precision, "solve");
+    const bool known = precision == "fp16" || precision == "fp32" || precision == "fp64";  // else lu_solve refuses it
+    const Format& f = parse_format(known ? precision : "fp64", "solve");
     const double largest = std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
     for (std::size_t i = 0; !b.is_none() && i < rhs.size(); ++i) {
       std::string why = checks::nonfinite_refusal("b[" + std::to_string(i) + "]", rhs[i]);
