@@ -68,7 +68,7 @@ int bench_dot(const ParsedArgs& a) {
   };
   // One instruction's K by default: 2k for the pairs-mod4 rows (m16n8k32 on two blocks of 16).
   const long long instruction_k = row.k_split == models::KSplit::PairsMod4 ? 2 * row.fma_size : row.fma_size;
-  const auto K = static_cast<std::size_t>(int_option("k", instruction_k, 0, 4096));
+  const auto K = static_cast<std::size_t>(int_option("k", instruction_k, 1, 4096));  // K = 0: no products to time
   const auto n = static_cast<std::size_t>(int_option("elements", 1 << 16, 1, 1 << 24));
   const auto threads = static_cast<unsigned>(int_option("threads", 0, 0, 1024));
   const unsigned used_threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
