@@ -59,7 +59,7 @@ SUBSTITUTIONS = [
 
 # (regex searched in the command, reason): commands that cannot run here.
 SKIPS = [
-    (r"^bash scripts/(run|test|setup|build)\.sh\b", "installs packages / builds / runs the whole test suite: this test runs inside it"),
+    (r"^(\w+=\S+ )*bash scripts/(run|test|setup|build)\.sh\b", "installs packages / builds / runs the whole test suite: this test runs inside it"),
     (r"^ctest\b", "runs the test suite this test is part of"),
     (r"^cmake --install build\b", "installs into a system prefix; the ctest 'install: find_package consumer' installs and imports"),
     (r"^python3 -c \"import tcsim\"", "needs the package installed by 'cmake --install build' into /usr/local"),
