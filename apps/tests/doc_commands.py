@@ -67,6 +67,7 @@ SKIPS = [
     (r"^ninja -C build-fuzz\b", "builds the fuzzing build"),
     (r"^ctest --test-dir build-fuzz\b", "runs the fuzzing build's tests"),
     (r"^build-fuzz/", "a long fuzz run in the fuzzing build"),
+    (r"^(mpirun|srun)\b", "an MPI or Slurm launch of several processes (docs/scale.md): not run as root on this machine"),
     (r"^(nice )?python3 scripts/audit/audit\.py --build\b",
      "runs the audit harness (minutes); the ctest 'audit: bad inputs' runs it (--list still runs here)"),
 ]
