@@ -68,7 +68,7 @@ int bench_dot(const ParsedArgs& a) {
   };
   // One instruction's K by default: 2k for the pairs-mod4 rows (m16n8k32 on two blocks of 16).
   const long long instruction_k = row.k_split == models::KSplit::PairsMod4 ? 2 * row.fma_size : row.fma_size;
-  const auto K = static_cast<std::size_t>(int_option("k", instruction_k, 0, 4096));
+  const auto K = static_cast<std::size_t>(int_option("k", instruction_k, 1, 4096));  // K = 0: no products to time
   const auto n = static_cast<std::size_t>(int_option("elements", 1 << 16, 1, 1 << 24));
   const auto threads = static_cast<unsigned>(int_option("threads", 0, 0, 1024));
   const unsigned used_threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
@@ -283,10 +283,13 @@ int cmd_bench(const Args& args) {
   p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  const std::string which = a.positional().size() == 1 ? a.positional()[0] : "";
+  const std::string which = a.positional().empty() ? "" : a.positional()[0];
   if (which != "dot" && which != "gemm" && which != "lu" && which != "verify")
     throw std::invalid_argument("name one benchmark: 'tcsim bench dot', 'tcsim bench gemm', 'tcsim bench lu' or "
                                 "'tcsim bench verify'; allowed: dot, gemm, lu, verify");
+  if (a.positional().size() > 1)  // name the stray word rather than ask again for a benchmark
+    throw std::invalid_argument("unexpected argument '" + a.positional()[1] + "' after 'tcsim bench " + which +
+                                "'; options are written --name value");
   if (which == "verify") return bench_verify(a);
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");

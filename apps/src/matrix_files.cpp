@@ -167,30 +167,27 @@ std::string header_value(const std::string& h, const std::string& key, std::stri
   return v;
 }
 
-Matrix read_npy(std::istream& is, std::string_view option, const std::string& path, std::size_t file_size) {
-  char magic[8];
-  is.read(magic, 8);
-  const int major = static_cast<unsigned char>(magic[6]);
-  if (major < 1 || major > 3) fail(option, path, ".npy version " + std::to_string(major) + " is not supported; allowed: 1, 2, 3");
-  std::size_t header_len = 0, prefix = 0;
-  unsigned char len[4] = {};
-  is.read(reinterpret_cast<char*>(len), major == 1 ? 2 : 4);
-  header_len = major == 1 ? (len[0] | len[1] << 8) : (len[0] | len[1] << 8 | len[2] << 16 | static_cast<std::size_t>(len[3]) << 24);
-  prefix = 8 + (major == 1 ? 2 : 4);
-  if (prefix + header_len > file_size) fail(option, path, "the .npy header length " + std::to_string(header_len) + " exceeds the file");
-  std::string h(header_len, '\0');
-  is.read(h.data(), static_cast<std::streamsize>(header_len));
+struct NpyLayout {
+  std::string descr, shape;  // as the header writes them
+  std::size_t width = 0, rows = 0, cols = 0;
+  bool big_endian = false, fortran = false;
+};
+
+// The dtype, order and shape of a .npy header dict `h`, checked.
+NpyLayout npy_layout(const std::string& h, std::string_view option, const std::string& path) {
   const std::string descr = header_value(h, "descr", option, path);
   const std::string order = header_value(h, "fortran_order", option, path);
   const std::string shape = header_value(h, "shape", option, path);
-  std::size_t width;
-  bool big_endian;
+  NpyLayout l;
+  l.descr = descr;
+  l.shape = shape;
+  std::size_t& width = l.width;
   if (descr == "'<f8'" || descr == "'>f8'") width = 8;
   else if (descr == "'<f4'" || descr == "'>f4'") width = 4;
   else fail(option, path, "dtype " + descr + " is not supported; expected float32 ('<f4', '>f4') or float64 ('<f8', '>f8')");
-  big_endian = descr[1] == '>';
+  l.big_endian = descr[1] == '>';
   if (order != "True" && order != "False") fail(option, path, "fortran_order " + order + " is not True or False");
-  const bool fortran = order == "True";
+  l.fortran = order == "True";
   std::vector<std::size_t> dims;
   {
     // A Python tuple: "(2, 3)", "(4,)". Anything else ("", "[2, 3]") is refused here, before
@@ -207,11 +204,33 @@ Matrix read_npy(std::istream& is, std::string_view option, const std::string& pa
   }
   if (dims.empty() || dims.size() > 2)
     fail(option, path, "shape " + shape + " has " + std::to_string(dims.size()) + " dimensions; expected 2 (a 1-D array is read as one column)");
+  l.rows = dims[0];
+  l.cols = dims.size() == 2 ? dims[1] : 1;
+  if (l.rows == 0 || l.cols == 0) fail(option, path, "shape " + shape + " is empty; rows and cols must be positive");
+  if (l.rows > kMaxEntries / l.cols) fail(option, path, "shape " + shape + " is too large (at most 2^31 entries)");
+  return l;
+}
+
+Matrix read_npy(std::istream& is, std::string_view option, const std::string& path, std::size_t file_size) {
+  char magic[8];
+  is.read(magic, 8);
+  const int major = static_cast<unsigned char>(magic[6]);
+  if (major < 1 || major > 3) fail(option, path, ".npy version " + std::to_string(major) + " is not supported; allowed: 1, 2, 3");
+  std::size_t header_len = 0, prefix = 0;
+  unsigned char len[4] = {};
+  is.read(reinterpret_cast<char*>(len), major == 1 ? 2 : 4);
+  header_len = major == 1 ? (len[0] | len[1] << 8) : (len[0] | len[1] << 8 | len[2] << 16 | static_cast<std::size_t>(len[3]) << 24);
+  prefix = 8 + (major == 1 ? 2 : 4);
+  if (prefix + header_len > file_size) fail(option, path, "the .npy header length " + std::to_string(header_len) + " exceeds the file");
+  std::string h(header_len, '\0');
+  is.read(h.data(), static_cast<std::streamsize>(header_len));
+  const NpyLayout l = npy_layout(h, option, path);
+  const std::string &descr = l.descr, &shape = l.shape;
+  const std::size_t width = l.width;
+  const bool big_endian = l.big_endian, fortran = l.fortran;
   Matrix m;
-  m.rows = dims[0];
-  m.cols = dims.size() == 2 ? dims[1] : 1;
-  if (m.rows == 0 || m.cols == 0) fail(option, path, "shape " + shape + " is empty; rows and cols must be positive");
-  if (m.rows > kMaxEntries / m.cols) fail(option, path, "shape " + shape + " is too large (at most 2^31 entries)");
+  m.rows = l.rows;
+  m.cols = l.cols;
   const std::size_t count = m.rows * m.cols, expected = prefix + header_len + count * width;
   if (file_size != expected)
     fail(option, path, "shape " + shape + " of " + descr + " needs " + std::to_string(expected) + " bytes, the file has " + std::to_string(file_size));
@@ -239,6 +258,75 @@ std::string entry_name(std::size_t e, std::size_t cols) {
 // The format by content (see read_matrix); `size` bytes from the stream's start.
 Matrix read_matrix_stream(std::istream& is, std::size_t size, std::string_view option, const std::string& path);
 
+// A pipe (`--a <(cat m.mtx)`, /dev/stdin) cannot seek and has no size: read it into memory,
+// but sniff the magic first (so /dev/zero is refused at once) and stop once the stream holds
+// more than its header implies (so an endless stream does not hang).
+Matrix read_matrix_pipe(std::istream& is, std::string_view option, const std::string& path) {
+  std::string bytes;
+  auto fill = [&](std::size_t want) {  // read until `want` bytes (or the end); false at the end
+    char chunk[1 << 16];
+    while (bytes.size() < want) {
+      is.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, want - bytes.size())));
+      if (is.gcount() <= 0) return false;
+      bytes.append(chunk, static_cast<std::size_t>(is.gcount()));
+    }
+    return true;
+  };
+  auto too_long = [&](std::size_t limit, const std::string& why) {
+    fail(option, path, "the stream holds more than " + std::to_string(limit) + " bytes, more than " + why);
+  };
+  fill(14);
+  const bool npy = bytes.size() >= 10 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0;
+  const bool mm = bytes.size() >= 14 && lower(bytes.substr(0, 6)) == "%%matr";
+  if (!npy && !mm) return read_matrix_bytes(bytes, path, option);  // refused: neither magic
+  std::size_t limit = 0;
+  if (npy) {
+    const int major = static_cast<unsigned char>(bytes[6]);
+    const std::size_t prefix = major == 1 ? 10 : 12;
+    fill(prefix);
+    if ((major < 1 || major > 3) || bytes.size() < prefix) return read_matrix_bytes(bytes, path, option);
+    const auto b = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
+    const std::size_t header_len = major == 1 ? (b(8) | b(9) << 8) : (b(8) | b(9) << 8 | b(10) << 16 | b(11) << 24);
+    if (!fill(prefix + header_len)) return read_matrix_bytes(bytes, path, option);
+    // The header's shape and dtype fix the size: parse them from the header alone.
+    const NpyLayout l = npy_layout(bytes.substr(prefix, header_len), option, path);
+    limit = prefix + header_len + l.rows * l.cols * l.width;
+    if (fill(limit + 1)) too_long(limit, "its .npy header implies (shape " + l.shape + " of " + l.descr + ")");
+    return read_matrix_bytes(bytes, path, option);
+  }
+  // Matrix Market: the header and comments up to the size line (at most 16 MiB), then at most
+  // 1 KiB per entry the size line announces.
+  constexpr std::size_t kHeaderBytes = std::size_t{1} << 24, kEntryBytes = 1024;
+  std::size_t line_start = 0, size_line_end = 0;
+  std::vector<std::string> size_words;
+  std::string size_line;
+  for (bool first = true; size_words.empty();) {
+    std::size_t nl;
+    while ((nl = bytes.find('\n', line_start)) == std::string::npos) {
+      if (bytes.size() > kHeaderBytes) too_long(kHeaderBytes, "a Matrix Market header and comments may take");
+      if (!fill(bytes.size() + (1 << 16))) return read_matrix_bytes(bytes, path, option);
+    }
+    const std::string line = bytes.substr(line_start, nl - line_start);
+    line_start = nl + 1;
+    if (first) { first = false; continue; }
+    if (!line.empty() && line[0] == '%') continue;
+    size_words = words(line);
+    size_line = line;
+    size_line_end = line_start;
+  }
+  const bool coordinate = lower(bytes.substr(0, size_line_end)).find("coordinate") != std::string::npos;
+  std::size_t rows = 0, cols = 0, entries = 0;
+  if (size_words.size() < 2 || !parse_size(size_words[0], rows) || !parse_size(size_words[1], cols) ||
+      (coordinate && (size_words.size() != 3 || !parse_size(size_words[2], entries))) || rows == 0 || cols == 0 ||
+      rows > kMaxEntries / cols)
+    return read_matrix_bytes(bytes, path, option);  // the parser names what is wrong
+  const std::size_t n = coordinate ? entries : rows * cols;
+  if (n > kMaxEntries) return read_matrix_bytes(bytes, path, option);
+  limit = size_line_end + n * kEntryBytes + kEntryBytes;
+  if (fill(limit + 1)) too_long(limit, "its size line '" + size_line + "' allows (1 KiB per entry)");
+  return read_matrix_bytes(bytes, path, option);
+}
+
 }  // namespace
 
 Matrix read_matrix(const std::string& path, std::string_view option) {
@@ -247,18 +335,7 @@ Matrix read_matrix(const std::string& path, std::string_view option) {
     fail(option, path, "is a directory; give a Matrix Market (.mtx) or NumPy (.npy) file");
   std::ifstream is(path, std::ios::binary);
   if (!is) fail(option, path, std::string("cannot be read: ") + std::strerror(errno));
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    // A pipe (`--a <(cat m.mtx)`, /dev/stdin) cannot seek: read it whole, as the other file
-    // options do, then parse the bytes.
-    std::string bytes;
-    char chunk[1 << 16];
-    while (is.read(chunk, sizeof chunk) || is.gcount() > 0) {
-      bytes.append(chunk, static_cast<std::size_t>(is.gcount()));
-      if (bytes.size() > (std::size_t{1} << 36))
-        fail(option, path, "the stream holds more than 64 GiB; give a regular file");
-    }
-    return read_matrix_bytes(bytes, path, option);
-  }
+  if (!std::filesystem::is_regular_file(path, ec)) return read_matrix_pipe(is, option, path);
   is.seekg(0, std::ios::end);
   const auto size = static_cast<std::size_t>(is.tellg());
   is.seekg(0);

@@ -59,7 +59,7 @@ SUBSTITUTIONS = [
 
 # (regex searched in the command, reason): commands that cannot run here.
 SKIPS = [
-    (r"^bash scripts/(run|test|setup|build)\.sh\b", "installs packages / builds / runs the whole test suite: this test runs inside it"),
+    (r"^(\w+=\S+ )*bash scripts/(run|test|setup|build)\.sh\b", "installs packages / builds / runs the whole test suite: this test runs inside it"),
     (r"^ctest\b", "runs the test suite this test is part of"),
     (r"^cmake --install build\b", "installs into a system prefix; the ctest 'install: find_package consumer' installs and imports"),
     (r"^python3 -c \"import tcsim\"", "needs the package installed by 'cmake --install build' into /usr/local"),
@@ -67,6 +67,9 @@ SKIPS = [
     (r"^ninja -C build-fuzz\b", "builds the fuzzing build"),
     (r"^ctest --test-dir build-fuzz\b", "runs the fuzzing build's tests"),
     (r"^build-fuzz/", "a long fuzz run in the fuzzing build"),
+    (r"^(mpirun|srun)\b", "an MPI or Slurm launch of several processes (docs/scale.md): not run as root on this machine"),
+    (r"^(nice )?python3 scripts/audit/audit\.py --build\b",
+     "runs the audit harness (minutes); the ctest 'audit: bad inputs' runs it (--list still runs here)"),
 ]
 
 # name -> (writer, reason): input files the docs name without shipping them, created in each

@@ -4,11 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <bit>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "matrix_files.hpp"
 #include "output_file.hpp"
@@ -156,4 +160,47 @@ TEST_CASE("matrix_files: malformed files name option, file, line and expectation
   REQUIRE(crash.size() == 152);
   CHECK_THROWS_WITH(tcsim::apps::read_matrix_bytes(crash, "crash.npy", "--a"),
                     Contains("--a: crash.npy: shape '' is not a tuple of sizes such as (2, 3)"));
+}
+
+namespace {
+
+// `bytes` through a named pipe (no size, no seeking, as `--a <(cat m.mtx)`), read by read_matrix.
+Matrix read_through_fifo(const std::string& name, const std::string& bytes) {
+  const std::string path = scratch(name);
+  std::filesystem::remove(path);
+  REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  std::thread writer([&] {
+    std::ofstream(path, std::ios::binary) << bytes;
+  });
+  struct Join {
+    std::thread& t;
+    ~Join() { t.join(); }
+  } join{writer};
+  return read_matrix(path, "--a");
+}
+
+}  // namespace
+
+TEST_CASE("matrix_files: pipes are sniffed first and capped at what their header implies", "[matrix_files]") {
+  using Catch::Contains;
+  const std::string mm = "%%MatrixMarket matrix array real general\n1 2\n1\n2\n";
+  const Matrix m = read_through_fifo("ok.mtx", mm);
+  CHECK(m.values == std::vector<double>{1, 2});
+  // /dev/zero: refused from its first bytes, not read to the end (it has none).
+  CHECK_THROWS_WITH(read_matrix("/dev/zero", "--a"),
+                    "--a: /dev/zero: neither a Matrix Market file ('%%MatrixMarket ...' first) nor a .npy file ('\\x93NUMPY' magic)");
+  // More bytes than 2 entries may take (1 KiB each, 1 KiB slack): refused once past the cap
+  // (a stream that ends within the first 64 KiB read is parsed whole). The writer then meets a
+  // closed pipe: SIGPIPE ignored, its write fails quietly.
+  std::signal(SIGPIPE, SIG_IGN);
+  CHECK_THROWS_WITH(read_through_fifo("long.mtx", mm + std::string(200000, '\n')),
+                    Contains("--a: ") && Contains("long.mtx: the stream holds more than ") &&
+                        Contains(" bytes, more than its size line '1 2' allows (1 KiB per entry)"));
+  // A .npy header fixes the size exactly.
+  const std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }";
+  std::string npy_bytes = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(h.size()) + '\0' + h + std::string(8, '\0');
+  CHECK(read_through_fifo("ok.npy", npy_bytes).values == std::vector<double>{0});
+  CHECK_THROWS_WITH(read_through_fifo("long.npy", npy_bytes + "x"),
+                    Contains("long.npy: the stream holds more than " + std::to_string(10 + h.size() + 8) +
+                             " bytes, more than its .npy header implies (shape (1, 1) of '<f8')"));
 }

@@ -39,6 +39,10 @@ py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object&
     if (op->shape.empty())
       throw std::invalid_argument(std::string(op == &A ? "a" : "b") +
                                   ": expected an array of shape (..., K) (K products per element), got a scalar");
+  if ((A.kind == ElementKind::Patterns) != (B.kind == ElementKind::Patterns))  // else one side is misread
+    throw std::invalid_argument(std::string("a is ") + (A.kind == ElementKind::Patterns ? "bit patterns" : "values") +
+                                " but b is " + (B.kind == ElementKind::Patterns ? "bit patterns" : "values") +
+                                ": an unsigned array is bit patterns, a float array values; give a and b of the same kind");
   if (A.shape != B.shape)
     throw std::invalid_argument("a has shape " + shape_text(A.shape) + " but b has shape " + shape_text(B.shape) +
                                 "; every a_i needs its b_i");

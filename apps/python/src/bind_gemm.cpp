@@ -74,11 +74,11 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   }
   o.scaling = !get("scaling").is_none() && bool_arg(get("scaling"), "scaling", kFn);
   o.subnormals = get("subnormals").is_none() || bool_arg(get("subnormals"), "subnormals", kFn);
-  o.fabsum_block = get("fabsum").is_none() ? 0 : static_cast<int>(int_arg(get("fabsum"), "fabsum", kFn, 0, 1 << 26));
+  o.fabsum_block = get("fabsum").is_none() ? 0 : static_cast<int>(int_arg(get("fabsum"), "fabsum", kFn, 1, 1 << 26));
   o.fabsum_combine = str_arg(get("fabsum_combine"), "fabsum_combine", kFn, "fp32");
   if (!get("fabsum_combine").is_none() && o.fabsum_block == 0)
     throw std::invalid_argument("fabsum_combine needs fabsum");
-  o.split_k = get("split_k").is_none() ? 0 : static_cast<int>(int_arg(get("split_k"), "split_k", kFn, 0, 1 << 26));
+  o.split_k = get("split_k").is_none() ? 0 : static_cast<int>(int_arg(get("split_k"), "split_k", kFn, 1, 1 << 26));
   o.threads = get("threads").is_none() ? 0 : static_cast<unsigned>(int_arg(get("threads"), "threads", kFn, 0, 1024));
 
   g.A = matrix_arg(A, "A", *g.in, o.threads);

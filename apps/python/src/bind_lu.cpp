@@ -3,10 +3,12 @@
 // test matrices of `tcsim lu` (the same generators, so the same matrices for a seed). The
 // reports are `tcsim lu --json`'s fields, built by the same code (apps/src/lu_report.hpp).
 #include <chrono>
+#include <cmath>
 
 #include "lu_report.hpp"
 #include "matrices.hpp"
 #include "option_names.hpp"
+#include "value_checks.hpp"
 #include "tcsim/models/lu.hpp"
 #include "tcsim/models/lu_matrices.hpp"
 #include "tcsim/models/lu_refine.hpp"
@@ -179,6 +181,21 @@ py::tuple solve(const py::object& A, const py::object& b, const py::kwargs& kw) 
   const auto t0 = std::chrono::steady_clock::now();
   const models::LuResult lu = factorize(c);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  {
+    // b beyond the substitutions' format would overflow there, not in the factorization: refuse
+    // it by name (the validation layer's message) rather than report a breakdown.
+    const std::string precision = solve_arg.empty() ? (lu.storage == "fp16" ? "fp32" : lu.storage) : solve_arg;
+    const bool known = precision == "fp16" || precision == "fp32" || precision == "fp64";  // else lu_solve refuses it
+    const Format& f = parse_format(known ? precision : "fp64", "solve");
+    const double largest = std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
+    for (std::size_t i = 0; !b.is_none() && i < rhs.size(); ++i) {
+      std::string why = checks::nonfinite_refusal("b[" + std::to_string(i) + "]", rhs[i]);
+      if (why.empty())
+        why = checks::magnitude_refusal("b[" + std::to_string(i) + "]", rhs[i], largest,
+                                        precision + ", the format of the substitutions");
+      if (!why.empty()) throw std::invalid_argument(why);
+    }
+  }
   nlohmann::json j = base_report(c, lu);
   std::vector<double> x;
   models::LuSolveEvents se;

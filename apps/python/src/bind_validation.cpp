@@ -118,7 +118,11 @@ py::dict experiment(const py::object& id_obj, const py::object& quick, const py:
   if (!seed.is_none()) c.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "experiment", 0, (1ll << 62)));
   if (!threads.is_none()) c.threads = static_cast<unsigned>(int_arg(threads, "threads", "experiment", 0, 1024));
   const std::string dir = out.is_none() ? "tcsim-experiments" : path_arg(out, "out");
-  cli::prepare_output_folder("out", dir);  // before computing
+  try {  // before computing; a bad folder is a bad argument (ValueError), as the CLI's exit 2
+    cli::prepare_output_folder("out", dir);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
   cli::Progress progress("tcsim.experiment " + e.id, cli::progress_enabled(progress_arg(progress_obj, "experiment")));
   c.progress = [&](const std::string& phase, double f) { progress.update(phase, f); };
   nlohmann::json j;
