@@ -30,7 +30,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "distributed_items.hpp"
 #include "exact_cases.hpp"
+#include "item_bytes.hpp"
 #include "json_output.hpp"
 #include "progress.hpp"
 #include "kernel_cases.hpp"
@@ -355,6 +357,32 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
   t.add(std::move(gt));
 }
 
+// A rank's tally as bytes (distributed_items.hpp): the counts, whether --inject flipped a
+// result, and the listed mismatches as JSON text.
+std::string to_bytes(const Tally& t, bool applied) {
+  ItemWriter w;
+  for (std::uint64_t v : {t.cases, t.builtin, t.user, t.kernel_path, t.fma_chain_path, t.reference_path, t.kernel, t.planar,
+                          t.gemm, t.mpfr, t.kernel_bad, t.planar_bad, t.gemm_bad, t.mpfr_bad, t.errors})
+    w.put(v);
+  w.put(std::uint8_t{applied}).put(static_cast<std::uint64_t>(t.listed.size()));
+  for (const Mismatch& m : t.listed) w.put(m.index).put(m.detail.dump());
+  return w.take();
+}
+
+Tally from_bytes(const std::string& bytes, bool& applied) {
+  ItemReader r(bytes);
+  Tally t;
+  for (std::uint64_t* v : {&t.cases, &t.builtin, &t.user, &t.kernel_path, &t.fma_chain_path, &t.reference_path, &t.kernel,
+                           &t.planar, &t.gemm, &t.mpfr, &t.kernel_bad, &t.planar_bad, &t.gemm_bad, &t.mpfr_bad, &t.errors})
+    *v = r.get<std::uint64_t>();
+  applied = r.get<std::uint8_t>() != 0 || applied;
+  for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+    const std::uint64_t index = r.get<std::uint64_t>();
+    t.listed.push_back({index, nlohmann::json::parse(r.get_string())});
+  }
+  return t;
+}
+
 }  // namespace
 
 int bench_verify(const ParsedArgs& a) {
@@ -376,43 +404,57 @@ int bench_verify(const ParsedArgs& a) {
                                 " from --first and --cases); nothing would be injected");
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::atomic<std::uint64_t> next{g_first}, done{0}, bad{0};
-  std::vector<Tally> tallies(threads);
-  std::vector<std::thread> pool;
-  for (unsigned w = 0; w < threads; ++w)
-    pool.emplace_back([&, w] {
-      for (std::uint64_t g; (g = next.fetch_add(1)) < g_end;) {
-        const std::uint64_t before = tallies[w].mismatches();
-        run_group(seed, g, first, end, inject, tallies[w]);
-        bad.fetch_add(tallies[w].mismatches() - before, std::memory_order_relaxed);
-        done.fetch_add(1, std::memory_order_relaxed);
-      }
-    });
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   Progress reporter("tcsim bench verify", !a.has("quiet"));
-  {  // the common progress (after 2 s); with --progress also a summary line a minute, for long background runs
-    double last = 0;
-    while (done.load() < g_end - g_first) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      reporter.update("cases", static_cast<std::size_t>(std::min<std::uint64_t>(done.load() * kGroup, cases)),
-                      static_cast<std::size_t>(cases));
-      if (!progress || seconds() - last < 60) continue;
-      last = seconds();
-      const double n = static_cast<double>(done.load()) * kGroup;
-      std::fprintf(stderr, "[verify] %.0f of %llu cases in %.0f s (%.0f cases/s), %llu mismatches so far\n", n,
-                   static_cast<unsigned long long>(cases), last, n / last, static_cast<unsigned long long>(bad.load()));
-      std::fflush(stderr);
+  // Under mpirun each rank takes the groups g_first + part + j parts (distributed_items.hpp)
+  // and its threads share them; a group's cases depend on (seed, g) alone, and the tallies
+  // merge the same way for any split. Alone: one part.
+  const std::vector<std::string> parts = map_parts([&](int part, int nparts) {
+    const std::uint64_t mine = (g_end - g_first + static_cast<std::uint64_t>(nparts - part) - 1) / static_cast<std::uint64_t>(nparts);
+    std::atomic<std::uint64_t> next{0}, done{0}, bad{0};
+    std::vector<Tally> tallies(threads);
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < threads; ++w)
+      pool.emplace_back([&, w] {
+        for (std::uint64_t j; (j = next.fetch_add(1)) < mine;) {
+          const std::uint64_t before = tallies[w].mismatches();
+          run_group(seed, g_first + static_cast<std::uint64_t>(part) + j * static_cast<std::uint64_t>(nparts), first, end,
+                    inject, tallies[w]);
+          bad.fetch_add(tallies[w].mismatches() - before, std::memory_order_relaxed);
+          done.fetch_add(1, std::memory_order_relaxed);
+        }
+      });
+    {  // the common progress (after 2 s); with --progress also a summary line a minute, for long background runs.
+       // Under mpirun: rank 0's groups scaled by the ranks (rank 0 alone prints).
+      double last = 0;
+      const std::uint64_t scale = static_cast<std::uint64_t>(nparts);
+      while (done.load() < mine) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        reporter.update("cases", static_cast<std::size_t>(std::min<std::uint64_t>(done.load() * scale * kGroup, cases)),
+                        static_cast<std::size_t>(cases));
+        if (!progress || seconds() - last < 60) continue;
+        last = seconds();
+        const double n = static_cast<double>(std::min<std::uint64_t>(done.load() * scale * kGroup, cases));
+        std::fprintf(stderr, "[verify] %.0f of %llu cases in %.0f s (%.0f cases/s), %llu mismatches so far%s\n", n,
+                     static_cast<unsigned long long>(cases), last, n / last, static_cast<unsigned long long>(bad.load()),
+                     nparts > 1 ? " (rank 0's share scaled by the ranks)" : "");
+        std::fflush(stderr);
+      }
     }
-  }
-  for (auto& th : pool) th.join();
-  if (a.has("inject") && !inject.applied->load())  // e.g. planar@I where case I is wider than 16 bits
+    for (auto& th : pool) th.join();
+    Tally mine_total;
+    for (auto& t : tallies) mine_total.add(std::move(t));
+    return to_bytes(mine_total, inject.applied->load());
+  });
+  Tally total;
+  bool applied = false;
+  for (const std::string& part : parts) total.add(from_bytes(part, applied));
+  if (a.has("inject") && !applied)  // e.g. planar@I where case I is wider than 16 bits
     throw std::invalid_argument("--inject: case " + std::to_string(inject.index) + " has no " + inject.check +
                                 " result to flip (the planar check runs on inputs of at most 16 bits only); "
                                 "nothing was injected");
   reporter.update("cases", static_cast<std::size_t>(cases), static_cast<std::size_t>(cases));
   reporter.done();
-  Tally total;
-  for (auto& t : tallies) total.add(std::move(t));
   const double secs = seconds();
 
   if (json) {

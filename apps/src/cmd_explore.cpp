@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "args.hpp"
+#include "distributed_items.hpp"
+#include "item_bytes.hpp"
 #include "commands.hpp"
 #include "experiment.hpp"
 #include "json_output.hpp"
@@ -211,19 +213,32 @@ int cmd_explore(const Args& args) {
   };
   std::vector<Design> out_designs;
   const std::string dir = a.get_or("out-dir", "tcsim-explore");
-  prepare_output_folder("--out-dir", dir);  // before computing
+  on_rank0([&] { prepare_output_folder("--out-dir", dir); });  // before computing
   Progress progress("tcsim explore", !a.has("quiet"));
-  std::vector<std::size_t> idx(varies.size(), 0);
-  for (std::size_t d = 0; d < designs; ++d) {
-    progress.update("designs", d, designs);
+  // Design d: digit v of d in the mixed radix of the varied values (the first fastest) picks
+  // the value of parameter v; its unit and cost proxy follow.
+  auto layout = [&](std::size_t d, models::UnitSpec& spec) {
     Design des;
-    models::UnitSpec spec = base;
+    spec = base;
     spec.name = base.name + "-explore";
-    for (std::size_t v = 0; v < varies.size(); ++v) {
-      des.params[varies[v].first] = varies[v].second[idx[v]];
-      apply(spec.datapaths[row_index], out.name, varies[v].first, varies[v].second[idx[v]]);
+    for (std::size_t v = 0, rest = d; v < varies.size(); rest /= varies[v].second.size(), ++v) {
+      const std::string& value = varies[v].second[rest % varies[v].second.size()];
+      des.params[varies[v].first] = value;
+      apply(spec.datapaths[row_index], out.name, varies[v].first, value);
     }
+    // Cost proxy: k + 1 aligned terms (products and c), each (F + 1 + carry) bits wide in
+    // the adder, each shifted across a window of F + 2 p_in bits.
     const models::DatapathSpec& row = spec.datapaths[row_index];
+    des.aligned_terms = row.fma_size + 1;
+    des.adder_bits = des.aligned_terms * (row.fraction_bits + 1 + row.carry_bits);
+    des.shifter_bits = des.aligned_terms * (row.fraction_bits + 2 * in.precision);
+    return des;
+  };
+  // Each design is a work item (under mpirun on rank d mod P, distributed_items.hpp); its
+  // numbers come back as bytes, bit for bit.
+  auto run = [&](std::size_t d) {
+    models::UnitSpec spec;
+    Design des = layout(d, spec);
     try {
       const auto unit = std::make_shared<const models::Unit>(spec);
       models::GemmOptions o;
@@ -241,15 +256,21 @@ int cmd_explore(const Args& args) {
     } catch (const std::invalid_argument& e) {
       des.error = e.what();
     }
-    // Cost proxy: k + 1 aligned terms (products and c), each (F + 1 + carry) bits wide in
-    // the adder, each shifted across a window of F + 2 p_in bits.
-    des.aligned_terms = row.fma_size + 1;
-    des.adder_bits = des.aligned_terms * (row.fraction_bits + 1 + row.carry_bits);
-    des.shifter_bits = des.aligned_terms * (row.fraction_bits + 2 * in.precision);
+    ItemWriter bytes;
+    bytes.put(des.error).put(des.componentwise).put(des.normwise).put(des.monotonic ? int{*des.monotonic} : -1);
+    return bytes.take();
+  };
+  const std::vector<std::string> results =
+      map_items(designs, run, [&](std::size_t done, std::size_t total) { progress.update("designs", done, total); });
+  for (std::size_t d = 0; d < designs; ++d) {
+    models::UnitSpec spec;
+    Design des = layout(d, spec);
+    ItemReader bytes(results[d]);
+    des.error = bytes.get_string();
+    des.componentwise = bytes.get<double>();
+    des.normwise = bytes.get<double>();
+    if (const int monotonic = bytes.get<int>(); monotonic >= 0) des.monotonic = monotonic == 1;
     out_designs.push_back(des);
-    for (std::size_t v = 0; v < varies.size(); ++v)
-      if (++idx[v] < varies[v].second.size()) break;
-      else idx[v] = 0;
   }
   progress.done();
   // Pareto front over (adder bits, componentwise error): no other valid design is at most
@@ -329,7 +350,8 @@ int cmd_explore(const Args& args) {
   ex::Context c;
   c.quick = false;
   c.seed = seed;
-  const std::string tool = ex::write_outputs(e, r, c, dir, "--out-dir");
+  std::string tool;
+  on_rank0([&] { tool = ex::write_outputs(e, r, c, dir, "--out-dir"); });  // rank 0 writes
   if (json) {
     nlohmann::json j;
     j["base"] = base.name;

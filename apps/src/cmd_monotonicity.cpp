@@ -1,5 +1,6 @@
 // tcsim monotonicity: searches a unit's dot product for inputs x <= y (elementwise, same
 // signs) whose results are ordered the other way (validation/monotonicity.hpp).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,8 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "distributed_items.hpp"
+#include "item_bytes.hpp"
 #include "json_output.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
@@ -15,6 +18,80 @@
 #include "tcsim/validation/probe_blackbox.hpp"
 
 namespace tcsim::cli {
+
+namespace {
+
+void put_case(ItemWriter& w, const validation::DotCase& d) {
+  w.put(static_cast<std::uint64_t>(d.a.size()));
+  for (std::size_t i = 0; i < d.a.size(); ++i) w.put(d.a[i]).put(d.b[i]);
+  w.put(d.c).put(d.d);
+}
+
+validation::DotCase get_case(ItemReader& r) {
+  validation::DotCase d;
+  for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+    d.a.push_back(r.get<std::uint64_t>());
+    d.b.push_back(r.get<std::uint64_t>());
+  }
+  d.c = r.get<std::uint64_t>();
+  d.d = r.get<std::uint64_t>();
+  return d;
+}
+
+// One share's result as bytes: what the shares differ in (the counts found and the
+// counterexamples); the rest is the same in every share.
+std::string to_bytes(const validation::MonotonicityResult& r) {
+  ItemWriter w;
+  w.put(r.unit).put(r.in_format).put(r.out_format).put(r.cases_tried).put(r.found);
+  w.put(static_cast<std::uint64_t>(r.searches.size()));
+  for (const auto& s : r.searches) w.put(s.name).put(s.pairs).put(s.found).put(s.covered);
+  w.put(static_cast<std::uint64_t>(r.counterexamples.size()));
+  for (const auto& c : r.counterexamples) {
+    put_case(w, c.x);
+    put_case(w, c.y);
+    w.put(c.how).put(c.pair);
+  }
+  return w.take();
+}
+
+// The shares merged: counts added, the first `keep` counterexamples by pair index.
+validation::MonotonicityResult merge(const std::vector<std::string>& parts, int keep) {
+  validation::MonotonicityResult all;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    ItemReader r(parts[p]);
+    all.unit = r.get_string();
+    all.in_format = r.get_string();
+    all.out_format = r.get_string();
+    all.cases_tried = r.get<std::uint64_t>();
+    all.found += r.get<std::uint64_t>();
+    const auto searches = r.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < searches; ++i) {
+      validation::MonotonicitySearch s;
+      s.name = r.get_string();
+      s.pairs = r.get<std::uint64_t>();
+      s.found = r.get<std::uint64_t>();
+      s.covered = r.get_string();
+      if (p == 0) all.searches.push_back(s);
+      else all.searches.at(i).found += s.found;
+    }
+    for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+      validation::MonotonicPair c;
+      c.x = get_case(r);
+      c.y = get_case(r);
+      c.how = r.get_string();
+      c.pair = r.get<std::uint64_t>();
+      all.counterexamples.push_back(std::move(c));
+    }
+  }
+  std::sort(all.counterexamples.begin(), all.counterexamples.end(),
+            [](const auto& x, const auto& y) { return x.pair < y.pair; });
+  if (all.counterexamples.size() > static_cast<std::size_t>(std::max(keep, 0)))
+    all.counterexamples.resize(static_cast<std::size_t>(std::max(keep, 0)));
+  all.monotonic = all.found == 0;
+  return all;
+}
+
+}  // namespace
 
 int cmd_monotonicity(const Args& args) {
   ArgParser p("monotonicity",
@@ -42,7 +119,16 @@ int cmd_monotonicity(const Args& args) {
   Progress progress("tcsim monotonicity", !a.has("quiet"));
   o.progress = progress.hook("pairs x <= y");
   const validation::BlackBox box = validation::blackbox_from_unit(*selected.unit, in, out, a.get_or("instruction", ""));
-  const validation::MonotonicityResult r = validation::search_monotonicity(box, o);
+  // Under mpirun each rank runs the unit on its share of the pairs (every P-th, distributed_items.hpp);
+  // rank 0's progress is its walk through the whole sequence of pairs, which every rank walks.
+  const std::vector<std::string> parts = map_parts([&](int part, int nparts) {
+    validation::MonotonicityOptions mine = o;
+    mine.part = static_cast<std::uint64_t>(part);
+    mine.parts = static_cast<std::uint64_t>(nparts);
+    if (part != 0) mine.progress = nullptr;
+    return to_bytes(validation::search_monotonicity(box, mine));
+  });
+  const validation::MonotonicityResult r = merge(parts, o.keep);
   progress.done();
   if (a.has("json")) {
     print_json(r.to_json());

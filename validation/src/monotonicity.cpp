@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/rounding.hpp"
@@ -20,13 +22,14 @@ class Searcher {
 
   // Compares x <= y (same signs: `negative` for nonpositive a and c); records a violation.
   void compare(const DotCase& x0, const DotCase& y0, bool negative, MonotonicitySearch& s) {
-    DotCase x = x0, y = y0;
-    x.d = box_(x.a, x.b, x.c);
-    y.d = box_(y.a, y.b, y.c);
-    ++r_.cases_tried;
+    const std::uint64_t pair = r_.cases_tried++;
     ++s.pairs;
     if (o_.progress && r_.cases_tried % 4096 == 0)
       o_.progress(static_cast<std::size_t>(r_.cases_tried), static_cast<std::size_t>(o_.budget));
+    if (pair % o_.parts != o_.part) return;  // another share's pair
+    DotCase x = x0, y = y0;
+    x.d = box_(x.a, x.b, x.c);
+    y.d = box_(y.a, y.b, y.c);
     const ExactValue vx = decode(box_.out, x.d), vy = decode(box_.out, y.d);
     if (!(vx.is_finite() || vx.is_zero()) || !(vy.is_finite() || vy.is_zero())) return;
     const double dx = to_double(vx), dy = to_double(vy);
@@ -34,7 +37,7 @@ class Searcher {
     if (!violated) return;
     ++r_.found;
     ++s.found;
-    if (static_cast<int>(r_.counterexamples.size()) < o_.keep) r_.counterexamples.push_back({x, y, s.name});
+    if (static_cast<int>(r_.counterexamples.size()) < o_.keep) r_.counterexamples.push_back({x, y, s.name, pair});
   }
 
   std::uint64_t pattern(const Format& f, double v) const {
@@ -190,6 +193,9 @@ nlohmann::json case_json(const Format& in, const Format& out, const DotCase& d) 
 }  // namespace
 
 MonotonicityResult search_monotonicity(const BlackBox& box, const MonotonicityOptions& options) {
+  if (options.parts == 0 || options.part >= options.parts)
+    throw std::invalid_argument("monotonicity search: part " + std::to_string(options.part) + " of " +
+                                std::to_string(options.parts) + " parts; allowed: part < parts");
   MonotonicityResult r;
   r.unit = box.name;
   r.in_format = box.in.name;

@@ -31,11 +31,17 @@ struct MonotonicityOptions {
   int keep = 5;                      // counterexamples kept (all are counted)
   // Progress bars: (pairs compared, budget), every 4096 pairs.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // A share of the work (e.g. one MPI rank's, docs/scale.md): every search walks all its pairs
+  // (so the pairs, their order and the random stream stay those of the whole search), but
+  // runs the unit on pair p only when p % parts == part. The shares' counterexamples merged
+  // by `pair` and their counts added give the whole search's result.
+  std::uint64_t part = 0, parts = 1;
 };
 
 struct MonotonicPair {
   DotCase x, y;     // x <= y elementwise, same signs; d(y) < d(x) (or > for nonpositive inputs)
   std::string how;  // which search found it
+  std::uint64_t pair = 0;  // its index in the sequence of pairs of the three searches
 };
 
 struct MonotonicitySearch {
