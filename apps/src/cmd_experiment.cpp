@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "distributed_items.hpp"
 #include "experiment.hpp"
 #include "json_output.hpp"
 #include "output_file.hpp"
@@ -54,14 +55,18 @@ int cmd_experiment(const Args& args) {
   c.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
   c.seed = a.get_uint64("seed", 1);
   const std::string dir = a.get_or("out", "tcsim-experiments");
-  prepare_output_folder("--out", dir);  // before computing
+  on_rank0([&] { prepare_output_folder("--out", dir); });  // before computing
   Progress progress("tcsim experiment " + id, !a.has("quiet"));
   c.progress = [&](const std::string& phase, double f) { progress.update(phase, f); };
+  // Under mpirun the experiment's work items are spread over the ranks and every rank gets
+  // all results (distributed_items.hpp); rank 0 writes the outputs.
+  c.map_items = [](std::size_t count, const std::function<std::string(std::size_t)>& item) { return map_items(count, item); };
   const auto t0 = std::chrono::steady_clock::now();
   const ex::Result r = found->run(c);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.done();
-  const std::string tool = ex::write_outputs(*found, r, c, dir);
+  std::string tool;
+  on_rank0([&] { tool = ex::write_outputs(*found, r, c, dir); });
   bool all = true;
   for (const ex::Check& k : r.checks) all = all && k.holds;
   const std::string base = dir + "/" + id;

@@ -73,7 +73,20 @@ struct Context {
   unsigned threads = 0;
   std::uint64_t seed = 1;
   std::function<void(const std::string&, double)> progress;  // phase, fraction done
+  // Runs independent work items, item(i) for i < count, each returning its result as bytes
+  // (item_bytes.hpp), and returns the results in item order. tcsim experiment spreads them
+  // over MPI ranks under mpirun (distributed_items.hpp); empty: one after the other here. An
+  // item's numbers (its seeds included) must depend on its index only.
+  std::function<std::vector<std::string>(std::size_t count, const std::function<std::string(std::size_t)>& item)> map_items;
 };
+
+inline std::vector<std::string> run_items(const Context& c, std::size_t count,
+                                          const std::function<std::string(std::size_t)>& item) {
+  if (c.map_items) return c.map_items(count, item);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(item(i));
+  return out;
+}
 
 struct Experiment {
   std::string id;     // the paper's key and figure: blanchard2020-fig4.2

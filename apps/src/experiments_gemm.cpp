@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/reference/bounds.hpp"
 #include "tcsim/reference/gemm_error.hpp"
@@ -101,9 +102,21 @@ GemmSweep gemm_sweep(double lo, double hi, const Context& c) {
   GemmSweep s;
   const std::size_t last = c.quick ? 65536 : (std::size_t{1} << 21);
   for (std::size_t n = 1024; n <= last; n *= 4) s.sizes.push_back(n);
-  for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+  // Each size is a work item (under mpirun on rank i mod P, experiment.hpp's run_items).
+  const std::vector<std::string> results = run_items(c, s.sizes.size(), [&](std::size_t i) {
     if (c.progress) c.progress("n = " + std::to_string(s.sizes[i]), static_cast<double>(i) / static_cast<double>(s.sizes.size()));
-    s.points.push_back(gemm_point(s.sizes[i], lo, hi, c));
+    ItemWriter bytes;
+    for (const GemmPoint& p : gemm_point(s.sizes[i], lo, hi, c)) bytes.put(p.error).put(p.bound);
+    return bytes.take();
+  });
+  for (const std::string& result : results) {
+    ItemReader bytes(result);
+    std::vector<GemmPoint> points(4);
+    for (GemmPoint& p : points) {
+      p.error = bytes.get<double>();
+      p.bound = bytes.get<double>();
+    }
+    s.points.push_back(points);
   }
   return s;
 }

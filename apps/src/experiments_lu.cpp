@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "lu_bound.hpp"
 #include "tcsim/models/lu.hpp"
 
@@ -76,18 +77,33 @@ Sweep sweep(const models::Unit& unit, const std::vector<Variant>& variants, cons
   Sweep s;
   s.sizes = sizes;
   s.points.assign(variants.size(), {});
-  const double total = static_cast<double>(variants.size() * sizes.size());
-  double done = 0;
-  for (std::size_t n : sizes) {
-    if (c.progress) c.progress("matrix n = " + std::to_string(n), done / total);
-    const std::vector<double> A = matrix(n);
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      if (c.progress) c.progress(variants[v].label + ", n = " + std::to_string(n), done / total);
-      const Point p = run_point(unit, A, n, variants[v], c.threads);
-      if (!p.breakdown.empty()) s.breakdowns += "- " + variants[v].label + ", n = " + std::to_string(n) + ": " + p.breakdown + "\n";
-      s.points[v].push_back(p);
-      done += 1;
+  // Point (size i, variant v) is work item i V + v (under mpirun on rank (i V + v) mod P); a
+  // rank keeps the last matrix it generated for the next variants of the same size.
+  const std::size_t V = variants.size(), total = V * sizes.size();
+  std::size_t held_n = 0;
+  std::vector<double> A;
+  const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
+    const std::size_t n = sizes[item / V], v = item % V;
+    if (held_n != n || A.empty()) {
+      if (c.progress) c.progress("matrix n = " + std::to_string(n), static_cast<double>(item) / static_cast<double>(total));
+      A = matrix(n);
+      held_n = n;
     }
+    if (c.progress) c.progress(variants[v].label + ", n = " + std::to_string(n), static_cast<double>(item) / static_cast<double>(total));
+    const Point p = run_point(unit, A, n, variants[v], c.threads);
+    ItemWriter bytes;
+    bytes.put(p.error).put(p.bound).put(p.breakdown);
+    return bytes.take();
+  });
+  for (std::size_t item = 0; item < total; ++item) {
+    const std::size_t n = sizes[item / V], v = item % V;
+    ItemReader bytes(results[item]);
+    Point p;
+    p.error = bytes.get<double>();
+    p.bound = bytes.get<double>();
+    p.breakdown = bytes.get_string();
+    if (!p.breakdown.empty()) s.breakdowns += "- " + variants[v].label + ", n = " + std::to_string(n) + ": " + p.breakdown + "\n";
+    s.points[v].push_back(p);
   }
   return s;
 }
