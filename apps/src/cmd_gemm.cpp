@@ -236,6 +236,7 @@ int cmd_gemm(const Args& args) {
     nlohmann::json j = gemm_report_json(unit, in, out, o, r, err, bound);
     j["problem"] = source;
     j["seconds"] = seconds;
+    if (!run.mpi.is_null()) j["mpi"] = run.mpi;  // under mpirun (gemm_run.hpp)
     print_json(j);
   } else {
     std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(), in.name.c_str(),

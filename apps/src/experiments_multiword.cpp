@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/reference/bounds.hpp"
 #include "tcsim/reference/gemm_error.hpp"
@@ -81,15 +82,20 @@ Result mary2021_multiword(const Context& c) {
   f.xlabel = "n";
   f.ylabel = "componentwise error max |C^ - C| / (|A||B|)";
   std::vector<std::vector<double>> err(lines.size());
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
+  // Each size is a work item (spread over MPI ranks by tcsim experiment): its six lines share the data.
+  const std::vector<std::string> results = run_items(c, sizes.size(), [&](std::size_t i) {
     const std::size_t n = sizes[i];
     if (c.progress) c.progress("n = " + std::to_string(n), static_cast<double>(i) / static_cast<double>(sizes.size()));
     const std::vector<double> Ap = uniform_f32(8 * n, 0, 1, c.seed, 1), Bp = uniform_f32(n * 8, 0, 1, c.seed, 2);
     const std::vector<double> As = uniform_f32(8 * n, -1, 1, c.seed, 3), Bs = uniform_f32(n * 8, -1, 1, c.seed, 4);
-    for (std::size_t l = 0; l < lines.size(); ++l) {
-      const Line& L = lines[l];
-      err[l].push_back(gemm_error(*L.unit, *L.in, n, L.positive ? Ap : As, L.positive ? Bp : Bs, L.options, c.threads));
-    }
+    ItemWriter bytes;
+    for (const Line& L : lines)
+      bytes.put(gemm_error(*L.unit, *L.in, n, L.positive ? Ap : As, L.positive ? Bp : Bs, L.options, c.threads));
+    return bytes.take();
+  });
+  for (const std::string& result : results) {
+    ItemReader bytes(result);
+    for (std::size_t l = 0; l < lines.size(); ++l) err[l].push_back(bytes.get<double>());
   }
   for (std::size_t l = 0; l < lines.size(); ++l) {
     Series s;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/reference/gemm_error.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -53,21 +54,22 @@ Result units_gemm_accuracy(const Context& c) {
   for (std::size_t n = 256; n <= (c.quick ? 16384u : (1u << 20)); n *= 4) sizes.push_back(n);
   const std::vector<Path> ps = paths();
   std::vector<std::vector<double>> err(ps.size());
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const std::size_t n = sizes[i];
-    for (std::size_t p = 0; p < ps.size(); ++p) {
-      if (c.progress)
-        c.progress(ps[p].label + ", n = " + std::to_string(n),
-                   static_cast<double>(i * ps.size() + p) / static_cast<double>(sizes.size() * ps.size()));
-      const Format& in = parse_format(ps[p].in);
-      const std::vector<double> A = exact_inputs(in, 8 * n, c.seed, 1), B = exact_inputs(in, n * 8, c.seed, 2);
-      models::GemmOptions o;
-      o.instruction = ps[p].instruction;
-      o.threads = c.threads;
-      const models::GemmResult r = models::simulate_gemm(*ps[p].unit, in, formats::fp32(), 8, 8, n, A, B, {}, o);
-      err[p].push_back(reference::gemm_errors(8, 8, n, A, B, {}, r.D, {}, c.threads).componentwise);
-    }
-  }
+  // Point (size i, path p) is work item i P + p (spread over MPI ranks by tcsim experiment).
+  const std::size_t total = sizes.size() * ps.size();
+  const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
+    const std::size_t n = sizes[item / ps.size()], p = item % ps.size();
+    if (c.progress) c.progress(ps[p].label + ", n = " + std::to_string(n), static_cast<double>(item) / static_cast<double>(total));
+    const Format& in = parse_format(ps[p].in);
+    const std::vector<double> A = exact_inputs(in, 8 * n, c.seed, 1), B = exact_inputs(in, n * 8, c.seed, 2);
+    models::GemmOptions o;
+    o.instruction = ps[p].instruction;
+    o.threads = c.threads;
+    const models::GemmResult r = models::simulate_gemm(*ps[p].unit, in, formats::fp32(), 8, 8, n, A, B, {}, o);
+    ItemWriter bytes;
+    bytes.put(reference::gemm_errors(8, 8, n, A, B, {}, r.D, {}, c.threads).componentwise);
+    return bytes.take();
+  });
+  for (std::size_t item = 0; item < total; ++item) err[item % ps.size()].push_back(ItemReader(results[item]).get<double>());
   Result res;
   res.figure.title = "GEMM accuracy of every built-in unit's fp16 and fp8 datapaths (binary32 output, entries in [0, 1])";
   res.figure.xlabel = "n";

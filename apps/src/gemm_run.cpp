@@ -2,6 +2,7 @@
 #include "gemm_run.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -53,13 +54,26 @@ GemmRun run_gemm(const models::Unit& unit, const Format& in, const Format& out, 
     const dist::Grid shape = g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_grid(size, m, n);
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
-    run.r = dist::gemm(MPI_COMM_WORLD, shape, unit, in, out, m, n, k, A, B, C, o);
+    dist::GemmTraffic traffic;
+    run.r = dist::gemm(MPI_COMM_WORLD, shape, unit, in, out, m, n, k, A, B, C, o, &traffic);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::vector<std::size_t> rows = check_rows <= 0 || static_cast<std::size_t>(check_rows) >= m
                                               ? reference::sample_rows(m, m)
                                               : reference::sample_rows(m, static_cast<std::size_t>(check_rows));
-    run.err = dist::gemm_errors(MPI_COMM_WORLD, m, n, k, A, B, C, run.r.D, rows, o.threads);
+    run.err = dist::gemm_errors(MPI_COMM_WORLD, m, n, k, A, B, C, run.r.D, rows, o.threads, &traffic);
     run.report = rank == 0;
+    const std::uint64_t mine[2] = {traffic.sent, traffic.received};
+    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(size));
+    MPI_Gather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    nlohmann::json sent = nlohmann::json::array(), received = nlohmann::json::array();
+    for (int r = 0; r < size; ++r) {
+      sent.push_back(all[2 * static_cast<std::size_t>(r)]);
+      received.push_back(all[2 * static_cast<std::size_t>(r) + 1]);
+    }
+    run.mpi = {{"ranks", size},
+               {"grid", std::to_string(shape.rows) + "x" + std::to_string(shape.cols)},
+               {"bytes_sent_per_rank", sent},
+               {"bytes_received_per_rank", received}};
     return run;
   }
 #endif

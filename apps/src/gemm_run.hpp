@@ -7,6 +7,8 @@
 #include <span>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/reference/gemm_error.hpp"
 
@@ -17,6 +19,9 @@ struct GemmRun {
   reference::GemmErrors err;   // against the exact product (MPFR)
   double seconds = 0;          // wall time of the simulation (communication included)
   bool report = true;          // false on ranks other than 0: rank 0 prints and writes
+  // Under mpirun (rank 0): {"ranks", "grid": "PxQ", "bytes_sent_per_rank", "bytes_received_per_rank"}
+  // (dist::GemmTraffic, GEMM and exact errors together); null alone.
+  nlohmann::json mpi;
 };
 
 // `grid`: "" (automatic) or "PxQ" (--grid; P Q must be the number of ranks, 1 alone).

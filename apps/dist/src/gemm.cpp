@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,42 @@ int size_of(MPI_Comm comm) {
   return s;
 }
 
+// The collectives of the GEMM, counting this rank's payload bytes (GemmTraffic): received
+// exactly; sent as if the root sent every part itself (a tree broadcast spreads the same
+// total over more senders). A root's own part is not counted.
+std::uint64_t type_bytes(MPI_Datatype t) {
+  int bytes = 0;
+  MPI_Type_size(t, &bytes);
+  return static_cast<std::uint64_t>(bytes);
+}
+
+void scatterv(const void* send, const int* counts, const int* displs, MPI_Datatype t, void* recv, int recv_count,
+              MPI_Comm comm, GemmTraffic& traffic) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  if (rank == 0)
+    for (int r = 1; r < size; ++r) traffic.sent += static_cast<std::uint64_t>(counts[r]) * type_bytes(t);
+  else
+    traffic.received += static_cast<std::uint64_t>(recv_count) * type_bytes(t);
+  MPI_Scatterv(send, counts, displs, t, recv, recv_count, t, 0, comm);
+}
+
+void bcast(void* data, int count, MPI_Datatype t, MPI_Comm comm, GemmTraffic& traffic) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  (rank == 0 ? traffic.sent : traffic.received) +=
+      static_cast<std::uint64_t>(count) * type_bytes(t) * static_cast<std::uint64_t>(rank == 0 ? size - 1 : 1);
+  MPI_Bcast(data, count, t, 0, comm);
+}
+
+void gatherv(const void* send, int send_count, MPI_Datatype t, void* recv, const int* counts, const int* displs,
+             MPI_Comm comm, GemmTraffic& traffic) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  if (rank == 0)
+    for (int r = 1; r < size; ++r) traffic.received += static_cast<std::uint64_t>(counts[r]) * type_bytes(t);
+  else
+    traffic.sent += static_cast<std::uint64_t>(send_count) * type_bytes(t);
+  MPI_Gatherv(send, send_count, t, recv, counts, displs, t, 0, comm);
+}
+
 }  // namespace
 
 Grid choose_grid(int ranks, std::size_t m, std::size_t n) {
@@ -65,7 +102,10 @@ Range block_range(std::size_t n, int parts, int index) {
 
 models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, const Format& out,
                         std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
-                        std::span<const double> B, std::span<const double> C, const models::GemmOptions& options) {
+                        std::span<const double> B, std::span<const double> C, const models::GemmOptions& options,
+                        GemmTraffic* traffic) {
+  GemmTraffic counted;
+  GemmTraffic& t = traffic ? *traffic : counted;
   const int rank = rank_of(comm), size = size_of(comm);
   const int P = grid.rows, Q = grid.cols;
   // The same checks on every rank, before any collective.
@@ -82,7 +122,7 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
   auto count = [](std::size_t x) { return static_cast<int>(x); };
 
   int has_c = rank == 0 && !C.empty() ? 1 : 0;
-  MPI_Bcast(&has_c, 1, MPI_INT, 0, comm);
+  bcast(&has_c, 1, MPI_INT, comm, t);
 
   // A's row panels: scattered down grid column 0, then broadcast along each grid row.
   std::vector<double> Ap(R.size * k);
@@ -92,10 +132,9 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
       const Range r = block_range(m, P, i);
       counts[i] = count(r.size * k), displs[i] = count(r.begin * k);
     }
-    MPI_Scatterv(rank == 0 ? A.data() : nullptr, counts.data(), displs.data(), MPI_DOUBLE, Ap.data(), counts[p],
-                 MPI_DOUBLE, 0, comms.col);
+    scatterv(rank == 0 ? A.data() : nullptr, counts.data(), displs.data(), MPI_DOUBLE, Ap.data(), counts[p], comms.col, t);
   }
-  MPI_Bcast(Ap.data(), count(Ap.size()), MPI_DOUBLE, 0, comms.row);
+  bcast(Ap.data(), count(Ap.size()), MPI_DOUBLE, comms.row, t);
 
   // B's column panels (each packed k x its columns): scattered along grid row 0, then
   // broadcast down each grid column.
@@ -111,10 +150,9 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
         for (std::size_t t = 0; t < k; ++t)
           std::copy_n(B.data() + t * n + c.begin, c.size, packed.data() + k * c.begin + t * c.size);
     }
-    MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, Bp.data(), counts[q], MPI_DOUBLE, 0,
-                 comms.row);
+    scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, Bp.data(), counts[q], comms.row, t);
   }
-  MPI_Bcast(Bp.data(), count(Bp.size()), MPI_DOUBLE, 0, comms.col);
+  bcast(Bp.data(), count(Bp.size()), MPI_DOUBLE, comms.col, t);
 
   // Blocks of C and D, packed in rank order.
   std::vector<int> counts(size), displs(size);
@@ -139,8 +177,7 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
       for_each_block_entry([&](std::size_t b, std::size_t g) { packed[b] = C[g]; });
     }
     Cb.resize(R.size * J.size);
-    MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, Cb.data(), counts[rank], MPI_DOUBLE, 0,
-                 comm);
+    scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, Cb.data(), counts[rank], comm, t);
   }
 
   // The unit GEMM on the block (rank 0's block is never empty: the first ranges are the longest).
@@ -152,10 +189,8 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
   // D gathered on rank 0.
   std::vector<double> D_packed(rank == 0 ? m * n : 0);
   std::vector<std::uint64_t> bits_packed(rank == 0 ? m * n : 0);
-  MPI_Gatherv(local.D.data(), counts[rank], MPI_DOUBLE, D_packed.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
-              comm);
-  MPI_Gatherv(local.bits.data(), counts[rank], MPI_UINT64_T, bits_packed.data(), counts.data(), displs.data(),
-              MPI_UINT64_T, 0, comm);
+  gatherv(local.D.data(), counts[rank], MPI_DOUBLE, D_packed.data(), counts.data(), displs.data(), comm, t);
+  gatherv(local.bits.data(), counts[rank], MPI_UINT64_T, bits_packed.data(), counts.data(), displs.data(), comm, t);
   models::GemmResult g;
   g.m = m, g.n = n, g.k = k;
   if (rank != 0) return g;
@@ -171,13 +206,16 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
 
 reference::GemmErrors gemm_errors(MPI_Comm comm, std::size_t m, std::size_t n, std::size_t k,
                                   std::span<const double> A, std::span<const double> B, std::span<const double> C,
-                                  std::span<const double> D_hat, std::span<const std::size_t> rows, unsigned threads) {
+                                  std::span<const double> D_hat, std::span<const std::size_t> rows, unsigned threads,
+                                  GemmTraffic* traffic) {
+  GemmTraffic counted;
+  GemmTraffic& t = traffic ? *traffic : counted;
   const int rank = rank_of(comm), size = size_of(comm);
   check_entries(m * k, "A");
   check_entries(k * n, "B");
   check_entries(m * n, "D");
   int has_c = rank == 0 && !C.empty() ? 1 : 0;
-  MPI_Bcast(&has_c, 1, MPI_INT, 0, comm);
+  bcast(&has_c, 1, MPI_INT, comm, t);
   auto count = [](std::size_t x) { return static_cast<int>(x); };
 
   // Rank r checks part r of the row list: its rows of A, C and D^ packed, and all of B.
@@ -193,21 +231,23 @@ reference::GemmErrors gemm_errors(MPI_Comm comm, std::size_t m, std::size_t n, s
     if (rank == 0)
       for (std::size_t s = 0; s < rows.size(); ++s) std::copy_n(M.data() + rows[s] * cols, cols, packed.data() + s * cols);
     std::vector<double> local(mine.size * cols);
-    MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, local.data(), counts[rank], MPI_DOUBLE, 0,
-                 comm);
+    scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, local.data(), counts[rank], comm, t);
     return local;
   };
   const std::vector<double> A_rows = scatter_rows(A, k), D_rows = scatter_rows(D_hat, n);
   const std::vector<double> C_rows = has_c ? scatter_rows(C, n) : std::vector<double>{};
   std::vector<double> B_all(k * n);
   if (rank == 0) std::copy(B.begin(), B.end(), B_all.begin());
-  MPI_Bcast(B_all.data(), count(B_all.size()), MPI_DOUBLE, 0, comm);
+  bcast(B_all.data(), count(B_all.size()), MPI_DOUBLE, comm, t);
 
   reference::GemmErrorMaxima x;
   if (mine.size > 0) x = reference::gemm_error_maxima(mine.size, n, k, A_rows, B_all, C_rows, D_rows, {}, threads);
   const double sent[2] = {x.componentwise, x.row_abs_sum};
   std::vector<double> all(rank == 0 ? 2 * static_cast<std::size_t>(size) : 0);
-  MPI_Gather(sent, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, comm);
+  const std::vector<int> twos(static_cast<std::size_t>(size), 2);
+  std::vector<int> at(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) at[static_cast<std::size_t>(r)] = 2 * r;
+  gatherv(sent, 2, MPI_DOUBLE, all.data(), twos.data(), at.data(), comm, t);
 
   reference::GemmErrors e;
   if (rank != 0) return e;

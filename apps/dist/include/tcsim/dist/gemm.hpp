@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,14 @@ struct Range {
 };
 Range block_range(std::size_t n, int parts, int index);
 
+// The payload bytes one rank moved in gemm and gemm_errors (matrices, panels, blocks, the
+// error maxima and the "C given" flag): received, exactly (the same for any algorithm MPI
+// picks for a collective); sent, as if each collective's root sent every other rank its part
+// itself (a tree broadcast spreads the same total over more senders). Added to, not reset.
+struct GemmTraffic {
+  std::uint64_t sent = 0, received = 0;
+};
+
 // D = C + A B with A (m x k), B (k x n), C (m x n or empty) significant on rank 0 only (the
 // other ranks pass empty spans). grid.rows * grid.cols must be comm's size. Returns on rank 0
 // the whole result (D, bits and the run's description), on the other ranks m, n, k only.
@@ -45,7 +54,8 @@ Range block_range(std::size_t n, int parts, int index);
 // (collectively, session.hpp).
 models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, const Format& out,
                         std::size_t m, std::size_t n, std::size_t k, std::span<const double> A,
-                        std::span<const double> B, std::span<const double> C, const models::GemmOptions& options);
+                        std::span<const double> B, std::span<const double> C, const models::GemmOptions& options,
+                        GemmTraffic* traffic = nullptr);
 
 // reference::gemm_errors over `rows` of D (the same list on every rank) with A, B, C and D^
 // significant on rank 0 only: the rows are cut into comm's size consecutive parts, each rank
@@ -53,6 +63,7 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
 // them: the same numbers as one process. Returns the errors on rank 0 (zeros elsewhere).
 reference::GemmErrors gemm_errors(MPI_Comm comm, std::size_t m, std::size_t n, std::size_t k,
                                   std::span<const double> A, std::span<const double> B, std::span<const double> C,
-                                  std::span<const double> D_hat, std::span<const std::size_t> rows, unsigned threads);
+                                  std::span<const double> D_hat, std::span<const std::size_t> rows, unsigned threads,
+                                  GemmTraffic* traffic = nullptr);
 
 }  // namespace tcsim::dist
