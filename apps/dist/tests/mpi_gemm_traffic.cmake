@@ -35,3 +35,12 @@ expect_traffic(2 "\"mpi\":{\"bytes_received_per_rank\":[9616,20808],\"bytes_sent
 # rank 2 its A panel along row 1: 8*18*29 + 16*18*27 + 16 = 11968; rank 3 16*18*26 + 16 = 7504.
 expect_traffic(4 "\"mpi\":{\"bytes_received_per_rank\":[23216,28648,28648,28416],\"bytes_sent_per_rank\":[75504,13952,11968,7504],\"grid\":\"2x2\",\"ranks\":4}"
   --unit v100 --in fp16 --m 37 --n 53 --k 29 --grid 2x2 --check-rows all)
+# tcsim bench gemm under mpirun: the distributed GEMM timed against one rank, its D equal to
+# the one-rank D, its bytes those of the model (n 64 on 2x1, no error check: rank 1 receives
+# the flag, its 32 rows of A, all of B and its block of C, 4 + 8*32*64 + 8*64*64 + 8*32*64, and
+# sends D and bits, 16*32*64).
+mpi_run(2 out err rc bench gemm --unit v100 --in fp16 --n 64 --threads 1 --json --quiet)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"mpi\":{\"bytes_received_per_rank\":\\[32768,65540\\],\"bytes_sent_per_rank\":\\[65540,32768\\],\"d_equal\":true,[^}]*\"grid\":\"2x1\",\"ranks\":2,")
+  mpi_fail("bench gemm -n 2: exit code ${rc}, no \"mpi\" object with D equal and the model's bytes:\n${out}\n${err}")
+endif()
+message(STATUS "bench gemm -n 2: D equal, bytes as the model")
