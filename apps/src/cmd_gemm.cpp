@@ -15,9 +15,11 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "distributed_items.hpp"
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
 #include "gemm_run.hpp"
+#include "item_bytes.hpp"
 #include "json_output.hpp"
 #include "matrix_files.hpp"
 #include "output_file.hpp"
@@ -120,57 +122,70 @@ int cmd_gemm(const Args& args) {
   std::optional<apps::Matrix> file_c;  // for the range checks below
   std::string gen_a, gen_b;  // generated problem: what the checks name
   std::string source;
-  if (from_files) {
-    for (const char* gen : {"m", "n", "k", "dist", "seed", "ell"})
-      if (a.has(gen))
-        throw std::invalid_argument(std::string("--") + gen + " describes a generated problem; it cannot be used with --a/--b files");
-    if (!a.has("a") || !a.has("b")) throw std::invalid_argument("--a and --b go together: give both files");
-    const apps::Matrix ma = apps::read_matrix(a.get("a"), "--a"), mb = apps::read_matrix(a.get("b"), "--b");
-    apps::require_finite(ma, "--a", a.get("a"));
-    apps::require_finite(mb, "--b", a.get("b"));
-    if (ma.cols != mb.rows)
-      throw std::invalid_argument("--a is " + std::to_string(ma.rows) + " x " + std::to_string(ma.cols) + " and --b is " +
-                                  std::to_string(mb.rows) + " x " + std::to_string(mb.cols) +
-                                  ": A's columns must equal B's rows");
-    m = ma.rows, k = ma.cols, n = mb.cols;
-    A = ma.values, B = mb.values;
-    if (a.has("c")) {
-      const apps::Matrix mc = apps::read_matrix(a.get("c"), "--c");
-      apps::require_finite(mc, "--c", a.get("c"));
-      file_c = mc;
-      if (mc.rows != m || mc.cols != n)
-        throw std::invalid_argument("--c is " + std::to_string(mc.rows) + " x " + std::to_string(mc.cols) +
-                                    "; D = C + A B needs " + std::to_string(m) + " x " + std::to_string(n));
-      C = mc.values;
+  // Under mpirun rank 0 alone reads or generates the problem (the files need to exist on its
+  // node only; distributed_items.hpp): an error there is reported by every rank, and the
+  // others get the sizes and the description. The unit GEMM gets the blocks from rank 0.
+  on_rank0([&] {
+    if (from_files) {
+      for (const char* gen : {"m", "n", "k", "dist", "seed", "ell"})
+        if (a.has(gen))
+          throw std::invalid_argument(std::string("--") + gen + " describes a generated problem; it cannot be used with --a/--b files");
+      if (!a.has("a") || !a.has("b")) throw std::invalid_argument("--a and --b go together: give both files");
+      const apps::Matrix ma = apps::read_matrix(a.get("a"), "--a"), mb = apps::read_matrix(a.get("b"), "--b");
+      apps::require_finite(ma, "--a", a.get("a"));
+      apps::require_finite(mb, "--b", a.get("b"));
+      if (ma.cols != mb.rows)
+        throw std::invalid_argument("--a is " + std::to_string(ma.rows) + " x " + std::to_string(ma.cols) + " and --b is " +
+                                    std::to_string(mb.rows) + " x " + std::to_string(mb.cols) +
+                                    ": A's columns must equal B's rows");
+      m = ma.rows, k = ma.cols, n = mb.cols;
+      A = ma.values, B = mb.values;
+      if (a.has("c")) {
+        const apps::Matrix mc = apps::read_matrix(a.get("c"), "--c");
+        apps::require_finite(mc, "--c", a.get("c"));
+        file_c = mc;
+        if (mc.rows != m || mc.cols != n)
+          throw std::invalid_argument("--c is " + std::to_string(mc.rows) + " x " + std::to_string(mc.cols) +
+                                      "; D = C + A B needs " + std::to_string(m) + " x " + std::to_string(n));
+        C = mc.values;
+      }
+      source = "A " + a.get("a") + ", B " + a.get("b") + (a.has("c") ? ", C " + a.get("c") : ", C = 0");
+    } else {
+      if (a.has("c")) throw std::invalid_argument("--c needs --a and --b files (a generated problem has C = 0)");
+      for (const char* dim : {"m", "n", "k"})
+        if (!a.has(dim))
+          throw std::invalid_argument(std::string("give --m, --n and --k (a generated problem) or --a and --b files; --") +
+                                      dim + " is missing");
+      m = static_cast<std::size_t>(a.get_int("m", 1, 1 << 20));
+      n = static_cast<std::size_t>(a.get_int("n", 1, 1 << 20));
+      k = static_cast<std::size_t>(a.get_int("k", 1, 1 << 26));
+      if (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n) > 1 << 30)
+        throw std::invalid_argument("--m, --n, --k: A and B would hold " +
+                                    sci(static_cast<double>(m) * k + static_cast<double>(k) * n) +
+                                    " entries; at most 2^30 together");
+      const std::string dist = a.get_or("dist", "uniform01");
+      check_gemm_distribution(dist, "--dist");
+      double ell = 10;
+      if (a.has("ell")) {
+        if (dist != "pm10^phi") throw std::invalid_argument("--ell applies to --dist pm10^phi only");
+        ell = static_cast<double>(a.get_int("ell", 0, 300));
+      }
+      const std::uint64_t seed = a.get_uint64("seed", 1);
+      generate_gemm_problem(m, n, k, dist, ell, seed, A, B);
+      // For the range checks below, as file matrices (pm10^phi reaches 10^ell).
+      const std::string what = "'" + dist + "'" + (a.has("ell") ? " (--ell " + a.get("ell") + ")" : "");
+      gen_a = what + " generates A", gen_b = what + " generates B";
+      source = dist + (dist == "pm10^phi" ? " (ell " + sci(ell) + ")" : "") + ", seed " + std::to_string(seed) +
+               ", binary32 entries, C = 0";
     }
-    source = "A " + a.get("a") + ", B " + a.get("b") + (a.has("c") ? ", C " + a.get("c") : ", C = 0");
-  } else {
-    if (a.has("c")) throw std::invalid_argument("--c needs --a and --b files (a generated problem has C = 0)");
-    for (const char* dim : {"m", "n", "k"})
-      if (!a.has(dim))
-        throw std::invalid_argument(std::string("give --m, --n and --k (a generated problem) or --a and --b files; --") +
-                                    dim + " is missing");
-    m = static_cast<std::size_t>(a.get_int("m", 1, 1 << 20));
-    n = static_cast<std::size_t>(a.get_int("n", 1, 1 << 20));
-    k = static_cast<std::size_t>(a.get_int("k", 1, 1 << 26));
-    if (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n) > 1 << 30)
-      throw std::invalid_argument("--m, --n, --k: A and B would hold " +
-                                  sci(static_cast<double>(m) * k + static_cast<double>(k) * n) +
-                                  " entries; at most 2^30 together");
-    const std::string dist = a.get_or("dist", "uniform01");
-    check_gemm_distribution(dist, "--dist");
-    double ell = 10;
-    if (a.has("ell")) {
-      if (dist != "pm10^phi") throw std::invalid_argument("--ell applies to --dist pm10^phi only");
-      ell = static_cast<double>(a.get_int("ell", 0, 300));
-    }
-    const std::uint64_t seed = a.get_uint64("seed", 1);
-    generate_gemm_problem(m, n, k, dist, ell, seed, A, B);
-    // For the range checks below, as file matrices (pm10^phi reaches 10^ell).
-    const std::string what = "'" + dist + "'" + (a.has("ell") ? " (--ell " + a.get("ell") + ")" : "");
-    gen_a = what + " generates A", gen_b = what + " generates B";
-    source = dist + (dist == "pm10^phi" ? " (ell " + sci(ell) + ")" : "") + ", seed " + std::to_string(seed) +
-             ", binary32 entries, C = 0";
+  });
+  {
+    ItemWriter shared;
+    shared.put(m).put(n).put(k).put(source);
+    const std::string bytes = share_from_rank0(shared.take());
+    ItemReader got(bytes);
+    m = got.get<std::size_t>(), n = got.get<std::size_t>(), k = got.get<std::size_t>();
+    source = got.get_string();
   }
 
   models::GemmOptions o;
@@ -205,11 +220,13 @@ int cmd_gemm(const Args& args) {
                                                                                                           : out;
     const std::string hint = " (or --scaling on)";
     const bool gen = !from_files;
-    apps::require_at_most(A, k, largest(ab), ab.name + ", the format A is converted into" + hint, gen ? "--dist" : "--a",
-                          gen ? gen_a : a.get("a"));
-    apps::require_at_most(B, n, largest(ab), ab.name + ", the format B is converted into" + hint, gen ? "--dist" : "--b",
-                          gen ? gen_b : a.get("b"));
-    if (file_c) apps::require_at_most(*file_c, largest(c), c.name + ", the format C is converted into", "--c", a.get("c"));
+    on_rank0([&] {  // rank 0 holds the problem
+      apps::require_at_most(A, k, largest(ab), ab.name + ", the format A is converted into" + hint, gen ? "--dist" : "--a",
+                            gen ? gen_a : a.get("a"));
+      apps::require_at_most(B, n, largest(ab), ab.name + ", the format B is converted into" + hint, gen ? "--dist" : "--b",
+                            gen ? gen_b : a.get("b"));
+      if (file_c) apps::require_at_most(*file_c, largest(c), c.name + ", the format C is converted into", "--c", a.get("c"));
+    });
   }
 
   Progress progress("tcsim gemm", !a.has("quiet"));

@@ -51,6 +51,18 @@ std::vector<std::string> map_parts(const std::function<std::string(int, int)>& p
   return {part(0, 1)};
 }
 
+std::string share_from_rank0(std::string bytes) {
+#ifdef TCSIM_HAVE_MPI
+  if (dist::active()) {
+    unsigned long long length = bytes.size();
+    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    bytes.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(bytes.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+#endif
+  return bytes;
+}
+
 void on_rank0(const std::function<void()>& f) {
 #ifdef TCSIM_HAVE_MPI
   if (dist::active()) {

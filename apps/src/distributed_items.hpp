@@ -25,6 +25,9 @@ std::vector<std::string> map_items(std::size_t count, const std::function<std::s
 // rank order. For work that a command splits itself (e.g. among its threads as well).
 std::vector<std::string> map_parts(const std::function<std::string(int part, int parts)>& part);
 
+// Rank 0's `bytes` on every rank (alone: `bytes`).
+std::string share_from_rank0(std::string bytes);
+
 // Runs f on rank 0 only (e.g. preparing an output folder); an exception there is thrown on
 // every rank, so that all exit together with rank 0's message.
 void on_rank0(const std::function<void()>& f);
