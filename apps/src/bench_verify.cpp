@@ -410,7 +410,8 @@ int bench_verify(const ParsedArgs& a) {
   // and its threads share them; a group's cases depend on (seed, g) alone, and the tallies
   // merge the same way for any split. Alone: one part.
   const std::vector<std::string> parts = map_parts([&](int part, int nparts) {
-    const std::uint64_t mine = (g_end - g_first + static_cast<std::uint64_t>(nparts - part) - 1) / static_cast<std::uint64_t>(nparts);
+    const auto parts_u = static_cast<std::uint64_t>(nparts);
+    const std::uint64_t mine = (g_end - g_first + parts_u - static_cast<std::uint64_t>(part) - 1) / parts_u;  // its groups
     std::atomic<std::uint64_t> next{0}, done{0}, bad{0};
     std::vector<Tally> tallies(threads);
     std::vector<std::thread> pool;
@@ -437,7 +438,7 @@ int bench_verify(const ParsedArgs& a) {
         const double n = static_cast<double>(std::min<std::uint64_t>(done.load() * scale * kGroup, cases));
         std::fprintf(stderr, "[verify] %.0f of %llu cases in %.0f s (%.0f cases/s), %llu mismatches so far%s\n", n,
                      static_cast<unsigned long long>(cases), last, n / last, static_cast<unsigned long long>(bad.load()),
-                     nparts > 1 ? " (rank 0's share scaled by the ranks)" : "");
+                     nparts > 1 ? " (under mpirun: rank 0's cases times the ranks, rank 0's mismatches)" : "");
         std::fflush(stderr);
       }
     }

@@ -19,13 +19,21 @@ class Searcher {
   Searcher(const BlackBox& box, const MonotonicityOptions& o, MonotonicityResult& r) : box_(box), o_(o), r_(r) {}
 
   bool budget_left() const { return r_.cases_tried < o_.budget; }
+  // The next pair's index is this share's (options.part).
+  bool next_pair_mine() const { return r_.cases_tried % o_.parts == o_.part; }
 
-  // Compares x <= y (same signs: `negative` for nonpositive a and c); records a violation.
-  void compare(const DotCase& x0, const DotCase& y0, bool negative, MonotonicitySearch& s) {
+  // Counts a pair (compared here or by another share); returns its index.
+  std::uint64_t count_pair(MonotonicitySearch& s) {
     const std::uint64_t pair = r_.cases_tried++;
     ++s.pairs;
     if (o_.progress && r_.cases_tried % 4096 == 0)
       o_.progress(static_cast<std::size_t>(r_.cases_tried), static_cast<std::size_t>(o_.budget));
+    return pair;
+  }
+
+  // Compares x <= y (same signs: `negative` for nonpositive a and c); records a violation.
+  void compare(const DotCase& x0, const DotCase& y0, bool negative, MonotonicitySearch& s) {
+    const std::uint64_t pair = count_pair(s);
     if (pair % o_.parts != o_.part) return;  // another share's pair
     DotCase x = x0, y = y0;
     x.d = box_(x.a, x.b, x.c);
@@ -147,20 +155,36 @@ class Searcher {
     std::mt19937_64 rng(o_.seed);
     auto uniform = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
     const int window = std::max(4, std::min(40, in.precision + 8));
+    std::vector<double> values_a, values_b;
     while (budget_left()) {
       const int n = uniform(1, std::max(1, o_.max_products));
       const int e0 = uniform(std::max(in.emin, -8), std::min(in.emax, 8) - 1);
+      // Another share's pair draws the same random numbers but rounds only what decides
+      // whether it is a pair (c and the raised input): the walk stays cheap.
+      const bool mine = next_pair_mine();
       DotCase x;
+      values_a.clear();
+      values_b.clear();
       for (int i = 0; i < n; ++i) {
         const double a = std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, e0 - uniform(0, window));
+        const double b = std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, -uniform(0, 2));
+        values_a.push_back(a);
+        values_b.push_back(b);
+        if (!mine) continue;
         x.a.push_back(pattern(in, a));
-        x.b.push_back(pattern(in, std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, -uniform(0, 2))));
+        x.b.push_back(pattern(in, b));
       }
       x.c = pattern(out, std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, e0 + uniform(-2, 2)));
       if (classify(out, x.c) == FpClass::Infinity) continue;
       const bool negative = rng() % 2;
-      DotCase y = x;
       const std::size_t which = static_cast<std::size_t>(uniform(0, 2 * n));
+      if (!mine) {
+        std::uint64_t raised = which == static_cast<std::size_t>(2 * n) ? x.c
+                               : pattern(in, which % 2 ? values_b[which / 2] : values_a[which / 2]);
+        if (raise(which == static_cast<std::size_t>(2 * n) ? out : in, raised)) count_pair(s);
+        continue;
+      }
+      DotCase y = x;
       std::uint64_t& slot = which == static_cast<std::size_t>(2 * n) ? y.c : (which % 2 ? y.b[which / 2] : y.a[which / 2]);
       if (!raise(which == static_cast<std::size_t>(2 * n) ? out : in, slot)) continue;
       if (negative) {  // nonpositive a and c (b stays nonnegative): every term flips sign
