@@ -1,0 +1,48 @@
+// Distributed LU factorization (docs/scale.md "Distributed LU"): models::simulate_lu on a
+// P x Q grid of MPI ranks, bit for bit the single process for every grid.
+//
+// Layout: ScaLAPACK's 2D block-cyclic distribution with the algorithm's block size r: block
+// (I, J) of r x r entries lives on grid row I mod P and grid column J mod Q (rank p Q + q).
+// Step k of the right-looking algorithms (rl in every variant and storage, ref-rl): the
+// block column k is factorized by its grid column (a distributed pivot search per column,
+// MPI_MAXLOC with the serial tie rule: the first largest |entry|, a NaN on the diagonal kept;
+// whole rows swapped between grid rows; the pivot row broadcast down the grid column), the
+// diagonal block is broadcast along its grid row and U's block row solved there, then L's
+// block column is broadcast along the grid rows and U's block row down the grid columns, and
+// every rank updates its blocks of the trailing matrix through the unit GEMM
+// (models::simulate_gemm). Each entry receives the same operations in the same order as on
+// one process (the same k-chunks per step, the same roundings to storage); only the rank
+// that does them changes. Breakdowns and --on-breakdown continue events are noted by the
+// ranks that own the entries and agreed after every pass (an allgather of each rank's first
+// Inf and NaN in the serial loop order), so every rank throws the same LuBreakdown or records
+// the same events, and none waits for another.
+//
+// The left-looking algorithms (ll, ll-fp32-panel, dp, ref-ll) are not distributed yet: rank 0
+// factorizes the whole matrix alone (simulate_lu) and the other ranks wait
+// (lu_distributed() says which).
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <span>
+
+#include "tcsim/dist/gemm.hpp"
+#include "tcsim/models/lu.hpp"
+
+namespace tcsim::dist {
+
+// True for the algorithms lu() distributes (rl, ref-rl); the others run on rank 0 alone.
+bool lu_distributed(models::LuAlgorithm algorithm);
+
+// The default grid of an LU on `ranks` processes: as square as possible, P >= Q.
+Grid choose_lu_grid(int ranks);
+
+// simulate_lu(unit, in, n, A, options) with A (n x n, row-major) significant on rank 0 only
+// (other ranks may pass an empty span). grid.rows * grid.cols must be comm's size. Returns
+// on rank 0 the whole result (LU, perm, events and the description), on the other ranks the
+// description without LU. Every rank throws the same LuBreakdown or std::invalid_argument.
+// options.progress is called on rank 0 only.
+models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
+                    std::span<const double> A, const models::LuOptions& options);
+
+}  // namespace tcsim::dist

@@ -1,0 +1,505 @@
+// Distributed LU (lu.hpp): the right-looking algorithms on a 2D block-cyclic layout, the
+// others on rank 0. Compiled with -ffp-contract=off, as models' LU sources: no fused
+// operations, so every scalar step rounds as the serial code's does.
+#include "tcsim/dist/lu.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lu_impl.hpp"  // models' private Precision: the same rounding code as the serial LU
+#include "tcsim/dist/session.hpp"
+
+namespace tcsim::dist {
+
+namespace {
+
+using models::LuBreakdown;
+using models::LuEvent;
+using models::lu_detail::Precision;
+
+int rank_of(MPI_Comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+int size_of(MPI_Comm comm) {
+  int s = 1;
+  MPI_Comm_size(comm, &s);
+  return s;
+}
+
+// The serial code's texts (models/src/lu.cpp): numbers as %.9g, entries as A[i][j].
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+std::string at(std::size_t i, std::size_t c) { return "A[" + std::to_string(i) + "][" + std::to_string(c) + "]"; }
+
+// Runs f() on every rank; a LuBreakdown or another exception on some rank is thrown on every
+// rank with the lowest such rank's message and its type (collectively keeps only the text).
+template <class F>
+void agreed(MPI_Comm comm, F&& f) {
+  std::string failure;
+  bool failed = false;
+  try {
+    f();
+  } catch (const LuBreakdown& e) {
+    failure = std::string("B") + e.what(), failed = true;
+  } catch (const std::exception& e) {
+    failure = std::string("E") + e.what(), failed = true;
+  }
+  try {
+    agree_on_failure(comm, failed ? &failure : nullptr);
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    if (!m.empty() && m[0] == 'B') throw LuBreakdown(m.substr(1));
+    throw std::invalid_argument(m.substr(1));
+  }
+}
+
+// The first non-finite value of a pass in the serial loop order ((outer, inner, column)
+// lexicographically), as models/src/lu.cpp's Failure and Firsts: each rank notes its own
+// entries' firsts, and the merge of all ranks' is the serial pass's.
+struct Failure {
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::size_t outer = kNone, inner = kNone, column = kNone;
+  double value = 0, stored = 0;
+  bool found() const { return outer != kNone; }
+  bool before(const Failure& o) const {
+    return outer != o.outer ? outer < o.outer : inner != o.inner ? inner < o.inner : column < o.column;
+  }
+};
+struct Firsts {
+  Failure inf, nan;
+  bool found() const { return inf.found() || nan.found(); }
+  void note(const Failure& f) {
+    Failure& slot = std::isnan(f.stored) ? nan : inf;
+    if (!slot.found() || f.before(slot)) slot = f;
+  }
+  void merge(const Firsts& o) {
+    if (o.inf.found()) note(o.inf);
+    if (o.nan.found()) note(o.nan);
+  }
+  const Failure& first() const { return !nan.found() || (inf.found() && inf.before(nan)) ? inf : nan; }
+};
+
+// One rank's view of a pass: its firsts and, on the rank holding it, the pivot.
+struct PassReport {
+  Firsts firsts;
+  double pivot = 0;
+  int has_pivot = 0;
+};
+
+// Every rank's report, merged identically on every rank.
+PassReport agree(MPI_Comm comm, const PassReport& mine) {
+  std::vector<PassReport> all(static_cast<std::size_t>(size_of(comm)));
+  MPI_Allgather(&mine, sizeof(PassReport), MPI_BYTE, all.data(), sizeof(PassReport), MPI_BYTE, comm);
+  PassReport r;
+  for (const PassReport& o : all) {
+    r.firsts.merge(o.firsts);
+    if (o.has_pivot) r.pivot = o.pivot, r.has_pivot = 1;
+  }
+  return r;
+}
+
+// One dimension of the block-cyclic layout: global index i lives in part (i / r) mod parts.
+struct Cyclic {
+  std::size_t n = 0, r = 1;
+  std::size_t parts = 1, me = 0;
+  std::size_t owner(std::size_t i) const { return (i / r) % parts; }
+  std::size_t local(std::size_t i) const { return (i / (r * parts)) * r + i % r; }
+  std::size_t global(std::size_t l, std::size_t p) const { return (l / r) * r * parts + p * r + l % r; }
+  std::size_t global(std::size_t l) const { return global(l, me); }
+  // Entries of part p.
+  std::size_t count(std::size_t p) const {
+    const std::size_t blocks = (n + r - 1) / r;
+    if (p >= blocks) return 0;
+    const std::size_t mine = (blocks - 1 - p) / parts + 1;
+    const std::size_t last = n - (blocks - 1) * r;
+    return mine * r - (owner(n - 1) == p ? r - last : 0);
+  }
+  // Local entries (of this part) with a global index below i.
+  std::size_t below(std::size_t i) const {
+    if (i >= n) return count(me);
+    const std::size_t b = i / r;
+    const std::size_t blocks_before = b > me ? (b - me - 1) / parts + 1 : 0;
+    return blocks_before * r + (b % parts == me ? i % r : 0);
+  }
+};
+
+// The grid's row and column communicators.
+struct GridComms {
+  MPI_Comm row = MPI_COMM_NULL, col = MPI_COMM_NULL;
+  GridComms(MPI_Comm comm, int p, int q) {
+    MPI_Comm_split(comm, p, q, &row);  // rank q in it
+    MPI_Comm_split(comm, q, p, &col);  // rank p in it
+  }
+  ~GridComms() {
+    MPI_Comm_free(&row);
+    MPI_Comm_free(&col);
+  }
+  GridComms(const GridComms&) = delete;
+  GridComms& operator=(const GridComms&) = delete;
+};
+
+class Engine {
+ public:
+  Engine(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
+         const models::LuOptions& o, models::LuResult& res)
+      : comm_(comm), P_(grid.rows), Q_(grid.cols), rank_(rank_of(comm)), p_(rank_ / grid.cols),
+        q_(rank_ % grid.cols), comms_(comm, p_, q_), unit_(unit), in_(in), n_(n), r_(o.block), o_(o), res_(res),
+        S_(models::lu_detail::precision_named(res.storage, "storage")),
+        cont_(o.on_breakdown == models::LuOnBreakdown::Continue), unit_update_(o.algorithm == models::LuAlgorithm::Rl) {
+    rows_ = {n, r_, static_cast<std::size_t>(P_), static_cast<std::size_t>(p_)};
+    cols_ = {n, r_, static_cast<std::size_t>(Q_), static_cast<std::size_t>(q_)};
+    lr_ = rows_.count(rows_.me);
+    lc_ = cols_.count(cols_.me);
+    variant_ = o.variant;
+    g_.instruction = o.instruction;
+    g_.threads = o.threads;
+  }
+
+  // Scatters A from rank 0, rounds it to the storage format (step 0), factorizes, gathers.
+  void run(std::span<const double> A) {
+    scatter(A);
+    store_a();
+    for (std::size_t k0 = 0, k = 0; k0 < n_; k0 += r_, ++k) {
+      const std::size_t k1 = std::min(n_, k0 + r_);
+      const int pr = static_cast<int>(k % static_cast<std::size_t>(P_)), pc = static_cast<int>(k % static_cast<std::size_t>(Q_));
+      for (std::size_t j = k0; j < k1; ++j) eliminate(j, k1, pr, pc);
+      if (k1 < n_) {
+        if (k1 - k0 >= 2) solve_u(k0, k1, pr, pc);
+        update(k0, k1, pr, pc);
+      }
+      if (rank_ == 0 && o_.progress) o_.progress(static_cast<double>(k1) / static_cast<double>(n_));
+    }
+    gather();
+  }
+
+ private:
+  double& a(std::size_t l, std::size_t c) { return a_[l * lc_ + c]; }
+
+  void scatter(std::span<const double> A) {
+    const int size = P_ * Q_;
+    std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+    for (int r = 0, at = 0; r < size; ++r) {
+      counts[r] = static_cast<int>(rows_.count(static_cast<std::size_t>(r / Q_)) * cols_.count(static_cast<std::size_t>(r % Q_)));
+      displs[r] = at;
+      at += counts[r];
+    }
+    std::vector<double> packed;
+    if (rank_ == 0) {
+      packed.resize(n_ * n_);
+      for_each_entry([&](std::size_t b, std::size_t g) { packed[b] = A[g]; }, displs);
+    }
+    orig_.resize(lr_ * lc_);
+    MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, orig_.data(), counts[rank_], MPI_DOUBLE, 0,
+                 comm_);
+    counts_ = std::move(counts);
+    displs_ = std::move(displs);
+  }
+
+  // f(packed index, row-major global index) over every rank's block in rank order.
+  template <class F>
+  void for_each_entry(F&& f, const std::vector<int>& displs) const {
+    for (int r = 0; r < P_ * Q_; ++r) {
+      const auto pr = static_cast<std::size_t>(r / Q_), pc = static_cast<std::size_t>(r % Q_);
+      const std::size_t nr = rows_.count(pr), nc = cols_.count(pc);
+      std::size_t b = static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]);
+      for (std::size_t l = 0; l < nr; ++l)
+        for (std::size_t c = 0; c < nc; ++c) f(b++, rows_.global(l, pr) * n_ + cols_.global(c, pc));
+    }
+  }
+
+  void gather() {
+    std::vector<double> packed(rank_ == 0 ? n_ * n_ : 0);
+    MPI_Gatherv(a_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_DOUBLE, packed.data(), counts_.data(),
+                displs_.data(), MPI_DOUBLE, 0, comm_);
+    if (rank_ != 0) return;
+    res_.LU.resize(n_ * n_);
+    for_each_entry([&](std::size_t b, std::size_t g) { res_.LU[g] = packed[b]; }, displs_);
+  }
+
+  // Step 0: A rounded to the storage format; a value it cannot hold stops the run (or is an
+  // event with continue), the first in row-major order as one process meets it.
+  void store_a() {
+    a_.resize(lr_ * lc_);
+    PassReport mine;
+    for (std::size_t l = 0; l < lr_; ++l)
+      for (std::size_t c = 0; c < lc_; ++c) {
+        const double v = S_(orig_[l * lc_ + c]);
+        a(l, c) = v;
+        if (!std::isfinite(v)) mine.firsts.note({rows_.global(l), cols_.global(c), 0, orig_[l * lc_ + c], v});
+      }
+    orig_.clear();
+    orig_.shrink_to_fit();
+    const Firsts fs = agree(comm_, mine).firsts;
+    if (!fs.found()) return;
+    if (!cont_) {
+      const Failure& f = fs.first();
+      throw LuBreakdown(at(f.outer, f.inner) + " = " + number(f.value) +
+                        (std::isfinite(f.value) ? " overflows the " : " is not finite in the ") + S_.name() + " storage");
+    }
+    const std::string where = "rounding A to the " + std::string(S_.name()) + " storage";
+    auto put = [&](LuEvent& ev, const Failure& f) {
+      if (f.found() && !ev.found) ev = {true, 0, 0, f.outer, f.inner, f.stored, where};
+    };
+    put(res_.events.overflow, fs.inf);
+    put(res_.events.nan, fs.nan);
+  }
+
+  [[noreturn]] void breakdown(std::size_t step, const std::string& what) const {
+    throw LuBreakdown("LU breakdown at step " + std::to_string(step + 1) + " (block " + std::to_string(step / r_ + 1) +
+                      "): " + what);
+  }
+  void record(const Firsts& fs, std::size_t step, const std::string& where, bool inner_column) {
+    auto put = [&](LuEvent& ev, const Failure& f) {
+      if (ev.found || !f.found()) return;
+      const std::size_t s = step == Failure::kNone ? f.outer : step;
+      const std::size_t row = inner_column ? f.inner : f.outer, col = inner_column ? f.column : f.inner;
+      ev = {true, s + 1, s / r_ + 1, row, col, f.stored, where};
+    };
+    put(res_.events.overflow, fs.inf);
+    put(res_.events.nan, fs.nan);
+  }
+
+  // Column j of the panel (block column k0..k1): pivot search and row swap on every rank,
+  // the elimination on grid column pc.
+  void eliminate(std::size_t j, std::size_t k1, int pr, int pc) {
+    const Precision p = S_;
+    const bool in_panel = q_ == pc;
+    if (o_.pivot) {
+      struct {
+        double value;
+        int index;
+      } mine{-1.0, INT_MAX}, best{};
+      if (in_panel) {
+        const std::size_t lj = cols_.local(j);
+        for (std::size_t l = rows_.below(j); l < lr_; ++l) {
+          const std::size_t i = rows_.global(l);
+          const double v = a(l, lj);
+          // One process keeps q = j while |A[j][j]| is NaN and never moves to a NaN: a NaN on
+          // the diagonal counts as the largest value at the smallest index.
+          const double key = i == j ? (std::isnan(v) ? std::numeric_limits<double>::infinity() : std::fabs(v))
+                                    : (std::isnan(v) ? -1.0 : std::fabs(v));
+          if (key > mine.value) mine = {key, static_cast<int>(i)};
+        }
+      }
+      MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm_);  // ties: the smallest index
+      swap_rows(j, static_cast<std::size_t>(best.index));
+    }
+    PassReport mine;
+    if (in_panel) {
+      const std::size_t lj = cols_.local(j), w = k1 - j;
+      std::vector<double> prow(w);
+      if (p_ == pr) std::copy_n(&a(rows_.local(j), lj), w, prow.data());
+      MPI_Bcast(prow.data(), static_cast<int>(w), MPI_DOUBLE, pr, comms_.col);
+      const double piv = prow[0];
+      if (p_ == pr) mine.pivot = piv, mine.has_pivot = 1;
+      for (std::size_t l = rows_.below(j + 1); l < lr_; ++l) {
+        const std::size_t i = rows_.global(l);
+        double* row = &a(l, lj);
+        const double m = p(row[0] / piv);
+        row[0] = m;
+        if (!std::isfinite(m)) mine.firsts.note({i, j, 0, m, m});
+        for (std::size_t c = 1; c < w; ++c) {
+          row[c] = p(row[c] - p(m * prow[c]));
+          if (!std::isfinite(row[c])) mine.firsts.note({i, j + c, 0, row[c], row[c]});
+        }
+      }
+    }
+    const PassReport all = agree(comm_, mine);
+    const double piv = all.pivot;
+    if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv)) {
+      if (!cont_)
+        breakdown(j, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
+                         (piv == 0 ? " is zero"
+                                   : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
+                                                         : " is not finite")) +
+                         (o_.pivot ? "" : " (no pivoting: try --pivot)"));
+      LuEvent& ev = piv == 0 ? res_.events.zero_pivot : res_.events.subnormal_pivot;
+      if (std::isfinite(piv) && !ev.found) ev = {true, j + 1, j / r_ + 1, j, j, piv, "the pivot"};
+    }
+    const Firsts& fs = all.firsts;
+    if (!fs.found()) return;
+    if (!cont_)
+      breakdown(j, "the elimination gives " + at(fs.first().outer, fs.first().inner) + " = " + number(fs.first().value) +
+                       ", not finite in " + p.name() + " storage");
+    record(fs, j, "the elimination", false);
+  }
+
+  // Whole rows j and q exchanged (between two grid rows, or within one), on every rank's columns.
+  void swap_rows(std::size_t j, std::size_t q) {
+    if (q == j) return;
+    std::swap(res_.perm[j], res_.perm[q]);
+    const std::size_t oj = rows_.owner(j), oq = rows_.owner(q);
+    if (oj == rows_.me && oq == rows_.me) {
+      std::swap_ranges(&a(rows_.local(j), 0), &a(rows_.local(j), 0) + lc_, &a(rows_.local(q), 0));
+    } else if (oj == rows_.me || oq == rows_.me) {
+      const std::size_t mine = oj == rows_.me ? j : q, other = oj == rows_.me ? oq : oj;
+      const int partner = static_cast<int>(other) * Q_ + q_;
+      MPI_Sendrecv_replace(&a(rows_.local(mine), 0), static_cast<int>(lc_), MPI_DOUBLE, partner, 7, partner, 7, comm_,
+                           MPI_STATUS_IGNORE);
+    }
+  }
+
+  // U's block row, columns k1..n: L_kk (broadcast along grid row pr from grid column pc)
+  // applied by forward substitution, each entry's products in column order.
+  void solve_u(std::size_t k0, std::size_t k1, int pr, int pc) {
+    const Precision p = S_;
+    const std::size_t kb = k1 - k0;
+    PassReport mine;
+    if (p_ == pr) {
+      std::vector<double> L(kb * kb);
+      if (q_ == pc)
+        for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a(rows_.local(k0 + i), cols_.local(k0)), kb, &L[i * kb]);
+      MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+      const std::size_t c0 = cols_.below(k1);
+      for (std::size_t j = 0; j < kb; ++j)
+        for (std::size_t i = j + 1; i < kb; ++i) {
+          double* row = &a(rows_.local(k0 + i), 0);
+          const double* prow = &a(rows_.local(k0 + j), 0);
+          const double l = L[i * kb + j];
+          for (std::size_t c = c0; c < lc_; ++c) {
+            row[c] = p(row[c] - p(l * prow[c]));
+            if (!std::isfinite(row[c])) mine.firsts.note({k0 + j, k0 + i, cols_.global(c), row[c], row[c]});
+          }
+        }
+    }
+    const Firsts fs = agree(comm_, mine).firsts;
+    if (!fs.found()) return;
+    if (!cont_) {
+      const Failure& f = fs.first();
+      breakdown(f.outer, "the elimination gives " + at(f.inner, f.column) + " = " + number(f.value) + ", not finite in " +
+                             p.name() + " storage");
+    }
+    record(fs, Failure::kNone, "the elimination", true);
+  }
+
+  // A22 <- A22 - L21 U12 on every rank's blocks: L21's rows along the grid rows, U12's columns
+  // down the grid columns, then the unit GEMM (rl) or the entry-by-entry update (ref-rl).
+  void update(std::size_t k0, std::size_t k1, int pr, int pc) {
+    const std::size_t kb = k1 - k0, r0 = rows_.below(k1), c0 = cols_.below(k1);
+    const std::size_t m = lr_ - r0, w = lc_ - c0;
+    std::vector<double> L(m * kb), U(kb * w);
+    if (q_ == pc)
+      for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, cols_.local(k0)), kb, &L[i * kb]);
+    MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+    if (p_ == pr)
+      for (std::size_t t = 0; t < kb; ++t) std::copy_n(&a(rows_.local(k0 + t), c0), w, &U[t * w]);
+    MPI_Bcast(U.data(), static_cast<int>(U.size()), MPI_DOUBLE, pr, comms_.col);
+    PassReport mine;
+    const Precision store = S_;
+    agreed(comm_, [&] {
+      if (m == 0 || w == 0) return;
+      if (!unit_update_) {
+        for (std::size_t i = 0; i < m; ++i) {
+          double* row = &a(r0 + i, c0);
+          for (std::size_t t = 0; t < kb; ++t) {
+            const double l = L[i * kb + t];
+            const double* u = &U[t * w];
+            for (std::size_t c = 0; c < w; ++c) row[c] = store(row[c] - store(l * u[c]));
+          }
+          for (std::size_t c = 0; c < w; ++c)
+            if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(r0 + i), cols_.global(c0 + c), 0, row[c], row[c]});
+        }
+        return;
+      }
+      std::vector<double> C(m * w);
+      for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, c0), w, &C[i * w]);
+      for (double& x : L) x = -x;
+      models::GemmOptions g = g_;
+      g.variant = variant_;
+      const bool low = variant_ == models::GemmVariant::Fp16 || variant_ == models::GemmVariant::Tc16;
+      const Format& operands = variant_ == models::GemmVariant::Fp16   ? formats::fp16()
+                               : variant_ == models::GemmVariant::Fp32 ? formats::fp32()
+                                                                       : in_;
+      const models::GemmResult up =
+          models::simulate_gemm(unit_, operands, low ? formats::fp16() : formats::fp32(), m, w, kb, L, U, C, g);
+      for (std::size_t i = 0; i < m; ++i) {
+        double* row = &a(r0 + i, c0);
+        const double* d = &up.D[i * w];
+        for (std::size_t c = 0; c < w; ++c) {
+          row[c] = store(d[c]);
+          if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(r0 + i), cols_.global(c0 + c), 0, d[c], row[c]});
+        }
+      }
+    });
+    // One process calls the unit once per update (the ieee variants not at all).
+    if (unit_update_ && variant_ != models::GemmVariant::Fp16 && variant_ != models::GemmVariant::Fp32) ++res_.unit_calls;
+    const Firsts fs = agree(comm_, mine).firsts;
+    if (!fs.found()) return;
+    if (!cont_)
+      breakdown(k1 - 1, "the update A22 - L21 U12 gives " + at(fs.first().outer, fs.first().inner) + " = " +
+                            number(fs.first().value) + ", not finite in " + store.name() + " storage");
+    record(fs, k1 - 1, "the update A22 - L21 U12", false);
+  }
+
+  MPI_Comm comm_;
+  int P_, Q_, rank_, p_, q_;
+  GridComms comms_;
+  const models::Unit& unit_;
+  const Format& in_;
+  std::size_t n_, r_;
+  const models::LuOptions& o_;
+  models::LuResult& res_;
+  Precision S_;
+  bool cont_, unit_update_;
+  models::GemmVariant variant_;
+  models::GemmOptions g_;
+  Cyclic rows_, cols_;
+  std::size_t lr_ = 0, lc_ = 0;
+  std::vector<double> a_, orig_;
+  std::vector<int> counts_, displs_;
+};
+
+}  // namespace
+
+bool lu_distributed(models::LuAlgorithm algorithm) {
+  return algorithm == models::LuAlgorithm::Rl || algorithm == models::LuAlgorithm::RefRl;
+}
+
+Grid choose_lu_grid(int ranks) { return choose_grid(ranks, 1, 1); }
+
+models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
+                    std::span<const double> A, const models::LuOptions& o) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  if (grid.rows < 1 || grid.cols < 1 || grid.rows * grid.cols != size)
+    throw std::invalid_argument("the process grid " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
+                                " has " + std::to_string(grid.rows * grid.cols) + " processes; the job has " +
+                                std::to_string(size));
+  if (n * n > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("A has " + std::to_string(n * n) +
+                                " entries; the distributed LU moves matrices of at most 2^31 - 1 entries");
+  models::LuResult res;
+  agreed(comm, [&] {
+    if (rank == 0 && A.size() != n * n)
+      throw std::invalid_argument("A: expected n * n = " + std::to_string(n * n) + " values, got " +
+                                  std::to_string(A.size()));
+    res = models::describe_lu(unit, in, n, o);  // the option checks, on every rank
+  });
+  if (!lu_distributed(o.algorithm)) {
+    // Not distributed yet: rank 0 factorizes alone, the others wait for its outcome.
+    agreed(comm, [&] {
+      if (rank == 0) res = models::simulate_lu(unit, in, n, A, o);
+    });
+    return res;
+  }
+  res.perm.resize(n);
+  std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
+  if (n == 0) return res;
+  Engine(comm, grid, unit, in, n, o, res).run(A);
+  return res;
+}
+
+}  // namespace tcsim::dist
