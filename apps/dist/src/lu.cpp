@@ -100,15 +100,20 @@ struct PassReport {
   int has_pivot = 0;
 };
 
-// Every rank's report, merged identically on every rank.
-PassReport agree(MPI_Comm comm, const PassReport& mine) {
-  std::vector<PassReport> all(static_cast<std::size_t>(size_of(comm)));
-  MPI_Allgather(&mine, sizeof(PassReport), MPI_BYTE, all.data(), sizeof(PassReport), MPI_BYTE, comm);
-  PassReport r;
-  for (const PassReport& o : all) {
-    r.firsts.merge(o.firsts);
-    if (o.has_pivot) r.pivot = o.pivot, r.has_pivot = 1;
-  }
+// Every rank's reports of `mine.size()` passes, merged pass by pass identically on every rank.
+std::vector<PassReport> agree(MPI_Comm comm, const std::vector<PassReport>& mine, double& received) {
+  const std::size_t size = static_cast<std::size_t>(size_of(comm)), count = mine.size();
+  std::vector<PassReport> all(size * count);
+  const int bytes = static_cast<int>(count * sizeof(PassReport));
+  MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm);
+  received += static_cast<double>(bytes) * static_cast<double>(size - 1);
+  std::vector<PassReport> r(count);
+  for (std::size_t rank = 0; rank < size; ++rank)
+    for (std::size_t t = 0; t < count; ++t) {
+      const PassReport& o = all[rank * count + t];
+      r[t].firsts.merge(o.firsts);
+      if (o.has_pivot) r[t].pivot = o.pivot, r[t].has_pivot = 1;
+    }
   return r;
 }
 
@@ -176,10 +181,14 @@ class Engine {
     for (std::size_t k0 = 0, k = 0; k0 < n_; k0 += r_, ++k) {
       const std::size_t k1 = std::min(n_, k0 + r_);
       const int pr = static_cast<int>(k % static_cast<std::size_t>(P_)), pc = static_cast<int>(k % static_cast<std::size_t>(Q_));
-      for (std::size_t j = k0; j < k1; ++j) eliminate(j, k1, pr, pc);
+      panel(k0, k1, pr, pc);
       if (k1 < n_) {
-        if (k1 - k0 >= 2) solve_u(k0, k1, pr, pc);
-        update(k0, k1, pr, pc);
+        std::vector<PassReport> mine(2);  // solve_u, then the update: one agreement for both
+        if (k1 - k0 >= 2) solve_u(k0, k1, pr, pc, mine[0]);
+        update(k0, k1, pr, pc, mine[1]);
+        const std::vector<PassReport> all = agree(comm_, mine, received_);
+        solve_u_outcome(all[0].firsts);
+        update_outcome(k1, all[1].firsts);
       }
       if (rank_ == 0 && o_.progress) o_.progress(static_cast<double>(k1) / static_cast<double>(n_));
     }
@@ -205,6 +214,7 @@ class Engine {
     orig_.resize(lr_ * lc_);
     MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, orig_.data(), counts[rank_], MPI_DOUBLE, 0,
                  comm_);
+    if (rank_ != 0) received_ += static_cast<double>(orig_.size() * sizeof(double));
     counts_ = std::move(counts);
     displs_ = std::move(displs);
   }
@@ -226,6 +236,7 @@ class Engine {
     MPI_Gatherv(a_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_DOUBLE, packed.data(), counts_.data(),
                 displs_.data(), MPI_DOUBLE, 0, comm_);
     if (rank_ != 0) return;
+    received_ += static_cast<double>((n_ * n_ - a_.size()) * sizeof(double));
     res_.LU.resize(n_ * n_);
     for_each_entry([&](std::size_t b, std::size_t g) { res_.LU[g] = packed[b]; }, displs_);
   }
@@ -243,7 +254,7 @@ class Engine {
       }
     orig_.clear();
     orig_.shrink_to_fit();
-    const Firsts fs = agree(comm_, mine).firsts;
+    const Firsts fs = agree(comm_, std::vector<PassReport>{mine}, received_)[0].firsts;
     if (!fs.found()) return;
     if (!cont_) {
       const Failure& f = fs.first();
@@ -273,52 +284,79 @@ class Engine {
     put(res_.events.nan, fs.nan);
   }
 
-  // Column j of the panel (block column k0..k1): pivot search and row swap on every rank,
-  // the elimination on grid column pc.
-  void eliminate(std::size_t j, std::size_t k1, int pr, int pc) {
+  // The block column k0..k1 on grid column pc: per column the pivot search (MPI_MAXLOC in
+  // the grid column) and the row swap there, the pivot row broadcast down it, the
+  // elimination. Then the pivots go along the grid rows, the other columns swap the same rows
+  // in the same order, and all ranks agree on the columns' breakdowns and events, column by
+  // column in order (a breakdown at column j ends the run before anything after it counts).
+  void panel(std::size_t k0, std::size_t k1, int pr, int pc) {
+    const std::size_t kb = k1 - k0;
+    std::vector<PassReport> mine(kb);
+    std::vector<int> pivots(kb);
+    for (std::size_t j = k0; j < k1; ++j) {
+      pivots[j - k0] = static_cast<int>(j);
+      if (q_ == pc) eliminate(j, k1, pr, pivots[j - k0], mine[j - k0]);
+    }
+    if (o_.pivot) {
+      MPI_Bcast(pivots.data(), static_cast<int>(kb), MPI_INT, pc, comms_.row);
+      if (q_ != pc) received_ += static_cast<double>(kb * sizeof(int));
+      for (std::size_t j = k0; j < k1; ++j) {
+        const auto q = static_cast<std::size_t>(pivots[j - k0]);
+        if (q_ != pc) swap_rows(j, q);
+        if (q != j) std::swap(res_.perm[j], res_.perm[q]);
+      }
+    }
+    const std::vector<PassReport> all = agree(comm_, mine, received_);
+    for (std::size_t j = k0; j < k1; ++j) outcome(j, all[j - k0]);
+  }
+
+  // Column j of the panel (columns j..k1 of rows j..n) on a rank of the panel's grid column:
+  // the pivot q (with pivoting) and this rank's report.
+  void eliminate(std::size_t j, std::size_t k1, int pr, int& pivot_row, PassReport& mine) {
     const Precision p = S_;
-    const bool in_panel = q_ == pc;
     if (o_.pivot) {
       struct {
         double value;
         int index;
-      } mine{-1.0, INT_MAX}, best{};
-      if (in_panel) {
-        const std::size_t lj = cols_.local(j);
-        for (std::size_t l = rows_.below(j); l < lr_; ++l) {
-          const std::size_t i = rows_.global(l);
-          const double v = a(l, lj);
-          // One process keeps q = j while |A[j][j]| is NaN and never moves to a NaN: a NaN on
-          // the diagonal counts as the largest value at the smallest index.
-          const double key = i == j ? (std::isnan(v) ? std::numeric_limits<double>::infinity() : std::fabs(v))
-                                    : (std::isnan(v) ? -1.0 : std::fabs(v));
-          if (key > mine.value) mine = {key, static_cast<int>(i)};
-        }
+      } local{-1.0, INT_MAX}, best{};
+      const std::size_t lj = cols_.local(j);
+      for (std::size_t l = rows_.below(j); l < lr_; ++l) {
+        const std::size_t i = rows_.global(l);
+        const double v = a(l, lj);
+        // One process keeps q = j while |A[j][j]| is NaN and never moves to a NaN: a NaN on
+        // the diagonal counts as the largest value at the smallest index.
+        const double key = i == j ? (std::isnan(v) ? std::numeric_limits<double>::infinity() : std::fabs(v))
+                                  : (std::isnan(v) ? -1.0 : std::fabs(v));
+        if (key > local.value) local = {key, static_cast<int>(i)};
       }
-      MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm_);  // ties: the smallest index
+      MPI_Allreduce(&local, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comms_.col);  // ties: the smallest index
+      received_ += sizeof(local);
+      pivot_row = best.index;
       swap_rows(j, static_cast<std::size_t>(best.index));
     }
-    PassReport mine;
-    if (in_panel) {
-      const std::size_t lj = cols_.local(j), w = k1 - j;
-      std::vector<double> prow(w);
-      if (p_ == pr) std::copy_n(&a(rows_.local(j), lj), w, prow.data());
-      MPI_Bcast(prow.data(), static_cast<int>(w), MPI_DOUBLE, pr, comms_.col);
-      const double piv = prow[0];
-      if (p_ == pr) mine.pivot = piv, mine.has_pivot = 1;
-      for (std::size_t l = rows_.below(j + 1); l < lr_; ++l) {
-        const std::size_t i = rows_.global(l);
-        double* row = &a(l, lj);
-        const double m = p(row[0] / piv);
-        row[0] = m;
-        if (!std::isfinite(m)) mine.firsts.note({i, j, 0, m, m});
-        for (std::size_t c = 1; c < w; ++c) {
-          row[c] = p(row[c] - p(m * prow[c]));
-          if (!std::isfinite(row[c])) mine.firsts.note({i, j + c, 0, row[c], row[c]});
-        }
+    const std::size_t lj = cols_.local(j), w = k1 - j;
+    std::vector<double> prow(w);
+    if (p_ == pr) std::copy_n(&a(rows_.local(j), lj), w, prow.data());
+    MPI_Bcast(prow.data(), static_cast<int>(w), MPI_DOUBLE, pr, comms_.col);
+    if (p_ != pr) received_ += static_cast<double>(w * sizeof(double));
+    const double piv = prow[0];
+    if (p_ == pr) mine.pivot = piv, mine.has_pivot = 1;
+    for (std::size_t l = rows_.below(j + 1); l < lr_; ++l) {
+      const std::size_t i = rows_.global(l);
+      double* row = &a(l, lj);
+      const double m = p(row[0] / piv);
+      row[0] = m;
+      if (!std::isfinite(m)) mine.firsts.note({i, j, 0, m, m});
+      for (std::size_t c = 1; c < w; ++c) {
+        row[c] = p(row[c] - p(m * prow[c]));
+        if (!std::isfinite(row[c])) mine.firsts.note({i, j + c, 0, row[c], row[c]});
       }
     }
-    const PassReport all = agree(comm_, mine);
+  }
+
+  // Column j's agreed outcome: the pivot's checks, then the elimination's first Inf / NaN.
+  void outcome(std::size_t j, const PassReport& all) {
+    const Precision p = S_;
     const double piv = all.pivot;
     if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv)) {
       if (!cont_)
@@ -341,7 +379,6 @@ class Engine {
   // Whole rows j and q exchanged (between two grid rows, or within one), on every rank's columns.
   void swap_rows(std::size_t j, std::size_t q) {
     if (q == j) return;
-    std::swap(res_.perm[j], res_.perm[q]);
     const std::size_t oj = rows_.owner(j), oq = rows_.owner(q);
     if (oj == rows_.me && oq == rows_.me) {
       std::swap_ranges(&a(rows_.local(j), 0), &a(rows_.local(j), 0) + lc_, &a(rows_.local(q), 0));
@@ -350,20 +387,21 @@ class Engine {
       const int partner = static_cast<int>(other) * Q_ + q_;
       MPI_Sendrecv_replace(&a(rows_.local(mine), 0), static_cast<int>(lc_), MPI_DOUBLE, partner, 7, partner, 7, comm_,
                            MPI_STATUS_IGNORE);
+      received_ += static_cast<double>(lc_ * sizeof(double));
     }
   }
 
   // U's block row, columns k1..n: L_kk (broadcast along grid row pr from grid column pc)
   // applied by forward substitution, each entry's products in column order.
-  void solve_u(std::size_t k0, std::size_t k1, int pr, int pc) {
+  void solve_u(std::size_t k0, std::size_t k1, int pr, int pc, PassReport& mine) {
     const Precision p = S_;
     const std::size_t kb = k1 - k0;
-    PassReport mine;
     if (p_ == pr) {
       std::vector<double> L(kb * kb);
       if (q_ == pc)
         for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a(rows_.local(k0 + i), cols_.local(k0)), kb, &L[i * kb]);
       MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+      if (q_ != pc) received_ += static_cast<double>(L.size() * sizeof(double));
       const std::size_t c0 = cols_.below(k1);
       for (std::size_t j = 0; j < kb; ++j)
         for (std::size_t i = j + 1; i < kb; ++i) {
@@ -376,7 +414,9 @@ class Engine {
           }
         }
     }
-    const Firsts fs = agree(comm_, mine).firsts;
+  }
+  void solve_u_outcome(const Firsts& fs) {
+    const Precision p = S_;
     if (!fs.found()) return;
     if (!cont_) {
       const Failure& f = fs.first();
@@ -388,17 +428,18 @@ class Engine {
 
   // A22 <- A22 - L21 U12 on every rank's blocks: L21's rows along the grid rows, U12's columns
   // down the grid columns, then the unit GEMM (rl) or the entry-by-entry update (ref-rl).
-  void update(std::size_t k0, std::size_t k1, int pr, int pc) {
+  void update(std::size_t k0, std::size_t k1, int pr, int pc, PassReport& mine) {
     const std::size_t kb = k1 - k0, r0 = rows_.below(k1), c0 = cols_.below(k1);
     const std::size_t m = lr_ - r0, w = lc_ - c0;
     std::vector<double> L(m * kb), U(kb * w);
     if (q_ == pc)
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, cols_.local(k0)), kb, &L[i * kb]);
     MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+    if (q_ != pc) received_ += static_cast<double>(L.size() * sizeof(double));
     if (p_ == pr)
       for (std::size_t t = 0; t < kb; ++t) std::copy_n(&a(rows_.local(k0 + t), c0), w, &U[t * w]);
     MPI_Bcast(U.data(), static_cast<int>(U.size()), MPI_DOUBLE, pr, comms_.col);
-    PassReport mine;
+    if (p_ != pr) received_ += static_cast<double>(U.size() * sizeof(double));
     const Precision store = S_;
     agreed(comm_, [&] {
       if (m == 0 || w == 0) return;
@@ -437,7 +478,9 @@ class Engine {
     });
     // One process calls the unit once per update (the ieee variants not at all).
     if (unit_update_ && variant_ != models::GemmVariant::Fp16 && variant_ != models::GemmVariant::Fp32) ++res_.unit_calls;
-    const Firsts fs = agree(comm_, mine).firsts;
+  }
+  void update_outcome(std::size_t k1, const Firsts& fs) {
+    const Precision store = S_;
     if (!fs.found()) return;
     if (!cont_)
       breakdown(k1 - 1, "the update A22 - L21 U12 gives " + at(fs.first().outer, fs.first().inner) + " = " +
@@ -461,6 +504,9 @@ class Engine {
   std::size_t lr_ = 0, lc_ = 0;
   std::vector<double> a_, orig_;
   std::vector<int> counts_, displs_;
+
+ public:
+  double received_ = 0;  // payload bytes this rank received (collectives' data it needed)
 };
 
 }  // namespace
@@ -472,7 +518,7 @@ bool lu_distributed(models::LuAlgorithm algorithm) {
 Grid choose_lu_grid(int ranks) { return choose_grid(ranks, 1, 1); }
 
 models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
-                    std::span<const double> A, const models::LuOptions& o) {
+                    std::span<const double> A, const models::LuOptions& o, LuTraffic* traffic) {
   const int rank = rank_of(comm), size = size_of(comm);
   if (grid.rows < 1 || grid.cols < 1 || grid.rows * grid.cols != size)
     throw std::invalid_argument("the process grid " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
@@ -498,7 +544,12 @@ models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Fo
   res.perm.resize(n);
   std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
   if (n == 0) return res;
-  Engine(comm, grid, unit, in, n, o, res).run(A);
+  Engine engine(comm, grid, unit, in, n, o, res);
+  engine.run(A);
+  if (traffic) {
+    traffic->bytes_received.assign(rank == 0 ? static_cast<std::size_t>(size) : 0, 0.0);
+    MPI_Gather(&engine.received_, 1, MPI_DOUBLE, traffic->bytes_received.data(), 1, MPI_DOUBLE, 0, comm);
+  }
   return res;
 }
 

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "tcsim/dist/gemm.hpp"
 #include "tcsim/models/lu.hpp"
@@ -37,12 +38,20 @@ bool lu_distributed(models::LuAlgorithm algorithm);
 // The default grid of an LU on `ranks` processes: as square as possible, P >= Q.
 Grid choose_lu_grid(int ranks);
 
+// The data a distributed LU moved: per rank, the payload bytes it received (the blocks of A
+// scattered to it, the panels, pivot rows, diagonal blocks and U block rows broadcast to it,
+// the rows swapped into it, the agreements' reports; on rank 0 the gathered factors). The
+// same for any broadcast algorithm MPI picks; what each rank sends depends on it.
+struct LuTraffic {
+  std::vector<double> bytes_received;  // on rank 0: one entry per rank (empty elsewhere)
+};
+
 // simulate_lu(unit, in, n, A, options) with A (n x n, row-major) significant on rank 0 only
 // (other ranks may pass an empty span). grid.rows * grid.cols must be comm's size. Returns
 // on rank 0 the whole result (LU, perm, events and the description), on the other ranks the
 // description without LU. Every rank throws the same LuBreakdown or std::invalid_argument.
 // options.progress is called on rank 0 only.
 models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
-                    std::span<const double> A, const models::LuOptions& options);
+                    std::span<const double> A, const models::LuOptions& options, LuTraffic* traffic = nullptr);
 
 }  // namespace tcsim::dist
