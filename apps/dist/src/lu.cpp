@@ -45,6 +45,18 @@ std::string number(double v) {
 }
 std::string at(std::size_t i, std::size_t c) { return "A[" + std::to_string(i) + "][" + std::to_string(c) + "]"; }
 
+// row[c] <- fl(row[c] - fl(l * prow[c])) for c in [c0, c1), the rounding chosen outside the
+// loop so that it vectorizes (models/src/lu.cpp's axpy_rounded: the same operations).
+void axpy_rounded(Precision p, double* __restrict row, const double* __restrict prow, double l, std::size_t c0,
+                  std::size_t c1) {
+  auto run = [&](auto round) {
+    for (std::size_t c = c0; c < c1; ++c) row[c] = round(row[c] - round(l * prow[c]));
+  };
+  if (p.bits == 16) run([](double x) { return models::gemm_detail::round_binary16(x); });
+  else if (p.bits == 32) run([](double x) { return static_cast<double>(static_cast<float>(x)); });
+  else run([](double x) { return x; });
+}
+
 // Runs f() on every rank; a LuBreakdown or another exception on some rank is thrown on every
 // rank with the lowest such rank's message and its type (collectively keeps only the text).
 template <class F>
@@ -293,9 +305,13 @@ class Engine {
     const std::size_t kb = k1 - k0;
     std::vector<PassReport> mine(kb);
     std::vector<int> pivots(kb);
-    for (std::size_t j = k0; j < k1; ++j) {
-      pivots[j - k0] = static_cast<int>(j);
-      if (q_ == pc) eliminate(j, k1, pr, pivots[j - k0], mine[j - k0]);
+    if (!o_.pivot) {
+      if (q_ == pc) eliminate_unpivoted(k0, k1, pr, mine);
+    } else {
+      for (std::size_t j = k0; j < k1; ++j) {
+        pivots[j - k0] = static_cast<int>(j);
+        if (q_ == pc) eliminate(j, k1, pr, pivots[j - k0], mine[j - k0]);
+      }
     }
     if (o_.pivot) {
       MPI_Bcast(pivots.data(), static_cast<int>(kb), MPI_INT, pc, comms_.row);
@@ -347,11 +363,41 @@ class Engine {
       const double m = p(row[0] / piv);
       row[0] = m;
       if (!std::isfinite(m)) mine.firsts.note({i, j, 0, m, m});
-      for (std::size_t c = 1; c < w; ++c) {
-        row[c] = p(row[c] - p(m * prow[c]));
+      axpy_rounded(p, row, prow.data(), m, 1, w);
+      for (std::size_t c = 1; c < w; ++c)
         if (!std::isfinite(row[c])) mine.firsts.note({i, j + c, 0, row[c], row[c]});
+    }
+  }
+
+  // Without pivoting the pivot rows are the diagonal block's: grid row pr eliminates it
+  // alone, broadcasts it once down the grid column, and every rank eliminates its rows below
+  // with it, column by column (each entry's operations in the same order as one process's).
+  void eliminate_unpivoted(std::size_t k0, std::size_t k1, int pr, std::vector<PassReport>& mine) {
+    const Precision p = S_;
+    const std::size_t kb = k1 - k0, lk = cols_.local(k0);
+    std::vector<double> D(kb * kb);  // the diagonal block, eliminated
+    auto eliminate_row = [&](double* row, std::size_t i, const double* d) {
+      for (std::size_t j = 0; j < kb; ++j) {
+        if (k0 + j >= i) break;  // rows of the diagonal block: only the columns left of i
+        const double m = p(row[j] / d[j * kb + j]);
+        row[j] = m;
+        if (!std::isfinite(m)) mine[j].firsts.note({i, k0 + j, 0, m, m});
+        axpy_rounded(p, row, &d[j * kb], m, j + 1, kb);
+        for (std::size_t c = j + 1; c < kb; ++c)
+          if (!std::isfinite(row[c])) mine[j].firsts.note({i, k0 + c, 0, row[c], row[c]});
+      }
+    };
+    if (p_ == pr) {
+      for (std::size_t t = 0; t < kb; ++t) {
+        double* row = &a(rows_.local(k0 + t), lk);
+        eliminate_row(row, k0 + t, D.data());
+        std::copy_n(row, kb, &D[t * kb]);
+        mine[t].pivot = D[t * kb + t], mine[t].has_pivot = 1;
       }
     }
+    MPI_Bcast(D.data(), static_cast<int>(D.size()), MPI_DOUBLE, pr, comms_.col);
+    if (p_ != pr) received_ += static_cast<double>(D.size() * sizeof(double));
+    for (std::size_t l = rows_.below(k1); l < lr_; ++l) eliminate_row(&a(l, lk), rows_.global(l), D.data());
   }
 
   // Column j's agreed outcome: the pivot's checks, then the elimination's first Inf / NaN.
@@ -408,10 +454,9 @@ class Engine {
           double* row = &a(rows_.local(k0 + i), 0);
           const double* prow = &a(rows_.local(k0 + j), 0);
           const double l = L[i * kb + j];
-          for (std::size_t c = c0; c < lc_; ++c) {
-            row[c] = p(row[c] - p(l * prow[c]));
+          axpy_rounded(p, row, prow, l, c0, lc_);
+          for (std::size_t c = c0; c < lc_; ++c)
             if (!std::isfinite(row[c])) mine.firsts.note({k0 + j, k0 + i, cols_.global(c), row[c], row[c]});
-          }
         }
     }
   }
@@ -449,7 +494,7 @@ class Engine {
           for (std::size_t t = 0; t < kb; ++t) {
             const double l = L[i * kb + t];
             const double* u = &U[t * w];
-            for (std::size_t c = 0; c < w; ++c) row[c] = store(row[c] - store(l * u[c]));
+            axpy_rounded(store, row, u, l, 0, w);
           }
           for (std::size_t c = 0; c < w; ++c)
             if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(r0 + i), cols_.global(c0 + c), 0, row[c], row[c]});
