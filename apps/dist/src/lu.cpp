@@ -562,6 +562,12 @@ bool lu_distributed(models::LuAlgorithm algorithm) {
 
 Grid choose_lu_grid(int ranks) { return choose_grid(ranks, 1, 1); }
 
+double lu_bytes_model(std::size_t n, Grid grid, int rank) {
+  const double N = static_cast<double>(n), P = grid.rows, Q = grid.cols;
+  const double io = rank == 0 ? 8 * N * N * (1 - 1 / (P * Q)) : 8 * N * N / (P * Q);
+  return io + 4 * N * N * ((1 - 1 / Q) / P + (1 - 1 / P) / Q);
+}
+
 models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
                     std::span<const double> A, const models::LuOptions& o, LuTraffic* traffic) {
   const int rank = rank_of(comm), size = size_of(comm);

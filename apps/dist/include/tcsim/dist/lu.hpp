@@ -46,6 +46,12 @@ struct LuTraffic {
   std::vector<double> bytes_received;  // on rank 0: one entry per rank (empty elsewhere)
 };
 
+// The model of LuTraffic without pivoting (docs/scale.md): rank `rank` of `grid` receives its
+// blocks of A (8 n^2 / (P Q) bytes; rank 0 instead the others' factors, 8 n^2 (1 - 1/(P Q))),
+// and per step L's block column along its grid row and U's block row down its grid column
+// when it is not their owner: about 4 n^2 ((1 - 1/Q) / P + (1 - 1/P) / Q) bytes in all.
+double lu_bytes_model(std::size_t n, Grid grid, int rank);
+
 // simulate_lu(unit, in, n, A, options) with A (n x n, row-major) significant on rank 0 only
 // (other ranks may pass an empty span). grid.rows * grid.cols must be comm's size. Returns
 // on rank 0 the whole result (LU, perm, events and the description), on the other ranks the
