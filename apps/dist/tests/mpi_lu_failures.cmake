@@ -1,0 +1,39 @@
+# tcsim lu under mpirun, the failure paths: a bad option, an option that the LU's own checks
+# refuse (inside dist::lu, on every rank), --grid against the job (under mpirun and alone),
+# a breakdown of an algorithm that rank 0 runs alone: each reported once with the exit code
+# of tcsim alone, every rank exits (60 s timeout). Then tcsim bench lu under mpirun reports
+# the bytes each rank received.
+include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
+if(NOT TCSIM_MPI OR NOT MPIEXEC)
+  return()
+endif()
+function(expect_error ranks code expected)
+  mpi_run(${ranks} out err rc ${ARGN})
+  if(NOT rc EQUAL code)
+    mpi_fail("-n ${ranks} ${ARGN}: exit code ${rc}, expected ${code} (stderr: ${err})")
+  endif()
+  if(NOT err STREQUAL "${expected}\n")
+    mpi_fail("-n ${ranks} ${ARGN}: stderr is\n${err}\nexpected once:\n${expected}")
+  endif()
+  message(STATUS "-n ${ranks}: reported once, exit ${code}: ${expected}")
+endfunction()
+expect_error(3 2 "tcsim lu: error: option '--n' for 'tcsim lu' expects an integer in 1..32768, got '0'"
+  lu --unit v100 --n 0)
+expect_error(2 2 "tcsim lu: error: --s must be between 1 and --r = 8, got 9"
+  lu --unit v100 --n 37 --alg dp --r 8 --s 9 --quiet)
+expect_error(3 2 "tcsim lu: error: --grid: '2x2' has 4 processes; the job has 3 (P Q must equal it)"
+  lu --unit v100 --n 37 --grid 2x2)
+expect_error(0 2 "tcsim lu: error: --grid: '2x1' has 2 processes; the job has 1 (P Q must equal it)"
+  lu --unit v100 --n 37 --grid 2x1)
+# ll on [1 300 300; 300 4 4; 300 4 4] (docs/lu.md): rank 0 alone meets the overflow.
+file(WRITE "${WORK_DIR}/g3.mtx" "%%MatrixMarket matrix array real general\n3 3\n1\n300\n300\n300\n4\n4\n300\n4\n4\n")
+expect_error(2 1 "tcsim lu: note: --alg ll is not distributed yet; rank 0 factorizes alone (docs/scale.md)
+tcsim lu: LU breakdown at step 1 (block 1): the elimination gives A[1][1] = -inf, not finite in fp16 storage"
+  lu --unit h100 --matrix "${WORK_DIR}/g3.mtx" --scale off --alg ll --quiet)
+
+mpi_run(4 out err rc bench lu --unit v100 --n 64 --r 8 --threads 1 --quiet --json)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"bytes_received_per_rank\":\\[[0-9.e+]+,[0-9.e+]+,[0-9.e+]+,[0-9.e+]+\\]"
+   OR NOT out MATCHES "\"grid\":\"2x2\"")
+  mpi_fail("bench lu under mpirun -n 4: exit ${rc}, stdout ${out}, stderr ${err}")
+endif()
+message(STATUS "bench lu -n 4: ${out}")
