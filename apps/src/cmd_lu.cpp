@@ -99,7 +99,11 @@ int cmd_lu(const Args& args) {
   o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
   o.on_breakdown = models::parse_lu_on_breakdown(a.get_or("on-breakdown", "stop"), "--on-breakdown");
   const bool cont = o.on_breakdown == models::LuOnBreakdown::Continue;
-  if (a.has("write-lu")) check_output_file("--write-lu", a.get("write-lu"));  // before any computation
+  if (a.has("write-lu")) {  // before any computation
+    if (json && a.get("write-lu") == "-")
+      throw std::invalid_argument("--write-lu -: standard output holds the JSON object (--json); give --write-lu a file");
+    check_output_file("--write-lu", a.get("write-lu"));
+  }
 
   // The matrix.
   const std::string matrix = a.get_or("matrix", "q1dq2");
