@@ -175,13 +175,18 @@ class Engine {
          const models::LuOptions& o, models::LuResult& res)
       : comm_(comm), P_(grid.rows), Q_(grid.cols), rank_(rank_of(comm)), p_(rank_ / grid.cols),
         q_(rank_ % grid.cols), comms_(comm, p_, q_), unit_(unit), in_(in), n_(n), r_(o.block), o_(o), res_(res),
-        S_(models::lu_detail::precision_named(res.storage, "storage")),
+        S_(models::lu_detail::precision_named(res.storage, "storage")), arith_(S_),
         cont_(o.on_breakdown == models::LuOnBreakdown::Continue), unit_update_(o.algorithm == models::LuAlgorithm::Rl) {
     rows_ = {n, r_, static_cast<std::size_t>(P_), static_cast<std::size_t>(p_)};
     cols_ = {n, r_, static_cast<std::size_t>(Q_), static_cast<std::size_t>(q_)};
     lr_ = rows_.count(rows_.me);
     lc_ = cols_.count(cols_.me);
     variant_ = o.variant;
+    using models::LuAlgorithm;
+    left_ = o.algorithm == LuAlgorithm::Ll || o.algorithm == LuAlgorithm::LlFp32Panel || o.algorithm == LuAlgorithm::RefLl;
+    if (o.algorithm == LuAlgorithm::Ll) round_in_ = true;  // lopez2022 Algorithm 4.1: the panel in fp16
+    if (o.algorithm == LuAlgorithm::LlFp32Panel) round_out_ = true, arith_ = Precision{32};  // Algorithm 5.1
+    if (left_ && o.algorithm != LuAlgorithm::RefLl) variant_ = models::GemmVariant::Tc32, unit_update_ = true;
     g_.instruction = o.instruction;
     g_.threads = o.threads;
   }
@@ -190,6 +195,11 @@ class Engine {
   void run(std::span<const double> A) {
     scatter(A);
     store_a();
+    if (left_) {
+      run_left_looking();
+      gather();
+      return;
+    }
     for (std::size_t k0 = 0, k = 0; k0 < n_; k0 += r_, ++k) {
       const std::size_t k1 = std::min(n_, k0 + r_);
       const int pr = static_cast<int>(k % static_cast<std::size_t>(P_)), pc = static_cast<int>(k % static_cast<std::size_t>(Q_));
@@ -200,7 +210,7 @@ class Engine {
         update(k0, k1, pr, pc, mine[1]);
         const std::vector<PassReport> all = agree(comm_, mine, received_);
         solve_u_outcome(all[0].firsts);
-        update_outcome(k1, all[1].firsts);
+        update_outcome(k1, all[1].firsts, S_);
       }
       if (rank_ == 0 && o_.progress) o_.progress(static_cast<double>(k1) / static_cast<double>(n_));
     }
@@ -329,7 +339,7 @@ class Engine {
   // Column j of the panel (columns j..k1 of rows j..n) on a rank of the panel's grid column:
   // the pivot q (with pivoting) and this rank's report.
   void eliminate(std::size_t j, std::size_t k1, int pr, int& pivot_row, PassReport& mine) {
-    const Precision p = S_;
+    const Precision p = arith_;
     if (o_.pivot) {
       struct {
         double value;
@@ -373,7 +383,7 @@ class Engine {
   // alone, broadcasts it once down the grid column, and every rank eliminates its rows below
   // with it, column by column (each entry's operations in the same order as one process's).
   void eliminate_unpivoted(std::size_t k0, std::size_t k1, int pr, std::vector<PassReport>& mine) {
-    const Precision p = S_;
+    const Precision p = arith_;
     const std::size_t kb = k1 - k0, lk = cols_.local(k0);
     std::vector<double> D(kb * kb);  // the diagonal block, eliminated
     auto eliminate_row = [&](double* row, std::size_t i, const double* d) {
@@ -402,7 +412,7 @@ class Engine {
 
   // Column j's agreed outcome: the pivot's checks, then the elimination's first Inf / NaN.
   void outcome(std::size_t j, const PassReport& all) {
-    const Precision p = S_;
+    const Precision p = arith_;
     const double piv = all.pivot;
     if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv)) {
       if (!cont_)
@@ -440,7 +450,7 @@ class Engine {
   // U's block row, columns k1..n: L_kk (broadcast along grid row pr from grid column pc)
   // applied by forward substitution, each entry's products in column order.
   void solve_u(std::size_t k0, std::size_t k1, int pr, int pc, PassReport& mine) {
-    const Precision p = S_;
+    const Precision p = arith_;
     const std::size_t kb = k1 - k0;
     if (p_ == pr) {
       std::vector<double> L(kb * kb);
@@ -461,7 +471,7 @@ class Engine {
     }
   }
   void solve_u_outcome(const Firsts& fs) {
-    const Precision p = S_;
+    const Precision p = arith_;
     if (!fs.found()) return;
     if (!cont_) {
       const Failure& f = fs.first();
@@ -524,13 +534,189 @@ class Engine {
     // One process calls the unit once per update (the ieee variants not at all).
     if (unit_update_ && variant_ != models::GemmVariant::Fp16 && variant_ != models::GemmVariant::Fp32) ++res_.unit_calls;
   }
-  void update_outcome(std::size_t k1, const Firsts& fs) {
-    const Precision store = S_;
+  void update_outcome(std::size_t k1, const Firsts& fs, Precision store) {
     if (!fs.found()) return;
     if (!cont_)
       breakdown(k1 - 1, "the update A22 - L21 U12 gives " + at(fs.first().outer, fs.first().inner) + " = " +
                             number(fs.first().value) + ", not finite in " + store.name() + " storage");
     record(fs, k1 - 1, "the update A22 - L21 U12", false);
+  }
+
+
+  // The left-looking algorithms (models/src/lu.cpp's LeftLooking scheme with an unblocked
+  // panel): per step the block column and then the block row receive all earlier steps'
+  // updates as one GEMM of depth k0 (ll, ll-fp32-panel: through the unit in TC32 into the fp32
+  // buffer; ref-ll: entry by entry in the storage precision). The chain of each entry needs
+  // its whole row of L left of the panel and its whole column of U above it: they are
+  // gathered onto the ranks that own the entry (along the grid row, down the grid column).
+  void run_left_looking() {
+    const Precision fp16{16};
+    for (std::size_t k0 = 0, k = 0; k0 < n_; k0 += r_, ++k) {
+      const std::size_t k1 = std::min(n_, k0 + r_);
+      const int pr = static_cast<int>(k % static_cast<std::size_t>(P_)), pc = static_cast<int>(k % static_cast<std::size_t>(Q_));
+      // B = fl32(A) - L U for the block column (rows k0..n), then fl16 (ll).
+      {
+        std::vector<PassReport> mine(2);
+        if (k0 > 0) {
+          agreed(comm_, [&] { left_update(k0, pc, true, mine[0]); });
+          if (unit_update_) ++res_.unit_calls;
+        }
+        if (round_in_ && q_ == pc) convert(fp16, rows_.below(k0), lr_, cols_.local(k0), cols_.local(k0) + (k1 - k0), mine[1]);
+        const std::vector<PassReport> all = agree(comm_, mine, received_);
+        if (k0 > 0) update_outcome(k0, all[0].firsts, Precision{unit_update_ ? 32 : S_.bits});
+        convert_outcome(fp16, k0, all[1].firsts);
+      }
+      panel(k0, k1, pr, pc);
+      if (k1 < n_) {
+        // The block row after the panel's pivots: its update, fl16 (ll), U's solve.
+        std::vector<PassReport> mine(3);
+        if (k0 > 0) {
+          agreed(comm_, [&] { left_update(k0, pr, false, mine[0], k1); });
+          if (unit_update_) ++res_.unit_calls;
+        }
+        if (round_in_ && p_ == pr) convert(fp16, rows_.local(k0), rows_.local(k0) + (k1 - k0), cols_.below(k1), lc_, mine[1]);
+        if (k1 - k0 >= 2) solve_u(k0, k1, pr, pc, mine[2]);
+        const std::vector<PassReport> all = agree(comm_, mine, received_);
+        if (k0 > 0) update_outcome(k0, all[0].firsts, Precision{unit_update_ ? 32 : S_.bits});
+        convert_outcome(fp16, k0, all[1].firsts);
+        solve_u_outcome(all[2].firsts);
+      }
+      if (round_out_) {  // ll-fp32-panel: the panel's L and U rounded to fp16
+        std::vector<PassReport> mine(2);
+        if (q_ == pc) convert(fp16, rows_.below(k0), lr_, cols_.local(k0), cols_.local(k0) + (k1 - k0), mine[0]);
+        if (p_ == pr && k1 < n_) convert(fp16, rows_.local(k0), rows_.local(k0) + (k1 - k0), cols_.below(k1), lc_, mine[1]);
+        const std::vector<PassReport> all = agree(comm_, mine, received_);
+        convert_outcome(fp16, k0, all[0].firsts);
+        convert_outcome(fp16, k0, all[1].firsts);
+      }
+      if (rank_ == 0 && o_.progress) o_.progress(static_cast<double>(k1) / static_cast<double>(n_));
+    }
+  }
+
+  // Local rows [l0, l1) x local columns [c0, c1) rounded to p (models' convert).
+  void convert(Precision p, std::size_t l0, std::size_t l1, std::size_t c0, std::size_t c1, PassReport& mine) {
+    for (std::size_t l = l0; l < l1; ++l)
+      for (std::size_t c = c0; c < c1; ++c) {
+        double& x = a(l, c);
+        const double v = p(x);
+        if (!std::isfinite(v)) mine.firsts.note({rows_.global(l), cols_.global(c), cols_.global(c), x, v});
+        x = v;
+      }
+  }
+  void convert_outcome(Precision p, std::size_t step, const Firsts& fs) {
+    if (!fs.found()) return;
+    const std::string what = "converting the fp32 buffer to " + std::string(p.name());
+    if (!cont_) {
+      const Failure& f = fs.first();
+      breakdown(step, what + " gives " + at(f.outer, f.inner) + " = " + number(f.stored) + " (from " + number(f.value) + ")");
+    }
+    record(fs, step, what, false);
+  }
+
+  // The left-looking update of depth k0: the block column (column = true: rows k0..n of
+  // columns k0..k0 + r, on grid column `owner`) or the block row (rows k0..k1 of columns
+  // k1..n, on grid row `owner`). L's rows (columns 0..k0) are gathered along the grid rows,
+  // U's columns (rows 0..k0) down the grid columns, in global order.
+  void left_update(std::size_t k0, int owner, bool column, PassReport& mine, std::size_t k1 = 0) {
+    const std::size_t kb_col = std::min(n_, k0 + r_) - k0;
+    // The entries updated: local rows [l0, l1) x local columns [c0, c1).
+    std::size_t l0, l1, c0, c1;
+    if (column) l0 = rows_.below(k0), l1 = lr_, c0 = cols_.local(k0), c1 = c0 + kb_col;
+    else l0 = rows_.local(k0), l1 = l0 + (k1 - k0), c0 = cols_.below(k1), c1 = lc_;
+    const bool mine_column = column ? q_ == owner : p_ == owner;
+    // L: rows [l0, l1) of this grid row, columns 0..k0 from every grid column (to grid
+    // column `owner` for a block column, to all of grid row `owner` for a block row).
+    std::vector<double> L, U;
+    if (column || p_ == owner) L = gather_l(l0, l1, k0, column ? owner : -1);
+    if (!column || q_ == owner) U = gather_u(c0, c1, k0, column ? -1 : owner);
+    if (!mine_column) return;
+    const std::size_t m = l1 - l0, w = c1 - c0;
+    [&] {  // an exception here is shared by the caller (agreed)
+      if (m == 0 || w == 0) return;
+      if (!unit_update_) {  // ref-ll: entry by entry, k in order
+        for (std::size_t i = 0; i < m; ++i) {
+          double* row = &a(l0 + i, c0);
+          for (std::size_t t = 0; t < k0; ++t) axpy_rounded(S_, row, &U[t * w], L[i * k0 + t], 0, w);
+          for (std::size_t c = 0; c < w; ++c)
+            if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(l0 + i), cols_.global(c0 + c), 0, row[c], row[c]});
+        }
+        return;
+      }
+      std::vector<double> C(m * w);
+      for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, c0), w, &C[i * w]);
+      for (double& x : L) x = -x;
+      models::GemmOptions g = g_;
+      g.variant = models::GemmVariant::Tc32;
+      const models::GemmResult up = models::simulate_gemm(unit_, in_, formats::fp32(), m, w, k0, L, U, C, g);
+      const Precision fp32{32};
+      for (std::size_t i = 0; i < m; ++i) {
+        double* row = &a(l0 + i, c0);
+        const double* d = &up.D[i * w];
+        for (std::size_t c = 0; c < w; ++c) {
+          row[c] = fp32(d[c]);
+          if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(l0 + i), cols_.global(c0 + c), 0, d[c], row[c]});
+        }
+      }
+    }();
+  }
+
+  // L's rows [l0, l1) (local), columns 0..k0 in global order, from every rank of the grid row:
+  // to grid column `root`, or to all (root < 0).
+  std::vector<double> gather_l(std::size_t l0, std::size_t l1, std::size_t k0, int root) {
+    const std::size_t m = l1 - l0, mine_cols = cols_.below(k0);
+    std::vector<double> packed(m * mine_cols);
+    for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, 0), mine_cols, &packed[i * mine_cols]);
+    std::vector<int> counts(static_cast<std::size_t>(Q_)), displs(static_cast<std::size_t>(Q_));
+    for (int q = 0, at = 0; q < Q_; ++q) {
+      Cyclic c = cols_;
+      c.me = static_cast<std::size_t>(q);
+      counts[q] = static_cast<int>(m * c.below(k0)), displs[q] = at, at += counts[q];
+    }
+    const bool receive = root < 0 || q_ == root;
+    std::vector<double> all(receive ? m * k0 : 0), L(receive ? m * k0 : 0);
+    if (root < 0)
+      MPI_Allgatherv(packed.data(), counts[q_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, comms_.row);
+    else
+      MPI_Gatherv(packed.data(), counts[q_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, root, comms_.row);
+    if (!receive) return L;
+    received_ += static_cast<double>((m * k0 - packed.size()) * sizeof(double));
+    for (int q = 0; q < Q_; ++q) {
+      Cyclic c = cols_;
+      c.me = static_cast<std::size_t>(q);
+      const std::size_t nc = c.below(k0);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t t = 0; t < nc; ++t) L[i * k0 + c.global(t)] = all[static_cast<std::size_t>(displs[q]) + i * nc + t];
+    }
+    return L;
+  }
+  // U's rows 0..k0 in global order, local columns [c0, c1), from every rank of the grid
+  // column: to grid row `root`, or to all (root < 0).
+  std::vector<double> gather_u(std::size_t c0, std::size_t c1, std::size_t k0, int root) {
+    const std::size_t w = c1 - c0, mine_rows = rows_.below(k0);
+    std::vector<double> packed(mine_rows * w);
+    for (std::size_t t = 0; t < mine_rows; ++t) std::copy_n(&a(t, c0), w, &packed[t * w]);
+    std::vector<int> counts(static_cast<std::size_t>(P_)), displs(static_cast<std::size_t>(P_));
+    for (int p = 0, at = 0; p < P_; ++p) {
+      Cyclic r = rows_;
+      r.me = static_cast<std::size_t>(p);
+      counts[p] = static_cast<int>(r.below(k0) * w), displs[p] = at, at += counts[p];
+    }
+    const bool receive = root < 0 || p_ == root;
+    std::vector<double> all(receive ? k0 * w : 0), U(receive ? k0 * w : 0);
+    if (root < 0)
+      MPI_Allgatherv(packed.data(), counts[p_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, comms_.col);
+    else
+      MPI_Gatherv(packed.data(), counts[p_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, root, comms_.col);
+    if (!receive) return U;
+    received_ += static_cast<double>((k0 * w - packed.size()) * sizeof(double));
+    for (int p = 0; p < P_; ++p) {
+      Cyclic r = rows_;
+      r.me = static_cast<std::size_t>(p);
+      const std::size_t nr = r.below(k0);
+      for (std::size_t t = 0; t < nr; ++t)
+        std::copy_n(&all[static_cast<std::size_t>(displs[p]) + t * w], w, &U[r.global(t) * w]);
+    }
+    return U;
   }
 
   MPI_Comm comm_;
@@ -542,7 +728,9 @@ class Engine {
   const models::LuOptions& o_;
   models::LuResult& res_;
   Precision S_;
+  Precision arith_;  // the panel's and the substitution's precision
   bool cont_, unit_update_;
+  bool left_ = false, round_in_ = false, round_out_ = false;  // ll, ll-fp32-panel, ref-ll
   models::GemmVariant variant_;
   models::GemmOptions g_;
   Cyclic rows_, cols_;
@@ -557,7 +745,7 @@ class Engine {
 }  // namespace
 
 bool lu_distributed(models::LuAlgorithm algorithm) {
-  return algorithm == models::LuAlgorithm::Rl || algorithm == models::LuAlgorithm::RefRl;
+  return algorithm != models::LuAlgorithm::Dp;
 }
 
 Grid choose_lu_grid(int ranks) { return choose_grid(ranks, 1, 1); }

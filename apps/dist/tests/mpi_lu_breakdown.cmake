@@ -56,5 +56,11 @@ mpi_lu_same_as_alone(NAME "overflow, continue (rl tc16)" RUNS 3:3x1 4:2x2
   ARGS --unit h100 --variant tc16 ${growth} --on-breakdown continue)
 mpi_lu_same_as_alone(NAME "overflow, continue, pivoting (rl fp16)" RUNS 2:1x2
   ARGS --unit h100 --variant fp16 ${growth} --pivot --on-breakdown continue)
+mpi_lu_same_as_alone(NAME "zero pivot, continue (ll)" RUNS 4:2x2
+  ARGS --unit h100 --alg ll ${singular} --on-breakdown continue)
+mpi_lu_same_as_alone(NAME "overflow, stop (ll-fp32-panel)" RUNS 3:1x3 RC 1
+  ARGS --unit h100 --alg ll-fp32-panel ${growth})
+mpi_lu_same_as_alone(NAME "overflow, continue (ref-ll fp16)" RUNS 2:2x1
+  ARGS --unit h100 --alg ref-ll --storage fp16 ${growth} --on-breakdown continue)
 mpi_lu_same_as_alone(NAME "pivoting through the zero pivot (rl tc32)" RUNS 4:2x2
   ARGS --unit v100 ${singular} --pivot)

@@ -1,6 +1,8 @@
-# Iterative refinement on distributed factors (the refinement itself runs on rank 0), and
-# the left-looking algorithms (ll, ll-fp32-panel, dp, ref-ll), which rank 0 factorizes alone
-# under mpirun with a note on stderr: the factors, --json and text output equal tcsim alone.
+# Iterative refinement on distributed factors (the refinement itself runs on rank 0), the
+# distributed left-looking algorithms (ll, ll-fp32-panel, ref-ll: L's rows and U's columns
+# gathered for each step's GEMM of depth k0), with r = 5 and 8 (a multiple of the unit's
+# block FMA depth or not), and dp, which rank 0 factorizes alone with a note on stderr: the
+# factors, --json and text output equal tcsim alone.
 include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
   return()
@@ -10,16 +12,22 @@ mpi_lu_same_as_alone(NAME "LU-IR on rl tc32 factors" RUNS 3:auto 4:2x2
 mpi_lu_same_as_alone(NAME "GMRES-IR in fp32 on ref-rl fp16 factors, text" RUNS 2:1x2 TEXT
   ARGS --unit v100 --n 37 --r 4 --alg ref-rl --storage fp16 --matrix tunable --cond 1e4 --refine gmres-ir
        --working fp32 --threads 1)
-mpi_lu_same_as_alone(NAME "ll, pivoting" RUNS 2:2x1 4:2x2
-  ARGS --unit v100 --n 37 --r 8 --alg ll --matrix hpl-ai --pivot --threads 1)
-mpi_lu_same_as_alone(NAME "ll-fp32-panel" RUNS 3:auto
+mpi_lu_same_as_alone(NAME "ll, pivoting" RUNS 2:2x1 4:2x2 3:1x3
+  ARGS --unit v100 --n 37 --r 5 --alg ll --matrix uniform --pivot --threads 1)
+mpi_lu_same_as_alone(NAME "ll (h100, 2 threads)" RUNS 4:1x4
+  ARGS --unit h100 --n 64 --r 8 --alg ll --matrix hpl-ai --threads 2)
+mpi_lu_same_as_alone(NAME "ll-fp32-panel" RUNS 3:auto 4:2x2
   ARGS --unit v100 --n 37 --r 8 --alg ll-fp32-panel --matrix hpl-ai --threads 1)
+mpi_lu_same_as_alone(NAME "ll-fp32-panel, pivoting" RUNS 2:1x2
+  ARGS --unit a100 --n 37 --r 4 --alg ll-fp32-panel --matrix normal --pivot --threads 1)
 mpi_lu_same_as_alone(NAME "dp rl-fp32, pivoting, text" RUNS 2:1x2 TEXT
   ARGS --unit v100 --n 37 --r 8 --s 2 --alg dp --panel rl-fp32 --matrix uniform --pivot --threads 1)
 mpi_lu_same_as_alone(NAME "ref-ll fp32" RUNS 4:1x4
   ARGS --unit v100 --n 37 --r 4 --alg ref-ll --storage fp32 --matrix normal --threads 1)
+mpi_lu_same_as_alone(NAME "ref-ll fp16, pivoting" RUNS 3:3x1
+  ARGS --unit v100 --n 37 --r 3 --alg ref-ll --storage fp16 --matrix uniform --pivot --threads 1)
 # The note names the algorithm, on rank 0's stderr only.
-mpi_run(2 out err rc lu --unit v100 --n 8 --r 4 --alg ll --matrix hpl-ai --quiet)
-if(NOT rc EQUAL 0 OR NOT err STREQUAL "tcsim lu: note: --alg ll is not distributed yet; rank 0 factorizes alone (docs/scale.md)\n")
-  mpi_fail("the note of --alg ll under mpirun -n 2: exit ${rc}, stderr '${err}'")
+mpi_run(2 out err rc lu --unit v100 --n 8 --r 4 --alg dp --s 2 --matrix hpl-ai --quiet)
+if(NOT rc EQUAL 0 OR NOT err STREQUAL "tcsim lu: note: --alg dp is not distributed yet; rank 0 factorizes alone (docs/scale.md)\n")
+  mpi_fail("the note of --alg dp under mpirun -n 2: exit ${rc}, stderr '${err}'")
 endif()
