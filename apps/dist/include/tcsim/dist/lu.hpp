@@ -13,12 +13,17 @@
 // (models::simulate_gemm). Each entry receives the same operations in the same order as on
 // one process (the same k-chunks per step, the same roundings to storage); only the rank
 // that does them changes. Breakdowns and --on-breakdown continue events are noted by the
-// ranks that own the entries and agreed after every pass (an allgather of each rank's first
-// Inf and NaN in the serial loop order), so every rank throws the same LuBreakdown or records
-// the same events, and none waits for another.
+// ranks that own the entries and agreed after each panel and each step (an allgather of each
+// rank's first Inf and NaN in the serial loop order), so every rank throws the same
+// LuBreakdown or records the same events, and none waits for another.
 //
-// The left-looking algorithms (ll, ll-fp32-panel, dp, ref-ll) are not distributed yet: rank 0
-// factorizes the whole matrix alone (simulate_lu) and the other ranks wait
+// The left-looking algorithms ll, ll-fp32-panel and ref-ll: per step the block column and
+// then the block row receive all earlier steps' updates as one GEMM of depth k0 (one
+// block-FMA chain per entry, lopez2022 Algorithm 4.1 lines 7-10), so the ranks owning them
+// gather L's rows left of the panel along their grid row and U's columns above it down their
+// grid column; the panel, its pivots and U's solve as above, with the fp16 / fp32 buffer
+// conversions of the serial schemes. dp (PanelFactor's nested schemes) is not distributed
+// yet: rank 0 factorizes the whole matrix alone (simulate_lu) and the other ranks wait
 // (lu_distributed() says which).
 #pragma once
 #include <mpi.h>
@@ -32,7 +37,7 @@
 
 namespace tcsim::dist {
 
-// True for the algorithms lu() distributes (rl, ref-rl); the others run on rank 0 alone.
+// True for the algorithms lu() distributes (all but dp); dp runs on rank 0 alone.
 bool lu_distributed(models::LuAlgorithm algorithm);
 
 // The default grid of an LU on `ranks` processes: as square as possible, P >= Q.
