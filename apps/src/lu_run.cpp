@@ -49,10 +49,6 @@ LuRun run_lu(const models::Unit& unit, const Format& in, std::size_t n, std::spa
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const GridText g = parse_grid(grid, size);
     const dist::Grid shape = g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_lu_grid(size);
-    (void)models::describe_lu(unit, in, n, o);  // a bad option before the note (the same on every rank)
-    if (size > 1 && !dist::lu_distributed(o.algorithm))
-      std::fprintf(stderr, "tcsim lu: note: --alg %s is not distributed yet; rank 0 factorizes alone (docs/scale.md)\n",
-                   models::lu_algorithm_name(o.algorithm).c_str());
     run.lu = dist::lu(MPI_COMM_WORLD, shape, unit, in, n, A, o);
     run.report = rank == 0;
     return run;

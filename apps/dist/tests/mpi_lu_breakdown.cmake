@@ -4,7 +4,7 @@
 # - singular.mtx: rows 3 and 4 agree in columns 0..4, so without pivoting ref-rl meets
 #   U[4][4] = 0 exactly (stop: exit 1 "pivot ... is zero"; continue: zero pivot, Inf and NaN
 #   events, exit 0), and rl through the unit a NaN in the update of step 6;
-# - growth.mtx (--scale off): A[0][0] = 1, 300 in the rest of row and column 0: fp16
+# - growth.mtx (--scale off): A[0][0] = 1, 300 in the rest of row and column 0: fp16 (dp: its fp32 buffer)
 #   storage overflows in step 1 (stop: exit 1; continue: the first Inf and NaN events).
 # Then iterative refinement (LU-IR, GMRES-IR) on distributed factors, and the left-looking
 # algorithms that rank 0 runs alone (ll, ll-fp32-panel, dp, ref-ll) with their note.
@@ -62,5 +62,7 @@ mpi_lu_same_as_alone(NAME "overflow, stop (ll-fp32-panel)" RUNS 3:1x3 RC 1
   ARGS --unit h100 --alg ll-fp32-panel ${growth})
 mpi_lu_same_as_alone(NAME "overflow, continue (ref-ll fp16)" RUNS 2:2x1
   ARGS --unit h100 --alg ref-ll --storage fp16 ${growth} --on-breakdown continue)
+mpi_lu_same_as_alone(NAME "overflow, continue (dp rl-fp32)" RUNS 4:2x2
+  ARGS --unit h100 --alg dp --s 1 --panel rl-fp32 ${growth} --on-breakdown continue)
 mpi_lu_same_as_alone(NAME "pivoting through the zero pivot (rl tc32)" RUNS 4:2x2
   ARGS --unit v100 ${singular} --pivot)

@@ -1,6 +1,6 @@
 # tcsim lu under mpirun, the failure paths: a bad option, an option that the LU's own checks
 # refuse (inside dist::lu, on every rank), --grid against the job (under mpirun and alone),
-# breakdowns (of an algorithm that rank 0 runs alone, and of ll): each reported once with the exit code
+# breakdowns (dp, ll): each reported once with the exit code
 # of tcsim alone, every rank exits (60 s timeout). Then tcsim bench lu under mpirun reports
 # the bytes each rank received.
 include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
@@ -25,11 +25,10 @@ expect_error(3 2 "tcsim lu: error: --grid: '2x2' has 4 processes; the job has 3 
   lu --unit v100 --n 37 --grid 2x2)
 expect_error(0 2 "tcsim lu: error: --grid: '2x1' has 2 processes; the job has 1 (P Q must equal it)"
   lu --unit v100 --n 37 --grid 2x1)
-# dp on [1 300 300; 300 4 4; 300 4 4] (docs/lu.md): rank 0 alone meets the zero pivot; ll
-# (distributed, r = 1) the overflow of the fp32 buffer's conversion.
+# dp on [1 300 300; 300 4 4; 300 4 4] (docs/lu.md) meets the zero pivot; ll (r = 1) the
+# overflow of the fp32 buffer's conversion.
 file(WRITE "${WORK_DIR}/g3.mtx" "%%MatrixMarket matrix array real general\n3 3\n1\n300\n300\n300\n4\n4\n300\n4\n4\n")
-expect_error(2 1 "tcsim lu: note: --alg dp is not distributed yet; rank 0 factorizes alone (docs/scale.md)
-tcsim lu: LU breakdown at step 3 (block 1): pivot U[2][2] = 0 is zero (no pivoting: try --pivot)"
+expect_error(2 1 "tcsim lu: LU breakdown at step 3 (block 1): pivot U[2][2] = 0 is zero (no pivoting: try --pivot)"
   lu --unit h100 --matrix "${WORK_DIR}/g3.mtx" --scale off --alg dp --quiet)
 expect_error(3 1 "tcsim lu: LU breakdown at step 2 (block 2): converting the fp32 buffer to fp16 gives A[1][1] = -inf (from -89996)"
   lu --unit h100 --matrix "${WORK_DIR}/g3.mtx" --scale off --alg ll --r 1 --quiet)

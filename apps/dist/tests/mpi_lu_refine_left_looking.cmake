@@ -1,7 +1,7 @@
 # Iterative refinement on distributed factors (the refinement itself runs on rank 0), the
-# distributed left-looking algorithms (ll, ll-fp32-panel, ref-ll: L's rows and U's columns
-# gathered for each step's GEMM of depth k0), with r = 5 and 8 (a multiple of the unit's
-# block FMA depth or not), and dp, which rank 0 factorizes alone with a note on stderr: the
+# left-looking algorithms (ll, ll-fp32-panel, ref-ll: L's rows and U's columns gathered for
+# each step's GEMM of depth k0) with r = 3 to 8 (a multiple of the unit's block FMA depth or
+# not), and dp with each PanelFactor (the serial schemes replayed pass by pass): the
 # factors, --json and text output equal tcsim alone.
 include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
@@ -26,8 +26,9 @@ mpi_lu_same_as_alone(NAME "ref-ll fp32" RUNS 4:1x4
   ARGS --unit v100 --n 37 --r 4 --alg ref-ll --storage fp32 --matrix normal --threads 1)
 mpi_lu_same_as_alone(NAME "ref-ll fp16, pivoting" RUNS 3:3x1
   ARGS --unit v100 --n 37 --r 3 --alg ref-ll --storage fp16 --matrix uniform --pivot --threads 1)
-# The note names the algorithm, on rank 0's stderr only.
-mpi_run(2 out err rc lu --unit v100 --n 8 --r 4 --alg dp --s 2 --matrix hpl-ai --quiet)
-if(NOT rc EQUAL 0 OR NOT err STREQUAL "tcsim lu: note: --alg dp is not distributed yet; rank 0 factorizes alone (docs/scale.md)\n")
-  mpi_fail("the note of --alg dp under mpirun -n 2: exit ${rc}, stderr '${err}'")
-endif()
+mpi_lu_same_as_alone(NAME "dp ll-fp32-panel (default)" RUNS 4:2x2 3:3x1
+  ARGS --unit v100 --n 37 --r 8 --s 3 --alg dp --matrix hpl-ai --threads 1)
+mpi_lu_same_as_alone(NAME "dp rl-fp16, pivoting" RUNS 4:2x2
+  ARGS --unit h100 --n 37 --r 8 --s 3 --alg dp --panel rl-fp16 --matrix uniform --pivot --threads 1)
+mpi_lu_same_as_alone(NAME "dp ll, pivoting" RUNS 3:1x3
+  ARGS --unit v100 --n 37 --r 8 --s 3 --alg dp --panel ll --matrix normal --pivot --threads 1)

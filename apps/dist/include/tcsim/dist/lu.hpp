@@ -22,9 +22,9 @@
 // block-FMA chain per entry, lopez2022 Algorithm 4.1 lines 7-10), so the ranks owning them
 // gather L's rows left of the panel along their grid row and U's columns above it down their
 // grid column; the panel, its pivots and U's solve as above, with the fp16 / fp32 buffer
-// conversions of the serial schemes. dp (PanelFactor's nested schemes) is not distributed
-// yet: rank 0 factorizes the whole matrix alone (simulate_lu) and the other ranks wait
-// (lu_distributed() says which).
+// conversions of the serial schemes. dp (PanelFactor's nested schemes) replays the serial
+// schemes pass by pass with general passes (any ranges: L's rows and U's columns gathered
+// with MPI_Allgatherv), each agreed on before the next.
 #pragma once
 #include <mpi.h>
 
@@ -36,9 +36,6 @@
 #include "tcsim/models/lu.hpp"
 
 namespace tcsim::dist {
-
-// True for the algorithms lu() distributes (all but dp); dp runs on rank 0 alone.
-bool lu_distributed(models::LuAlgorithm algorithm);
 
 // The default grid of an LU on `ranks` processes: as square as possible, P >= Q.
 Grid choose_lu_grid(int ranks);
