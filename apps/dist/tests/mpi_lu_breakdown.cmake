@@ -4,10 +4,10 @@
 # - singular.mtx: rows 3 and 4 agree in columns 0..4, so without pivoting ref-rl meets
 #   U[4][4] = 0 exactly (stop: exit 1 "pivot ... is zero"; continue: zero pivot, Inf and NaN
 #   events, exit 0), and rl through the unit a NaN in the update of step 6;
-# - growth.mtx (--scale off): A[0][0] = 1, 300 in the rest of row and column 0: fp16 (dp: its fp32 buffer)
-#   storage overflows in step 1 (stop: exit 1; continue: the first Inf and NaN events).
-# Then iterative refinement (LU-IR, GMRES-IR) on distributed factors, and the left-looking
-# algorithms that rank 0 runs alone (ll, ll-fp32-panel, dp, ref-ll) with their note.
+# - growth.mtx (--scale off): A[0][0] = 1, 300 in the rest of row and column 0: fp16 storage
+#   (or dp's fp32 buffer converted to fp16) overflows in step 1 (stop: exit 1; continue: the
+#   first Inf and NaN events).
+# Algorithms: rl, ref-rl, ll, ll-fp32-panel, ref-ll, dp.
 include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
   return()
