@@ -19,3 +19,6 @@ mpi_lu_same_as_alone(NAME "dp rl-fp16, pivoting" RUNS 4:2x2
   ARGS --unit h100 --n 37 --r 8 --s 3 --alg dp --panel rl-fp16 --matrix uniform --pivot --threads 1)
 mpi_lu_same_as_alone(NAME "dp ll, pivoting" RUNS 3:1x3
   ARGS --unit v100 --n 37 --r 8 --s 3 --alg dp --panel ll --matrix normal --pivot --threads 1)
+# Deeper chains (k0 up to 48, several block FMAs per update): fails if an update's k order changes.
+mpi_lu_same_as_alone(NAME "dp ll-fp32-panel, n = 64" RUNS 2:auto 4:2x2
+  ARGS --unit v100 --n 64 --r 16 --s 4 --alg dp --matrix normal --threads 1)

@@ -18,3 +18,6 @@ mpi_lu_same_as_alone(NAME "ref-ll fp32" RUNS 4:1x4
   ARGS --unit v100 --n 37 --r 4 --alg ref-ll --storage fp32 --matrix normal --threads 1)
 mpi_lu_same_as_alone(NAME "ref-ll fp16, pivoting" RUNS 3:3x1
   ARGS --unit v100 --n 37 --r 3 --alg ref-ll --storage fp16 --matrix uniform --pivot --threads 1)
+# Deeper chains (k0 up to 48, several block FMAs per update).
+mpi_lu_same_as_alone(NAME "ll, n = 64" RUNS 3:auto
+  ARGS --unit v100 --n 64 --r 16 --alg ll --matrix normal --threads 1)
