@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -14,6 +15,11 @@
 #include "native_gemm.hpp"
 #include "progress.hpp"
 #include "tcsim/models/lu.hpp"
+
+#ifdef TCSIM_HAVE_MPI
+#include "tcsim/dist/lu.hpp"
+#include "tcsim/dist/session.hpp"
+#endif
 
 namespace tcsim::cli {
 
@@ -29,8 +35,30 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
   o.instruction = a.get_or("instruction", "");
   Progress progress("tcsim bench lu", !a.has("quiet"));
   o.progress = [&](double f) { progress.update("simulated LU", f); };
-  const auto t0 = std::chrono::steady_clock::now();
-  const models::LuResult lu = models::simulate_lu(unit, formats::fp16(), n, A, o);
+  // Under mpirun: the distributed LU on the automatic grid (docs/scale.md), rank 0 reports
+  // the time and the bytes each rank received beside the model's.
+  int ranks = 1;
+  std::vector<double> received, model;
+  std::string grid_text;
+  auto t0 = std::chrono::steady_clock::now();
+  models::LuResult lu;
+#ifdef TCSIM_HAVE_MPI
+  if (dist::active()) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const dist::Grid g = dist::choose_lu_grid(ranks);
+    grid_text = std::to_string(g.rows) + "x" + std::to_string(g.cols);
+    dist::LuTraffic traffic;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = std::chrono::steady_clock::now();
+    lu = dist::lu(MPI_COMM_WORLD, g, unit, formats::fp16(), n, A, o, &traffic);
+    if (rank != 0) return 0;
+    received = traffic.bytes_received;
+    for (int q = 0; q < ranks; ++q) model.push_back(dist::lu_bytes_model(n, g, q));
+  } else
+#endif
+    lu = models::simulate_lu(unit, formats::fp16(), n, A, o);
   const double sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.update("native LU", 1.0);
   const NativeGemm native = native_lu_f32(n, Af.data(), 3, static_cast<int>(threads));
@@ -57,12 +85,23 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
     j["native_gflops"] = flops / native.seconds * 1e-9;
     j["native_isa"] = native.isa;
     j["native_threads"] = native.threads;
+    if (ranks > 1 || !received.empty()) {
+      j["ranks"] = ranks;
+      j["grid"] = grid_text;
+      j["bytes_received_per_rank"] = received;
+      j["bytes_model_per_rank"] = model;
+    }
     print_json(j);
   } else {
     std::printf("unit %s, LU of an hpl-ai matrix, n = %zu: rl (blanchard2020 Algorithm 4.1), TC32 updates, fp32 "
                 "storage, r = %zu (%s)\n",
                 unit.name().c_str(), n, r, lu.path.c_str());
     std::printf("simulated LU: %.3f s (%zu GEMMs through the unit)\n", sim_seconds, lu.unit_calls);
+    if (!received.empty()) {
+      std::printf("distributed on %d ranks, grid %s; bytes received per rank (model):", ranks, grid_text.c_str());
+      for (std::size_t q = 0; q < received.size(); ++q) std::printf(" %.4g (%.4g)", received[q], model[q]);
+      std::printf("\n");
+    }
     std::printf("native binary32 LU (Eigen PartialPivLU, %s, %d threads): %.4f s (%.1f GFLOP/s)\n", native.isa.c_str(),
                 native.threads, native.seconds, flops / native.seconds * 1e-9);
     std::printf("ratio simulated / native: %.1f\n", ratio);

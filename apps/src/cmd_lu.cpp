@@ -16,7 +16,9 @@
 #include "lu_bound.hpp"
 #include "json_output.hpp"
 #include "lu_report.hpp"
+#include "lu_run.hpp"
 #include "matrix_files.hpp"
+#include "output_file.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/lu.hpp"
@@ -67,6 +69,9 @@ int cmd_lu(const Args& args) {
   p.option("working", "refinement: working precision fp32 or fp64 (default)", "fmt");
   p.option("max-iterations", "refinement steps at most (default 20)", "K");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
+  p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
+                   "possible); alone only 1x1", "PxQ");
+  p.option("write-lu", "write the factors as n lines of n binary64 bit patterns (hex), then the row permutation", "file");
   p.flag("json", "print one JSON object");
   p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
@@ -94,6 +99,11 @@ int cmd_lu(const Args& args) {
   o.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
   o.on_breakdown = models::parse_lu_on_breakdown(a.get_or("on-breakdown", "stop"), "--on-breakdown");
   const bool cont = o.on_breakdown == models::LuOnBreakdown::Continue;
+  if (a.has("write-lu")) {  // before any computation
+    if (json && a.get("write-lu") == "-")
+      throw std::invalid_argument("--write-lu -: standard output holds the JSON object (--json); give --write-lu a file");
+    check_output_file("--write-lu", a.get("write-lu"));
+  }
 
   // The matrix.
   const std::string matrix = a.get_or("matrix", "q1dq2");
@@ -166,7 +176,9 @@ int cmd_lu(const Args& args) {
   const auto t0 = std::chrono::steady_clock::now();
   models::LuResult lu;
   try {
-    lu = models::simulate_lu(unit, in, n, A, o);
+    LuRun run = run_lu(unit, in, n, A, o, a.get_or("grid", ""));  // distributed under mpirun (lu_run.hpp)
+    if (!run.report) return 0;  // rank 0 reports
+    lu = std::move(run.lu);
   } catch (const models::LuBreakdown& e) {
     progress.done();
     if (json) {
@@ -178,6 +190,7 @@ int cmd_lu(const Args& args) {
     return 1;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (a.has("write-lu")) write_lu(a.get("write-lu"), lu);
   progress.update("substitutions and backward errors", 0.0);
   const std::string solve = a.get_or("solve", lu.storage == "fp16" ? "fp32" : lu.storage);
   models::LuSolveEvents solve_events;

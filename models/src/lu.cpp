@@ -540,18 +540,10 @@ LuOnBreakdown parse_lu_on_breakdown(std::string_view text, std::string_view fiel
   throw std::invalid_argument(std::string(field) + ": '" + std::string(text) + "' is not allowed; allowed: stop, continue");
 }
 
-LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
-                     const LuOptions& o) {
-  if (A.size() != n * n)
-    throw std::invalid_argument("A: expected n * n = " + std::to_string(n * n) + " values, got " +
-                                std::to_string(A.size()));
+LuResult describe_lu(const Unit& unit, const Format& in, std::size_t n, const LuOptions& o) {
   if (o.block == 0) throw std::invalid_argument("block: the block size r must be at least 1");
   const Plan plan = make_plan(o);
   const Precision S = plan.storage;
-  GemmOptions g;
-  g.instruction = o.instruction;
-  g.threads = o.threads;
-
   LuResult res;
   res.n = n;
   res.algorithm = lu_algorithm_name(o.algorithm);
@@ -584,12 +576,26 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
   else if (rl && S.bits == 16 && (o.variant == GemmVariant::Tc32 || o.variant == GemmVariant::Fp32))
     res.fp32_buffer_entries = (nd - r) * (nd - r);  // the trailing update's fp32 result, lopez2022 (4.3)
   else if (!ref && !rl) res.fp32_buffer_entries = nd * r;  // lopez2022 section 4: at most n r
+  res.on_breakdown = lu_on_breakdown_name(o.on_breakdown);
+  return res;
+}
+
+LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
+                     const LuOptions& o) {
+  if (A.size() != n * n)
+    throw std::invalid_argument("A: expected n * n = " + std::to_string(n * n) + " values, got " +
+                                std::to_string(A.size()));
+  LuResult res = describe_lu(unit, in, n, o);
+  const Plan plan = make_plan(o);
+  const Precision S = plan.storage;
+  GemmOptions g;
+  g.instruction = o.instruction;
+  g.threads = o.threads;
 
   res.perm.resize(n);
   std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
   res.LU.resize(n * n);
   const bool cont = o.on_breakdown == LuOnBreakdown::Continue;
-  res.on_breakdown = lu_on_breakdown_name(o.on_breakdown);
   for (std::size_t i = 0; i < n * n; ++i) {
     res.LU[i] = S(A[i]);
     if (!std::isfinite(res.LU[i]) && cont) {  // step 0: A as stored, before any elimination

@@ -146,6 +146,11 @@ struct LuBreakdown : std::runtime_error {
 LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
                      const LuOptions& options = {});
 
+// The LuResult of simulate_lu without the factorization (LU, perm and events empty): the
+// option checks (the same exceptions) and the run's description, for a caller that factorizes
+// in its own way with the same bits (tcsim::dist's distributed LU).
+LuResult describe_lu(const Unit& unit, const Format& in, std::size_t n, const LuOptions& options = {});
+
 // x solving L U x = P b by forward and back substitution, each operation correctly rounded to
 // `precision`: "fp16", "fp32" or "fp64", or "" for the storage precision of `lu` (lopez2022
 // section 2.3 substitutes in fp32 whatever the storage). b is rounded to that format first.

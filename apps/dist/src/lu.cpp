@@ -1,0 +1,60 @@
+// Distributed LU (lu.hpp): the entry point; the engine is lu_engine.hpp (rl, ref-rl, ll,
+// ll-fp32-panel, ref-ll) and lu_dp.cpp (dp). Compiled with -ffp-contract=off, as models' LU
+// sources: no fused operations, so every scalar step rounds as the serial code's does.
+#include "tcsim/dist/lu.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lu_engine.hpp"
+
+namespace tcsim::dist {
+
+using namespace lu_parts;
+
+Grid choose_lu_grid(int ranks) { return choose_grid(ranks, 1, 1); }
+
+double lu_bytes_model(std::size_t n, Grid grid, int rank) {
+  const double N = static_cast<double>(n), P = grid.rows, Q = grid.cols;
+  const double io = rank == 0 ? 8 * N * N * (1 - 1 / (P * Q)) : 8 * N * N / (P * Q);
+  return io + 4 * N * N * ((1 - 1 / Q) / P + (1 - 1 / P) / Q);
+}
+
+models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
+                    std::span<const double> A, const models::LuOptions& o, LuTraffic* traffic) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  if (grid.rows < 1 || grid.cols < 1 || grid.rows * grid.cols != size)
+    throw std::invalid_argument("the process grid " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
+                                " has " + std::to_string(grid.rows * grid.cols) + " processes; the job has " +
+                                std::to_string(size));
+  if (n * n > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("A has " + std::to_string(n * n) +
+                                " entries; the distributed LU moves matrices of at most 2^31 - 1 entries");
+  models::LuResult res;
+  agreed(comm, [&] {
+    if (rank == 0 && A.size() != n * n)
+      throw std::invalid_argument("A: expected n * n = " + std::to_string(n * n) + " values, got " +
+                                  std::to_string(A.size()));
+    res = models::describe_lu(unit, in, n, o);  // the option checks, on every rank
+  });
+  res.perm.resize(n);
+  std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
+  if (n == 0) return res;
+  Engine engine(comm, grid, unit, in, n, o, res);
+  engine.run(A);
+  if (traffic) {
+    traffic->bytes_received.assign(rank == 0 ? static_cast<std::size_t>(size) : 0, 0.0);
+    MPI_Gather(&engine.received_, 1, MPI_DOUBLE, traffic->bytes_received.data(), 1, MPI_DOUBLE, 0, comm);
+  }
+  return res;
+}
+
+}  // namespace tcsim::dist

@@ -1,0 +1,74 @@
+// run_lu and write_lu (lu_run.hpp): one process, or tcsim::dist when MPI is live.
+#include "lu_run.hpp"
+
+#include <bit>
+#include <cstdio>
+#include <stdexcept>
+
+#include "output_file.hpp"
+
+#ifdef TCSIM_HAVE_MPI
+#include "tcsim/dist/lu.hpp"
+#include "tcsim/dist/session.hpp"
+#endif
+
+namespace tcsim::cli {
+
+namespace {
+
+struct GridText {
+  int rows = 0, cols = 0;  // 0: automatic
+};
+
+// "PxQ" with P, Q >= 1 and P Q = ranks (the texts of tcsim gemm's --grid).
+GridText parse_grid(const std::string& text, int ranks) {
+  if (text.empty()) return {};
+  const auto x = text.find('x');
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos || std::stoi(s) < 1)
+      throw std::invalid_argument("--grid: '" + text + "' is not a process grid; allowed: PxQ with P, Q >= 1, e.g. 2x2");
+    return std::stoi(s);
+  };
+  if (x == std::string::npos) number("");
+  const GridText g{number(text.substr(0, x)), number(text.substr(x + 1))};
+  if (static_cast<long long>(g.rows) * g.cols != ranks)
+    throw std::invalid_argument("--grid: '" + text + "' has " + std::to_string(static_cast<long long>(g.rows) * g.cols) +
+                                " processes; the job has " + std::to_string(ranks) + " (P Q must equal it)");
+  return g;
+}
+
+}  // namespace
+
+LuRun run_lu(const models::Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
+             const models::LuOptions& o, const std::string& grid) {
+  LuRun run;
+#ifdef TCSIM_HAVE_MPI
+  if (dist::active()) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const GridText g = parse_grid(grid, size);
+    const dist::Grid shape = g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_lu_grid(size);
+    run.lu = dist::lu(MPI_COMM_WORLD, shape, unit, in, n, A, o);
+    run.report = rank == 0;
+    return run;
+  }
+#endif
+  (void)parse_grid(grid, 1);
+  run.lu = models::simulate_lu(unit, in, n, A, o);
+  return run;
+}
+
+void write_lu(const std::string& path, const models::LuResult& lu) {
+  OutputFile f{"--write-lu", path};
+  for (std::size_t i = 0; i < lu.n; ++i)
+    for (std::size_t j = 0; j < lu.n; ++j)
+      std::fprintf(f.get(), "0x%016llx%c", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(lu.LU[i * lu.n + j])),
+                   j + 1 == lu.n ? '\n' : ' ');
+  std::fprintf(f.get(), "perm");
+  for (std::size_t p : lu.perm) std::fprintf(f.get(), " %zu", p);
+  std::fprintf(f.get(), "\n");
+  f.close();
+}
+
+}  // namespace tcsim::cli

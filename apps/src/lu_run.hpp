@@ -1,0 +1,27 @@
+// The factorization of `tcsim lu` on one process or, under mpirun / srun with a TCSIM_MPI
+// build, distributed over the job's ranks (tcsim::dist::lu, docs/scale.md): the same bits
+// either way. The substitutions, backward errors and refinement then run on rank 0.
+#pragma once
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "tcsim/models/lu.hpp"
+
+namespace tcsim::cli {
+
+struct LuRun {
+  models::LuResult lu;  // the whole result (on rank 0 under MPI)
+  bool report = true;   // false on ranks other than 0: rank 0 prints and writes
+};
+
+// `grid`: "" (automatic) or "PxQ" (--grid; P Q must be the number of ranks, 1 alone). Throws
+// LuBreakdown on every rank as simulate_lu does on one.
+LuRun run_lu(const models::Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
+             const models::LuOptions& o, const std::string& grid);
+
+// --write-lu: the factors as n lines of n binary64 bit patterns (hex), then "perm" and the
+// row permutation, for bit-for-bit comparisons (the MPI tests).
+void write_lu(const std::string& path, const models::LuResult& lu);
+
+}  // namespace tcsim::cli
