@@ -21,6 +21,10 @@
 
 namespace tcsim::models {
 
+namespace detail {
+std::vector<UnitSpec> amd_unit_specs();  // unit_table_amd.cpp
+}
+
 int safe_carry_bits(int fma_size) {
   int need = 0;  // smallest n with 2^n >= 4k+2
   while ((std::int64_t{1} << need) < 4 * static_cast<std::int64_t>(fma_size) + 2) ++need;
@@ -358,6 +362,7 @@ std::vector<UnitSpec> make_table() {
         "order); assumed for Blackwell, not measured."));
     units.push_back(std::move(u));
   }
+  for (auto& u : detail::amd_unit_specs()) units.push_back(std::move(u));
   return units;
 }
 
