@@ -278,3 +278,29 @@ TEST_CASE("amd differential: mi300x fp8 (FNUZ) against the exact model", "[amd][
     run_row({"mi300x", v2 ? "" : "v1", &formats::e5m2fnuz(), am::kE5M2Fnuz, 16, Path::Cdna3, m});
   }
 }
+
+TEST_CASE("rtx5090: the Eq. 10 vectors of units.md 3b", "[rtx]") {
+  // f16 -> fp32 mma (K = 16) and e5m2 -> fp32 (K = 32): c inside, F = 25: -0.75.
+  CHECK(eq10("rtx5090", formats::fp16(), 16) == 0xBF400000u);
+  CHECK(eq10("rtx-blackwell", formats::e5m2(), 32) == 0xBF400000u);
+  // mxf8f6f4 with unit scales (ue8m0 0x7f = 1): the same.
+  const Format& e5 = formats::e5m2();
+  std::vector<std::uint64_t> a(32, e5.zero(false)), b(32, e5.zero(false));
+  for (std::size_t i = 0; i < kA.size(); ++i) {
+    a[i] = bits(e5, kA[i]);
+    b[i] = bits(e5, kB[i]);
+  }
+  const std::vector<std::uint64_t> one = {0x7f};
+  CHECK(builtin_unit("rtxpro6000").dot_scaled(e5, formats::fp32(), a, b, formats::ue8m0(), one, one,
+                                              bits(formats::fp32(), kC)) == 0xBF400000u);
+  // Zero products with a tiny c (fp16 accumulator): E is clamped at -22, so 2^-24 keeps 3 bits only:
+  // c = 0x0001 (2^-24) + products 0 -> 0x0001; the clamp matters when terms fall below 2^(-22-25).
+  const Format& f16 = formats::fp16();
+  CHECK(builtin_unit("rtx5090").dot(formats::e4m3(), f16, std::vector<std::uint64_t>(32, 0),
+                                    std::vector<std::uint64_t>(32, 0), 0x0001) == 0x0001u);
+  // The NVIDIA corner rules: an all -0 sum is +0; canonical NaN 0x7fffffff.
+  CHECK(builtin_unit("rtx5090").dot(formats::fp16(), formats::fp32(), std::vector<std::uint64_t>(16, 0x8000),
+                                    std::vector<std::uint64_t>(16, 0x3c00), 0x80000000u) == 0u);
+  CHECK(builtin_unit("rtx5090").dot(formats::e5m2(), formats::fp32(), std::vector<std::uint64_t>{0x7f},
+                                    std::vector<std::uint64_t>{0x3c}, 0) == 0x7fffffffu);
+}

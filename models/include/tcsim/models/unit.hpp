@@ -294,7 +294,7 @@ BlockFmaRoundoff block_fma_roundoff(const Unit& unit, const Format& in, const Fo
 // "<out>r<bits>": the format the adder rounds into for result_fraction_bits.
 Format result_format(const Format& out, int fraction_bits);
 
-// Built-in units (unit_table.cpp, unit_table_amd.cpp): v100, t4, a100, l40s, h100, b200, mi100,
+// Built-in units (unit_table.cpp, unit_table_amd.cpp): v100, t4, a100, l40s, h100, b200, rtx5090, mi100,
 // mi250x, mi300x, in that order.
 const std::vector<UnitSpec>& builtin_unit_specs();
 // Looks a built-in unit up by name, alias or architecture, case-insensitively; throws
