@@ -304,3 +304,30 @@ TEST_CASE("rtx5090: the Eq. 10 vectors of units.md 3b", "[rtx]") {
   CHECK(builtin_unit("rtx5090").dot(formats::e5m2(), formats::fp32(), std::vector<std::uint64_t>{0x7f},
                                     std::vector<std::uint64_t>{0x3c}, 0) == 0x7fffffffu);
 }
+
+TEST_CASE("amd units: bad values of the new row keys name the key", "[amd]") {
+  using Catch::Matchers::Contains;
+  auto row = [](const std::string& extra) {
+    return nlohmann::json::parse(R"({"name": "x", "input_formats": ["fp16"], "output_formats": ["fp32"],
+      "fma_size": 8, "fraction_bits": 24, "carry_bits": 5, "alignment_rounding": "rz", "sticky_bit": false,
+      "normalization": "deferred", "order": "largest-first", "final_rounding": "rne", "subnormal_inputs": true,
+      "subnormal_outputs": true, )" + extra + "}");
+  };
+  CHECK_THROWS_WITH(parse_unit_json(row(R"("c_placement": "after", "after_add": {"sum_fraction_bits": 32, "c_bits": 24})"), "u"),
+                    Contains("after_add: unknown key 'c_bits'"));
+  CHECK_THROWS_WITH(parse_unit_json(row(R"("c_placement": "after", "after_add": {"sum_fraction_bits": 32, "c_fraction_bits": 24, "rounding": "up"})"), "u"),
+                    Contains("key 'rounding': 'up' is not allowed; allowed: rz, rd, ru, rne"));
+  CHECK_THROWS_WITH(parse_unit_json(row(R"("c_placement": "aligned", "flushed_input_sign": "negative")"), "u"),
+                    Contains("key 'flushed_input_sign': 'negative' is not allowed; allowed: keep, positive"));
+  // Combinations the adder refuses: named by the unit's constructor.
+  CHECK_THROWS_WITH(Unit(parse_unit_json(row(R"("c_placement": "aligned", "product_groups": 2)"), "u")),
+                    Contains("'product_groups' > 1 needs c_placement after"));
+  CHECK_THROWS_WITH(Unit(parse_unit_json(row(R"("c_placement": "aligned", "product_rounding": "rne")"), "u")),
+                    Contains("'product_rounding' needs normalization per-step"));
+  // A user row with the CDNA3 keys computes what the built-in row does.
+  const Unit user(parse_unit_json(row(R"("c_placement": "after", "product_overflow": "inf", "zero_sign": "positive",
+      "after_add": {"sum_fraction_bits": 31, "c_fraction_bits": 24, "rounding": "rd"})"), "u"));
+  const std::vector<std::uint64_t> a = {0x2f67, 0x14fd, 0xacef, 0xa96a, 0x944c, 0x97f3, 0x1805, 0xaacb};
+  const std::vector<std::uint64_t> b = {0x21d5, 0x2530, 0x1b5d, 0x1c83, 0x1955, 0x23aa, 0x17b0, 0x16c2};
+  CHECK(user.dot(formats::fp16(), formats::fp32(), a, b, 0xBF800000u) == 0xBF7FCE00u);  // v1
+}
