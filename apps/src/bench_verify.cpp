@@ -152,6 +152,27 @@ models::UnitSpec random_user_spec(Rng& r) {
   if (r.below(3) == 0) row.overflow = OverflowMode::Infinity;
   if (r.below(3) == 0) row.zero_sign = ZeroSign::Positive;
   if (out.fraction_bits > 2 && r.below(8) == 0) row.result_fraction_bits[out_name] = r.range(1, out.fraction_bits - 1);
+  // The AMD row parameters (issue 24; docs/units/amd.md): c added after the products with
+  // rounded operands, interleaved product groups, product overflow, products rounded in
+  // per-step rows, flushed inputs as +0. The kernels refuse them: these groups check that the
+  // fallback gives dot()'s bits.
+  if (r.below(10) == 0) {
+    if (row.normalization == Normalization::Deferred && r.below(2)) {
+      row.c_placement = CPlacement::After;
+      row.late_products_rounding.reset();
+      row.sticky_bit = false;
+      row.min_exponent.clear();
+      row.after_add.sum_fraction_bits = r.range(20, 34);
+      row.after_add.c_fraction_bits = r.range(20, 26);
+      row.after_add.rounding = pick_rounding(r);
+      row.after_add.renormalize_fraction_bits = r.below(2) ? std::optional<int>(r.range(20, 32)) : std::nullopt;
+      row.after_add.drop_c_below = r.below(3) == 0 ? std::optional<int>(r.range(20, 30)) : std::nullopt;
+      row.product_groups = r.range(1, 2);
+      row.product_overflow_inf = r.below(2) == 0;
+    }
+    if (row.normalization == Normalization::PerStep && r.below(2)) row.product_rounding = pick_rounding(r);
+    row.flush_inputs_positive = r.below(2) == 0;
+  }
   models::UnitSpec spec;
   spec.name = "verify-user";
   spec.architecture = "user";

@@ -239,7 +239,8 @@ int cmd_dot(const Args& args) {
   std::printf("unit %s, %s -> %s, instruction %s: k = %d, F = %d, %zu product%s in %zu block FMA%s\n",
               unit->name().c_str(), in.name.c_str(), out.name.c_str(),
               row.instruction.empty() ? (instruction.empty() ? "(default)" : instruction.c_str()) : row.instruction.c_str(),
-              row.fma_size, row.fraction_bits, K, K == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s");
+              row.fma_size, unit->adder(in, out, instruction).config().fraction_bits,  // "exact" rows: the computed F
+              K, K == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s");
   std::printf("d                         = %s  %s  (%s)\n", bits_to_hex(out, d).c_str(), decimal(dv).c_str(),
               dv.to_hex().c_str());
   std::printf("exact c + sum a_i b_i     = %s  (%s)\n", decimal(exact).c_str(), exact.to_hex().c_str());

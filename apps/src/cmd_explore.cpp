@@ -33,7 +33,10 @@ namespace tcsim::cli {
 
 namespace {
 
-const char* const kKeys = "fraction_bits, carry_bits, fma_size, alignment_rounding, final_rounding, normalization, sticky_bit";
+const char* const kKeys =
+    "fraction_bits, carry_bits, fma_size, alignment_rounding, final_rounding, normalization, sticky_bit, "
+    "product_groups, input_fraction_bits, after_add.sum_fraction_bits, after_add.c_fraction_bits, "
+    "after_add.renormalize_fraction_bits";
 
 // --vary key=values: "a..b" (integers) or "x,y,z".
 std::pair<std::string, std::vector<std::string>> parse_vary(const std::string& text) {
@@ -91,6 +94,12 @@ void apply(models::DatapathSpec& row, const std::string& out, const std::string&
                                                                       {Rounding::TowardZero, Rounding::Down, Rounding::Up, Rounding::NearestEven});
   else if (key == "final_rounding") row.final_rounding[out] = parse_rounding(value, "--vary final_rounding");
   else if (key == "normalization") row.normalization = parse_normalization(value, "--vary normalization");
+  else if (key == "product_groups") row.product_groups = to_int(key, value);
+  else if (key == "input_fraction_bits") row.input_fraction_bits = to_int(key, value);
+  else if (key == "after_add.sum_fraction_bits") row.after_add.sum_fraction_bits = to_int(key, value);
+  else if (key == "after_add.c_fraction_bits") row.after_add.c_fraction_bits = to_int(key, value);
+  else if (key == "after_add.renormalize_fraction_bits")  // "none": v1 (no renormalization)
+    row.after_add.renormalize_fraction_bits = value == "none" ? std::nullopt : std::optional<int>(to_int(key, value));
   else if (key == "sticky_bit") {
     if (value != "true" && value != "false") throw std::invalid_argument("--vary sticky_bit: '" + value + "': allowed true, false");
     row.sticky_bit = value == "true";
@@ -230,8 +239,12 @@ int cmd_explore(const Args& args) {
     // the adder, each shifted across a window of F + 2 p_in bits.
     const models::DatapathSpec& row = spec.datapaths[row_index];
     des.aligned_terms = row.fma_size + 1;
-    des.adder_bits = des.aligned_terms * (row.fraction_bits + 1 + row.carry_bits);
-    des.shifter_bits = des.aligned_terms * (row.fraction_bits + 2 * in.precision);
+    // fraction_bits "exact" (AMD CDNA1): the F the unit computes for these formats.
+    const int F = row.fraction_bits != models::DatapathSpec::kExactFractionBits
+                      ? row.fraction_bits
+                      : models::make_adder_config(row, in, out).fraction_bits;
+    des.adder_bits = des.aligned_terms * (F + 1 + row.carry_bits);
+    des.shifter_bits = des.aligned_terms * (F + 2 * in.precision);
     return des;
   };
   // Each design is a work item (under mpirun on rank d mod P, distributed_items.hpp); its

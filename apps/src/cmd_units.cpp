@@ -32,6 +32,18 @@ void print_unit(const models::Unit& unit, bool evidence) {
     std::string extra;
     if (r.c_placement == CPlacement::Late)
       extra += ", c late" + (r.late_products_rounding ? " (products rounded " + models::schema_string(*r.late_products_rounding) + " first)" : std::string());
+    if (r.c_placement == CPlacement::After) {
+      const auto& aa = r.after_add;
+      extra += ", c after (sum " + std::to_string(aa.sum_fraction_bits) + " bits, c " + std::to_string(aa.c_fraction_bits) +
+               " bits, " + models::schema_string(aa.rounding) +
+               (aa.renormalize_fraction_bits ? ", renormalized " + std::to_string(*aa.renormalize_fraction_bits) : std::string()) +
+               (aa.drop_c_below ? ", c dropped below E-" + std::to_string(*aa.drop_c_below) : std::string()) + ")";
+    }
+    if (r.product_groups != 1) extra += ", product_groups " + std::to_string(r.product_groups);
+    if (r.input_fraction_bits) extra += ", inputs truncated to " + std::to_string(*r.input_fraction_bits) + " fraction bits";
+    if (r.product_rounding) extra += ", products rounded " + models::schema_string(*r.product_rounding);
+    if (r.product_overflow_inf) extra += ", product_overflow inf";
+    if (r.flush_inputs_positive) extra += ", flushed inputs +0";
     if (r.k_split != models::KSplit::Consecutive) extra += ", k_split " + models::schema_string(r.k_split);
     if (r.c_entry != models::CEntry::Accumulator) {
       std::string add;
@@ -50,9 +62,10 @@ void print_unit(const models::Unit& unit, bool evidence) {
     // The corner rules (docs/units/README.md "Corner cases"), where not IEEE's.
     if (r.overflow != OverflowMode::Ieee) extra += ", overflow " + models::schema_string(r.overflow);
     if (r.zero_sign != ZeroSign::Ieee) extra += ", zero_sign " + models::schema_string(r.zero_sign);
-    std::printf("  %-17s %s -> %s: k=%d F=%d carry=%d %s %s%s, rounding %s%s%s\n",
+    const std::string F = r.fraction_bits == models::DatapathSpec::kExactFractionBits ? "exact" : std::to_string(r.fraction_bits);
+    std::printf("  %-17s %s -> %s: k=%d F=%s carry=%d %s %s%s, rounding %s%s%s\n",
                 r.instruction.empty() ? "(any)" : r.instruction.c_str(), join(r.input_formats, ",").c_str(),
-                join(r.output_formats, ",").c_str(), r.fma_size, r.fraction_bits, r.carry_bits,
+                join(r.output_formats, ",").c_str(), r.fma_size, F.c_str(), r.carry_bits,
                 models::schema_string(r.normalization).c_str(), models::schema_string(r.order).c_str(),
                 r.sticky_bit ? " sticky" : "", rounding.c_str(), mins.empty() ? "" : (", min_exponent " + mins).c_str(),
                 extra.c_str());

@@ -4,7 +4,34 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 
 tcsim_check(NAME "units lists every built-in unit"
   ARGS units
-  STDOUT "^v100 \\(architecture volta" "\nt4 " "\na100 " "\nl40s " "\nh100 " "\nb200 ")
+  STDOUT "^v100 \\(architecture volta" "\nt4 " "\na100 " "\nl40s " "\nh100 " "\nb200 " "\nrtx5090 " "\nmi100 "
+         "\nmi250x " "\nmi300x ")
+
+# The AMD rows (issue 24): their row parameters and the visible reference path.
+tcsim_check(NAME "units mi300x: c after, v1 row, xf32 row, reference path"
+  ARGS units --unit mi300a
+  STDOUT "fp16,bf16 -> fp32: k=8 F=24 [^\n]*c after \\(sum 32 bits, c 24 bits, rd, renormalized 31\\), product_overflow inf"
+         "\n      batch path: reference: c added after the products \\(two-operand add\\)"
+         "\n  v1 +fp16,bf16 -> fp32: k=8 F=24 [^\n]*c after \\(sum 31 bits, c 24 bits, rd\\)"
+         "xf32 +fp32 -> fp32: [^\n]*inputs truncated to 10 fraction bits")
+tcsim_check(NAME "units mi100: exact blocks"
+  ARGS units --unit mi100
+  STDOUT "fp16 -> fp32: k=4 F=exact ")
+
+# units.md 3b: the CDNA3 v1/v2 vector through the CLI, and the same through the unit's JSON.
+set(v1v2_a "bits:0x2f67,bits:0x14fd,bits:0xacef,bits:0xa96a,bits:0x944c,bits:0x97f3,bits:0x1805,bits:0xaacb")
+set(v1v2_b "bits:0x21d5,bits:0x2530,bits:0x1b5d,bits:0x1c83,bits:0x1955,bits:0x23aa,bits:0x17b0,bits:0x16c2")
+tcsim_scratch_dir(amd_dir)
+tcsim_check(NAME "units --json of mi300x" ARGS units --unit mi300x --json OUTPUT_VARIABLE mi300x_json)
+file(WRITE "${amd_dir}/mi300x.json" "${mi300x_json}")
+foreach(source "--unit;mi300x" "--unit-config;${amd_dir}/mi300x.json")
+  tcsim_check(NAME "dot ${source} CDNA3 v2 vector"
+    ARGS dot ${source} --in fp16 --out fp32 --a ${v1v2_a} --b ${v1v2_b} --c -1
+    STDOUT "\nd += 0xbf7fcdff ")
+  tcsim_check(NAME "dot ${source} CDNA3 v1 vector"
+    ARGS dot ${source} --in fp16 --out fp32 --instruction v1 --a ${v1v2_a} --b ${v1v2_b} --c -1
+    STDOUT "\nd += 0xbf7fce00 ")
+endforeach()
 
 # The fp8 mma.sync emulation rows show their structure and both roundings.
 foreach(unit h100 b200)

@@ -46,7 +46,9 @@ std::string schema_string(AccumulationOrder o) {
   }
   return "?";
 }
-std::string schema_string(CPlacement c) { return c == CPlacement::Aligned ? "aligned" : "late"; }
+std::string schema_string(CPlacement c) {
+  return c == CPlacement::Aligned ? "aligned" : c == CPlacement::Late ? "late" : "after";
+}
 std::string schema_string(OverflowMode m) { return to_string(m); }
 std::string schema_string(ZeroSign z) { return to_string(z); }
 std::string schema_string(KSplit k) { return k == KSplit::Consecutive ? "consecutive" : "pairs-mod4"; }
@@ -87,6 +89,12 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   const std::optional<Format> narrow = narrow_format(row, out);
   c.out_format = narrow ? *narrow : out;
   c.fraction_bits = row.fraction_bits;
+  c.after = row.after_add;
+  c.product_groups = row.product_groups;
+  c.input_fraction_bits = row.input_fraction_bits;
+  c.flush_inputs_positive = row.flush_inputs_positive;
+  c.product_rounding = row.product_rounding;
+  c.product_overflow_inf = row.product_overflow_inf;
   c.carry_bits = row.carry_bits;
   c.alignment_rounding = row.alignment_rounding;
   c.sticky_bit = row.sticky_bit;
@@ -103,6 +111,7 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   c.zero_sign = row.zero_sign;
   c.subnormal_inputs = row.subnormal_inputs;
   c.subnormal_outputs = row.subnormal_outputs;
+  if (row.fraction_bits == DatapathSpec::kExactFractionBits) c.fraction_bits = c.exact_fraction_bits();
   if (narrow) return c;  // NaN: the narrow format's canonical NaN, re-encoded by the Unit
   if (const std::uint64_t* p = find_by_format(row.nan_pattern, out)) c.nan_pattern = *p;
   else if (out == formats::fp32()) c.nan_pattern = 0x7fffffffu;
@@ -161,7 +170,8 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     r.outs = formats_of(row.output_formats, "output_formats");
     if (row.fma_size < 1 || row.fma_size > 65536)
       fail("fma_size", std::to_string(row.fma_size) + " is out of range; allowed: 1..65536");
-    if (row.fraction_bits < 0 || row.fraction_bits > AdderConfig::kMaxFractionBits)
+    if ((row.fraction_bits < 0 && row.fraction_bits != DatapathSpec::kExactFractionBits) ||
+        row.fraction_bits > AdderConfig::kMaxFractionBits)
       fail("fraction_bits", std::to_string(row.fraction_bits) + " is out of range; allowed: 0.." +
                                 std::to_string(AdderConfig::kMaxFractionBits));
     if (row.carry_bits < 0 || row.carry_bits > AdderConfig::kMaxCarryBits)
@@ -261,6 +271,10 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
       if (row.c_placement != CPlacement::Aligned)
         fail("c_placement", "block-scaled rows support only 'aligned'");
       if (row.k_split != KSplit::Consecutive) fail("k_split", "block-scaled rows support only 'consecutive'");
+      if (row.product_groups != 1 || row.input_fraction_bits || row.flush_inputs_positive || row.product_rounding ||
+          row.product_overflow_inf || row.fraction_bits == DatapathSpec::kExactFractionBits)
+        fail("block_scale", "block-scaled rows do not support product_groups, input_fraction_bits, flushed_input_sign, "
+                            "product_rounding, product_overflow or fraction_bits 'exact'");
       if (row.c_entry != CEntry::Accumulator) fail("c_entry", "block-scaled rows support only 'accumulator'");
     }
     if (row.k_split == KSplit::PairsMod4 && row.fma_size % 2 != 0)

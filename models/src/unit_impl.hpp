@@ -44,7 +44,7 @@ inline bool is_fma_chain(const AdderConfig& cfg, const DatapathSpec& row) {
          cfg.fraction_bits >= 2 * 53 + 3 && cfg.subnormal_inputs && cfg.subnormal_outputs && !cfg.min_exponent &&
          cfg.zero_sign == ZeroSign::Ieee &&  // std::fma's zeros; overflow under RNE is Inf either way
          (cfg.overflow == OverflowMode::Ieee || cfg.overflow == OverflowMode::Infinity) &&
-         row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive;
+         row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive && !cfg.uses_extended_fields();
 }
 
 // One element of such a row: K products a[t * sa] b[t * sb] fused into c in index order, the

@@ -25,7 +25,8 @@ const std::vector<std::string> kOptional = {"min_exponent", "instruction", "arch
                                             "evidence",     "shapes",      "nan_pattern",  "block_scale",
                                             "result_fraction_bits", "late_products_rounding", "k_split", "c_entry",
                                             "final_add_rounding", "overflow", "zero_sign", "batch_paths",
-                                            "planar_paths"};
+                                            "planar_paths", "after_add", "product_groups", "input_fraction_bits",
+                                            "flushed_input_sign", "product_rounding", "product_overflow"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -125,8 +126,10 @@ const std::vector<std::pair<std::string, AccumulationOrder>> kOrderWords = {
     {"largest-first", AccumulationOrder::LargestFirst},
     {"sequential", AccumulationOrder::Sequential},
     {"pairwise", AccumulationOrder::Pairwise}};
-const std::vector<std::pair<std::string, CPlacement>> kCWords = {{"aligned", CPlacement::Aligned},
-                                                                 {"late", CPlacement::Late}};
+const std::vector<std::pair<std::string, CPlacement>> kCWords = {
+    {"aligned", CPlacement::Aligned}, {"late", CPlacement::Late}, {"after", CPlacement::After}};
+const std::vector<std::pair<std::string, bool>> kFlushSignWords = {{"keep", false}, {"positive", true}};
+const std::vector<std::pair<std::string, bool>> kProductOverflowWords = {{"exact", false}, {"inf", true}};
 const std::vector<std::pair<std::string, OverflowMode>> kOverflowWords = {{"ieee", OverflowMode::Ieee},
                                                                          {"inf", OverflowMode::Infinity},
                                                                          {"saturate", OverflowMode::Saturate},
@@ -193,7 +196,14 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
   for (const auto& f : r.input_formats) check_format("input_formats", f);
   for (const auto& f : r.output_formats) check_format("output_formats", f);
   r.fma_size = static_cast<int>(get_int(ctx, j["fma_size"], "fma_size", 1, 65536));
-  r.fraction_bits = static_cast<int>(get_int(ctx, j["fraction_bits"], "fraction_bits", 0, AdderConfig::kMaxFractionBits));
+  if (j["fraction_bits"].is_string()) {  // "exact": F large enough that alignment loses nothing
+    if (j["fraction_bits"].get<std::string>() != "exact")
+      ctx.fail("fraction_bits", "'" + j["fraction_bits"].get<std::string>() + "' is not allowed; allowed: an integer 0.." +
+                                    std::to_string(AdderConfig::kMaxFractionBits) + " or \"exact\"");
+    r.fraction_bits = DatapathSpec::kExactFractionBits;
+  } else {
+    r.fraction_bits = static_cast<int>(get_int(ctx, j["fraction_bits"], "fraction_bits", 0, AdderConfig::kMaxFractionBits));
+  }
   r.carry_bits = static_cast<int>(get_int(ctx, j["carry_bits"], "carry_bits", 0, AdderConfig::kMaxCarryBits));
   r.alignment_rounding = vocab(ctx, j["alignment_rounding"], "alignment_rounding", kAlignWords);
   r.sticky_bit = get_bool(ctx, j["sticky_bit"], "sticky_bit");
@@ -302,6 +312,37 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
       }
     }
   }
+  if (j.contains("after_add") && !j["after_add"].is_null()) {
+    const json& aa = j["after_add"];
+    if (!aa.is_object())
+      ctx.fail("after_add", "expected an object {\"sum_fraction_bits\": 32, \"c_fraction_bits\": 24, \"rounding\": \"rd\", "
+                            "\"renormalize_fraction_bits\": 31, \"drop_c_below\": null}, got " + type_name(aa));
+    Ctx inner{ctx.source, ctx.path + "after_add: "};
+    const std::vector<std::string> keys = {"sum_fraction_bits", "c_fraction_bits", "rounding", "renormalize_fraction_bits",
+                                           "drop_c_below"};
+    check_keys(inner, aa, keys, {"sum_fraction_bits", "c_fraction_bits", "rounding"});
+    AfterAdd a;
+    a.sum_fraction_bits = static_cast<int>(get_int(inner, aa["sum_fraction_bits"], "sum_fraction_bits", 0, 4096));
+    a.c_fraction_bits = static_cast<int>(get_int(inner, aa["c_fraction_bits"], "c_fraction_bits", 0, 4096));
+    a.rounding = vocab(inner, aa["rounding"], "rounding", kAlignWords);
+    a.renormalize_fraction_bits.reset();
+    if (aa.contains("renormalize_fraction_bits") && !aa["renormalize_fraction_bits"].is_null())
+      a.renormalize_fraction_bits =
+          static_cast<int>(get_int(inner, aa["renormalize_fraction_bits"], "renormalize_fraction_bits", 0, 4096));
+    if (aa.contains("drop_c_below") && !aa["drop_c_below"].is_null())
+      a.drop_c_below = static_cast<int>(get_int(inner, aa["drop_c_below"], "drop_c_below", 0, 4096));
+    r.after_add = a;
+  }
+  if (j.contains("product_groups"))
+    r.product_groups = static_cast<int>(get_int(ctx, j["product_groups"], "product_groups", 1, 64));
+  if (j.contains("input_fraction_bits") && !j["input_fraction_bits"].is_null())
+    r.input_fraction_bits = static_cast<int>(get_int(ctx, j["input_fraction_bits"], "input_fraction_bits", 0, 62));
+  if (j.contains("flushed_input_sign"))
+    r.flush_inputs_positive = vocab(ctx, j["flushed_input_sign"], "flushed_input_sign", kFlushSignWords);
+  if (j.contains("product_rounding") && !j["product_rounding"].is_null())
+    r.product_rounding = vocab(ctx, j["product_rounding"], "product_rounding", kFinalWords);
+  if (j.contains("product_overflow"))
+    r.product_overflow_inf = vocab(ctx, j["product_overflow"], "product_overflow", kProductOverflowWords);
   if (j.contains("block_scale") && !j["block_scale"].is_null()) {
     const json& bs = j["block_scale"];
     if (!bs.is_object())
@@ -491,7 +532,8 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   j["input_formats"] = r.input_formats;
   j["output_formats"] = r.output_formats;
   j["fma_size"] = r.fma_size;
-  j["fraction_bits"] = r.fraction_bits;
+  if (r.fraction_bits == DatapathSpec::kExactFractionBits) j["fraction_bits"] = "exact";
+  else j["fraction_bits"] = r.fraction_bits;
   j["carry_bits"] = r.carry_bits;
   j["alignment_rounding"] = schema_string(r.alignment_rounding);
   j["sticky_bit"] = r.sticky_bit;
@@ -499,6 +541,19 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   j["order"] = schema_string(r.order);
   j["c_placement"] = schema_string(r.c_placement);
   if (r.late_products_rounding) j["late_products_rounding"] = schema_string(*r.late_products_rounding);
+  if (r.c_placement == CPlacement::After) {
+    const AfterAdd& a = r.after_add;
+    json aa = {{"sum_fraction_bits", a.sum_fraction_bits}, {"c_fraction_bits", a.c_fraction_bits},
+               {"rounding", schema_string(a.rounding)}};
+    aa["renormalize_fraction_bits"] = a.renormalize_fraction_bits ? json(*a.renormalize_fraction_bits) : json(nullptr);
+    aa["drop_c_below"] = a.drop_c_below ? json(*a.drop_c_below) : json(nullptr);
+    j["after_add"] = aa;
+  }
+  if (r.product_groups != 1) j["product_groups"] = r.product_groups;
+  if (r.input_fraction_bits) j["input_fraction_bits"] = *r.input_fraction_bits;
+  if (r.flush_inputs_positive) j["flushed_input_sign"] = "positive";
+  if (r.product_rounding) j["product_rounding"] = schema_string(*r.product_rounding);
+  if (r.product_overflow_inf) j["product_overflow"] = "inf";
   if (r.k_split != KSplit::Consecutive) j["k_split"] = schema_string(r.k_split);
   if (r.c_entry != CEntry::Accumulator) j["c_entry"] = schema_string(r.c_entry);
   auto roundings = [](const std::map<std::string, Rounding>& m) {

@@ -21,6 +21,10 @@
 
 namespace tcsim::models {
 
+namespace detail {
+std::vector<UnitSpec> amd_unit_specs();  // unit_table_amd.cpp
+}
+
 int safe_carry_bits(int fma_size) {
   int need = 0;  // smallest n with 2^n >= 4k+2
   while ((std::int64_t{1} << need) < 4 * static_cast<std::int64_t>(fma_size) + 2) ++need;
@@ -358,6 +362,50 @@ std::vector<UnitSpec> make_table() {
         "order); assumed for Blackwell, not measured."));
     units.push_back(std::move(u));
   }
+
+  // ---------------------------------------------------------------- RTX Blackwell (sm_120)
+  {
+    UnitSpec u{"rtx5090", "blackwell-rtx", {"rtx-blackwell", "rtxpro6000"}, {}};
+    const std::string kRtx = " RTX Blackwell (sm_120a: RTX 5090, RTX PRO 6000), units.md 3b.";
+    const std::string kNoRtxData =
+        " No public real-GPU dumps: X25 ran its random-bit tests on sm_120a and its model matched; KM25's "
+        "RTX PRO 6000 model is its B200 model. The NVIDIA corner rules (overflow Inf under RZ, +0 for all -0 "
+        "sums) carried over from the other NVIDIA rows (X25's model; no sm_120 hardware assertion).";
+    u.datapaths.push_back(fused(
+        "", {"fp16"}, {"fp32", "fp16"}, 16, 25, -133, -21,
+        cat(kWmmaHalf, {"mma.sync.m8n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
+        "units.md 3b" + kRtx + " fp16 mma.sync as Hopper/B200: k=16, F=25, RZ fp32 / RNE fp16 (X25)." +
+            kMin133 + kCarry + kNoRtxData));
+    u.datapaths.push_back(fused(
+        "", {"bf16"}, {"fp32"}, 16, 25, -133, std::nullopt, cat(kWmmaHalf, {"mma.sync.m16n8k8", "mma.sync.m16n8k16"}),
+        "units.md 3b" + kRtx + " bf16 as Hopper/B200: k=16, F=25, RZ (X25)." + kMin133 + kCarry + kNoRtxData));
+    u.datapaths.push_back(fused(
+        "", {"tf32"}, {"fp32"}, 8, 25, -133, std::nullopt, {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8"},
+        "units.md 3b" + kRtx + " tf32 as Hopper/B200: k=8, F=25, RZ (X25)." + kMin133 + kCarry + kNoRtxData));
+    u.datapaths.push_back(fused(
+        "", {"e4m3", "e5m2"}, {"fp32", "fp16"}, 32, 25, -133, -22, {"mma.sync.m16n8k32"},
+        "units.md 3b" + kRtx + " fp8 mma.sync.m16n8k32 (also .kind::f8f6f4 with fp8 operands): one fused block "
+            "of 32 products with c inside, every term truncated at F=25 below the largest, RZ to fp32 / RNE to "
+            "fp16; no split into two k=16 halves (unlike Ada, unlike B200 mma.sync). Zero terms read exponent "
+            "-133 (fp32 accumulator) or -22 (fp16 accumulator): min_exponent (X25 v1/v2; KM25's RTX PRO 6000 "
+            "model agrees for fp32 output and has no fp16 output). The m16n8k16 fp8 form is one block of 16: "
+            "the same result for K <= 16; a chain of k16 instructions is not modelled separately." +
+            kCarry + kNoRtxData));
+    {
+      auto r = fused(
+          "mma.sync.mxf8f6f4", {"e4m3", "e5m2"}, {"fp32"}, 32, 25, -133, std::nullopt,
+          {"mma.sync.mxf8f6f4.m16n8k32"},
+          "units.md 3b" + kRtx + " block-scaled mma...kind::mxf8f6f4.block_scale (ue8m0 per 32): as the fp8 "
+              "mma, each product's exponent also adds both scale exponents (X25; hardware-checked for e4m3 x e4m3 "
+              "and e5m2 x e5m2 only)." + kCarry + kNoRtxData);
+      r.block_scale = BlockScaleSpec{{"ue8m0"}, {32}, 0};
+      u.datapaths.push_back(std::move(r));
+    }
+    u.datapaths.push_back(fp64_chain({"mma.sync.m8n8k4", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"},
+                                     "units.md 3b" + kRtx + " fp64 as the other NVIDIA units: IEEE FMA chain, RNE (X25)."));
+    units.push_back(std::move(u));
+  }
+  for (auto& u : detail::amd_unit_specs()) units.push_back(std::move(u));
   return units;
 }
 

@@ -131,7 +131,7 @@ TEST_CASE("unit json: missing, unknown and ill-typed keys are named") {
       {"alignment_rounding", "nearest", "key 'alignment_rounding': 'nearest' is not allowed; allowed: rz, rd, ru, rne"},
       {"normalization", "eager", "allowed: deferred, per-step"},
       {"order", "random", "allowed: largest-first, sequential, pairwise"},
-      {"c_placement", "early", "allowed: aligned, late"},
+      {"c_placement", "early", "allowed: aligned, late, after"},
       {"final_rounding", json::parse(R"({"fp32": "rz"})"), "key 'final_rounding': no entry for output format 'fp16'"},
       {"final_rounding", json::parse(R"({"fp32": "rz", "fp16": "rne", "bf16": "rz"})"),
        "key 'final_rounding': 'bf16' is not one of the output_formats"},

@@ -160,11 +160,18 @@ void check_bits(const Format& f, std::uint64_t bits, const char* field, std::siz
                                 " has bits above the " + std::to_string(f.width) + "-bit width of " + f.name);
 }
 
-Decoded read(const Format& f, std::uint64_t bits, bool keep_subnormals) {
+// Decodes an operand: for a and b (`truncate`), first clears the encoding's fraction bits
+// beyond input_fraction_bits (a bit-level truncation, as X25 models xf32: a NaN whose payload
+// sits only in those bits becomes an Inf); flushes a subnormal when the config says so (to +0
+// with flush_inputs_positive).
+Decoded read(const AdderConfig& cfg, const Format& f, std::uint64_t bits, bool truncate) {
+  if (truncate && cfg.input_fraction_bits)
+    bits &= ~((std::uint64_t{1} << (f.precision - 1 - *cfg.input_fraction_bits)) - 1);
   Decoded d = decode_parts(f, bits);
-  if (!keep_subnormals && d.cls == FpClass::Subnormal) {
+  if (!cfg.subnormal_inputs && d.cls == FpClass::Subnormal) {
     d.cls = FpClass::Zero;
     d.significand = 0;
+    if (cfg.flush_inputs_positive) d.negative = false;
   }
   return d;
 }
@@ -178,8 +185,8 @@ Gathered gather(const AdderConfig& cfg, std::span<const std::uint64_t> a, std::s
   for (std::size_t i = 0; i < a.size(); ++i) {
     check_bits(cfg.a_format, a[i], "a", i);
     check_bits(cfg.b_format, b[i], "b", i);
-    const Decoded x = read(cfg.a_format, a[i], cfg.subnormal_inputs);
-    const Decoded y = read(cfg.b_format, b[i], cfg.subnormal_inputs);
+    const Decoded x = read(cfg, cfg.a_format, a[i], true);
+    const Decoded y = read(cfg, cfg.b_format, b[i], true);
     const bool neg = x.negative != y.negative;
     if (x.cls == FpClass::NaN || y.cls == FpClass::NaN) {
       g.nan = true;
@@ -215,10 +222,15 @@ Gathered gather(const AdderConfig& cfg, std::span<const std::uint64_t> a, std::s
     t.q = static_cast<std::int64_t>(x.exponent) + y.exponent;
     t.e_ref = normalized ? t.q + bit_length(t.sig) - 1
                          : static_cast<std::int64_t>(x.exponent) + (pa - 1) + y.exponent + (pb - 1);
+    if (cfg.product_overflow_inf && t.q + bit_length(t.sig) - 1 > cfg.out_format.emax) {
+      (neg ? g.neg_inf : g.pos_inf) = true;
+      t.inf = true;
+      t.sig = 0;
+    }
     g.products.push_back(t);
   }
   check_bits(cfg.c_format, c, "c", 0);
-  const Decoded z = read(cfg.c_format, c, cfg.subnormal_inputs);
+  const Decoded z = read(cfg, cfg.c_format, c, false);
   g.c.negative = z.negative;
   if (z.cls == FpClass::NaN) {
     g.nan = true;
@@ -308,6 +320,78 @@ BigInt aligned_sum(const AdderConfig& cfg, const std::vector<const Term*>& terms
                      : fused_sum<BigInt>(cfg, terms, lsb, register_bits, negative, trace);
 }
 
+// A signed exact value sig * 2^lsb (sig a BigInt of either sign), rounded to a multiple of
+// 2^new_lsb with `mode` (no sticky): the operand roundings of c_placement After.
+BigInt round_at(const BigInt& sig, std::int64_t lsb, std::int64_t new_lsb, Rounding mode) {
+  if (sig == 0) return 0;
+  bool inexact = false;
+  const WideTerm t{sig < 0, sig < 0 ? BigInt(-sig) : sig, lsb};
+  return align_wide(t, new_lsb, mode, false, inexact);
+}
+
+// c_placement After (AfterAdd in adder.hpp): interleaved groups of products, each a fused sum
+// truncated at F below its own largest product, combined at F below e_dot; then the
+// two-operand add with c, each operand rounded to its own width; then the final rounding.
+std::uint64_t after_sum(const AdderConfig& cfg, const Gathered& g, std::uint64_t random) {
+  const int groups = cfg.product_groups;
+  const int F = cfg.fraction_bits;
+  bool any_product = false;
+  std::int64_t e_dot = 0;
+  BigInt s = 0;  // products' sum in units of 2^(e_dot - F)
+  {
+    std::vector<std::vector<const Term*>> members(static_cast<std::size_t>(groups));
+    for (std::size_t i = 0; i < g.products.size(); ++i)
+      if (g.products[i].sig != 0) members[i % static_cast<std::size_t>(groups)].push_back(&g.products[i]);
+    std::vector<BigInt> sums;
+    std::vector<std::int64_t> lsbs;
+    for (const auto& m : members) {
+      if (m.empty()) continue;
+      std::int64_t e = m.front()->e_ref;
+      for (const Term* t : m) e = std::max(e, t->e_ref);
+      const std::int64_t lsb = e - F;
+      BigInt sum = 0;
+      bool inexact = false;
+      for (const Term* t : m)
+        sum += align_wide(WideTerm{t->negative, to_big(t->sig), t->q}, lsb, cfg.alignment_rounding, false, inexact);
+      sums.push_back(std::move(sum));
+      lsbs.push_back(lsb);
+      e_dot = any_product ? std::max(e_dot, e) : e;
+      any_product = true;
+    }
+    // One group: its sum is S as it stands; several: each rounded at F below e_dot.
+    for (std::size_t j = 0; j < sums.size(); ++j)
+      s += sums.size() == 1 ? sums[j] : round_at(sums[j], lsbs[j], e_dot - F, cfg.after.rounding);
+  }
+  const bool c_nonzero = g.c.sig != 0;
+  const std::int64_t e_c = c_nonzero ? g.c.e_ref : cfg.c_format.emin;
+  const std::int64_t E = any_product ? std::max(e_dot, e_c) : e_c;
+  const std::int64_t lsb = E - std::max(cfg.after.sum_fraction_bits, cfg.after.c_fraction_bits);
+  BigInt total = 0;
+  if (s != 0) {
+    const BigInt r = round_at(s, e_dot - F, E - cfg.after.sum_fraction_bits, cfg.after.rounding);
+    total += r << static_cast<unsigned>(E - cfg.after.sum_fraction_bits - lsb);
+  }
+  const bool drop_c = cfg.after.drop_c_below && e_c < E - *cfg.after.drop_c_below;
+  if (c_nonzero && !drop_c) {
+    const BigInt cs = g.c.negative ? BigInt(-to_big(g.c.sig)) : to_big(g.c.sig);
+    const BigInt r = round_at(cs, g.c.q, E - cfg.after.c_fraction_bits, cfg.after.rounding);
+    total += r << static_cast<unsigned>(E - cfg.after.c_fraction_bits - lsb);
+  }
+  if (total == 0) return zero_result(cfg, g.all_zero_negative && !any_product, g.all_zero_positive);
+  std::int64_t out_lsb = lsb;
+  if (cfg.after.renormalize_fraction_bits) {
+    const std::int64_t lead = std::max<std::int64_t>(lsb + msb(total < 0 ? BigInt(-total) : total), cfg.out_format.emin);
+    const std::int64_t new_lsb = lead - *cfg.after.renormalize_fraction_bits;
+    if (new_lsb > lsb) {
+      total = round_at(total, lsb, new_lsb, cfg.after.rounding);
+      out_lsb = new_lsb;
+    }
+    if (total == 0) return zero_result(cfg, false);
+  }
+  const bool negative = total < 0;
+  return round_out(cfg, negative, negative ? BigInt(-total) : total, out_lsb, random);
+}
+
 std::uint64_t deferred(const AdderConfig& cfg, const Gathered& g, AdderTrace* trace, std::uint64_t random) {
   std::vector<const Term*> terms;
   terms.reserve(g.products.size() + 1);
@@ -315,6 +399,7 @@ std::uint64_t deferred(const AdderConfig& cfg, const Gathered& g, AdderTrace* tr
     if (t.sig != 0) terms.push_back(&t);
   const bool c_nonzero = g.c.sig != 0;
   if (cfg.c_placement == CPlacement::Aligned && c_nonzero) terms.push_back(&g.c);
+  if (cfg.c_placement == CPlacement::After) return after_sum(cfg, g, random);
   if (terms.empty() && !(cfg.c_placement == CPlacement::Late && c_nonzero))
     return zero_result(cfg, g.all_zero_negative, g.all_zero_positive);
 
@@ -437,7 +522,16 @@ Partial add_step(const AdderConfig& cfg, const Partial& x, const Partial& y, std
 std::uint64_t per_step(const AdderConfig& cfg, const Gathered& g, std::uint64_t random) {
   std::vector<Partial> products;
   products.reserve(g.products.size());
-  for (const Term& t : g.products) products.push_back(from_term(t));
+  for (const Term& t : g.products) {
+    Partial p = from_term(t);
+    if (cfg.product_rounding && !p.zero && !p.inf) {  // a product unit rounding into the output format
+      RoundingOptions o = final_options(cfg, random);
+      o.mode = *cfg.product_rounding;
+      p = from_bits(cfg.out_format, round_to_format(ExactValue::finite(p.value.negative, p.value.sig, p.value.q),
+                                                    cfg.out_format, o).bits);
+    }
+    products.push_back(p);
+  }
   Partial c = from_term(g.c);
   std::uint64_t step = 0;
   auto next_random = [&] { return counter_random(random, step++); };

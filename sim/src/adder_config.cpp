@@ -67,6 +67,32 @@ void AdderConfig::validate() const {
     if (*late_products_rounding == Rounding::Stochastic)
       bad("late_products_rounding", "must be rne|rz|ru|rd|ro, got sr");
   }
+  if (c_placement == CPlacement::After) {
+    for (auto [field, v] : {std::pair{"after.sum_fraction_bits", after.sum_fraction_bits},
+                            {"after.c_fraction_bits", after.c_fraction_bits}})
+      if (v < 0 || v > 4096) bad(field, "must be 0..4096, got " + std::to_string(v));
+    if (after.renormalize_fraction_bits && (*after.renormalize_fraction_bits < 0 || *after.renormalize_fraction_bits > 4096))
+      bad("after.renormalize_fraction_bits", "must be 0..4096, got " + std::to_string(*after.renormalize_fraction_bits));
+    if (after.drop_c_below && (*after.drop_c_below < 0 || *after.drop_c_below > 4096))
+      bad("after.drop_c_below", "must be 0..4096, got " + std::to_string(*after.drop_c_below));
+    if (after.rounding == Rounding::Stochastic || after.rounding == Rounding::ToOdd)
+      bad("after.rounding", "must be rz|rd|ru|rne, got " + to_string(after.rounding));
+    if (normalization != Normalization::Deferred) bad("c_placement", "'after' needs normalization deferred");
+    if (min_exponent) bad("min_exponent", "is not used with c_placement after (c sets the floor: E >= e_c)");
+    if (sticky_bit) bad("sticky_bit", "is not supported with c_placement after");
+  }
+  if (product_groups < 1 || product_groups > 64)
+    bad("product_groups", "must be 1..64, got " + std::to_string(product_groups));
+  if (product_groups > 1 && c_placement != CPlacement::After) bad("product_groups", "> 1 needs c_placement after");
+  if (input_fraction_bits && (*input_fraction_bits < 0 || *input_fraction_bits >= std::min(a_format.precision, b_format.precision)))
+    bad("input_fraction_bits", "must be 0.." + std::to_string(std::min(a_format.precision, b_format.precision) - 2) +
+                                   " (fewer than the operands' fraction bits), got " + std::to_string(*input_fraction_bits));
+  if (product_rounding) {
+    if (normalization != Normalization::PerStep) bad("product_rounding", "needs normalization per-step");
+    if (*product_rounding == Rounding::Stochastic) bad("product_rounding", "must be rne|rz|ru|rd|ro, got sr");
+  }
+  if (product_overflow_inf && normalization != Normalization::Deferred)
+    bad("product_overflow", "'inf' needs normalization deferred (per-step: use product_rounding)");
   if (min_exponent && (*min_exponent < -1000000 || *min_exponent > 1000000))
     bad("min_exponent", "must be within -1000000..1000000, got " + std::to_string(*min_exponent));
   if (nan_pattern) {
@@ -86,6 +112,11 @@ int AdderConfig::exact_fraction_bits() const {
   return e_top - e_low;
 }
 
+bool AdderConfig::uses_extended_fields() const {
+  return c_placement == CPlacement::After || product_groups != 1 || input_fraction_bits || flush_inputs_positive ||
+         product_rounding || product_overflow_inf;
+}
+
 std::string AdderConfig::describe() const {
   std::ostringstream s;
   s << a_format.name << "*" << b_format.name << "+" << c_format.name << "->" << out_format.name
@@ -93,6 +124,17 @@ std::string AdderConfig::describe() const {
     << (sticky_bit ? " sticky" : "") << " " << to_string(normalization);
   if (normalization == Normalization::PerStep) s << " order=" << to_string(order);
   s << " c=" << to_string(c_placement);
+  if (c_placement == CPlacement::After) {
+    s << " after(sum=" << after.sum_fraction_bits << ",c=" << after.c_fraction_bits << "," << to_string(after.rounding);
+    if (after.renormalize_fraction_bits) s << ",renormalize=" << *after.renormalize_fraction_bits;
+    if (after.drop_c_below) s << ",drop_c_below=" << *after.drop_c_below;
+    s << ")";
+  }
+  if (product_groups != 1) s << " groups=" << product_groups;
+  if (input_fraction_bits) s << " inputs->" << *input_fraction_bits << "bits";
+  if (product_rounding) s << " product_rounding=" << to_string(*product_rounding);
+  if (product_overflow_inf) s << " product_overflow=inf";
+  if (flush_inputs_positive) s << " flush->+0";
   if (late_products_rounding) s << " products->" << out_format.name << ":" << to_string(*late_products_rounding);
   s << " products=" << to_string(product_exponent)
     << " final=" << to_string(final_rounding);
@@ -128,7 +170,9 @@ std::string to_string(AccumulationOrder o) {
   }
   return "?";
 }
-std::string to_string(CPlacement c) { return c == CPlacement::Aligned ? "aligned" : "late"; }
+std::string to_string(CPlacement c) {
+  return c == CPlacement::Aligned ? "aligned" : c == CPlacement::Late ? "late" : "after";
+}
 std::string to_string(ProductExponent p) { return p == ProductExponent::Unnormalized ? "unnormalized" : "normalized"; }
 std::string to_string(ZeroSign z) { return z == ZeroSign::Ieee ? "ieee" : "positive"; }
 
@@ -146,7 +190,8 @@ AccumulationOrder parse_order(std::string_view s, std::string_view field) {
 }
 CPlacement parse_c_placement(std::string_view s, std::string_view field) {
   static constexpr std::pair<const char*, CPlacement> t[] = {{"aligned", CPlacement::Aligned},
-                                                             {"late", CPlacement::Late}};
+                                                             {"late", CPlacement::Late},
+                                                             {"after", CPlacement::After}};
   return parse_enum(s, field, t);
 }
 ProductExponent parse_product_exponent(std::string_view s, std::string_view field) {

@@ -382,7 +382,10 @@ struct BlockKernel::Impl {
 
 std::optional<std::string> block_kernel_unsupported(const AdderConfig& cfg, std::size_t max_products) {
   if (cfg.normalization != Normalization::Deferred) return "per-step normalization";
+  if (cfg.c_placement == CPlacement::After) return "c added after the products (two-operand add)";
   if (cfg.c_placement != CPlacement::Aligned) return "c added late";
+  if (cfg.uses_extended_fields())
+    return "product groups, input truncation, product rounding/overflow or +0 flushing (not in the kernels)";
   if (cfg.product_exponent != ProductExponent::Unnormalized) return "normalized product exponents";
   if (cfg.sticky_bit) return "sticky bit";
   if (cfg.final_rounding == Rounding::Stochastic) return "stochastic final rounding";

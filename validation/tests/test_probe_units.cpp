@@ -41,6 +41,9 @@ void check_final_add_row(const ProbeReport& r, const models::DatapathSpec& row, 
 TEST_CASE("probe units: every built-in unit, pair and instruction reads back its table row", "[probe][units]") {
   int probed = 0, final_known = 0, open_rows = 0, final_add_rows = 0;
   for (const auto& spec : models::builtin_unit_specs()) {
+    // AMD rows (pairwise IEEE trees, c added after, exact blocks) are outside the probe's
+    // block-FMA model: they are checked against an exact model in test_amd_units.cpp.
+    if (spec.architecture.rfind("cdna", 0) == 0) continue;
     const models::Unit& unit = models::builtin_unit(spec.name);
     for (const std::string& pair : unit.format_pairs()) {
       const auto arrow = pair.find("->");

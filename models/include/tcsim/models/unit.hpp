@@ -66,7 +66,8 @@ struct DatapathSpec {
   std::vector<std::string> input_formats;   // names as parse_format accepts
   std::vector<std::string> output_formats;
   int fma_size = 4;                         // products per block FMA (k)
-  int fraction_bits = 23;                   // F
+  int fraction_bits = 23;                   // F; kExactFractionBits ("exact"): no alignment loss
+  static constexpr int kExactFractionBits = -1;
   int carry_bits = 3;
   Rounding alignment_rounding = Rounding::TowardZero;  // rz|rd|ru|rne
   bool sticky_bit = false;
@@ -76,6 +77,18 @@ struct DatapathSpec {
   // Late c only (optional): the products' fused sum is first rounded into the output
   // format with this mode, then c is added (AdderConfig::late_products_rounding).
   std::optional<Rounding> late_products_rounding;
+  // Optional keys of the AMD datapaths (units.md 3b; AdderConfig in sim/adder.hpp):
+  // "after_add" {sum_fraction_bits, c_fraction_bits, rounding, renormalize_fraction_bits,
+  // drop_c_below}: used with c_placement "after"; "product_groups" (interleaved groups, with
+  // "after"); "input_fraction_bits" (a and b truncated, xf32: 10); "flushed_input_sign"
+  // ("keep" | "positive"); "product_rounding" (per-step: products rounded into the output
+  // format first); "product_overflow" ("exact" | "inf": deferred products >= 2^(emax+1) are Inf).
+  AfterAdd after_add;
+  int product_groups = 1;
+  std::optional<int> input_fraction_bits;
+  bool flush_inputs_positive = false;
+  std::optional<Rounding> product_rounding;
+  bool product_overflow_inf = false;
   KSplit k_split = KSplit::Consecutive;     // optional key "k_split"
   CEntry c_entry = CEntry::Accumulator;     // optional key "c_entry"
   std::map<std::string, Rounding> final_rounding;       // per output format name (all of them)
@@ -281,7 +294,8 @@ BlockFmaRoundoff block_fma_roundoff(const Unit& unit, const Format& in, const Fo
 // "<out>r<bits>": the format the adder rounds into for result_fraction_bits.
 Format result_format(const Format& out, int fraction_bits);
 
-// Built-in units (unit_table.cpp): v100, t4, a100, l40s, h100, b200, in that order.
+// Built-in units (unit_table.cpp, unit_table_amd.cpp): v100, t4, a100, l40s, h100, b200, rtx5090, mi100,
+// mi250x, mi300x, in that order.
 const std::vector<UnitSpec>& builtin_unit_specs();
 // Looks a built-in unit up by name, alias or architecture, case-insensitively; throws
 // std::invalid_argument listing every accepted name.

@@ -5,7 +5,7 @@
 //   "fma_size": 8, "fraction_bits": 24, "carry_bits": 3,
 //   "alignment_rounding": "rz|rd|ru|rne", "sticky_bit": false,
 //   "normalization": "deferred|per-step", "order": "largest-first|sequential|pairwise",
-//   "c_placement": "aligned|late", "final_rounding": {"fp32": "rz", "fp16": "rne"},
+//   "c_placement": "aligned|late|after", "final_rounding": {"fp32": "rz", "fp16": "rne"},
 //   "min_exponent": null | -132 | {"fp32": -132, "fp16": -20}          (optional),
 //   "subnormal_inputs": true, "subnormal_outputs": true,
 // and the optional keys "instruction", "architecture", "aliases", "evidence", "shapes",
@@ -15,7 +15,12 @@
 // before c is added), "k_split" ("consecutive" | "pairs-mod4"), "c_entry" ("accumulator" |
 // "final-add"; see DatapathSpec), "final_add_rounding" (final-add only: "rne" or
 // {"fp32": "rne", "fp16": "rne"}; missing outputs are rne), "block_scale" ({"scale_formats": ["ue8m0"],
-// "block_sizes": [32], "group_size": 0}).
+// "block_sizes": [32], "group_size": 0}), and the AMD keys (docs/units/amd.md; DatapathSpec):
+// "fraction_bits": "exact", "c_placement": "after" with "after_add" {"sum_fraction_bits": 32,
+// "c_fraction_bits": 24, "rounding": "rd", "renormalize_fraction_bits": 31 | null,
+// "drop_c_below": 25 | null}, "product_groups" (1 | 2: even/odd, with "after"),
+// "input_fraction_bits" (10: tf32 truncation), "flushed_input_sign" ("keep" | "positive"),
+// "product_rounding" (per-step: "rne"), "product_overflow" ("exact" | "inf").
 // A unit is either one row object, or {"name", "architecture"?, "aliases"?,
 // "datapaths": [row, ...]} (rows may then omit "name"; if present it must match).
 // A file may also hold an array of units (what `tcsim units --json` prints); the

@@ -33,11 +33,33 @@ namespace tcsim {
 
 enum class Normalization { Deferred, PerStep };
 enum class AccumulationOrder { LargestFirst, Sequential, Pairwise };
-enum class CPlacement { Aligned, Late };
+// Aligned: c is one more term of the fused sum. Late: c meets the products' normalized sum in
+// a second alignment with the same F. After: c meets the products' sum in a two-operand add
+// whose operands are rounded to their own widths (AfterAdd; AMD CDNA3, units.md 3b).
+enum class CPlacement { Aligned, Late, After };
 enum class ProductExponent { Unnormalized, Normalized };
 // Sign of an exact zero sum. Ieee: IEEE 754 6.3 (-0 when every term is -0, or under RD);
 // Positive: +0 always (NVIDIA tensor cores: X25's hardware tests assert "minus zero -> +0.0").
 enum class ZeroSign { Ieee, Positive };
+
+// c_placement After (AMD CDNA3 [X25], units.md 3b). The products' truncated fused sum S has
+// reference exponent e_dot (the largest nonzero product's alignment exponent; zero products
+// do not count) and c has e_c (its leading exponent; subnormal or zero c reads the c format's
+// emin). With E = max(e_dot, e_c): S is rounded (`rounding`, floor on CDNA3) to a multiple of
+// 2^(E - sum_fraction_bits), c to a multiple of 2^(E - c_fraction_bits), or c is dropped when
+// drop_c_below is set and e_c < E - drop_c_below; the two are added exactly; with
+// renormalize_fraction_bits the sum is rounded again (`rounding`) to that many bits below its
+// own leading bit (clamped below at the output format's emin); then the final rounding.
+// CDNA3 "v1" (X25 v1.0, the paper's Algorithm 10, KM25): sum 31, no renormalization;
+// "v2" (X25 v2): sum 32, renormalize 31.
+struct AfterAdd {
+  int sum_fraction_bits = 32;
+  int c_fraction_bits = 24;
+  Rounding rounding = Rounding::Down;
+  std::optional<int> renormalize_fraction_bits = 31;
+  std::optional<int> drop_c_below;
+  bool operator==(const AfterAdd&) const = default;
+};
 
 struct AdderConfig {
   // Formats of the a, b and c operands and of the output d.
@@ -65,6 +87,25 @@ struct AdderConfig {
   // this mode (a separate product unit followed by a floating-point add of c), rather than
   // entering the second alignment unrounded.
   std::optional<Rounding> late_products_rounding;
+  // c_placement After only: the two-operand add of the products' sum and c.
+  AfterAdd after;
+  // c_placement After only: g > 1 splits a block's products by index mod g into interleaved
+  // groups (CDNA3 fp8: 2, even and odd), each a fused sum truncated at F below its own largest
+  // product; the group sums are rounded (after.rounding) to F bits below the common largest
+  // exponent e_dot and added; that sum is the S of AfterAdd.
+  int product_groups = 1;
+  // Operands a and b keep only this many fraction bits (the lower significand bits cleared,
+  // subnormals included): CDNA3 xf32 reads binary32 operands as tf32 (X25).
+  std::optional<int> input_fraction_bits;
+  // With subnormal_inputs false: a flushed operand (and c) becomes +0 (true: AMD CDNA2, X25's
+  // Algorithm 1) rather than a zero of its own sign (false).
+  bool flush_inputs_positive = false;
+  // Per-step normalization only: each product is first rounded into the output format with this
+  // mode (the row's subnormal_outputs and overflow rules apply): CDNA2's binary32 products.
+  std::optional<Rounding> product_rounding;
+  // Deferred normalization: a product of magnitude >= 2^(emax+1) of the output format is an
+  // infinity of its sign (CDNA3 bf16/xf32 products overflow at 2^128, X25 Sec. 4.2).
+  bool product_overflow_inf = false;
   // Deferred: one normalization at the end. PerStep: each partial sum is aligned with
   // the F-bit rule, normalized and rounded to the output format (IEEE-like).
   Normalization normalization = Normalization::Deferred;
@@ -86,6 +127,9 @@ struct AdderConfig {
   std::optional<std::uint64_t> nan_pattern;
 
   static constexpr int kMaxFractionBits = 100000;
+  // True when a field the block kernels do not implement is set (After placement, groups,
+  // input truncation, product rounding/overflow, positive flush): those rows run the reference.
+  bool uses_extended_fields() const;
   static constexpr int kMaxCarryBits = 64;
 
   // Throws std::invalid_argument naming the offending field and what is allowed.

@@ -1,0 +1,212 @@
+// The built-in AMD CDNA units (matrix cores, MFMA instructions) as data: mi100 (CDNA1),
+// mi250x (CDNA2), mi300x (CDNA3). Facts from ../shared/docs/units.md section 3b: [X25] =
+// MMA-Sim (v1.0 snapshot and the v2 package, "Bit-Accurate Modeling of GPU Matrix
+// Multiply-Accumulate Units"), [KM25] = Khattak & Mikaitis's MATLAB models (MI100MC.m,
+// MI210MC.m, MI300MC.m). No public real-GPU dumps exist for these parts: every row rests on
+// the two models and the vendor statements quoted in its evidence (docs/units/amd.md).
+#include "tcsim/models/unit.hpp"
+
+namespace tcsim::models::detail {
+
+namespace {
+
+const std::string kNoData =
+    " No public real-GPU data: X25 ran random-bit kernels on the GPU (its AMD tests ignore NaN "
+    "results, so NaN payloads are unvalidated); tcsim checks the model against an independent "
+    "exact model of units.md 3b (models/tests/test_amd_units.cpp).";
+
+DatapathSpec base_row(std::string instruction, std::vector<std::string> ins, int k, std::vector<std::string> shapes) {
+  DatapathSpec r;
+  r.instruction = std::move(instruction);
+  r.input_formats = std::move(ins);
+  r.output_formats = {"fp32"};
+  r.fma_size = k;
+  r.carry_bits = safe_carry_bits(k);
+  r.alignment_rounding = Rounding::TowardZero;
+  r.final_rounding["fp32"] = Rounding::NearestEven;
+  r.shapes = std::move(shapes);
+  return r;
+}
+
+// IEEE FMA chain (v_mfma_f32_*f32, v_mfma_f64_*f64): c, then one fused multiply-add per
+// product in k order, each correctly rounded (RNE). F with a sticky bit large enough that
+// each step is a correctly rounded FMA (2p product bits + p + guard bits), as the NVIDIA fp64 rows.
+DatapathSpec fma_chain(const std::string& fmt, std::vector<std::string> shapes, std::string evidence) {
+  DatapathSpec r = base_row("", {fmt}, 1, std::move(shapes));
+  r.output_formats = {fmt};
+  r.final_rounding = {{fmt, Rounding::NearestEven}};
+  r.fraction_bits = fmt == "fp64" ? 160 : 80;
+  r.carry_bits = 3;
+  r.sticky_bit = true;
+  r.normalization = Normalization::PerStep;
+  r.order = AccumulationOrder::Sequential;
+  r.evidence = "units.md 3b: a chain of IEEE fused multiply-adds from c, k ascending, RNE, subnormals kept "
+               "(X25 v1/v2; KM25 'sequential FMAs')." + std::move(evidence) + kNoData;
+  return r;
+}
+
+// CDNA1: each block of k products and c summed exactly, one RNE to fp32 (X25 v2's E-FDPA, the
+// paper, KM25's Kulisch mode).
+DatapathSpec cdna1_exact(std::vector<std::string> ins, int k, std::vector<std::string> shapes, std::string evidence) {
+  DatapathSpec r = base_row("", std::move(ins), k, std::move(shapes));
+  r.fraction_bits = DatapathSpec::kExactFractionBits;
+  r.zero_sign = ZeroSign::Positive;  // an exact zero sum: X25 v2 sums exactly (no -0)
+  r.evidence = std::move(evidence) + kNoData;
+  return r;
+}
+
+// CDNA2: products rounded to fp32, (p0 + p1) (+ (p2 + p3)) then + acc, every operation an IEEE
+// binary32 RNE add; subnormal inputs (c included) flushed to +0, every product and addition
+// below 2^-126 flushed to a zero of its sign (X25 Algorithms 1-2, KM25, MIOpen).
+DatapathSpec cdna2_pairwise(std::string instruction, std::vector<std::string> ins, int k,
+                            std::vector<std::string> shapes, std::string evidence) {
+  DatapathSpec r = base_row(std::move(instruction), std::move(ins), k, std::move(shapes));
+  r.fraction_bits = 50;  // >= 24 + 2 with a sticky bit: each addition correctly rounded
+  r.carry_bits = 3;
+  r.sticky_bit = true;
+  r.normalization = Normalization::PerStep;
+  r.order = AccumulationOrder::Pairwise;
+  r.product_rounding = Rounding::NearestEven;
+  r.subnormal_inputs = false;
+  r.subnormal_outputs = false;
+  r.flush_inputs_positive = true;
+  r.evidence = std::move(evidence) +
+               " Flushing: MIOpen 'MI200 MFMA behavior specifics': MFMA_F16, MFMA_BF16 and MFMA_BF16_1K flush "
+               "subnormal input/output data to zero; inputs (and c) to +0, products and sums keep their sign (X25 "
+               "Algorithm 1). Zero products keep IEEE signs (X25 v1 forms leaf products as fma(a, b, +0), which "
+               "makes an exact zero product +0: differs only in the sign of an all-zero result)." +
+               kNoData;
+  return r;
+}
+
+// CDNA3: products truncated at F = 24 below e_dot and summed exactly; c added after in a
+// two-operand add of floored operands; RNE to fp32. v2 (default): sum at 32 bits, renormalized
+// and floored at 31; v1: sum at 31 bits.
+DatapathSpec cdna3_after(std::string instruction, std::vector<std::string> ins, int k, bool v2,
+                         std::vector<std::string> shapes, std::string evidence) {
+  DatapathSpec r = base_row(std::move(instruction), std::move(ins), k, std::move(shapes));
+  r.fraction_bits = 24;
+  r.c_placement = CPlacement::After;
+  r.after_add.sum_fraction_bits = v2 ? 32 : 31;
+  r.after_add.c_fraction_bits = 24;
+  r.after_add.rounding = Rounding::Down;
+  r.after_add.renormalize_fraction_bits = v2 ? std::optional<int>(31) : std::nullopt;
+  r.product_overflow_inf = true;   // |a b| >= 2^128 is Inf (X25 Sec. 4.2; reachable with bf16, xf32)
+  r.zero_sign = ZeroSign::Positive;  // X25's integer sums give +0 for every exact zero
+  r.evidence = std::move(evidence) +
+               (v2 ? " Variant v2 (X25 v2 package: the sum floored at 32 bits, added to c, renormalized and "
+                     "floored at 31 bits): the later reference, the default. Row instruction 'v1' is X25 v1.0 / the "
+                     "paper's Algorithm 10 / KM25 (sum floored at 31 bits, no renormalization); they differ by one "
+                     "ulp in rare cases (units.md 3b vector, docs/units/amd.md). Which one an MI300 returns is open."
+                   : " Variant v1 (X25 v1.0 snapshot c785138, the paper's Algorithm 10, KM25 MI300MC.m): the "
+                     "product sum floored at 31 bits, no renormalization; the default row is v2.") +
+               " Zero products do not raise e_dot (X25 v2, KM25; X25 v1 lets a zero product's exponent count). "
+               "c = 0 reads exponent -126. Not modelled: X25 v2's fp8 quirk of dropping an Inf/NaN c when "
+               "e_dot > 24 (a model artifact as far as known)." +
+               kNoData;
+  return r;
+}
+
+DatapathSpec cdna3_fp8(std::string instruction, bool v2, std::vector<std::string> shapes) {
+  DatapathSpec r = cdna3_after(
+      std::move(instruction), {"e4m3fnuz", "e5m2fnuz"}, 16, v2, std::move(shapes),
+      "units.md 3b CDNA3 fp8/bf8 (E4M3FNUZ, E5M2FNUZ; AMD: 'CDNA3 uses FNUZ variants for both E4M3 and "
+      "E5M2'): block of 16; the even- and odd-indexed products are two truncated fused sums (F = 24, each "
+      "against its own largest product; product_groups 2), floored to 24 bits against their common maximum "
+      "and added; then c as for f16, but dropped when e_c < E - 25 (after_add.drop_c_below 25). X25 v1/v2, "
+      "KM25 (odd/even grouping, exp check 25). Mixed fp8_bf8 / bf8_fp8 operands: not yet (A and B share "
+      "one format here).");
+  r.product_groups = 2;
+  r.after_add.drop_c_below = 25;
+  r.product_overflow_inf = false;  // fp8 products stay far below 2^128
+  return r;
+}
+
+}  // namespace
+
+std::vector<UnitSpec> amd_unit_specs() {
+  std::vector<UnitSpec> units;
+  const std::vector<std::string> f16_shapes = {"mfma.m32n32k8", "mfma.m16n16k16", "mfma.m32n32k4", "mfma.m16n16k4",
+                                               "mfma.m4n4k4"};
+  const std::vector<std::string> bf16_cdna1_shapes = {"mfma.m32n32k4", "mfma.m16n16k8", "mfma.m32n32k2",
+                                                      "mfma.m16n16k2", "mfma.m4n4k2"};
+  const std::vector<std::string> f32_shapes = {"mfma.m32n32k2", "mfma.m16n16k4", "mfma.m32n32k1", "mfma.m16n16k1",
+                                               "mfma.m4n4k1"};
+  const std::vector<std::string> f64_shapes = {"mfma.m16n16k4", "mfma.m4n4k4"};
+
+  // ---------------------------------------------------------------- CDNA1
+  {
+    UnitSpec u{"mi100", "cdna1", {"cdna1"}, {}};
+    u.datapaths.push_back(cdna1_exact(
+        {"fp16"}, 4, f16_shapes,
+        "units.md 3b CDNA1 f16: blocks of 4 products and c summed exactly (fraction_bits exact), one RNE to "
+        "fp32; blocks chained (X25 v2 E-FDPA, the paper, KM25 MI100MC.m Kulisch mode agree; X25 v1.0 instead "
+        "sums pairwise)."));
+    u.datapaths.push_back(cdna1_exact(
+        {"bf16"}, 2, bf16_cdna1_shapes,
+        "units.md 3b CDNA1 bf16: blocks of 2 products and c summed exactly, one RNE to fp32 (X25 v2, the "
+        "paper, KM25; X25 v1.0 differs)."));
+    u.datapaths.push_back(fma_chain("fp32", f32_shapes, " CDNA1 v_mfma_f32_*f32."));
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- CDNA2
+  {
+    UnitSpec u{"mi250x", "cdna2", {"mi210", "mi250", "cdna2"}, {}};
+    u.datapaths.push_back(cdna2_pairwise(
+        "", {"fp16"}, 4, f16_shapes,
+        "units.md 3b CDNA2 f16: groups of 4, acc + ((p0 + p1) + (p2 + p3)), binary32 RNE adds (X25 v1/v2, "
+        "KM25 MI210MC.m)."));
+    u.datapaths.push_back(cdna2_pairwise(
+        "", {"bf16"}, 4, {"mfma.m32n32k8", "mfma.m16n16k16", "mfma.m32n32k4", "mfma.m16n16k4", "mfma.m4n4k4"},
+        "units.md 3b CDNA2 bf16_1k (v_mfma_f32_*bf16_1k, the default bf16 row): groups of 4 as f16 (X25 v1/v2, "
+        "KM25)."));
+    u.datapaths.push_back(cdna2_pairwise(
+        "bf16-legacy", {"bf16"}, 2, {},  // its m x n x k names are those of the bf16_1k row: chosen by name
+        "units.md 3b CDNA2 legacy bf16 (no _1k, including the CDNA1-named bf16 ops run on CDNA2): pairs, "
+        "acc + (p0 + p1) (X25; KM25 has no P = 2 case)."));
+    u.datapaths.push_back(fma_chain("fp32", f32_shapes, " CDNA2 v_mfma_f32_*f32."));
+    u.datapaths.push_back(fma_chain("fp64", f64_shapes, " CDNA2 v_mfma_f64_{16x16x4,4x4x4}f64."));
+    units.push_back(std::move(u));
+  }
+
+  // ---------------------------------------------------------------- CDNA3
+  {
+    UnitSpec u{"mi300x", "cdna3", {"mi300a", "mi325x", "cdna3"}, {}};
+    const std::vector<std::string> h8 = {"mfma.m32n32k8", "mfma.m16n16k16", "mfma.m32n32k4", "mfma.m16n16k4",
+                                         "mfma.m4n4k4"};
+    const std::string f16_text =
+        "units.md 3b CDNA3 f16/bf16: blocks of 8 (the K = 4 forms: blocks of 4, the same result since +0 "
+        "padding products do not count); products truncated (RZ) at F = 24 below the largest product "
+        "exponent e_dot and summed exactly; c added after in a two-operand add aligned to E = max(e_dot, e_c) "
+        "with both operands floored (c at 24 fraction bits); RNE to fp32; products >= 2^128 are Inf. Structure "
+        "agreed by X25 v1/v2 and KM25 MI300MC.m.";
+    const std::string xf32_text =
+        "units.md 3b CDNA3 xf32 (v_mfma_f32_{16x16x8,32x32x4}_xf32): fp32 operands first truncated to tf32 "
+        "(input_fraction_bits 10: 13 low fraction bits cleared), then blocks of 4 as f16 (X25, agreed).";
+    const std::vector<std::string> fp8_shapes = {"mfma.m16n16k32", "mfma.m32n32k16"};
+    u.datapaths.push_back(cdna3_after("", {"fp16", "bf16"}, 8, true, h8, f16_text));
+    u.datapaths.push_back(cdna3_fp8("", true, fp8_shapes));
+    // The FMA chain first: it is the default fp32 -> fp32 row; xf32 is chosen by name.
+    u.datapaths.push_back(fma_chain("fp32", {"mfma.m32n32k2", "mfma.m16n16k4", "mfma.m32n32k1", "mfma.m16n16k1",
+                                             "mfma.m4n4k1"},
+                                    " CDNA3 v_mfma_f32_*_f32."));
+    {
+      DatapathSpec x = cdna3_after("xf32", {"fp32"}, 4, true, {"xf32.m16n16k8", "xf32.m32n32k4"}, xf32_text);
+      x.input_fraction_bits = 10;
+      u.datapaths.push_back(std::move(x));
+    }
+    u.datapaths.push_back(fma_chain("fp64", f64_shapes, " CDNA3 v_mfma_f64_16x16x4_f64, 4x4x4_4b_f64."));
+    u.datapaths.push_back(cdna3_after("v1", {"fp16", "bf16"}, 8, false, {}, f16_text));
+    u.datapaths.push_back(cdna3_fp8("v1", false, {}));
+    {
+      DatapathSpec x = cdna3_after("xf32.v1", {"fp32"}, 4, false, {}, xf32_text);
+      x.input_fraction_bits = 10;
+      u.datapaths.push_back(std::move(x));
+    }
+    units.push_back(std::move(u));
+  }
+  return units;
+}
+
+}  // namespace tcsim::models::detail
