@@ -237,7 +237,9 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const DumpSet& d, co
 }
 
 // Greedy descent from one seed: single changes, then pairs, while the count drops.
-std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev) {
+using Clock = std::chrono::steady_clock;
+std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
+                    Clock::time_point deadline) {
   auto try_row = [&](const DatapathSpec& cand) {
     if (cand == row) return false;
     const std::size_t m = ev.count(cand, best);
@@ -258,6 +260,7 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
       for (std::size_t j = i + 1; j < ps.size() && !improved; ++j)
         for (const auto& [n1, s1] : ps[i].values) {
           for (const auto& [n2, s2] : ps[j].values) {
+            if (Clock::now() > deadline) return best;
             DatapathSpec cand = row;
             s1(cand);
             s2(cand);
@@ -308,12 +311,13 @@ FitResult fit_dump(const DumpSet& dump, const FitOptions& options) {
   for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1), i});
   std::stable_sort(order.begin(), order.end());
   std::vector<DatapathSpec> done;
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
   for (const auto& [count, i] : order) {
-    if (count == kInvalid) continue;
+    if (count == kInvalid || done.size() >= options.max_seeds) continue;
     DatapathSpec row = seeds[i].second;
     if (std::find(done.begin(), done.end(), row) != done.end()) continue;
     done.push_back(row);
-    descend(row, count, ps, ev);
+    descend(row, count, ps, ev, deadline);
     ScoredRow s{row, 0, {}, seeds[i].first};
     s.mismatches = count_mismatches(row, dump, &s.first_mismatches, options.max_report);
     res.closest.push_back(std::move(s));

@@ -21,6 +21,8 @@ struct FitOptions {
   std::vector<models::DatapathSpec> seeds;    // empty: every built-in row of the pair
   std::vector<std::string> exclude_units;     // built-in units not used as seeds (tests)
   std::size_t max_report = 5;                 // first mismatching cases kept per closest row
+  std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
+  double time_limit_seconds = 90;             // the pair search stops here (single changes finish)
 };
 
 // A case that decides a parameter value (it mismatches with that value).
