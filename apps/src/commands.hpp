@@ -18,5 +18,6 @@ int cmd_lu(const Args& args);             // simulated LU, backward errors, refi
 int cmd_experiment(const Args& args);     // the seed papers' experiments: CSV, plot, checks
 int cmd_monotonicity(const Args& args);   // search for non-monotonic dot products
 int cmd_explore(const Args& args);        // datapath design sweeps: error, cost, Pareto front
+int cmd_fit(const Args& args);            // find the unit row that reproduces a dump
 
 }  // namespace tcsim::cli

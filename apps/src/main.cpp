@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"dot", tcsim::cli::cmd_dot, "evaluate d = c + sum a_i b_i through an adder or a unit"},
     {"units", tcsim::cli::cmd_units, "list the built-in units (--json for their data rows)"},
     {"validate-dump", tcsim::cli::cmd_validate_dump, "compare a unit with real-GPU dump files"},
+    {"fit", tcsim::cli::cmd_fit, "find the unit row (JSON) that reproduces a dump of an unknown unit"},
     {"probe", tcsim::cli::cmd_probe, "black-box numerical feature probe of a unit"},
     {"report", tcsim::cli::cmd_report, "examples and a probe-style report of the V100 adder"},
     {"gemm", tcsim::cli::cmd_gemm, "simulated GEMM D = C + A B with exact errors and bounds"},

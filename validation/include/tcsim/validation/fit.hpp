@@ -1,0 +1,69 @@
+// tcsim fit: find the unit row (models::DatapathSpec) that reproduces a dump d = c + sum a_i b_i
+// of an unknown unit. Structured inference over the row's parameters: start from seed rows
+// (built-in rows of the format pair), change one parameter at a time (then two at a time when
+// stuck), and keep a change only when it lowers the mismatch count. Every candidate is first
+// run on the cases that separated earlier candidates (cheapest test first) and stops counting
+// as soon as it cannot beat the current row, so most hypotheses cost a few dozen cases.
+// No global state: every call owns its data.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tcsim/models/unit.hpp"
+#include "tcsim/validation/dump_validate.hpp"
+
+namespace tcsim::validation {
+
+struct FitOptions {
+  int fma_size = 0;                           // > 0: fixed block size k (--k)
+  std::vector<models::DatapathSpec> seeds;    // empty: every built-in row of the pair
+  std::vector<std::string> exclude_units;     // built-in units not used as seeds (tests)
+  std::size_t max_report = 5;                 // first mismatching cases kept per closest row
+  std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
+  double time_limit_seconds = 90;             // the pair search stops here (single changes finish)
+};
+
+// A case that decides a parameter value (it mismatches with that value).
+struct RuledOutValue {
+  std::string value;
+  std::size_t case_index = 0;  // from 0
+};
+
+struct ParameterFinding {
+  std::string name;                   // schema key, e.g. "carry_bits", "final_rounding.fp32"
+  std::string value;                  // value in the fitted row
+  std::vector<std::string> fitting;   // values (with all others fixed) that reproduce every case
+  std::vector<RuledOutValue> ruled_out;
+  bool decided() const { return fitting.size() == 1; }
+};
+
+struct ScoredRow {
+  models::DatapathSpec row;
+  std::size_t mismatches = 0;
+  std::vector<std::size_t> first_mismatches;  // case indices, file order
+  std::string seed;                           // "a100 (default)"
+};
+
+struct FitResult {
+  bool exact = false;                       // best.mismatches == 0
+  ScoredRow best;
+  std::vector<ParameterFinding> parameters; // filled when exact
+  std::vector<ScoredRow> closest;           // the best row from each seed, fewest mismatches first
+  std::size_t evaluations = 0;              // candidate rows tried
+  std::size_t case_evaluations = 0;         // cases run through candidate rows
+  double seconds = 0;
+};
+
+// The fit. Throws std::invalid_argument when no seed row exists for the dump's formats.
+FitResult fit_dump(const DumpSet& dump, const FitOptions& options = {});
+
+// Mismatch count of one row on the dump (all NaNs equal), through Unit::dot_batch.
+std::size_t count_mismatches(const models::DatapathSpec& row, const DumpSet& dump,
+                             std::vector<std::size_t>* first = nullptr, std::size_t max_first = 0);
+
+// A one-row unit named `name` of `row` restricted to the dump's formats.
+models::UnitSpec fitted_unit(const models::DatapathSpec& row, const std::string& name);
+
+}  // namespace tcsim::validation

@@ -1,0 +1,356 @@
+// tcsim fit: structured inference of a unit row from a dump (see fit.hpp).
+#include "tcsim/validation/fit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace tcsim::validation {
+namespace {
+
+using models::DatapathSpec;
+constexpr std::size_t kInvalid = std::numeric_limits<std::size_t>::max();
+
+// The seed row restricted to the dump's formats: per-output maps keep only `out`.
+DatapathSpec restrict_row(DatapathSpec r, const Format& in, const Format& out) {
+  auto keep = [&](auto& m, auto fallback) {
+    auto it = m.find(out.name);
+    auto v = it != m.end() ? it->second : fallback;
+    m.clear();
+    m[out.name] = v;
+  };
+  auto keep_opt = [&](auto& m) {
+    auto it = m.find(out.name);
+    if (it == m.end()) { m.clear(); return; }
+    auto v = it->second;
+    m.clear();
+    m[out.name] = v;
+  };
+  r.instruction.clear();
+  r.input_formats = {in.name};
+  r.output_formats = {out.name};
+  keep(r.final_rounding, Rounding::NearestEven);
+  keep_opt(r.final_add_rounding);
+  keep_opt(r.min_exponent);
+  keep_opt(r.result_fraction_bits);
+  keep_opt(r.nan_pattern);
+  r.shapes.clear();
+  r.evidence.clear();
+  return r;
+}
+
+models::UnitSpec one_row_unit(const DatapathSpec& row, const std::string& name) {
+  models::UnitSpec u;
+  u.name = name;
+  u.architecture = "user";
+  u.datapaths = {row};
+  return u;
+}
+
+// Mismatch counting with the cheapest cases first: the cases that separated earlier
+// candidates ("priority") run first, then the rest in chunks, stopping at `bound`.
+class Evaluator {
+ public:
+  explicit Evaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false) {}
+
+  // Mismatches, saturated at `bound`; kInvalid when the row is refused by Unit.
+  std::size_t count(const DatapathSpec& row, std::size_t bound, std::size_t* first_case = nullptr) {
+    ++evaluations;
+    std::unique_ptr<models::Unit> unit;
+    try {
+      unit = std::make_unique<models::Unit>(one_row_unit(row, "fit"));
+    } catch (const std::exception&) {
+      return kInvalid;
+    }
+    const std::size_t K = d_.k;
+    std::size_t mism = 0;
+    if (!prio_.empty()) {
+      out_.resize(prio_.size());
+      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data());
+      case_evaluations += prio_.size();
+      for (std::size_t i = 0; i < prio_.size(); ++i)
+        if (!same_result(d_.out, out_[i], pd_[i])) {
+          if (mism == 0 && first_case) *first_case = prio_[i];
+          if (++mism >= bound) return mism;
+        }
+    }
+    constexpr std::size_t kChunk = 512;
+    for (std::size_t s = 0; s < d_.n; s += kChunk) {
+      const std::size_t m = std::min(kChunk, d_.n - s);
+      out_.resize(m);
+      unit->dot_batch(d_.in, d_.out, m, K, d_.a.data() + s * K, d_.b.data() + s * K, d_.c.data() + s,
+                      out_.data());
+      case_evaluations += m;
+      for (std::size_t i = 0; i < m; ++i) {
+        const std::size_t idx = s + i;
+        if (in_priority_[idx] || same_result(d_.out, out_[i], d_.d[idx])) continue;
+        if (mism == 0 && first_case) *first_case = idx;
+        add_priority(idx);
+        if (++mism >= bound) return mism;
+      }
+    }
+    return mism;
+  }
+
+  std::size_t evaluations = 0, case_evaluations = 0;
+
+ private:
+  void add_priority(std::size_t idx) {
+    if (prio_.size() >= 512) return;
+    in_priority_[idx] = true;
+    prio_.push_back(idx);
+    pa_.insert(pa_.end(), d_.a.begin() + idx * d_.k, d_.a.begin() + (idx + 1) * d_.k);
+    pb_.insert(pb_.end(), d_.b.begin() + idx * d_.k, d_.b.begin() + (idx + 1) * d_.k);
+    pc_.push_back(d_.c[idx]);
+    pd_.push_back(d_.d[idx]);
+  }
+  const DumpSet& d_;
+  std::vector<bool> in_priority_;
+  std::vector<std::size_t> prio_;
+  std::vector<std::uint64_t> pa_, pb_, pc_, pd_, out_;
+};
+
+// One parameter of the row: its name, its current value as text, and its candidate values.
+struct Param {
+  std::string name;
+  std::function<std::string(const DatapathSpec&)> get;
+  std::vector<std::pair<std::string, std::function<void(DatapathSpec&)>>> values;
+};
+
+std::vector<Param> parameters(const DumpSet& d, int fixed_k) {
+  const std::string out = d.out.name;
+  std::vector<Param> ps;
+  const Rounding modes[] = {Rounding::TowardZero, Rounding::NearestEven, Rounding::Down, Rounding::Up};
+  {
+    Param p{"fma_size", [](const DatapathSpec& r) { return std::to_string(r.fma_size); }, {}};
+    std::vector<int> ks = fixed_k > 0 ? std::vector<int>{fixed_k} : std::vector<int>{1, 2, 4, 8, 16, 32};
+    if (fixed_k <= 0 && std::find(ks.begin(), ks.end(), int(d.k)) == ks.end() && d.k > 0) ks.push_back(int(d.k));
+    for (int k : ks) p.values.push_back({std::to_string(k), [k](DatapathSpec& r) { r.fma_size = k; }});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"fraction_bits", [](const DatapathSpec& r) { return std::to_string(r.fraction_bits); }, {}};
+    for (int f = d.in.fraction_bits; f <= 40; ++f)
+      p.values.push_back({std::to_string(f), [f](DatapathSpec& r) { r.fraction_bits = f; }});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"carry_bits", [](const DatapathSpec& r) { return std::to_string(r.carry_bits); }, {}};
+    for (int c = 1; c <= 7; ++c) p.values.push_back({std::to_string(c), [c](DatapathSpec& r) { r.carry_bits = c; }});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"alignment_rounding", [](const DatapathSpec& r) { return models::schema_string(r.alignment_rounding); }, {}};
+    for (Rounding m : modes) p.values.push_back({models::schema_string(m), [m](DatapathSpec& r) { r.alignment_rounding = m; }});
+    ps.push_back(std::move(p));
+  }
+  ps.push_back({"sticky_bit", [](const DatapathSpec& r) { return r.sticky_bit ? "true" : "false"; },
+                {{"false", [](DatapathSpec& r) { r.sticky_bit = false; }}, {"true", [](DatapathSpec& r) { r.sticky_bit = true; }}}});
+  ps.push_back({"normalization", [](const DatapathSpec& r) { return models::schema_string(r.normalization); },
+                {{"deferred", [](DatapathSpec& r) { r.normalization = Normalization::Deferred; }},
+                 {"per-step", [](DatapathSpec& r) { r.normalization = Normalization::PerStep; }}}});
+  ps.push_back({"order", [](const DatapathSpec& r) { return models::schema_string(r.order); },
+                {{"largest-first", [](DatapathSpec& r) { r.order = AccumulationOrder::LargestFirst; }},
+                 {"sequential", [](DatapathSpec& r) { r.order = AccumulationOrder::Sequential; }},
+                 {"pairwise", [](DatapathSpec& r) { r.order = AccumulationOrder::Pairwise; }}}});
+  ps.push_back({"c_placement", [](const DatapathSpec& r) { return models::schema_string(r.c_placement); },
+                {{"aligned", [](DatapathSpec& r) { r.c_placement = CPlacement::Aligned; r.late_products_rounding.reset(); }},
+                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; }}}});
+  {
+    Param p{"late_products_rounding",
+            [](const DatapathSpec& r) { return r.late_products_rounding ? models::schema_string(*r.late_products_rounding) : std::string("none"); },
+            {{"none", [](DatapathSpec& r) { r.late_products_rounding.reset(); }}}};
+    for (Rounding m : modes) p.values.push_back({models::schema_string(m), [m](DatapathSpec& r) { r.late_products_rounding = m; }});
+    ps.push_back(std::move(p));
+  }
+  ps.push_back({"k_split", [](const DatapathSpec& r) { return models::schema_string(r.k_split); },
+                {{"consecutive", [](DatapathSpec& r) { r.k_split = models::KSplit::Consecutive; }},
+                 {"pairs-mod4", [](DatapathSpec& r) { r.k_split = models::KSplit::PairsMod4; }}}});
+  ps.push_back({"c_entry", [](const DatapathSpec& r) { return models::schema_string(r.c_entry); },
+                {{"accumulator", [](DatapathSpec& r) { r.c_entry = models::CEntry::Accumulator; r.final_add_rounding.clear(); }},
+                 {"final-add", [](DatapathSpec& r) { r.c_entry = models::CEntry::FinalAdd; }}}});
+  {
+    Param p{"final_rounding." + out, [out](const DatapathSpec& r) { return models::schema_string(r.final_rounding.at(out)); }, {}};
+    for (Rounding m : modes) p.values.push_back({models::schema_string(m), [m, out](DatapathSpec& r) { r.final_rounding[out] = m; }});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"final_add_rounding." + out,
+            [out](const DatapathSpec& r) { auto it = r.final_add_rounding.find(out);
+                                           return it == r.final_add_rounding.end() ? std::string("none") : models::schema_string(it->second); },
+            {}};
+    for (Rounding m : modes)
+      p.values.push_back({models::schema_string(m), [m, out](DatapathSpec& r) { if (r.c_entry == models::CEntry::FinalAdd) r.final_add_rounding[out] = m; }});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"result_fraction_bits." + out,
+            [out](const DatapathSpec& r) { auto it = r.result_fraction_bits.find(out);
+                                           return it == r.result_fraction_bits.end() ? std::string("none") : std::to_string(it->second); },
+            {{"none", [out](DatapathSpec& r) { r.result_fraction_bits.erase(out); }}}};
+    for (int f = 8; f < d.out.fraction_bits; ++f)
+      p.values.push_back({std::to_string(f), [f, out](DatapathSpec& r) { r.result_fraction_bits[out] = f; }});
+    ps.push_back(std::move(p));
+  }
+  ps.push_back({"overflow", [](const DatapathSpec& r) { return models::schema_string(r.overflow); },
+                {{"ieee", [](DatapathSpec& r) { r.overflow = OverflowMode::Ieee; }},
+                 {"inf", [](DatapathSpec& r) { r.overflow = OverflowMode::Infinity; }},
+                 {"saturate", [](DatapathSpec& r) { r.overflow = OverflowMode::Saturate; }},
+                 {"nan", [](DatapathSpec& r) { r.overflow = OverflowMode::ToNaN; }}}});
+  ps.push_back({"zero_sign", [](const DatapathSpec& r) { return models::schema_string(r.zero_sign); },
+                {{"ieee", [](DatapathSpec& r) { r.zero_sign = ZeroSign::Ieee; }},
+                 {"positive", [](DatapathSpec& r) { r.zero_sign = ZeroSign::Positive; }}}});
+  ps.push_back({"subnormal_inputs", [](const DatapathSpec& r) { return r.subnormal_inputs ? "true" : "false"; },
+                {{"true", [](DatapathSpec& r) { r.subnormal_inputs = true; }}, {"false", [](DatapathSpec& r) { r.subnormal_inputs = false; }}}});
+  ps.push_back({"subnormal_outputs", [](const DatapathSpec& r) { return r.subnormal_outputs ? "true" : "false"; },
+                {{"true", [](DatapathSpec& r) { r.subnormal_outputs = true; }}, {"false", [](DatapathSpec& r) { r.subnormal_outputs = false; }}}});
+  return ps;
+}
+
+std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const DumpSet& d, const FitOptions& o) {
+  std::vector<std::pair<std::string, DatapathSpec>> seeds;
+  if (!o.seeds.empty()) {
+    for (std::size_t i = 0; i < o.seeds.size(); ++i)
+      seeds.push_back({"base row " + std::to_string(i + 1), restrict_row(o.seeds[i], d.in, d.out)});
+    return seeds;
+  }
+  auto excluded = [&](const std::string& u) {
+    return std::find(o.exclude_units.begin(), o.exclude_units.end(), u) != o.exclude_units.end();
+  };
+  auto serves = [](const std::vector<std::string>& v, const std::string& f) { return std::find(v.begin(), v.end(), f) != v.end(); };
+  for (int pass = 0; pass < 3 && seeds.empty(); ++pass)
+    for (const auto& u : models::builtin_unit_specs()) {
+      if (excluded(u.name)) continue;
+      for (const auto& r : u.datapaths) {
+        if (r.block_scale) continue;
+        const bool in_ok = serves(r.input_formats, d.in.name), out_ok = serves(r.output_formats, d.out.name);
+        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok) || pass == 2)
+          seeds.push_back({u.name + " (" + (r.instruction.empty() ? std::string("default") : r.instruction) + ")",
+                           restrict_row(r, d.in, d.out)});
+      }
+    }
+  return seeds;
+}
+
+// Greedy descent from one seed: single changes, then pairs, while the count drops.
+using Clock = std::chrono::steady_clock;
+std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
+                    Clock::time_point deadline) {
+  auto try_row = [&](const DatapathSpec& cand) {
+    if (cand == row) return false;
+    const std::size_t m = ev.count(cand, best);
+    if (m != kInvalid && m < best) { row = cand; best = m; return true; }
+    return false;
+  };
+  for (int round = 0; round < 8 && best > 0; ++round) {
+    bool improved = false;
+    for (const auto& p : ps)
+      for (const auto& [name, set] : p.values) {
+        DatapathSpec cand = row;
+        set(cand);
+        improved |= try_row(cand);
+        if (best == 0) return 0;
+      }
+    if (improved) continue;
+    for (std::size_t i = 0; i < ps.size() && !improved; ++i)
+      for (std::size_t j = i + 1; j < ps.size() && !improved; ++j)
+        for (const auto& [n1, s1] : ps[i].values) {
+          for (const auto& [n2, s2] : ps[j].values) {
+            if (Clock::now() > deadline) return best;
+            DatapathSpec cand = row;
+            s1(cand);
+            s2(cand);
+            if (try_row(cand)) { improved = true; break; }
+          }
+          if (improved) break;
+        }
+    if (!improved) break;
+  }
+  return best;
+}
+
+}  // namespace
+
+models::UnitSpec fitted_unit(const DatapathSpec& row, const std::string& name) { return one_row_unit(row, name); }
+
+std::size_t count_mismatches(const DatapathSpec& row, const DumpSet& dump, std::vector<std::size_t>* first,
+                             std::size_t max_first) {
+  models::Unit unit(one_row_unit(row, "fit"));
+  std::vector<std::uint64_t> got(dump.n);
+  unit.dot_batch(dump.in, dump.out, dump.n, dump.k, dump.a.data(), dump.b.data(), dump.c.data(), got.data());
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < dump.n; ++i)
+    if (!same_result(dump.out, got[i], dump.d[i])) {
+      if (first && first->size() < max_first) first->push_back(i);
+      ++m;
+    }
+  return m;
+}
+
+FitResult fit_dump(const DumpSet& dump, const FitOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seeds = seed_rows(dump, options);
+  if (seeds.empty()) throw std::invalid_argument("fit: no seed row for " + dump.in.name + " -> " + dump.out.name);
+  // The NaN pattern cannot be told by comparison (all NaNs are equal): take the dump's.
+  for (std::size_t i = 0; i < dump.n; ++i)
+    if (dump.out.has_nan() && same_result(dump.out, dump.d[i], dump.out.canonical_nan())) {
+      for (auto& s : seeds) s.second.nan_pattern[dump.out.name] = dump.d[i];
+      break;
+    }
+  if (options.fma_size > 0)
+    for (auto& s : seeds) s.second.fma_size = options.fma_size;
+  const auto ps = parameters(dump, options.fma_size);
+  Evaluator ev(dump);
+  FitResult res;
+  // Seeds scored first, best first, so the first descent starts nearest.
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (count, seed index)
+  for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1), i});
+  std::stable_sort(order.begin(), order.end());
+  std::vector<DatapathSpec> done;
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
+  for (const auto& [count, i] : order) {
+    if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    DatapathSpec row = seeds[i].second;
+    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+    done.push_back(row);
+    descend(row, count, ps, ev, deadline);
+    ScoredRow s{row, 0, {}, seeds[i].first};
+    s.mismatches = count_mismatches(row, dump, &s.first_mismatches, options.max_report);
+    res.closest.push_back(std::move(s));
+    if (res.closest.back().mismatches == 0) break;
+  }
+  if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + dump.in.name + " -> " + dump.out.name);
+  std::stable_sort(res.closest.begin(), res.closest.end(),
+                   [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; });
+  res.best = res.closest.front();
+  res.exact = res.best.mismatches == 0;
+  if (res.exact) {
+    for (const auto& p : ps) {
+      ParameterFinding f{p.name, p.get(res.best.row), {}, {}};
+      std::vector<DatapathSpec> seen;
+      for (const auto& [name, set] : p.values) {
+        DatapathSpec cand = res.best.row;
+        set(cand);
+        if (std::find(seen.begin(), seen.end(), cand) != seen.end()) continue;
+        seen.push_back(cand);
+        if (cand == res.best.row) { f.fitting.push_back(name); continue; }
+        std::size_t first = 0;
+        const std::size_t m = ev.count(cand, 1, &first);
+        if (m == kInvalid) continue;
+        if (m == 0) f.fitting.push_back(name);
+        else f.ruled_out.push_back({name, first});
+      }
+      res.parameters.push_back(std::move(f));
+    }
+  }
+  res.evaluations = ev.evaluations;
+  res.case_evaluations = ev.case_evaluations;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace tcsim::validation

@@ -1,0 +1,103 @@
+// tcsim fit: dumps computed by built-in rows fit back to an equivalent row (starting from the
+// other units' rows only), and real-GPU files are fitted to 100 %.
+// Equivalence: the fitted row and the original agree bit for bit (all NaNs equal) on 10^5
+// further random cases of the same distribution (a Monte-Carlo check, not a proof).
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "test_support.hpp"
+#include "tcsim/models/unit.hpp"
+#include "tcsim/validation/dump_gpu_data.hpp"
+#include "tcsim/validation/fit.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+
+// A value of `f` with random sign and fraction and an exponent within `spread` of 0
+// (cancellation and alignment within the datapath's reach), or, one case in four, random bits.
+std::uint64_t random_value(std::mt19937_64& g, const Format& f, int spread) {
+  if (g() % 4 == 0) return g() & f.width_mask();
+  const std::uint64_t sign = (g() & 1) ? f.sign_mask() : 0;
+  const int e = static_cast<int>(g() % (2 * spread + 1)) - spread;
+  const std::uint64_t field = static_cast<std::uint64_t>(e + f.bias);
+  const std::uint64_t frac = f.fraction_bits ? g() & ((std::uint64_t{1} << f.fraction_bits) - 1) : 0;
+  return sign | (field << f.fraction_bits) | frac;
+}
+
+DumpSet random_dump(const models::Unit& unit, const Format& in, const Format& out, std::size_t n, std::size_t K,
+                    std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  DumpSet d{in, out, K, n, {}, {}, {}, {}, {}, {}};
+  for (std::size_t i = 0; i < n * K; ++i) {
+    d.a.push_back(random_value(g, in, 3));
+    d.b.push_back(random_value(g, in, 3));
+  }
+  for (std::size_t i = 0; i < n; ++i) d.c.push_back(random_value(g, out, 6));
+  d.d.resize(n);
+  unit.dot_batch(in, out, n, K, d.a.data(), d.b.data(), d.c.data(), d.d.data());
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("fit: dumps of built-in rows fit back to an equivalent row", "[fit]") {
+  struct Case { const char* unit; const char* in; const char* out; };
+  const Case cases[] = {{"v100", "fp16", "fp32"}, {"a100", "fp16", "fp32"}, {"h100", "fp16", "fp32"},
+                        {"b200", "fp16", "fp32"}, {"a100", "bf16", "fp32"}, {"a100", "tf32", "fp32"},
+                        {"v100", "fp16", "fp16"}, {"h100", "e4m3", "fp32"}, {"l40s", "e5m2", "fp32"}};
+  const std::uint64_t seed = 20261125;
+  for (const auto& c : cases) {
+    const models::Unit& unit = models::builtin_unit(c.unit);
+    const Format& in = parse_format(c.in);
+    const Format& out = parse_format(c.out);
+    INFO(c.unit << " " << c.in << " -> " << c.out << ", seed " << seed);
+    const DumpSet dump = random_dump(unit, in, out, 3000, 32, seed);
+    FitOptions opt;
+    opt.exclude_units = {c.unit};  // the original row is no seed: the search must find it
+    const FitResult r = fit_dump(dump, opt);
+    std::printf("fit %s %s -> %s: %zu mismatches, %zu candidate rows, %.2f s\n", c.unit, c.in, c.out,
+                r.best.mismatches, r.evaluations, r.seconds);
+    REQUIRE(r.exact);
+    const DumpSet further = random_dump(unit, in, out, 100000, 32, seed + 1);
+    CHECK(count_mismatches(r.best.row, further) == 0);
+  }
+}
+
+TEST_CASE("fit: a row far from the data is reported with its closest rows", "[fit]") {
+  // A dump whose every d is +1.0 cannot be reproduced: the result says so with counts.
+  const Format& in = parse_format("fp16");
+  const Format& out = parse_format("fp32");
+  DumpSet d = random_dump(models::builtin_unit("a100"), in, out, 200, 8, 7);
+  for (auto& v : d.d) v = 0x3f800000;
+  FitOptions opt;
+  opt.time_limit_seconds = 5;
+  const FitResult r = fit_dump(d, opt);
+  CHECK_FALSE(r.exact);
+  REQUIRE_FALSE(r.closest.empty());
+  CHECK(r.closest.front().mismatches > 0);
+  CHECK_FALSE(r.closest.front().first_mismatches.empty());
+}
+
+TEST_CASE("fit: real-GPU files fitted to 100 %", "[fit][gpu-data]") {
+  const std::string dir = tcsim::test::gpu_data_dir();
+  const auto files = discover_gpu_data(dir);
+  if (files.empty()) {
+    WARN("real-GPU data not found in '" << dir << "' (set TCSIM_GPU_DATA to its directory): skipping the fit of real dumps");
+    SUCCEED("skipped: no real-GPU data");
+    return;
+  }
+  for (const auto& f : files) {
+    INFO(f.label());
+    const DumpSet dump = load_dump(f.paths, f.in, f.out, f.c_input);
+    const FitResult r = fit_dump(dump);
+    std::printf("fit %s: %zu mismatches, %zu candidate rows, %.2f s\n", f.label().c_str(), r.best.mismatches,
+                r.evaluations, r.seconds);
+    CHECK(r.exact);
+    CHECK(r.seconds < 120);
+  }
+}
