@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "gemm_impl.hpp"  // huge_vector (models/src)
 #include "tcsim/dist/session.hpp"
 
 namespace tcsim::dist {
 
 namespace {
+
+using models::gemm_detail::huge_vector;
 
 // MPI counts and displacements are ints: a matrix of more entries cannot be one message.
 void check_entries(std::size_t entries, const char* what) {
@@ -123,38 +126,49 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
 
   int has_c = rank == 0 && !C.empty() ? 1 : 0;
   bcast(&has_c, 1, MPI_INT, comm, t);
+  // Every buffer below is a huge_vector and rank 0 keeps its own parts in place (MPI_IN_PLACE,
+  // spans into A, B and C): first-touch faults of 4 KiB pages cost about 0.1 s per 32 MB here,
+  // and the copies they came with made one rank 1.3 s slower than simulate_gemm (docs/scale.md).
+  // MPI's root of a scatter or a broadcast only reads its buffer (hence the const_casts).
+  auto writable = [](std::span<const double> x) { return const_cast<double*>(x.data()); };
 
-  // A's row panels: scattered down grid column 0, then broadcast along each grid row.
-  std::vector<double> Ap(R.size * k);
+  // A's row panels: scattered down grid column 0, then broadcast along each grid row. Rank 0's
+  // panel is the first rows of A.
+  std::vector<double> Ap = rank == 0 ? std::vector<double>{} : huge_vector<double>(R.size * k);
+  const std::span<const double> Apanel = rank == 0 ? A.first(R.size * k) : std::span<const double>(Ap);
   if (q == 0) {
     std::vector<int> counts(P), displs(P);
     for (int i = 0; i < P; ++i) {
       const Range r = block_range(m, P, i);
       counts[i] = count(r.size * k), displs[i] = count(r.begin * k);
     }
-    scatterv(rank == 0 ? A.data() : nullptr, counts.data(), displs.data(), MPI_DOUBLE, Ap.data(), counts[p], comms.col, t);
+    scatterv(rank == 0 ? A.data() : nullptr, counts.data(), displs.data(), MPI_DOUBLE,
+             rank == 0 ? MPI_IN_PLACE : Ap.data(), counts[p], comms.col, t);
   }
-  bcast(Ap.data(), count(Ap.size()), MPI_DOUBLE, comms.row, t);
+  bcast(writable(Apanel), count(Apanel.size()), MPI_DOUBLE, comms.row, t);
 
-  // B's column panels (each packed k x its columns): scattered along grid row 0, then
-  // broadcast down each grid column.
-  std::vector<double> Bp(k * J.size);
+  // B's column panels (each packed k x its columns; with one grid column, B itself): scattered
+  // along grid row 0, then broadcast down each grid column.
+  std::vector<double> Bp = rank == 0 ? std::vector<double>{} : huge_vector<double>(k * J.size);
+  std::vector<double> B_packed;
+  if (rank == 0 && Q > 1) B_packed = huge_vector<double>(k * n);
+  const std::span<const double> B_sent = Q > 1 ? std::span<const double>(B_packed) : B;
+  const std::span<const double> Bpanel = rank == 0 ? B_sent.first(k * J.size) : std::span<const double>(Bp);
   if (p == 0) {
     std::vector<int> counts(Q), displs(Q);
-    std::vector<double> packed;
-    if (rank == 0) packed.resize(k * n);
     for (int j = 0; j < Q; ++j) {
       const Range c = block_range(n, Q, j);
       counts[j] = count(k * c.size), displs[j] = count(k * c.begin);
-      if (rank == 0)
+      if (rank == 0 && Q > 1)
         for (std::size_t t = 0; t < k; ++t)
-          std::copy_n(B.data() + t * n + c.begin, c.size, packed.data() + k * c.begin + t * c.size);
+          std::copy_n(B.data() + t * n + c.begin, c.size, B_packed.data() + k * c.begin + t * c.size);
     }
-    scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, Bp.data(), counts[q], comms.row, t);
+    scatterv(rank == 0 ? B_sent.data() : nullptr, counts.data(), displs.data(), MPI_DOUBLE,
+             rank == 0 ? MPI_IN_PLACE : Bp.data(), counts[q], comms.row, t);
   }
-  bcast(Bp.data(), count(Bp.size()), MPI_DOUBLE, comms.col, t);
+  bcast(writable(Bpanel), count(Bpanel.size()), MPI_DOUBLE, comms.col, t);
 
-  // Blocks of C and D, packed in rank order.
+  // Blocks of C and D, packed in rank order (with one grid column, the row-major order).
   std::vector<int> counts(size), displs(size);
   for (int r = 0, at = 0; r < size; ++r) {
     counts[r] = count(block_range(m, P, r / Q).size * block_range(n, Q, r % Q).size);
@@ -169,34 +183,52 @@ models::GemmResult gemm(MPI_Comm comm, Grid grid, const models::Unit& unit, cons
         for (std::size_t j = 0; j < cc.size; ++j) f(at++, (rr.begin + i) * n + cc.begin + j);
     }
   };
-  std::vector<double> Cb;
+  std::vector<double> Cb, C_packed;
+  std::span<const double> Cblock;
   if (has_c) {
-    std::vector<double> packed;
-    if (rank == 0) {
-      packed.resize(m * n);
-      for_each_block_entry([&](std::size_t b, std::size_t g) { packed[b] = C[g]; });
+    if (rank == 0 && Q > 1) {
+      C_packed = huge_vector<double>(m * n);
+      for_each_block_entry([&](std::size_t b, std::size_t g) { C_packed[b] = C[g]; });
     }
-    Cb.resize(R.size * J.size);
-    scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, Cb.data(), counts[rank], comm, t);
+    const std::span<const double> C_sent = Q > 1 ? std::span<const double>(C_packed) : C;
+    if (rank != 0) Cb = huge_vector<double>(R.size * J.size);
+    Cblock = rank == 0 ? C_sent.first(R.size * J.size) : std::span<const double>(Cb);
+    scatterv(rank == 0 ? C_sent.data() : nullptr, counts.data(), displs.data(), MPI_DOUBLE,
+             rank == 0 ? MPI_IN_PLACE : Cb.data(), counts[rank], comm, t);
   }
 
   // The unit GEMM on the block (rank 0's block is never empty: the first ranges are the longest).
-  const models::GemmResult local = collectively(comm, [&] {
+  models::GemmResult local = collectively(comm, [&] {
     if (R.size == 0 || J.size == 0) return models::GemmResult{};
-    return models::simulate_gemm(unit, in, out, R.size, J.size, k, Ap, Bp, Cb, options);
+    return models::simulate_gemm(unit, in, out, R.size, J.size, k, Apanel, Bpanel, Cblock, options);
   });
 
-  // D gathered on rank 0.
-  std::vector<double> D_packed(rank == 0 ? m * n : 0);
-  std::vector<std::uint64_t> bits_packed(rank == 0 ? m * n : 0);
-  gatherv(local.D.data(), counts[rank], MPI_DOUBLE, D_packed.data(), counts.data(), displs.data(), comm, t);
-  gatherv(local.bits.data(), counts[rank], MPI_UINT64_T, bits_packed.data(), counts.data(), displs.data(), comm, t);
+  // D gathered on rank 0: straight into D with one grid column (one rank: D is rank 0's
+  // block), else packed and then placed.
   models::GemmResult g;
   g.m = m, g.n = n, g.k = k;
+  if (rank == 0) {
+    g.storage = local.storage, g.variant = local.variant, g.path = local.path, g.unit_calls = local.unit_calls;
+    if (size == 1) {
+      g.D = std::move(local.D), g.bits = std::move(local.bits);
+      return g;
+    }
+  }
+  std::vector<double> D_packed;
+  std::vector<std::uint64_t> bits_packed;
+  if (rank == 0) {
+    D_packed = huge_vector<double>(m * n);
+    bits_packed = huge_vector<std::uint64_t>(m * n);
+  }
+  gatherv(local.D.data(), counts[rank], MPI_DOUBLE, D_packed.data(), counts.data(), displs.data(), comm, t);
+  gatherv(local.bits.data(), counts[rank], MPI_UINT64_T, bits_packed.data(), counts.data(), displs.data(), comm, t);
   if (rank != 0) return g;
-  g.storage = local.storage, g.variant = local.variant, g.path = local.path, g.unit_calls = local.unit_calls;
-  g.D.resize(m * n);
-  g.bits.resize(m * n);
+  if (Q == 1) {
+    g.D = std::move(D_packed), g.bits = std::move(bits_packed);
+    return g;
+  }
+  g.D = huge_vector<double>(m * n);
+  g.bits = huge_vector<std::uint64_t>(m * n);
   for_each_block_entry([&](std::size_t b, std::size_t i) {
     g.D[i] = D_packed[b];
     g.bits[i] = bits_packed[b];
