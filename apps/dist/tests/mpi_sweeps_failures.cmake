@@ -20,7 +20,7 @@ function(expect_error ranks expected)
   message(STATUS "-n ${ranks}: reported once, exit 2: ${expected}")
 endfunction()
 file(WRITE "${WORK_DIR}/a-file" "")
-expect_error(3 "tcsim explore: error: --vary: 'foo' is not a parameter; allowed: fraction_bits, carry_bits, fma_size, alignment_rounding, final_rounding, normalization, sticky_bit"
+expect_error(3 "tcsim explore: error: --vary: 'foo' is not a parameter; allowed: fraction_bits, carry_bits, fma_size, alignment_rounding, final_rounding, normalization, sticky_bit, product_groups, input_fraction_bits, after_add.sum_fraction_bits, after_add.c_fraction_bits, after_add.renormalize_fraction_bits"
   explore --base v100 --vary foo=1)
 expect_error(2 "tcsim explore: error: --out-dir: ${WORK_DIR}/a-file: is a file, not a folder"
   explore --base v100 --vary fraction_bits=20,21 --out-dir "${WORK_DIR}/a-file")
