@@ -16,9 +16,9 @@ def scan(x, path, nonfinite, nones, depth=0):
             nones.append(path)
         return
     if isinstance(x, str):
-        # a unit row's overflow rule is a word of its vocabulary ("inf": Inf whatever the
-        # rounding mode), not a number
-        if path.endswith("['overflow']"):
+        # a unit row's overflow rules are words of their vocabulary ("inf": Inf whatever the
+        # rounding mode), not numbers
+        if path.endswith("['overflow']") or path.endswith("['product_overflow']"):
             return
         if x.strip().lower() in ("inf", "-inf", "+inf", "nan", "-nan", "infinity", "-infinity"):
             nonfinite.append(f"{path} = {x!r} (a string)")

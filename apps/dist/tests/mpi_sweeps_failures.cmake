@@ -35,11 +35,11 @@ expect_error(3 "tcsim monotonicity: error: option '--budget' for 'tcsim monotoni
   monotonicity --unit v100 --in fp16 --out fp32 --budget 0)
 expect_error(4 "tcsim bench: error: option '--cases' for 'tcsim bench' expects an integer in 1..1000000000000, got '0'"
   bench verify --cases 0)
-# Case 69 (group 1: rank 1 of 2 and of 3) is a wide-format case: rank 1 alone could tell.
-expect_error(2 "tcsim bench: error: --inject: case 69 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
-  bench verify --cases 1000 --threads 1 --inject planar@69)
-expect_error(3 "tcsim bench: error: --inject: case 69 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
-  bench verify --cases 1000 --threads 1 --inject planar@69)
+# Case 832 (group 13: rank 1 of 2 and of 3) is a wide-format case: rank 1 alone could tell.
+expect_error(2 "tcsim bench: error: --inject: case 832 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
+  bench verify --cases 1000 --threads 1 --inject planar@832)
+expect_error(3 "tcsim bench: error: --inject: case 832 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
+  bench verify --cases 1000 --threads 1 --inject planar@832)
 expect_error(3 "tcsim experiment: error: --out: ${WORK_DIR}/a-file: is a file, not a folder"
   experiment blanchard2020-fig4.2 --quick --out "${WORK_DIR}/a-file")
 expect_error(2 "tcsim experiment: error: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1, blanchard2020-fig3.2, mary2021-multiword, mary2021-fabsum, mary2024-fig5.1, mary2024-fig5.2, blanchard2020-fig4.2, lopez2022-fig2a, lopez2022-fig3a, lopez2022-fig4a, lopez2022-fig5, units-gemm-accuracy, fasi2021-suite"
