@@ -8,7 +8,6 @@ hide a new finding without an issue note saying why.
 """
 
 OPEN = {
-    "cli-lu-matrix-odd-577": "a --matrix value holding a newline gives a two-line message",
     "cli-explore-vary-neg": "explore --vary fraction_bits=-5..-1 runs (the invalid designs should be refused up front)",
     "cli-explore-vary-fma-zero": "explore --vary fma_size=0 runs (as above)",
     "cli-lu-n-max": "lu --n 32768 ends in std::bad_alloc: memory need not checked up front",
