@@ -80,14 +80,24 @@ int to_int(const std::string& key, const std::string& v) {
   return x;
 }
 
+// An integer key's value, refused by the range rule of a unit row (models::row_int_range: the
+// JSON reader's and Unit's rule) with the option named: "--vary fma_size: 0 is out of range;
+// allowed: 1..65536".
+int row_int(const std::string& key, const std::string& value) {
+  const int x = to_int(key, value);
+  if (const std::string why = models::row_int_refusal(key, x); !why.empty())
+    throw std::invalid_argument("--vary " + key + ": " + why);
+  return x;
+}
+
 // The row serving in -> out with `key` set to `value` (errors name the key).
 void apply(models::DatapathSpec& row, const std::string& out, const std::string& key, const std::string& value) {
-  if (key == "fraction_bits") row.fraction_bits = to_int(key, value);
-  else if (key == "carry_bits") row.carry_bits = to_int(key, value);
-  else if (key == "fma_size") row.fma_size = to_int(key, value);
+  if (key == "fraction_bits") row.fraction_bits = row_int(key, value);
+  else if (key == "carry_bits") row.carry_bits = row_int(key, value);
+  else if (key == "fma_size") row.fma_size = row_int(key, value);
   else if (key == "alignment_rounding") row.alignment_rounding = checks::rounding_word(value, "--vary alignment_rounding",
                                                                       {Rounding::TowardZero, Rounding::Down, Rounding::Up, Rounding::NearestEven});
-  else if (key == "final_rounding") row.final_rounding[out] = parse_rounding(value, "--vary final_rounding");
+  else if (key == "final_rounding") row.final_rounding[out] = checks::rounding_word(value, "--vary final_rounding");
   else if (key == "normalization") row.normalization = parse_normalization(value, "--vary normalization");
   else if (key == "sticky_bit") {
     if (value != "true" && value != "false") throw std::invalid_argument("--vary sticky_bit: '" + value + "': allowed true, false");
@@ -197,67 +207,86 @@ int cmd_explore(const Args& args) {
   for (const auto& [key, values] : varies) designs *= values.size();
   if (designs > 5000) throw std::invalid_argument("--vary: " + std::to_string(designs) + " designs; at most 5000");
 
-  // The workload, once.
-  const double lo = w.dist == "uniform01" ? 0 : -1;
-  const std::vector<double> A = ex::uniform_f32(w.m * w.k, lo, 1, seed, 1), B = ex::uniform_f32(w.k * w.n, lo, 1, seed, 2);
-
+  // Every design, checked before any work: each value by the rules of a unit row (as a unit
+  // JSON file's row is checked), then the whole row by Unit's constructor (rules that tie keys
+  // together, e.g. an even fma_size for pairs-mod4 rows); an invalid design is refused.
   struct Design {
     std::map<std::string, std::string> params;
-    std::string error;  // invalid design: the unit's message
+    std::shared_ptr<const models::Unit> unit;
+    models::DatapathSpec row;
     double componentwise = 0, normwise = 0;
     std::optional<bool> monotonic;  // empty: not checked (--monotonicity-budget 0)
     double adder_bits = 0, aligned_terms = 0, shifter_bits = 0;
     bool pareto = false;
   };
   std::vector<Design> out_designs;
+  Progress progress("tcsim explore", !a.has("quiet"));
+  {
+    for (const auto& [key, values] : varies)
+      for (const std::string& value : values) {
+        models::DatapathSpec row = base.datapaths[row_index];
+        apply(row, out.name, key, value);
+      }
+    std::vector<std::size_t> idx(varies.size(), 0);
+    for (std::size_t d = 0; d < designs; ++d) {
+      progress.update("checking the designs", d, designs);
+      Design des;
+      models::UnitSpec spec = base;
+      spec.name = base.name + "-explore";
+      std::string named;
+      for (std::size_t v = 0; v < varies.size(); ++v) {
+        des.params[varies[v].first] = varies[v].second[idx[v]];
+        named += (named.empty() ? "" : ", ") + varies[v].first + "=" + varies[v].second[idx[v]];
+        apply(spec.datapaths[row_index], out.name, varies[v].first, varies[v].second[idx[v]]);
+      }
+      des.row = spec.datapaths[row_index];
+      try {
+        des.unit = std::make_shared<const models::Unit>(spec);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--vary: the design " + (named.empty() ? base.name : named) + " is invalid: " + e.what());
+      }
+      out_designs.push_back(std::move(des));
+      for (std::size_t v = 0; v < varies.size(); ++v)
+        if (++idx[v] < varies[v].second.size()) break;
+        else idx[v] = 0;
+    }
+  }
+
+  // The workload, once.
+  const double lo = w.dist == "uniform01" ? 0 : -1;
+  const std::vector<double> A = ex::uniform_f32(w.m * w.k, lo, 1, seed, 1), B = ex::uniform_f32(w.k * w.n, lo, 1, seed, 2);
+
   const std::string dir = a.get_or("out-dir", "tcsim-explore");
   prepare_output_folder("--out-dir", dir);  // before computing
-  Progress progress("tcsim explore", !a.has("quiet"));
-  std::vector<std::size_t> idx(varies.size(), 0);
   for (std::size_t d = 0; d < designs; ++d) {
     progress.update("designs", d, designs);
-    Design des;
-    models::UnitSpec spec = base;
-    spec.name = base.name + "-explore";
-    for (std::size_t v = 0; v < varies.size(); ++v) {
-      des.params[varies[v].first] = varies[v].second[idx[v]];
-      apply(spec.datapaths[row_index], out.name, varies[v].first, varies[v].second[idx[v]]);
-    }
-    const models::DatapathSpec& row = spec.datapaths[row_index];
-    try {
-      const auto unit = std::make_shared<const models::Unit>(spec);
-      models::GemmOptions o;
-      o.instruction = instruction;
-      o.threads = threads;
-      const models::GemmResult r = models::simulate_gemm(*unit, in, out, w.m, w.n, w.k, A, B, {}, o);
-      const reference::GemmErrors e = reference::gemm_errors(w.m, w.n, w.k, A, B, {}, r.D, {}, threads);
-      des.componentwise = e.componentwise;
-      des.normwise = e.normwise;
-      if (mono_budget > 0) {
-        validation::MonotonicityOptions mo;
-        mo.budget = static_cast<std::uint64_t>(mono_budget);
-        des.monotonic = validation::search_monotonicity(validation::blackbox_from_unit(unit, in, out, instruction), mo).monotonic;
-      }
-    } catch (const std::invalid_argument& e) {
-      des.error = e.what();
+    Design& des = out_designs[d];
+    const models::DatapathSpec& row = des.row;
+    models::GemmOptions o;
+    o.instruction = instruction;
+    o.threads = threads;
+    const models::GemmResult r = models::simulate_gemm(*des.unit, in, out, w.m, w.n, w.k, A, B, {}, o);
+    const reference::GemmErrors e = reference::gemm_errors(w.m, w.n, w.k, A, B, {}, r.D, {}, threads);
+    des.componentwise = e.componentwise;
+    des.normwise = e.normwise;
+    if (mono_budget > 0) {
+      validation::MonotonicityOptions mo;
+      mo.budget = static_cast<std::uint64_t>(mono_budget);
+      des.monotonic =
+          validation::search_monotonicity(validation::blackbox_from_unit(des.unit, in, out, instruction), mo).monotonic;
     }
     // Cost proxy: k + 1 aligned terms (products and c), each (F + 1 + carry) bits wide in
     // the adder, each shifted across a window of F + 2 p_in bits.
     des.aligned_terms = row.fma_size + 1;
     des.adder_bits = des.aligned_terms * (row.fraction_bits + 1 + row.carry_bits);
     des.shifter_bits = des.aligned_terms * (row.fraction_bits + 2 * in.precision);
-    out_designs.push_back(des);
-    for (std::size_t v = 0; v < varies.size(); ++v)
-      if (++idx[v] < varies[v].second.size()) break;
-      else idx[v] = 0;
   }
   progress.done();
-  // Pareto front over (adder bits, componentwise error): no other valid design is at most
-  // as costly and at most as wrong, and better in one.
+  // Pareto front over (adder bits, componentwise error): no other design is at most as
+  // costly and at most as wrong, and better in one.
   for (auto& x : out_designs) {
-    if (!x.error.empty()) continue;
     x.pareto = std::none_of(out_designs.begin(), out_designs.end(), [&](const Design& y) {
-      return y.error.empty() && y.adder_bits <= x.adder_bits && y.componentwise <= x.componentwise &&
+      return y.adder_bits <= x.adder_bits && y.componentwise <= x.componentwise &&
              (y.adder_bits < x.adder_bits || y.componentwise < x.componentwise);
     });
   }
@@ -268,12 +297,11 @@ int cmd_explore(const Args& args) {
   all.scatter = true;
   front.label = "Pareto front";
   std::vector<const Design*> fr;
-  for (const auto& x : out_designs)
-    if (x.error.empty()) {
-      all.x.push_back(x.adder_bits);
-      all.y.push_back(x.componentwise);
-      if (x.pareto) fr.push_back(&x);
-    }
+  for (const auto& x : out_designs) {
+    all.x.push_back(x.adder_bits);
+    all.y.push_back(x.componentwise);
+    if (x.pareto) fr.push_back(&x);
+  }
   std::sort(fr.begin(), fr.end(), [](const Design* x, const Design* y) { return x->adder_bits < y->adder_bits; });
   for (const Design* x : fr) {
     front.x.push_back(x->adder_bits);
@@ -296,21 +324,14 @@ int cmd_explore(const Args& args) {
     table += "|";
     for (const auto& [key, values] : varies) table += " " + x.params.at(key) + " |";
     char buf[200];
-    if (x.error.empty())
-      std::snprintf(buf, sizeof buf, " %.3g | %.3g | %s | %.0f | %.0f | %.0f | %s |\n", x.componentwise, x.normwise,
-                    !x.monotonic ? "not checked" : *x.monotonic ? "yes" : "no", x.adder_bits, x.aligned_terms, x.shifter_bits, x.pareto ? "yes" : "");
-    else
-      std::snprintf(buf, sizeof buf, " invalid | | | %.0f | %.0f | %.0f | |\n", x.adder_bits, x.aligned_terms, x.shifter_bits);
+    std::snprintf(buf, sizeof buf, " %.3g | %.3g | %s | %.0f | %.0f | %.0f | %s |\n", x.componentwise, x.normwise,
+                  !x.monotonic ? "not checked" : *x.monotonic ? "yes" : "no", x.adder_bits, x.aligned_terms, x.shifter_bits, x.pareto ? "yes" : "");
     table += buf;
     nlohmann::json j = x.params;
-    if (x.error.empty()) {
-      j["componentwise_error"] = x.componentwise;
-      j["normwise_error"] = x.normwise;
-      // null when the search was skipped: "not checked" is no claim either way.
-      j["monotonic"] = x.monotonic ? nlohmann::json(*x.monotonic) : nlohmann::json(nullptr);
-    } else {
-      j["invalid"] = x.error;
-    }
+    j["componentwise_error"] = x.componentwise;
+    j["normwise_error"] = x.normwise;
+    // null when the search was skipped: "not checked" is no claim either way.
+    j["monotonic"] = x.monotonic ? nlohmann::json(*x.monotonic) : nlohmann::json(nullptr);
     j["adder_bits"] = x.adder_bits;
     j["aligned_terms"] = x.aligned_terms;
     j["shifter_bits"] = x.shifter_bits;

@@ -192,9 +192,13 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
   };
   for (const auto& f : r.input_formats) check_format("input_formats", f);
   for (const auto& f : r.output_formats) check_format("output_formats", f);
-  r.fma_size = static_cast<int>(get_int(ctx, j["fma_size"], "fma_size", 1, 65536));
-  r.fraction_bits = static_cast<int>(get_int(ctx, j["fraction_bits"], "fraction_bits", 0, AdderConfig::kMaxFractionBits));
-  r.carry_bits = static_cast<int>(get_int(ctx, j["carry_bits"], "carry_bits", 0, AdderConfig::kMaxCarryBits));
+  auto row_int = [&](const char* key) {  // the range rule Unit and tcsim explore share (row_int_range)
+    const RowIntRange range = row_int_range(key);
+    return static_cast<int>(get_int(ctx, j[key], key, range.lo, range.hi));
+  };
+  r.fma_size = row_int("fma_size");
+  r.fraction_bits = row_int("fraction_bits");
+  r.carry_bits = row_int("carry_bits");
   r.alignment_rounding = vocab(ctx, j["alignment_rounding"], "alignment_rounding", kAlignWords);
   r.sticky_bit = get_bool(ctx, j["sticky_bit"], "sticky_bit");
   r.normalization = vocab(ctx, j["normalization"], "normalization", kNormWords);

@@ -8,8 +8,6 @@ hide a new finding without an issue note saying why.
 """
 
 OPEN = {
-    "cli-explore-vary-neg": "explore --vary fraction_bits=-5..-1 runs (the invalid designs should be refused up front)",
-    "cli-explore-vary-fma-zero": "explore --vary fma_size=0 runs (as above)",
     "cli-lu-n-max": "lu --n 32768 ends in std::bad_alloc: memory need not checked up front",
     "cli-gemm-huge-k-only": "gemm --k 67108864 ends in std::bad_alloc: memory need not checked up front",
     "cli-bench-gemm-max": "bench gemm --n 16384 prints nothing within 20 s (no progress before the native baseline)",
