@@ -351,8 +351,7 @@ UnitSpec parse_unit_json(const json& j0, std::string_view source) {
       for (const auto& u : j0)
         if (u.is_object() && u.contains("name") && u["name"].is_string()) names.push_back(u["name"].get<std::string>());
       ctx.fail_here("holds " + std::to_string(j0.size()) + " units (" + join(names) +
-                    "); a unit file must hold one unit (one object, or an array of one: e.g. the output of "
-                    "'tcsim units --unit <name> --json')");
+                    "); allowed: a single unit object or a one-element array");
     }
     jp = &j0[0];
     ctx.path = "[0]: ";
