@@ -85,14 +85,24 @@ int to_int(const std::string& key, const std::string& v) {
   return x;
 }
 
+// An integer key's value, refused by the range rule of a unit row (models::row_int_range: the
+// JSON reader's and Unit's rule) with the option named: "--vary fma_size: 0 is out of range;
+// allowed: 1..65536".
+int row_int(const std::string& key, const std::string& value) {
+  const int x = to_int(key, value);
+  if (const std::string why = models::row_int_refusal(key, x); !why.empty())
+    throw std::invalid_argument("--vary " + key + ": " + why);
+  return x;
+}
+
 // The row serving in -> out with `key` set to `value` (errors name the key).
 void apply(models::DatapathSpec& row, const std::string& out, const std::string& key, const std::string& value) {
-  if (key == "fraction_bits") row.fraction_bits = to_int(key, value);
-  else if (key == "carry_bits") row.carry_bits = to_int(key, value);
-  else if (key == "fma_size") row.fma_size = to_int(key, value);
+  if (key == "fraction_bits") row.fraction_bits = row_int(key, value);
+  else if (key == "carry_bits") row.carry_bits = row_int(key, value);
+  else if (key == "fma_size") row.fma_size = row_int(key, value);
   else if (key == "alignment_rounding") row.alignment_rounding = checks::rounding_word(value, "--vary alignment_rounding",
                                                                       {Rounding::TowardZero, Rounding::Down, Rounding::Up, Rounding::NearestEven});
-  else if (key == "final_rounding") row.final_rounding[out] = parse_rounding(value, "--vary final_rounding");
+  else if (key == "final_rounding") row.final_rounding[out] = checks::rounding_word(value, "--vary final_rounding");
   else if (key == "normalization") row.normalization = parse_normalization(value, "--vary normalization");
   else if (key == "product_groups") row.product_groups = to_int(key, value);
   else if (key == "input_fraction_bits") row.input_fraction_bits = to_int(key, value);
@@ -247,6 +257,26 @@ int cmd_explore(const Args& args) {
     des.shifter_bits = des.aligned_terms * (F + 2 * in.precision);
     return des;
   };
+  // Every design, checked before any work: each value by the rules of a unit row (as a unit
+  // JSON file's row is checked), then the whole row by Unit's constructor (rules that tie keys
+  // together, e.g. an even fma_size for pairs-mod4 rows); an invalid design is refused.
+  for (const auto& [key, values] : varies)
+    for (const std::string& value : values) {
+      models::DatapathSpec row = base.datapaths[row_index];
+      apply(row, out.name, key, value);
+    }
+  for (std::size_t d = 0; d < designs; ++d) {
+    progress.update("checking the designs", d, designs);
+    models::UnitSpec spec;
+    const Design des = layout(d, spec);
+    try {
+      models::Unit checked(spec);
+    } catch (const std::invalid_argument& e) {
+      std::string named;
+      for (const auto& [key, values] : varies) named += (named.empty() ? "" : ", ") + key + "=" + des.params.at(key);
+      throw std::invalid_argument("--vary: the design " + (named.empty() ? base.name : named) + " is invalid: " + e.what());
+    }
+  }
   // Each design is a work item (under mpirun on rank d mod P, distributed_items.hpp); its
   // numbers come back as bytes, bit for bit.
   auto run = [&](std::size_t d) {

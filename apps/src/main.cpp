@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "output_file.hpp"
 #include "option_names.hpp"
+#include "value_checks.hpp"
 
 #ifdef TCSIM_HAVE_MPI
 #include "tcsim/dist/session.hpp"
@@ -71,14 +72,15 @@ int main(int argc, char** argv) {
       tcsim::cli::finish_stdout();  // a failed write to stdout (a full disk, /dev/full) is an error, not exit 0
       return code;
     } catch (const std::exception& e) {
-      // Internal field names (split_k, inner_block, ...) as the options the user typed.
+      // Internal field names (split_k, inner_block, ...) as the options the user typed; one
+      // line even when a quoted value holds a newline.
       std::fprintf(stderr, "tcsim %s: error: %s\n", c.name,
-                   tcsim::checks::name_options(e.what(), tcsim::checks::Caller::Cli).c_str());
+                   tcsim::checks::one_line(tcsim::checks::name_options(e.what(), tcsim::checks::Caller::Cli)).c_str());
       return 2;
     }
   }
   std::string names;
   for (const auto& c : kCommands) names += std::string(names.empty() ? "" : ", ") + c.name;
-  std::fprintf(stderr, "tcsim: unknown command '%s'; allowed: %s\n", argv[1], names.c_str());
+  std::fprintf(stderr, "tcsim: unknown command %s; allowed: %s\n", tcsim::checks::quoted(argv[1]).c_str(), names.c_str());
   return 2;
 }

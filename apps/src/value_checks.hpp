@@ -58,6 +58,13 @@ std::string nonfinite_refusal(std::string_view entry, double x);
 // |x| <= largest. `what` says where the value goes ("fp16, the format A is converted into").
 std::string magnitude_refusal(std::string_view entry, double x, double largest, std::string_view what);
 
+// A message or a value as one printable line: control characters escaped ("\n", "\t", "\r",
+// others "\x1b"), so that a value the user typed with a newline cannot split a one-line error.
+// The CLI's and Python's error boundaries pass every message through it (main.cpp, module.cpp).
+std::string one_line(std::string_view text);
+// A user's value in quotes, on one line: 'q1dq2\n'.
+std::string quoted(std::string_view text);
+
 // The shortest decimal text of a double that reads back to it ("1000", "0.1", "1e+39", "-inf",
 // "nan"), for messages about values that came as doubles.
 std::string value_text(double x);

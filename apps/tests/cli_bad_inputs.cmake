@@ -2,7 +2,8 @@
 # here, so the document and the program cannot drift apart. A row is
 #   | B<n> | <category> | <what is wrong> | `<tcsim arguments>` | <exit code> | `<exact stderr>` |
 # where '@' stands for a scratch folder holding the fixture files of apps/tests/bad_inputs/
-# (plus long_line.txt, made here: 64 KiB are not worth committing). The exit code must match,
+# (plus long_line.txt, made here: 64 KiB are not worth committing), and `<LF>` in the arguments
+# stands for a newline inside a value (a table row cannot hold one). The exit code must match,
 # stderr must be the text exactly (one line), and stdout must be empty: no bad input may
 # print a result.
 include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
@@ -60,6 +61,7 @@ while(NOT at EQUAL -1)
   string(REPLACE "@" "${dir}" args "${args}")
   string(REPLACE "<at>" "@" args "${args}")
   separate_arguments(arg_list UNIX_COMMAND "${args}")
+  string(REPLACE "<LF>" "\n" arg_list "${arg_list}")
   tcsim_check(NAME "catalogue B${id}: ${args}"
     ARGS ${arg_list}
     EXIT ${exit_code}

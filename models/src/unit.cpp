@@ -119,6 +119,20 @@ AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const F
   return c;
 }
 
+RowIntRange row_int_range(std::string_view key) {
+  if (key == "fma_size") return {1, 65536};
+  if (key == "fraction_bits") return {0, AdderConfig::kMaxFractionBits};
+  if (key == "carry_bits") return {0, AdderConfig::kMaxCarryBits};
+  throw std::logic_error("row_int_range: '" + std::string(key) + "' is not an integer key of a row");
+}
+
+std::string row_int_refusal(std::string_view key, long long value) {
+  const RowIntRange r = row_int_range(key);
+  if (value >= r.lo && value <= r.hi) return "";
+  if (key == "fraction_bits" && value == DatapathSpec::kExactFractionBits) return "";  // "exact" (CDNA1)
+  return std::to_string(value) + " is out of range; allowed: " + std::to_string(r.lo) + ".." + std::to_string(r.hi);
+}
+
 namespace {
 std::optional<Format> narrow_format(const DatapathSpec& row, const Format& out) {
   const int* bits = find_by_format(row.result_fraction_bits, out);
@@ -168,15 +182,9 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     };
     r.ins = formats_of(row.input_formats, "input_formats");
     r.outs = formats_of(row.output_formats, "output_formats");
-    if (row.fma_size < 1 || row.fma_size > 65536)
-      fail("fma_size", std::to_string(row.fma_size) + " is out of range; allowed: 1..65536");
-    if ((row.fraction_bits < 0 && row.fraction_bits != DatapathSpec::kExactFractionBits) ||
-        row.fraction_bits > AdderConfig::kMaxFractionBits)
-      fail("fraction_bits", std::to_string(row.fraction_bits) + " is out of range; allowed: 0.." +
-                                std::to_string(AdderConfig::kMaxFractionBits));
-    if (row.carry_bits < 0 || row.carry_bits > AdderConfig::kMaxCarryBits)
-      fail("carry_bits", std::to_string(row.carry_bits) + " is out of range; allowed: 0.." +
-                             std::to_string(AdderConfig::kMaxCarryBits));
+    for (const auto& [key, value] : {std::pair<const char*, int>{"fma_size", row.fma_size},
+                                      {"fraction_bits", row.fraction_bits}, {"carry_bits", row.carry_bits}})
+      if (const std::string why = row_int_refusal(key, value); !why.empty()) fail(key, why);
     switch (row.alignment_rounding) {
       case Rounding::TowardZero: case Rounding::Down: case Rounding::Up: case Rounding::NearestEven: break;
       default: fail("alignment_rounding", "'" + schema_string(row.alignment_rounding) + "' is not allowed; allowed: rz, rd, ru, rne");

@@ -195,16 +195,20 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
   };
   for (const auto& f : r.input_formats) check_format("input_formats", f);
   for (const auto& f : r.output_formats) check_format("output_formats", f);
-  r.fma_size = static_cast<int>(get_int(ctx, j["fma_size"], "fma_size", 1, 65536));
+  auto row_int = [&](const char* key) {  // the range rule Unit and tcsim explore share (row_int_range)
+    const RowIntRange range = row_int_range(key);
+    return static_cast<int>(get_int(ctx, j[key], key, range.lo, range.hi));
+  };
+  r.fma_size = row_int("fma_size");
   if (j["fraction_bits"].is_string()) {  // "exact": F large enough that alignment loses nothing
     if (j["fraction_bits"].get<std::string>() != "exact")
       ctx.fail("fraction_bits", "'" + j["fraction_bits"].get<std::string>() + "' is not allowed; allowed: an integer 0.." +
                                     std::to_string(AdderConfig::kMaxFractionBits) + " or \"exact\"");
     r.fraction_bits = DatapathSpec::kExactFractionBits;
   } else {
-    r.fraction_bits = static_cast<int>(get_int(ctx, j["fraction_bits"], "fraction_bits", 0, AdderConfig::kMaxFractionBits));
+    r.fraction_bits = row_int("fraction_bits");
   }
-  r.carry_bits = static_cast<int>(get_int(ctx, j["carry_bits"], "carry_bits", 0, AdderConfig::kMaxCarryBits));
+  r.carry_bits = row_int("carry_bits");
   r.alignment_rounding = vocab(ctx, j["alignment_rounding"], "alignment_rounding", kAlignWords);
   r.sticky_bit = get_bool(ctx, j["sticky_bit"], "sticky_bit");
   r.normalization = vocab(ctx, j["normalization"], "normalization", kNormWords);
@@ -388,8 +392,7 @@ UnitSpec parse_unit_json(const json& j0, std::string_view source) {
       for (const auto& u : j0)
         if (u.is_object() && u.contains("name") && u["name"].is_string()) names.push_back(u["name"].get<std::string>());
       ctx.fail_here("holds " + std::to_string(j0.size()) + " units (" + join(names) +
-                    "); a unit file must hold one unit (one object, or an array of one: e.g. the output of "
-                    "'tcsim units --unit <name> --json')");
+                    "); allowed: a single unit object or a one-element array");
     }
     jp = &j0[0];
     ctx.path = "[0]: ";

@@ -8,15 +8,8 @@ hide a new finding without an issue note saying why.
 """
 
 OPEN = {
-    "cli-lu-matrix-odd-577": "a --matrix value holding a newline gives a two-line message",
-    "cli-explore-vary-neg": "explore --vary fraction_bits=-5..-1 runs (the invalid designs should be refused up front)",
-    "cli-explore-vary-fma-zero": "explore --vary fma_size=0 runs (as above)",
     "cli-lu-n-max": "lu --n 32768 ends in std::bad_alloc: memory need not checked up front",
     "cli-gemm-huge-k-only": "gemm --k 67108864 ends in std::bad_alloc: memory need not checked up front",
     "cli-bench-gemm-max": "bench gemm --n 16384 prints nothing within 20 s (no progress before the native baseline)",
     "py-dot-wide-bits": "tcsim.dot takes a uint32 array of fp16 patterns beside a uint16 one (dtype width not checked)",
-    "py-gemm_problem-ell-300": "tcsim.gemm_problem(dist='pm10^phi', ell=300) returns Inf entries (binary32 overflow not refused)",
-    "py-from_json-nan": "Unit.from_json with a NaN fma_size does not name the key",
-    "py-from_json-list-of-two": "Unit.from_json of two units cites the CLI command 'tcsim units --unit <name> --json'",
-    "py-from_json-file-unit_empty_array": "as above, for an empty array",
 }

@@ -3,6 +3,8 @@
 // (apps/src/gemm_report.hpp: the same code).
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <tuple>
 
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
@@ -187,6 +189,18 @@ py::tuple gemm_problem(const py::object& m, const py::object& n, const py::objec
     py::gil_scoped_release release;
     cli::generate_gemm_problem(mm, nn, kk, dist, l, s, A, B);
   }
+  // pm10^phi reaches 10^ell: entries beyond binary32 are refused as the CLI refuses them (B84),
+  // never returned as Inf.
+  for (const auto& [name, values, cols] : {std::tuple<const char*, const std::vector<double>*, std::size_t>{"A", &A, kk},
+                                           {"B", &B, nn}})
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      const std::string why = checks::magnitude_refusal(
+          std::string(name) + "[" + std::to_string(i / cols) + ", " + std::to_string(i % cols) + "]", (*values)[i],
+          static_cast<double>(std::numeric_limits<float>::max()), "fp32, the format of the generated entries");
+      if (!why.empty())
+        throw std::invalid_argument("ell: dist 'pm10^phi' with ell " + std::to_string(static_cast<int>(l)) +
+                                    " generates " + why);
+    }
   return py::make_tuple(matrix_array(A, mm, kk), matrix_array(B, kk, nn));
 }
 

@@ -266,7 +266,7 @@ void bind_lu(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const models::LuBreakdown& e) {
-      breakdown(checks::name_options(e.what(), checks::Caller::Python).c_str());  // "try pivot=True", not --pivot
+      breakdown(checks::one_line(checks::name_options(e.what(), checks::Caller::Python)).c_str());  // "try pivot=True", not --pivot
     }
   });
   m.def("_lu", &lu, py::arg("A"));

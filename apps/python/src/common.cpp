@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <new>
 
@@ -125,7 +126,32 @@ cli::ProgressMode progress_arg(const py::handle& obj, const char* function) {
                        std::string(py::repr(obj)));
 }
 
+namespace {
+// The path of the first non-finite float in a dict/list tree ("datapaths[0].fma_size"), or "".
+std::string nonfinite_path(const py::handle& obj, const std::string& path, int depth = 0) {
+  if (depth > 64) return "";
+  if (py::isinstance<py::float_>(obj)) return std::isfinite(obj.cast<double>()) ? "" : (path.empty() ? "value" : path);
+  if (py::isinstance<py::dict>(obj)) {
+    for (const auto& [k, v] : obj.cast<py::dict>()) {
+      const std::string key = py::str(k).cast<std::string>();
+      const std::string found = nonfinite_path(v, path.empty() ? key : path + "." + key, depth + 1);
+      if (!found.empty()) return found;
+    }
+  } else if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    std::size_t i = 0;
+    for (const auto& v : obj) {
+      const std::string found = nonfinite_path(v, path + "[" + std::to_string(i++) + "]", depth + 1);
+      if (!found.empty()) return found;
+    }
+  }
+  return "";
+}
+}  // namespace
+
 nlohmann::json from_python(const py::handle& obj, const char* field) {
+  // A NaN or Inf value is refused naming its key, as the JSON reader names keys.
+  if (const std::string at = nonfinite_path(obj, ""); !at.empty())
+    throw std::invalid_argument(std::string(field) + ": key '" + at + "' is not a finite number; allowed: finite numbers");
   // allow_nan=False: NaN/Infinity are no JSON (the parser would refuse json.dumps' text with
   // its own words); what json cannot hold is refused here, naming the argument.
   std::string text;

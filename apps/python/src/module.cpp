@@ -1,6 +1,7 @@
 // The tcsim._tcsim extension module; tcsim/__init__.py wraps it (torch tensors, results).
 #include "common.hpp"
 #include "option_names.hpp"
+#include "value_checks.hpp"
 
 PYBIND11_MODULE(_tcsim, m) {
   namespace py = pybind11;
@@ -9,7 +10,10 @@ PYBIND11_MODULE(_tcsim, m) {
   // name fields as the Python arguments (split_k, not --split-k or fabsum_block), issue 22.
   py::register_exception_translator([](std::exception_ptr p) {
     using tcsim::checks::Caller;
-    using tcsim::checks::name_options;
+    // One line even when a quoted value holds a newline (value_checks.hpp).
+    auto name_options = [](const char* text, Caller caller) {
+      return tcsim::checks::one_line(tcsim::checks::name_options(text, caller));
+    };
     try {
       if (p) std::rethrow_exception(p);
     } catch (const py::builtin_exception&) {

@@ -317,4 +317,14 @@ std::string schema_string(ZeroSign z);      // ieee, positive
 std::string schema_string(KSplit k);
 std::string schema_string(CEntry c);
 
+// The allowed values of a row's integer keys: fma_size 1..65536, fraction_bits
+// 0..AdderConfig::kMaxFractionBits, carry_bits 0..AdderConfig::kMaxCarryBits. One rule for the
+// JSON reader, Unit's constructor and `tcsim explore --vary` (std::logic_error for other keys).
+struct RowIntRange {
+  long long lo, hi;
+};
+RowIntRange row_int_range(std::string_view key);
+// "<value> is out of range; allowed: <lo>..<hi>", or empty when `value` is allowed.
+std::string row_int_refusal(std::string_view key, long long value);
+
 }  // namespace tcsim::models
