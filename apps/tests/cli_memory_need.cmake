@@ -1,0 +1,13 @@
+# Sizes whose memory need is beyond the machine are refused up front with exit 2 (audit case
+# cli-lu-n-max; apps/src/memory_need.hpp). TCSIM_MEMORY_LIMIT stands in for MemAvailable.
+include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
+
+set(ENV{TCSIM_MEMORY_LIMIT} 1000000)
+tcsim_check(NAME "lu --n 512 under a 1 MB limit is refused before it allocates"
+  ARGS lu --unit h100 --n 512 EXIT 2
+  STDERR_IS "tcsim lu: error: --n 512 needs about 11.5 MB of memory; 1.0 MB available\n")
+set(ENV{TCSIM_MEMORY_LIMIT} 100000000)
+tcsim_check(NAME "lu --n 64 under a 100 MB limit runs"
+  ARGS lu --unit h100 --n 64 --quiet
+  STDOUT "normwise")
+unset(ENV{TCSIM_MEMORY_LIMIT})
