@@ -3,7 +3,9 @@
 // run, and a bit-for-bit check of a sample against Unit::dot. Speed targets live here, not in
 // timed tests (docs/performance.md).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -180,16 +182,60 @@ std::uint64_t uniform_value(const Format& f, Rng& r) {
   return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
 }
 
+// Redraws `progress` with the current phase every 0.2 s from a thread of its own, so that calls
+// that report nothing themselves (gemm_into, Eigen's GEMM, filling n*n inputs) still show
+// progress on large --n.
+class ProgressTicker {
+ public:
+  explicit ProgressTicker(Progress& progress) : thread_([this, &progress] {
+    while (!stop_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      std::string what;
+      double fraction = 0;
+      {
+        const std::lock_guard lock(mutex_);
+        what = what_;
+        fraction = fraction_;
+      }
+      progress.update(what, fraction);
+    }
+  }) {}
+  ~ProgressTicker() { stop(); }
+  ProgressTicker(const ProgressTicker&) = delete;
+  ProgressTicker& operator=(const ProgressTicker&) = delete;
+  void phase(const std::string& what, double fraction) {
+    const std::lock_guard lock(mutex_);
+    what_ = what;
+    fraction_ = fraction;
+  }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string what_ = "random inputs";
+  double fraction_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // last: started once the members above exist
+};
+
 int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, const Format& out,
                const std::string& instruction, std::size_t n, unsigned threads, std::uint64_t seed) {
   if (in.precision > 24 || out != formats::fp32())
     throw std::invalid_argument("tcsim bench gemm compares with a binary32 GEMM: --out must be fp32 and --in a format "
                                 "binary32 holds (fp16, bf16, tf32, fp8, ...)");
+  Progress progress("tcsim bench gemm", !a.has("quiet"));
+  ProgressTicker ticker(progress);
   Rng rng{seed};
   std::vector<std::uint64_t> A(n * n), B(n * n), C(n * n);
   for (auto& x : A) x = uniform_value(in, rng);
+  ticker.phase("random inputs", 1.0 / 3);
   for (auto& x : B) x = uniform_value(in, rng);
+  ticker.phase("random inputs", 2.0 / 3);
   for (auto& x : C) x = uniform_value(out, rng);
+  ticker.phase("binary32 copies", 0);
   auto to_float = [](const Format& f, const std::vector<std::uint64_t>& v) {
     std::vector<float> r(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<float>(to_double(decode(f, v[i])));
@@ -202,14 +248,14 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   // Both sides measured alike: the best of 3 runs, each writing into an output allocated once.
   std::vector<std::uint64_t> D(n * n);
   double sim_seconds = 1e300;
-  Progress progress("tcsim bench gemm", !a.has("quiet"));
   for (int run = 0; run < 3; ++run) {
-    progress.update("simulated GEMM", static_cast<std::size_t>(run), 3);
+    ticker.phase("simulated GEMM, run " + std::to_string(run + 1) + " of 3", run / 3.0);
     sim_seconds = std::min(sim_seconds, seconds_of([&] { unit.gemm_into(in, out, n, n, n, A, B, C, D, instruction, threads); }));
   }
-  progress.update("native GEMM", 1.0);
+  ticker.phase("native GEMM (Eigen), 3 runs", 0);
   const NativeGemm native = native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
   // A sample of D against Unit::dot.
+  ticker.phase("checking 64 entries against Unit::dot", 0);
   std::size_t checked = 0, mismatches = 0;
   std::vector<std::uint64_t> column(n);
   for (std::size_t s = 0; s < 64; ++s) {

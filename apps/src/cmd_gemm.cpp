@@ -23,6 +23,7 @@
 #include "json_output.hpp"
 #include "matrix_files.hpp"
 #include "output_file.hpp"
+#include "memory_need.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
 #include "value_checks.hpp"
@@ -163,6 +164,11 @@ int cmd_gemm(const Args& args) {
         throw std::invalid_argument("--m, --n, --k: A and B would hold " +
                                     sci(static_cast<double>(m) * k + static_cast<double>(k) * n) +
                                     " entries; at most 2^30 together");
+      {  // measured peak: ~40 bytes per entry of A, B, C (copies, patterns, errors) and ~400 per k (exact sums)
+        const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+        require_memory("--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k),
+                       40 * (md * kd + kd * nd + md * nd) + 400 * kd);
+      }
       const std::string dist = a.get_or("dist", "uniform01");
       check_gemm_distribution(dist, "--dist");
       double ell = 10;

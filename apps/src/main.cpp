@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <new>
 #include <string_view>
 
 #include "commands.hpp"
@@ -71,6 +72,10 @@ int main(int argc, char** argv) {
       const int code = c.run(args);
       tcsim::cli::finish_stdout();  // a failed write to stdout (a full disk, /dev/full) is an error, not exit 0
       return code;
+    } catch (const std::bad_alloc&) {  // last resort: a size whose memory need was not checked up front
+      std::fprintf(stderr, "tcsim %s: error: out of memory: the run needs more memory than is available; "
+                   "give smaller sizes\n", c.name);
+      return 2;
     } catch (const std::exception& e) {
       // Internal field names (split_k, inner_block, ...) as the options the user typed; one
       // line even when a quoted value holds a newline.

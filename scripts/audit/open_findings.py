@@ -8,8 +8,4 @@ hide a new finding without an issue note saying why.
 """
 
 OPEN = {
-    "cli-lu-n-max": "lu --n 32768 ends in std::bad_alloc: memory need not checked up front",
-    "cli-gemm-huge-k-only": "gemm --k 67108864 ends in std::bad_alloc: memory need not checked up front",
-    "cli-bench-gemm-max": "bench gemm --n 16384 prints nothing within 20 s (no progress before the native baseline)",
-    "py-dot-wide-bits": "tcsim.dot takes a uint32 array of fp16 patterns beside a uint16 one (dtype width not checked)",
 }

@@ -215,7 +215,13 @@ std::string allowed_dtypes(const Format& fmt, bool values, bool patterns, bool i
   std::string s;
   if (values) s += "float16, float32, float64 (values, rounded to nearest even into " + fmt.name + ")";
   if (integers) s += std::string(s.empty() ? "" : ", ") + "int8 .. int64 (integer values)";
-  if (patterns) s += std::string(s.empty() ? "" : " or ") + "uint8, uint16, uint32, uint64 (bit patterns of " + fmt.name + ")";
+  // Beside values (dot, matmul) a pattern array has exactly the dtype encode returns: a wider one
+  // would hide a mix-up of formats; decode takes any unsigned width.
+  if (patterns && values)
+    s += std::string(s.empty() ? "" : " or ") + py::str(static_cast<const py::handle&>(pattern_dtype(fmt))).cast<std::string>() +
+         " (bit patterns of " + fmt.name + ")";
+  else if (patterns)
+    s += std::string(s.empty() ? "" : " or ") + "uint8, uint16, uint32, uint64 (bit patterns of " + fmt.name + ")";
   return s;
 }
 
@@ -232,11 +238,15 @@ Operand operand_arg(const py::handle& obj, const char* field, const Format& fmt,
   op.type = dt.kind();
   op.itemsize = static_cast<int>(dt.itemsize());
   const bool ok = (op.type == 'f' && allow_values && (op.itemsize == 2 || op.itemsize == 4 || op.itemsize == 8)) ||
-                  (op.type == 'u' && allow_patterns) || (op.type == 'i' && allow_integers);
+                  (op.type == 'u' && allow_patterns && (!allow_values || op.itemsize == pattern_dtype(fmt).itemsize())) ||
+                  (op.type == 'i' && allow_integers);
   if (!ok) {
     std::string why;
     if (op.type == 'i' && allow_patterns && allow_values)
       why = " (signed integers are ambiguous here: pass floats for values or unsigned integers for bit patterns)";
+    if (op.type == 'u' && allow_patterns && allow_values)  // one width per format: a wider array would hide a mix-up of formats
+      why = " for bit patterns of " + fmt.name + " (its storage width is " +
+            std::to_string(8 * pattern_dtype(fmt).itemsize()) + " bits)";
     const std::string name = py::str(static_cast<const py::handle&>(dt)).cast<std::string>();
     throw py::type_error(std::string(field) + ": dtype " + name + " is not allowed" + why + "; allowed: " +
                          allowed_dtypes(fmt, allow_values, allow_patterns, allow_integers));
