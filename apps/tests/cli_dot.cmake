@@ -87,7 +87,7 @@ tcsim_check(NAME "dot: blanks inside an exponent"
 tcsim_check(NAME "dot: a tab inside the second value of b"
   ARGS dot --unit v100 --in fp16 --out fp32 --a 1,1 --b "1,2\t3"
   EXIT 2
-  STDERR_IS "tcsim dot: error: --b[1]: '2\t3' has blanks inside a value; ${literal_hint}, values separated by commas\n")
+  STDERR_IS "tcsim dot: error: --b[1]: '2\\t3' has blanks inside a value; ${literal_hint}, values separated by commas\n")
 tcsim_check(NAME "dot: blanks inside c"
   ARGS dot --unit v100 --in fp16 --out fp32 --a 1 --b 1 --c "1 5"
   EXIT 2
