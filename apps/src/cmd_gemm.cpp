@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <optional>
 #include <string>
@@ -123,6 +124,7 @@ int cmd_gemm(const Args& args) {
   std::optional<apps::Matrix> file_c;  // for the range checks below
   std::string gen_a, gen_b;  // generated problem: what the checks name
   std::string source;
+  std::function<void()> generate;  // rank 0, a generated problem
   // Under mpirun rank 0 alone reads or generates the problem (the files need to exist on its
   // node only; distributed_items.hpp): an error there is reported by every rank, and the
   // others get the sizes and the description. The unit GEMM gets the blocks from rank 0.
@@ -164,11 +166,6 @@ int cmd_gemm(const Args& args) {
         throw std::invalid_argument("--m, --n, --k: A and B would hold " +
                                     sci(static_cast<double>(m) * k + static_cast<double>(k) * n) +
                                     " entries; at most 2^30 together");
-      {  // measured peak: ~40 bytes per entry of A, B, C (copies, patterns, errors) and ~400 per k (exact sums)
-        const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
-        require_memory("--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k),
-                       40 * (md * kd + kd * nd + md * nd) + 400 * kd);
-      }
       const std::string dist = a.get_or("dist", "uniform01");
       check_gemm_distribution(dist, "--dist");
       double ell = 10;
@@ -177,7 +174,7 @@ int cmd_gemm(const Args& args) {
         ell = static_cast<double>(a.get_int("ell", 0, 300));
       }
       const std::uint64_t seed = a.get_uint64("seed", 1);
-      generate_gemm_problem(m, n, k, dist, ell, seed, A, B);
+      generate = [&, dist, ell, seed] { generate_gemm_problem(m, n, k, dist, ell, seed, A, B); };  // once it fits
       // For the range checks below, as file matrices (pm10^phi reaches 10^ell).
       const std::string what = "'" + dist + "'" + (a.has("ell") ? " (--ell " + a.get("ell") + ")" : "");
       gen_a = what + " generates A", gen_b = what + " generates B";
@@ -193,6 +190,14 @@ int cmd_gemm(const Args& args) {
     m = got.get<std::size_t>(), n = got.get<std::size_t>(), k = got.get<std::size_t>();
     source = got.get_string();
   }
+  // The memory need, checked up front on every rank (gemm_run.hpp): alone for a generated
+  // problem, under mpirun each rank's share (rank 0 also holds the whole problem).
+  if (!from_files || job_ranks() > 1)
+    check_gemm_memory(m, n, k, check_rows >= 0 ? check_rows : default_check_rows(m, n, k), a.get_or("grid", ""),
+                      from_files ? "--a and --b (m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+                                       ", k = " + std::to_string(k) + ")"
+                                 : "--m " + std::to_string(m) + " --n " + std::to_string(n) + " --k " + std::to_string(k));
+  if (!from_files) on_rank0([&] { generate(); });
 
   models::GemmOptions o;
   o.instruction = a.get_or("instruction", "");
@@ -260,6 +265,7 @@ int cmd_gemm(const Args& args) {
     j["problem"] = source;
     j["seconds"] = seconds;
     if (!run.mpi.is_null()) j["mpi"] = run.mpi;  // under mpirun (gemm_run.hpp)
+    if (!run.memory.is_null()) j["memory"] = run.memory;
     print_json(j);
   } else {
     std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(), in.name.c_str(),

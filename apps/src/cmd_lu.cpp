@@ -13,13 +13,14 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "distributed_items.hpp"
+#include "item_bytes.hpp"
 #include "lu_bound.hpp"
 #include "json_output.hpp"
 #include "lu_report.hpp"
 #include "lu_run.hpp"
 #include "matrix_files.hpp"
 #include "output_file.hpp"
-#include "memory_need.hpp"
 #include "progress.hpp"
 #include "unit_option.hpp"
 #include "tcsim/models/lu.hpp"
@@ -132,15 +133,16 @@ int cmd_lu(const Args& args) {
     if (a.has("scale")) throw std::invalid_argument("--scale applies to matrices read from files");
     if (!a.has("n")) throw std::invalid_argument("--n: give the order of the generated " + matrix + " matrix");
     n = static_cast<std::size_t>(a.get_int("n", 1, 1 << 15));
-    // The binary64 matrix, the generator's temporaries, the factors and their copies: measured
-    // peak 44 n^2 bytes (n = 1024, 2048).
-    require_memory("--n " + std::to_string(n), 44.0 * static_cast<double>(n) * static_cast<double>(n));
+    // Alone: the single process's measured peak; under mpirun: each rank's share (lu_run.hpp).
+    check_lu_memory(n, o, a.get_or("grid", ""), "--n " + std::to_string(n));
     const std::uint64_t seed = a.get_uint64("seed", 1);
-    if (matrix == "q1dq2") A = models::matrix_q1dq2(n, cond, seed);
-    else if (matrix == "hpl-ai") A = models::matrix_hpl_ai(n, seed);
-    else if (matrix == "tunable") A = models::matrix_tunable(n, cond, seed);
-    else if (matrix == "uniform") A = models::matrix_uniform(n, -1, 1, seed);
-    else A = models::matrix_normal(n, seed);
+    on_rank0([&] {  // under mpirun rank 0 alone holds A; dist::lu scatters its blocks
+      if (matrix == "q1dq2") A = models::matrix_q1dq2(n, cond, seed);
+      else if (matrix == "hpl-ai") A = models::matrix_hpl_ai(n, seed);
+      else if (matrix == "tunable") A = models::matrix_tunable(n, cond, seed);
+      else if (matrix == "uniform") A = models::matrix_uniform(n, -1, 1, seed);
+      else A = models::matrix_normal(n, seed);
+    });
     source = matrix + (matrix == "q1dq2" || matrix == "tunable" ? " (cond " + sci(cond) + ")" : "") +
              (matrix == "uniform" ? " [-1, 1)" : "") + ", seed " + std::to_string(seed);
   } else {
@@ -148,28 +150,36 @@ int cmd_lu(const Args& args) {
       throw std::invalid_argument(std::string("--") + (a.has("n") ? "n" : "seed") +
                                   " describes a generated matrix; --matrix names a file ('" + matrix +
                                   "' is not one of q1dq2, hpl-ai, tunable, uniform, normal)");
-    apps::Matrix m = apps::read_matrix(matrix, "--matrix");
-    apps::require_finite(m, "--matrix", matrix);
-    if (m.rows != m.cols)
-      throw std::invalid_argument("--matrix: '" + matrix + "' is " + std::to_string(m.rows) + " x " +
-                                  std::to_string(m.cols) + "; LU needs a square matrix");
-    n = m.rows;
-    A = std::move(m.values);
     const std::string scale = a.get_or("scale", "on");
     if (scale != "on" && scale != "off") throw std::invalid_argument("--scale: '" + scale + "' is not allowed; allowed: on, off");
-    source = "file " + matrix;
-    if (scale == "on") {
-      scaling = models::scale_matrix(n, A, "fp16");
-      scaled = true;
-      source += ", scaled (lopez2022 section 6.2)";
-    }
+    on_rank0([&] {  // under mpirun the file needs to exist on rank 0's node only
+      apps::Matrix m = apps::read_matrix(matrix, "--matrix");
+      apps::require_finite(m, "--matrix", matrix);
+      if (m.rows != m.cols)
+        throw std::invalid_argument("--matrix: '" + matrix + "' is " + std::to_string(m.rows) + " x " +
+                                    std::to_string(m.cols) + "; LU needs a square matrix");
+      n = m.rows;
+      A = std::move(m.values);
+      source = "file " + matrix;
+      if (scale == "on") {
+        scaling = models::scale_matrix(n, A, "fp16");
+        source += ", scaled (lopez2022 section 6.2)";
+      }
+    });
+    scaled = scale == "on";
+    ItemWriter shared;
+    shared.put(n);
+    ItemReader got(share_from_rank0(shared.take()));
+    n = got.get<std::size_t>();
+    if (job_ranks() > 1) check_lu_memory(n, o, a.get_or("grid", ""), "--matrix " + matrix);
   }
 
   Progress progress("tcsim lu", !a.has("quiet"));
   o.progress = [&](double f) { progress.update("simulated LU", f); };
   std::vector<double> x_true(n, 1.0), b(n, 0.0);  // x = ones, b = A x in binary64
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < n; ++c) b[i] += A[i * n + c];
+  if (job_rank() == 0)  // rank 0 holds A
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t c = 0; c < n; ++c) b[i] += A[i * n + c];
   nlohmann::json j;
   j["unit"] = unit.name();
   j["in"] = in.name;
@@ -179,10 +189,12 @@ int cmd_lu(const Args& args) {
   j["on_breakdown"] = models::lu_on_breakdown_name(o.on_breakdown);
   const auto t0 = std::chrono::steady_clock::now();
   models::LuResult lu;
+  nlohmann::json memory;  // under mpirun: bytes per rank (lu_run.hpp)
   try {
     LuRun run = run_lu(unit, in, n, A, o, a.get_or("grid", ""));  // distributed under mpirun (lu_run.hpp)
     if (!run.report) return 0;  // rank 0 reports
     lu = std::move(run.lu);
+    memory = std::move(run.memory);
   } catch (const models::LuBreakdown& e) {
     progress.done();
     if (json) {
@@ -235,6 +247,7 @@ int cmd_lu(const Args& args) {
     if ((!std::isfinite(err.componentwise) || !std::isfinite(err.normwise)) && !lu_nonfinite_note(lu, solve_events).empty())
       j["backward_error_note"] = lu_nonfinite_note(lu, solve_events);
     j["seconds"] = seconds;
+    if (!memory.is_null()) j["memory"] = memory;
     if (scaled) j["scaling_mu"] = scaling.mu;
     if (refine) add_refine_json(j, ref, a.get("refine"), a.get_or("working", "fp64"));
     print_json(j);

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "gemm_report.hpp"
+#include "memory_need.hpp"
 
 #ifdef TCSIM_HAVE_MPI
 #include "tcsim/dist/gemm.hpp"
+#include "tcsim/dist/memory.hpp"
 #include "tcsim/dist/session.hpp"
 #endif
 
@@ -38,7 +40,41 @@ GridText parse_grid(const std::string& text, int ranks) {
   return g;
 }
 
+#ifdef TCSIM_HAVE_MPI
+dist::Grid gemm_grid(const std::string& grid, int size, std::size_t m, std::size_t n) {
+  const GridText g = parse_grid(grid, size);
+  return g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_grid(size, m, n);
+}
+
+std::vector<double> gemm_memory_per_rank(std::size_t m, std::size_t n, std::size_t k, long long check_rows,
+                                         dist::Grid shape) {
+  const std::size_t rows = check_rows <= 0 || static_cast<std::size_t>(check_rows) >= m ? m
+                                                                                        : static_cast<std::size_t>(check_rows);
+  std::vector<double> bytes;
+  for (int r = 0; r < shape.rows * shape.cols; ++r) bytes.push_back(dist::gemm_memory_model(m, n, k, rows, shape, r));
+  return bytes;
+}
+#endif
+
 }  // namespace
+
+void check_gemm_memory(std::size_t m, std::size_t n, std::size_t k, long long check_rows, const std::string& grid,
+                       const std::string& option) {
+#ifdef TCSIM_HAVE_MPI
+  if (dist::active()) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const dist::Grid shape = gemm_grid(grid, size, m, n);
+    require_memory_per_rank(option, gemm_memory_per_rank(m, n, k, check_rows, shape),
+                            std::to_string(shape.rows) + "x" + std::to_string(shape.cols));
+    return;
+  }
+#endif
+  (void)check_rows, (void)grid;
+  // measured peak: ~40 bytes per entry of A, B, C (copies, patterns, errors) and ~400 per k (exact sums)
+  const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+  require_memory(option, 40 * (md * kd + kd * nd + md * nd) + 400 * kd);
+}
 
 GemmRun run_gemm(const models::Unit& unit, const Format& in, const Format& out, std::size_t m, std::size_t n,
                  std::size_t k, std::span<const double> A, std::span<const double> B, std::span<const double> C,
@@ -50,8 +86,7 @@ GemmRun run_gemm(const models::Unit& unit, const Format& in, const Format& out, 
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const GridText g = parse_grid(grid, size);
-    const dist::Grid shape = g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_grid(size, m, n);
+    const dist::Grid shape = gemm_grid(grid, size, m, n);
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
     dist::GemmTraffic traffic;
@@ -74,6 +109,10 @@ GemmRun run_gemm(const models::Unit& unit, const Format& in, const Format& out, 
                {"grid", std::to_string(shape.rows) + "x" + std::to_string(shape.cols)},
                {"bytes_sent_per_rank", sent},
                {"bytes_received_per_rank", received}};
+    const std::vector<double> peaks = dist::gather_peak_resident_bytes(MPI_COMM_WORLD);
+    if (run.report)
+      run.memory = {{"bytes_per_rank", whole_bytes(gemm_memory_per_rank(m, n, k, check_rows, shape))},
+                    {"peak_bytes_per_rank", whole_bytes(peaks)}};
     return run;
   }
 #endif

@@ -22,7 +22,17 @@ struct GemmRun {
   // Under mpirun (rank 0): {"ranks", "grid": "PxQ", "bytes_sent_per_rank", "bytes_received_per_rank"}
   // (dist::GemmTraffic, GEMM and exact errors together); null alone.
   nlohmann::json mpi;
+  // Under mpirun (rank 0): {"bytes_per_rank": the model's estimate (dist::gemm_memory_model),
+  // "peak_bytes_per_rank": each rank's measured peak (VmHWM) after the GEMM and its check}.
+  nlohmann::json memory;
 };
+
+// Checks up front that the run fits (require_memory_per_rank, memory_need.hpp): alone, the
+// single process's measured 40 bytes per entry of A, B, C and 400 per k; under mpirun,
+// dist::gemm_memory_model per rank on the grid `grid` would give ("" automatic), with
+// `check_rows` as run_gemm takes it. `option` names the sizes.
+void check_gemm_memory(std::size_t m, std::size_t n, std::size_t k, long long check_rows, const std::string& grid,
+                       const std::string& option);
 
 // `grid`: "" (automatic) or "PxQ" (--grid; P Q must be the number of ranks, 1 alone).
 // `check_rows` and `check_progress` as checked_gemm_errors (gemm_report.hpp); the simulation

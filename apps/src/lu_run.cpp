@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "memory_need.hpp"
 #include "output_file.hpp"
 
 #ifdef TCSIM_HAVE_MPI
 #include "tcsim/dist/lu.hpp"
+#include "tcsim/dist/memory.hpp"
 #include "tcsim/dist/session.hpp"
 #endif
 
@@ -37,7 +39,38 @@ GridText parse_grid(const std::string& text, int ranks) {
   return g;
 }
 
+#ifdef TCSIM_HAVE_MPI
+// The grid of a distributed LU on `size` ranks: --grid, or dist's default.
+dist::Grid lu_grid(const std::string& grid, int size) {
+  const GridText g = parse_grid(grid, size);
+  return g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_lu_grid(size);
+}
+
+std::vector<double> lu_memory_per_rank(std::size_t n, const models::LuOptions& o, dist::Grid shape) {
+  std::vector<double> bytes;
+  for (int r = 0; r < shape.rows * shape.cols; ++r) bytes.push_back(dist::lu_memory_model(n, o, shape, r));
+  return bytes;
+}
+#endif
+
 }  // namespace
+
+void check_lu_memory(std::size_t n, const models::LuOptions& o, const std::string& grid, const std::string& option) {
+#ifdef TCSIM_HAVE_MPI
+  if (dist::active()) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const dist::Grid shape = lu_grid(grid, size);
+    require_memory_per_rank(option, lu_memory_per_rank(n, o, shape),
+                            std::to_string(shape.rows) + "x" + std::to_string(shape.cols));
+    return;
+  }
+#endif
+  (void)o, (void)grid;
+  // The binary64 matrix, the generator's temporaries, the factors and their copies: measured
+  // peak 44 n^2 bytes (n = 1024, 2048).
+  require_memory(option, 44.0 * static_cast<double>(n) * static_cast<double>(n));
+}
 
 LuRun run_lu(const models::Unit& unit, const Format& in, std::size_t n, std::span<const double> A,
              const models::LuOptions& o, const std::string& grid) {
@@ -47,10 +80,12 @@ LuRun run_lu(const models::Unit& unit, const Format& in, std::size_t n, std::spa
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const GridText g = parse_grid(grid, size);
-    const dist::Grid shape = g.rows ? dist::Grid{g.rows, g.cols} : dist::choose_lu_grid(size);
+    const dist::Grid shape = lu_grid(grid, size);
     run.lu = dist::lu(MPI_COMM_WORLD, shape, unit, in, n, A, o);
     run.report = rank == 0;
+    const std::vector<double> peaks = dist::gather_peak_resident_bytes(MPI_COMM_WORLD);
+    if (run.report) run.memory = {{"bytes_per_rank", whole_bytes(lu_memory_per_rank(n, o, shape))},
+                                  {"peak_bytes_per_rank", whole_bytes(peaks)}};
     return run;
   }
 #endif

@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tcsim/models/lu.hpp"
 
@@ -13,7 +16,15 @@ namespace tcsim::cli {
 struct LuRun {
   models::LuResult lu;  // the whole result (on rank 0 under MPI)
   bool report = true;   // false on ranks other than 0: rank 0 prints and writes
+  // Under mpirun (rank 0): {"bytes_per_rank": the model's estimate (dist::lu_memory_model),
+  // "peak_bytes_per_rank": each rank's measured peak (VmHWM) after the factorization}; null alone.
+  nlohmann::json memory;
 };
+
+// Checks up front that the run fits (require_memory_per_rank, memory_need.hpp): alone, the
+// single process's measured 44 n^2 bytes; under mpirun, dist::lu_memory_model per rank on
+// the grid `grid` would give ("" automatic). `option` names the size ("--n 4096").
+void check_lu_memory(std::size_t n, const models::LuOptions& o, const std::string& grid, const std::string& option);
 
 // `grid`: "" (automatic) or "PxQ" (--grid; P Q must be the number of ranks, 1 alone). Throws
 // LuBreakdown on every rank as simulate_lu does on one.

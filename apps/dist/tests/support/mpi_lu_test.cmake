@@ -64,4 +64,5 @@ endfunction()
 macro(_mpi_lu_strip_times var)
   string(REGEX REPLACE "\"seconds\":[^,}]*" "" ${var} "${${var}}")
   string(REGEX REPLACE "factorized in [0-9.]+ s" "factorized in _ s" ${var} "${${var}}")
+  string(REGEX REPLACE "\"memory\":{[^}]*}," "" ${var} "${${var}}")  # under mpirun only
 endmacro()

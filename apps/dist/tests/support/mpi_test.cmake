@@ -65,6 +65,7 @@ function(mpi_same_as_alone)
     endif()
     string(REGEX REPLACE "\"seconds\":[^,}]*" "" out "${out}")
     string(REGEX REPLACE "\"mpi\":{[^}]*}," "" out "${out}")  # under mpirun only
+    string(REGEX REPLACE "\"memory\":{[^}]*}," "" out "${out}")  # under mpirun only
     if(NOT out STREQUAL alone)
       mpi_fail("${T_NAME}, -n ${ranks} --grid ${grid}: the JSON differs from tcsim alone:\n${out}\nalone:\n${alone}")
     endif()
