@@ -27,6 +27,10 @@ int cmd_experiment(const Args& args) {
   p.positional("id", "the experiment (tcsim experiment --list)");
   p.flag("list", "list the experiments");
   p.flag("quick", "smaller sizes, the same checks (under a minute)");
+  p.option("sizes", "the LU experiments (blanchard2020-fig4.2, lopez2022-*): the sizes n to run, increasing "
+                    "(16..50000)", "n1,n2,...");
+  p.flag("full", "the LU experiments: the papers' sizes (blanchard2020 n = 1000 to 45000, lopez2022 2000 to 50000); "
+                 "hours to days per size on one machine: run under mpirun (docs/scale.md)");
   p.option("out", "output folder (default tcsim-experiments)", "DIR");
   p.option("threads", "threads (default 0: all cores); the numbers do not depend on it", "T");
   p.option("seed", "seed of the random matrices (default 1)", "S");
@@ -52,6 +56,16 @@ int cmd_experiment(const Args& args) {
 
   ex::Context c;
   c.quick = a.has("quick");
+  if (a.has("sizes") || a.has("full")) {
+    const std::string option = a.has("sizes") ? "--sizes" : "--full";
+    if (a.has("sizes") && a.has("full")) throw std::invalid_argument("--sizes and --full: give one of them");
+    if (c.quick) throw std::invalid_argument(option + " and --quick: give one of them (--quick has its own sizes)");
+    if (ex::lu_paper_sizes(id).empty())
+      throw std::invalid_argument(option + " applies to the LU experiments (" + ex::lu_sized_experiment_ids() + "); '" +
+                                  id + "' has its own sizes");
+    c.sizes = a.has("sizes") ? ex::parse_lu_sizes(a.get("sizes")) : ex::lu_paper_sizes(id);
+    c.sizes_option = a.has("sizes") ? "--sizes " + a.get("sizes") : "--full";
+  }
   c.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
   c.seed = a.get_uint64("seed", 1);
   const std::string dir = a.get_or("out", "tcsim-experiments");
@@ -74,7 +88,8 @@ int cmd_experiment(const Args& args) {
     const nlohmann::json j = ex::run_json(*found, r, c, seconds, dir, tool);
     print_json(j);
   } else {
-    std::printf("%s: %s (%s, %.1f s)\n", id.c_str(), found->title.c_str(), c.quick ? "quick" : "full", seconds);
+    std::printf("%s: %s (%s, %.1f s)\n", id.c_str(), found->title.c_str(),
+                c.quick ? "quick" : c.sizes_option.empty() ? "full" : c.sizes_option.c_str(), seconds);
     for (const ex::Check& k : r.checks)
       std::printf("  [%s] %s: %.3g (%s)\n", k.holds ? "holds" : "FAILS", k.claim.c_str(), k.measured, k.detail.c_str());
     std::printf("wrote %s.csv, %s.png (%s), %s.md\n", base.c_str(), base.c_str(), tool.c_str(), base.c_str());

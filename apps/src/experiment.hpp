@@ -78,6 +78,11 @@ struct Context {
   // over MPI ranks under mpirun (distributed_items.hpp); empty: one after the other here. An
   // item's numbers (its seeds included) must depend on its index only.
   std::function<std::vector<std::string>(std::size_t count, const std::function<std::string(std::size_t)>& item)> map_items;
+  // The LU experiments (blanchard2020-fig4.2, lopez2022-*): the sizes n of --sizes or --full
+  // (lu_paper_sizes), increasing; empty: the experiment's own. `sizes_option` says where they
+  // came from ("--sizes 512,1024", "--full"), for the setting and the memory check.
+  std::vector<std::size_t> sizes;
+  std::string sizes_option;
 };
 
 inline std::vector<std::string> run_items(const Context& c, std::size_t count,
@@ -97,6 +102,14 @@ struct Experiment {
 // `count` binary32 values uniform in [lo, hi] (rounded to nearest), stream `stream` of `seed`:
 // sim's counter-based generator, the same values on every machine (experiments_gemm.cpp).
 std::vector<double> uniform_f32(std::size_t count, double lo, double hi, std::uint64_t seed, std::uint64_t stream);
+
+// The experiments that take --sizes and --full (the LU experiments), and the papers' sizes
+// that --full runs: blanchard2020 section 4.2's n = 1000 to 45000, lopez2022's 2000 to 50000
+// (experiments_lu.cpp). Empty for the other experiments.
+std::vector<std::size_t> lu_paper_sizes(const std::string& id);
+std::string lu_sized_experiment_ids();  // "blanchard2020-fig4.2, lopez2022-fig2a, ..."
+// --sizes: "n1,n2,...", increasing, each in 16..50000; throws std::invalid_argument naming --sizes.
+std::vector<std::size_t> parse_lu_sizes(const std::string& text);
 
 // Every experiment, in --list order (experiments.cpp).
 const std::vector<Experiment>& all_experiments();

@@ -291,7 +291,7 @@ std::string write_outputs(const Experiment& e, const Result& r, const Context& c
     for (const Check& k : r.checks)
       md << "| " << k.claim << " | " << (k.holds ? "yes" : "**no**") << " | " << num6(k.measured) << " | " << k.detail
          << " |\n";
-    md << "\n## Setting\n\n" << r.setting << "\n\n" << (c.quick ? "Mode: --quick." : "Mode: full.") << " Seed " << c.seed
+    md << "\n## Setting\n\n" << r.setting << "\n\n" << (c.quick ? "Mode: --quick." : c.sizes_option.empty() ? "Mode: full." : "Mode: " + c.sizes_option + ".") << " Seed " << c.seed
        << ". Data: " << e.id << ".csv; plot drawn with " << tool << ".\n";
     write_file(option, base + ".md", md.str());
   }

@@ -44,6 +44,7 @@ nlohmann::json run_json(const Experiment& e, const Result& r, const Context& c, 
   nlohmann::json j;
   j["id"] = e.id;
   j["quick"] = c.quick;
+  if (!c.sizes.empty()) j["sizes"] = c.sizes;  // --sizes or --full
   j["seed"] = c.seed;
   j["seconds"] = seconds;
   j["checks"] = nlohmann::json::array();

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "distributed_items.hpp"
 #include "experiment.hpp"
 #include "item_bytes.hpp"
 #include "lu_bound.hpp"
+#include "memory_need.hpp"
 #include "tcsim/models/lu.hpp"
 
 namespace tcsim::cli::experiments {
@@ -17,6 +19,12 @@ namespace tcsim::cli::experiments {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string size_list(const std::vector<std::size_t>& sizes) {
+  std::string t;
+  for (std::size_t n : sizes) t += (t.empty() ? "" : ", ") + std::to_string(n);
+  return t;
+}
 
 // One algorithm of a figure: its label, its options and the precision of the substitutions.
 struct Variant {
@@ -72,6 +80,24 @@ struct Sweep {
   std::string breakdowns;
 };
 
+// The memory need, checked up front (memory_need.hpp): a point of size n holds its matrix,
+// the generator's temporaries, the factors and the substitutions, as `tcsim lu` does: the
+// measured 44 n^2 bytes. Under mpirun each rank holds its own points (item i on rank i mod P)
+// one at a time: its largest.
+void check_sweep_memory(const std::vector<std::size_t>& sizes, std::size_t V, const Context& c) {
+  const std::size_t total = V * sizes.size(), ranks = static_cast<std::size_t>(job_ranks());
+  std::vector<double> bytes(std::min(std::max<std::size_t>(total, 1), ranks), 0.0);
+  for (std::size_t item = 0; item < total; ++item) {
+    const double n = static_cast<double>(sizes[item / V]);
+    bytes[item % ranks] = std::max(bytes[item % ranks], 44 * n * n);
+  }
+  bytes.resize(ranks, 0.0);  // ranks without a point need nothing
+  std::string option = c.sizes_option;
+  if (option.empty()) option = "n = " + std::to_string(sizes.empty() ? 0 : sizes.back());
+  else if (option == "--full") option += " (n up to " + std::to_string(sizes.back()) + ")";
+  require_memory_per_rank(option, bytes, "");
+}
+
 Sweep sweep(const models::Unit& unit, const std::vector<Variant>& variants, const std::vector<std::size_t>& sizes,
             const std::function<std::vector<double>(std::size_t)>& matrix, const Context& c) {
   Sweep s;
@@ -80,6 +106,7 @@ Sweep sweep(const models::Unit& unit, const std::vector<Variant>& variants, cons
   // Point (size i, variant v) is work item i V + v (under mpirun on rank (i V + v) mod P); a
   // rank keeps the last matrix it generated for the next variants of the same size.
   const std::size_t V = variants.size(), total = V * sizes.size();
+  check_sweep_memory(sizes, V, c);
   std::size_t held_n = 0;
   std::vector<double> A;
   const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
@@ -192,8 +219,9 @@ Result blanchard2020_fig42(const Context& c) {
                                          {"TC16", rl(GemmVariant::Tc16, r), "fp32"},
                                          {"TC32", rl(GemmVariant::Tc32, r), "fp32"},
                                          {"fp32", rl(GemmVariant::Fp32, r), "fp32"}};
-  const std::vector<std::size_t> sizes = c.quick ? std::vector<std::size_t>{64, 128, 256}
-                                                 : std::vector<std::size_t>{128, 256, 512, 1024, 2048};
+  const std::vector<std::size_t> sizes = !c.sizes.empty() ? c.sizes
+                                         : c.quick        ? std::vector<std::size_t>{64, 128, 256}
+                                                          : std::vector<std::size_t>{128, 256, 512, 1024, 2048};
   const std::uint64_t seed = c.seed;
   const Sweep s = sweep(models::builtin_unit("v100"), variants, sizes,
                         [&](std::size_t n) { return models::matrix_q1dq2(n, 1e3, seed); }, c);
@@ -233,8 +261,12 @@ Result blanchard2020_fig42(const Context& c) {
                                               s.breakdowns);
   res.setting = "Unit v100 (fp16 inputs), q1dq2 matrices (Haar Q1, Q2, singular values 1 to 1e-3, seed " +
                 std::to_string(seed) + "), no pivoting, x = ones, b = A x. Sizes " +
-                (c.quick ? std::string("64, 128, 256 (--quick)") : std::string("128 to 2048")) +
-                "; the paper goes to 45000, beyond a CPU simulation of this machine in minutes.";
+                (!c.sizes.empty() ? size_list(sizes) + " (" + c.sizes_option.substr(0, c.sizes_option.find(' ')) + ")"
+                 : c.quick        ? std::string("64, 128, 256 (--quick)")
+                                  : std::string("128 to 2048")) +
+                (c.sizes_option == "--full" ? "; the paper's n from 1000 to 45000 (section 4.2)."
+                                            : "; the paper goes to 45000 (--full), beyond a CPU simulation of this machine "
+                                              "in minutes.");
   return res;
 }
 
@@ -246,13 +278,14 @@ struct LopezSetting {
 };
 
 LopezSetting lopez_setting(const Context& c) {
+  if (!c.sizes.empty()) return {64, 8, c.sizes};
   if (c.quick) return {64, 8, {256, 512, 1024}};
   return {64, 8, {512, 1024, 2048, 4096}};
 }
 
 std::string lopez_setting_text(const LopezSetting& ls, const Context& c, const std::string& matrix) {
-  std::string sizes;
-  for (std::size_t n : ls.sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(n);
+  std::string sizes = size_list(ls.sizes);
+  if (!c.sizes.empty()) sizes += " (" + c.sizes_option.substr(0, c.sizes_option.find(' ')) + ")";
   return "Unit v100 (fp16 inputs), " + matrix + " (seed " + std::to_string(c.seed) +
          "), no pivoting, x = ones, b = A x, substitutions in fp32 (lopez2022 section 2.3). r = " +
          std::to_string(ls.r) + ", s = " + std::to_string(ls.s) + ", n = " + sizes +
@@ -354,6 +387,40 @@ Result lopez2022(const Context& c, const std::string& fig) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> lu_paper_sizes(const std::string& id) {
+  // blanchard2020 section 4.2: "n ranging between 1000 and 45000" (Figs. 4.1 and 4.2).
+  if (id == "blanchard2020-fig4.2") return {1000, 2000, 5000, 10000, 15000, 20000, 25000, 30000, 35000, 40000, 45000};
+  // lopez2022 sections 4-6 (Figs. 2 to 5): n from 2000 up to the 16 GB V100's limit, n ~ 5e4.
+  if (id.rfind("lopez2022-", 0) == 0) return {2000, 5000, 10000, 20000, 30000, 40000, 50000};
+  return {};
+}
+
+std::string lu_sized_experiment_ids() {
+  return "blanchard2020-fig4.2, lopez2022-fig2a, lopez2022-fig3a, lopez2022-fig4a, lopez2022-fig5";
+}
+
+std::vector<std::size_t> parse_lu_sizes(const std::string& text) {
+  const std::string allowed = "; allowed: increasing sizes n in 16..50000, comma-separated (e.g. 256,512,1024)";
+  std::vector<std::size_t> sizes;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("--sizes: '" + item + "' is not a size" + allowed);
+    const std::size_t n = std::stoul(item);
+    if (n < 16 || n > 50000) throw std::invalid_argument("--sizes: " + item + " is out of range" + allowed);
+    if (!sizes.empty() && n <= sizes.back())
+      throw std::invalid_argument("--sizes: " + item + " after " + std::to_string(sizes.back()) + " does not increase" +
+                                  allowed);
+    sizes.push_back(n);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (sizes.size() > 64) throw std::invalid_argument("--sizes: " + std::to_string(sizes.size()) + " sizes; at most 64");
+  return sizes;
+}
 
 void add_lu_experiments(std::vector<Experiment>& out) {
   out.push_back({"blanchard2020-fig4.2", "LU backward error of the fp16, TC16, TC32 and fp32 variants on q1dq2 matrices",

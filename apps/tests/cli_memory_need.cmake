@@ -14,4 +14,8 @@ set(ENV{TCSIM_MEMORY_LIMIT} 1000000)
 tcsim_check(NAME "gemm --k 4096 under a 1 MB limit is refused before it allocates (audit cli-gemm-huge-k-only)"
   ARGS gemm --unit h100 --in fp16 --m 4 --n 4 --k 4096 EXIT 2
   STDERR_IS "tcsim gemm: error: --m 4 --n 4 --k 4096 needs about 2.9 MB of memory; 1.0 MB available\n")
+set(ENV{TCSIM_MEMORY_LIMIT} 50000000000)
+tcsim_check(NAME "experiment --full (n up to 45000) under a 50 GB limit is refused before it computes"
+  ARGS experiment blanchard2020-fig4.2 --full --out ${CMAKE_CURRENT_BINARY_DIR}/memory-need-full EXIT 2
+  STDERR_IS "tcsim experiment: error: --full (n up to 45000) needs about 89.1 GB of memory; 50.0 GB available\n")
 unset(ENV{TCSIM_MEMORY_LIMIT})
