@@ -10,8 +10,10 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "haar_orthogonal.hpp"
 #include "tcsim/models/lu_matrices.hpp"
 #include "tcsim/sim/adder.hpp"
 
@@ -69,60 +71,14 @@ void check_n(std::size_t n) {
 }
 
 // A Haar-random orthogonal matrix: Q of the Householder QR of a Gaussian matrix, each column
-// times the sign of R's diagonal entry (Mezzadri's correction), row-major. G and Q are held by
-// columns (the reflectors run down columns); the operations and their order are those of the
-// row-major loops, so the bits are too.
+// times the sign of R's diagonal entry (Mezzadri's correction), row-major. G is drawn row by
+// row and held by columns (the reflectors run down columns); the QR and Q are blocked and
+// threaded with the bits of the serial loops (haar_orthogonal.cpp).
 std::vector<double> haar_orthogonal(std::size_t n, Stream& rng) {
   std::vector<double> G(n * n);  // G[c * n + i] = entry (i, c)
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t c = 0; c < n; ++c) G[c * n + i] = rng.normal();
-  std::vector<std::vector<double>> V(n);  // Householder vectors (entries k..n-1)
-  std::vector<double> sign(n, 1.0);
-  for (std::size_t k = 0; k < n; ++k) {
-    const double* gk = &G[k * n];
-    double norm2 = 0;
-    for (std::size_t i = k; i < n; ++i) norm2 += gk[i] * gk[i];
-    const double norm = std::sqrt(norm2), x0 = gk[k];
-    const double alpha = x0 >= 0 ? -norm : norm;  // R_kk
-    sign[k] = alpha >= 0 ? 1.0 : -1.0;
-    std::vector<double>& v = V[k];
-    v.assign(gk + k, gk + n);
-    v[0] -= alpha;
-    double vv = 0;
-    for (double x : v) vv += x * x;
-    if (vv == 0) {
-      v.clear();
-      continue;
-    }
-    for (std::size_t c = k; c < n; ++c) {  // G <- (I - 2 v v^T / v^T v) G
-      double* gc = &G[c * n];
-      double dot = 0;
-      for (std::size_t i = k; i < n; ++i) dot += v[i - k] * gc[i];
-      const double f = 2 * dot / vv;
-      for (std::size_t i = k; i < n; ++i) gc[i] -= f * v[i - k];
-    }
-  }
-  // Q = H_0 H_1 ... H_{n-1}, applied to I from the last reflector back. Columns c < k are
-  // still e_c then (zero in rows k..n-1): the reflector leaves them as they are.
-  std::vector<double> Q(n * n, 0.0);  // by columns
-  for (std::size_t i = 0; i < n; ++i) Q[i * n + i] = 1;
-  for (std::size_t k = n; k-- > 0;) {
-    const std::vector<double>& v = V[k];
-    if (v.empty()) continue;
-    double vv = 0;
-    for (double x : v) vv += x * x;
-    for (std::size_t c = k; c < n; ++c) {
-      double* qc = &Q[c * n];
-      double dot = 0;
-      for (std::size_t i = k; i < n; ++i) dot += v[i - k] * qc[i];
-      const double f = 2 * dot / vv;
-      for (std::size_t i = k; i < n; ++i) qc[i] -= f * v[i - k];
-    }
-  }
-  std::vector<double> out(n * n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < n; ++c) out[i * n + c] = Q[c * n + i] * sign[c];
-  return out;
+  return detail::householder_q(n, std::move(G));
 }
 
 void check_cond(double cond) {
@@ -210,18 +166,13 @@ std::vector<double> matrix_q1dq2(std::size_t n, double cond, std::uint64_t seed)
   check_n(n);
   check_cond(cond);
   Stream rng{seed};
-  const std::vector<double> Q1 = haar_orthogonal(n, rng), Q2 = haar_orthogonal(n, rng);
+  std::vector<double> Q1 = haar_orthogonal(n, rng);
+  const std::vector<double> Q2 = haar_orthogonal(n, rng);
   // d_ii = cond^(-(i-1)/(n-1)) (blanchard2020 section 4.2 with cond = 10^c).
   std::vector<double> d(n, 1.0);
   const double log_cond = portable_log(cond);
   for (std::size_t i = 1; i < n; ++i) d[i] = portable_exp(-log_cond * static_cast<double>(i) / static_cast<double>(n - 1));
-  std::vector<double> A(n * n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t p = 0; p < n; ++p) {
-      const double f = Q1[i * n + p] * d[p];
-      for (std::size_t c = 0; c < n; ++c) A[i * n + c] += f * Q2[p * n + c];
-    }
-  return A;
+  return detail::scaled_product(n, std::move(Q1), d, Q2);  // A = Q1 D Q2, each sum in p order
 }
 
 std::vector<double> matrix_hpl_ai(std::size_t n, std::uint64_t seed) {
