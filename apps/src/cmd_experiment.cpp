@@ -12,6 +12,7 @@
 #include "distributed_items.hpp"
 #include "experiment.hpp"
 #include "json_output.hpp"
+#include "memory_need.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
 
@@ -75,6 +76,10 @@ int cmd_experiment(const Args& args) {
   // Under mpirun the experiment's work items are spread over the ranks and every rank gets
   // all results (distributed_items.hpp); rank 0 writes the outputs.
   c.map_items = [](std::size_t count, const std::function<std::string(std::size_t)>& item) { return map_items(count, item); };
+  c.ranks = job_ranks();
+  c.require_memory = [](const std::string& option, const std::vector<double>& bytes) {
+    require_memory_per_rank(option, bytes, "");
+  };
   const auto t0 = std::chrono::steady_clock::now();
   const ex::Result r = found->run(c);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -83,6 +83,11 @@ struct Context {
   // came from ("--sizes 512,1024", "--full"), for the setting and the memory check.
   std::vector<std::size_t> sizes;
   std::string sizes_option;
+  // The memory check of the LU points, up front: tcsim experiment sets it to
+  // require_memory_per_rank (memory_need.hpp) with `ranks` the job's ranks; empty (the Python
+  // package): no check.
+  int ranks = 1;
+  std::function<void(const std::string& option, const std::vector<double>& bytes_per_rank)> require_memory;
 };
 
 inline std::vector<std::string> run_items(const Context& c, std::size_t count,

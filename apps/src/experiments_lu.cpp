@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "distributed_items.hpp"
 #include "experiment.hpp"
 #include "item_bytes.hpp"
 #include "lu_bound.hpp"
-#include "memory_need.hpp"
 #include "tcsim/models/lu.hpp"
 
 namespace tcsim::cli::experiments {
@@ -80,12 +78,13 @@ struct Sweep {
   std::string breakdowns;
 };
 
-// The memory need, checked up front (memory_need.hpp): a point of size n holds its matrix,
+// The memory need, checked up front (Context::require_memory): a point of size n holds its matrix,
 // the generator's temporaries, the factors and the substitutions, as `tcsim lu` does: the
 // measured 44 n^2 bytes. Under mpirun each rank holds its own points (item i on rank i mod P)
 // one at a time: its largest.
 void check_sweep_memory(const std::vector<std::size_t>& sizes, std::size_t V, const Context& c) {
-  const std::size_t total = V * sizes.size(), ranks = static_cast<std::size_t>(job_ranks());
+  if (!c.require_memory) return;
+  const std::size_t total = V * sizes.size(), ranks = static_cast<std::size_t>(std::max(c.ranks, 1));
   std::vector<double> bytes(std::min(std::max<std::size_t>(total, 1), ranks), 0.0);
   for (std::size_t item = 0; item < total; ++item) {
     const double n = static_cast<double>(sizes[item / V]);
@@ -95,7 +94,7 @@ void check_sweep_memory(const std::vector<std::size_t>& sizes, std::size_t V, co
   std::string option = c.sizes_option;
   if (option.empty()) option = "n = " + std::to_string(sizes.empty() ? 0 : sizes.back());
   else if (option == "--full") option += " (n up to " + std::to_string(sizes.back()) + ")";
-  require_memory_per_rank(option, bytes, "");
+  c.require_memory(option, bytes);
 }
 
 Sweep sweep(const models::Unit& unit, const std::vector<Variant>& variants, const std::vector<std::size_t>& sizes,
