@@ -26,30 +26,15 @@
 namespace tcsim::models {
 
 using lu_detail::Precision;
+using lu_detail::at;
+using lu_detail::axpy_rounded;
+using lu_detail::number;
 
 namespace {
 
 constexpr Precision kFp16{16}, kFp32{32};
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
-// row[c] <- fl(row[c] - fl(l * prow[c])) for c in [c0, c1): the rounding chosen outside the
-// loop, so that the compiler vectorizes it (the same operations, element by element).
-void axpy_rounded(Precision p, double* __restrict row, const double* __restrict prow, double l, std::size_t c0,
-                  std::size_t c1) {
-  auto run = [&](auto round) {
-    for (std::size_t c = c0; c < c1; ++c) row[c] = round(row[c] - round(l * prow[c]));
-  };
-  if (p.bits == 16) run([](double x) { return gemm_detail::round_binary16(x); });
-  else if (p.bits == 32) run([](double x) { return static_cast<double>(static_cast<float>(x)); });
-  else run([](double x) { return x; });
-}
-
-std::string at(std::size_t i, std::size_t c) { return "A[" + std::to_string(i) + "][" + std::to_string(c) + "]"; }
 
 // How a block A_ij <- A_ij - L_ik U_kj is computed and stored.
 struct Update {
@@ -242,8 +227,7 @@ class Engine {
   static std::size_t grain_for(std::size_t width) { return std::max<std::size_t>(8, 32768 / std::max<std::size_t>(1, width)); }
 
   [[noreturn]] void breakdown(std::size_t step, const std::string& what) const {
-    throw LuBreakdown("LU breakdown at step " + std::to_string(step + 1) + " (block " + std::to_string(step / r_ + 1) +
-                      "): " + what);
+    throw LuBreakdown(lu_detail::breakdown_message(step, r_, what));
   }
   void not_finite(std::size_t step, std::size_t i, std::size_t c, double v, Precision p) const {
     breakdown(step, "the elimination gives " + at(i, c) + " = " + number(v) + ", not finite in " + p.name() + " storage");
@@ -282,11 +266,7 @@ class Engine {
       const double piv = a[j * n + j];
       if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv)) {
         if (!cont_)
-          breakdown(j, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
-                           (piv == 0 ? " is zero"
-                                     : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
-                                                           : " is not finite")) +
-                           (pivot_ ? "" : " (no pivoting: try --pivot)"));
+          breakdown(j, lu_detail::pivot_problem(j, piv, p, pivot_));
         // Continue: the division below does what IEEE does (a non-finite pivot is already an
         // overflow or NaN event where it appeared).
         LuEvent& ev = piv == 0 ? res_.events.zero_pivot : res_.events.subnormal_pivot;

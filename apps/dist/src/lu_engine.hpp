@@ -145,8 +145,7 @@ class Engine {
   }
 
   [[noreturn]] void breakdown(std::size_t step, const std::string& what) const {
-    throw LuBreakdown("LU breakdown at step " + std::to_string(step + 1) + " (block " + std::to_string(step / r_ + 1) +
-                      "): " + what);
+    throw LuBreakdown(models::lu_detail::breakdown_message(step, r_, what));
   }
   void record(const Firsts& fs, std::size_t step, const std::string& where, bool inner_column) {
     auto put = [&](LuEvent& ev, const Failure& f) {
@@ -269,11 +268,7 @@ class Engine {
     const double piv = all.pivot;
     if (!(std::fabs(piv) >= p.min_normal()) || !std::isfinite(piv)) {
       if (!cont_)
-        breakdown(j, "pivot U[" + std::to_string(j) + "][" + std::to_string(j) + "] = " + number(piv) +
-                         (piv == 0 ? " is zero"
-                                   : (std::isfinite(piv) ? " is below the normal range of " + std::string(p.name())
-                                                         : " is not finite")) +
-                         (o_.pivot ? "" : " (no pivoting: try --pivot)"));
+        breakdown(j, models::lu_detail::pivot_problem(j, piv, p, o_.pivot));
       LuEvent& ev = piv == 0 ? res_.events.zero_pivot : res_.events.subnormal_pivot;
       if (std::isfinite(piv) && !ev.found) ev = {true, j + 1, j / r_ + 1, j, j, piv, "the pivot"};
     }

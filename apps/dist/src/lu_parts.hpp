@@ -33,25 +33,10 @@ inline int size_of(MPI_Comm comm) {
   return s;
 }
 
-// The serial code's texts (models/src/lu.cpp): numbers as %.9g, entries as A[i][j].
-inline std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-inline std::string at(std::size_t i, std::size_t c) { return "A[" + std::to_string(i) + "][" + std::to_string(c) + "]"; }
-
-// row[c] <- fl(row[c] - fl(l * prow[c])) for c in [c0, c1), the rounding chosen outside the
-// loop so that it vectorizes (models/src/lu.cpp's axpy_rounded: the same operations).
-inline void axpy_rounded(Precision p, double* __restrict row, const double* __restrict prow, double l, std::size_t c0,
-                  std::size_t c1) {
-  auto run = [&](auto round) {
-    for (std::size_t c = c0; c < c1; ++c) row[c] = round(row[c] - round(l * prow[c]));
-  };
-  if (p.bits == 16) run([](double x) { return models::gemm_detail::round_binary16(x); });
-  else if (p.bits == 32) run([](double x) { return static_cast<double>(static_cast<float>(x)); });
-  else run([](double x) { return x; });
-}
+// The serial code's texts and rounded axpy (models/src/lu_impl.hpp).
+using models::lu_detail::at;
+using models::lu_detail::axpy_rounded;
+using models::lu_detail::number;
 
 // Runs f() on every rank; a LuBreakdown or another exception on some rank is thrown on every
 // rank with the lowest such rank's message and its type (collectively keeps only the text).
