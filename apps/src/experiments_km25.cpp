@@ -449,7 +449,7 @@ Result run_script(const Script& script, const Context& c) {
       (c.quick ? std::string(" (--quick: 7 of the 20 sizes, the first three stream positions; full mode runs "
                              "every size to 10^6)")
                : std::string()) +
-      ". The seed option does not apply: the stream is rng(1), as in KM25. KM25's data: $TCSIM_KM25_DIR, else "
+      ". No seed option: the stream is rng(1), as in KM25. KM25's data: $TCSIM_KM25_DIR, else "
       "../shared/MATLAB-tensor-core.";
   return res;
 }
@@ -463,6 +463,11 @@ void add_km25_experiments(std::vector<Experiment>& out) {
   out.push_back({"km25-cdna-multiword",
                  "KM25 experiments_CDNA.m: mary2024's multiword GEMM on the AMD CDNA units beside KM25's data files",
                  [](const Context& c) { return run_script(cdna_script(), c); }});
+}
+
+std::string seed_refusal(const std::string& id) {
+  if (id != "km25-multiword" && id != "km25-cdna-multiword") return "";
+  return id + ": KM25's matrices come from MATLAB's rng(1) stream, which this experiment reproduces; it takes no seed";
 }
 
 }  // namespace tcsim::cli::experiments
