@@ -325,15 +325,21 @@ Result run_script(const Script& script, const Context& c) {
 
   Result res;
   Figure& f = res.figure;
-  f.title = "KM25 " + script.source + ": multiword GEMM in a narrow range on tcsim's units (dotted: KM25's data files)";
+  bool any_file = false;
+  for (const Comparison& k : cmp) any_file = any_file || k.present;
+  f.title = "KM25 " + script.source + ": multiword GEMM in a narrow range on tcsim's units" +
+            (any_file ? " (dotted: KM25's data files)" : " (KM25's data files not found: tcsim alone)");
   f.xlabel = "n";
   f.ylabel = "norm(C - A B, inf) / (norm(A, inf) norm(B, inf))";
   f.panel_columns = 3;
   for (std::size_t ri = 0; ri < runs.size(); ++ri) {
     const Run& r = runs[ri];
     Series s;
-    s.label = "p = " + std::to_string(r.p);
-    s.panel = r.model.km25 + ", " + r.km25_in + " in, binary32 out";
+    // One colour per word-count slot across panels: fp8 runs p = 1, 4, 6 where the others run 1, 2, 3.
+    const int slot = r.position % kQuickPositions;
+    s.label = slot == 0 ? "p = 1" : slot == 1 ? "p = 2 (fp8: 4)" : "p = 3 (fp8: 6)";
+    s.panel = r.model.km25 + (r.model.unit != r.model.km25 ? " (tcsim " + r.model.unit + ")" : std::string()) + ", " +
+              r.km25_in + " in, binary32 out";
     for (std::size_t si = 0; si < sizes; ++si) {
       s.x.push_back(static_cast<double>(kSizes[si]));
       s.y.push_back(err[ri][si]);
