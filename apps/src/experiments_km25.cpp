@@ -423,7 +423,14 @@ Result run_script(const Script& script, const Context& c) {
   errors += "\n";
   for (std::size_t ri = 0; ri < runs.size(); ++ri) {
     errors += "| " + runs[ri].label() + " | " + std::to_string(runs[ri].position) + " |";
-    for (double e : err[ri]) errors += " " + printed(e) + " |";
+    for (std::size_t si = 0; si < sizes; ++si) {
+      errors += " " + printed(err[ri][si]);
+      // KM25's value beside tcsim's where they differ.
+      if (cmp[ri].present && cmp[ri].digits[si] < 7)
+        for (const Km25Point& p : cmp[ri].points)
+          if (p.n == static_cast<double>(kSizes[si])) errors += " (KM25: " + p.printed + ")";
+      errors += " |";
+    }
     errors += "\n";
   }
   res.paper =
@@ -454,7 +461,9 @@ Result run_script(const Script& script, const Context& c) {
                                 : "") +
                 " docs/research/km25_multiword_rng.md.\n";
   }
-  res.simulated = agreement + "\nErrors computed by tcsim (%e, as the data files print them):\n\n" + errors;
+  res.simulated = agreement + "\nErrors computed by tcsim (%e, as the data files print them" +
+                  (files ? std::string("; KM25's value beside it where the two differ") : std::string()) + "):\n\n" +
+                  errors;
   res.setting =
       "matmul_test.m step by step: MATLAB's rng(1) stream reproduced (MT19937, init_genrand(1), 53-bit doubles; "
       "randi(2) = floor(2 rand) + 1), reset per model and continued across its word counts as the script does; "
