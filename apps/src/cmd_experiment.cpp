@@ -68,6 +68,8 @@ int cmd_experiment(const Args& args) {
     c.sizes_option = a.has("sizes") ? "--sizes " + a.get("sizes") : "--full";
   }
   c.threads = static_cast<unsigned>(a.get_int("threads", 0, 1024, 0));
+  if (a.has("seed") && !ex::seed_refusal(id).empty())
+    throw std::invalid_argument("--seed: " + ex::seed_refusal(id));
   c.seed = a.get_uint64("seed", 1);
   const std::string dir = a.get_or("out", "tcsim-experiments");
   on_rank0([&] { prepare_output_folder("--out", dir); });  // before computing

@@ -130,6 +130,9 @@ void add_lu_experiments(std::vector<Experiment>& out);         // experiments_lu
 void add_units_experiments(std::vector<Experiment>& out);      // experiments_units.cpp
 void add_fasi2021_experiments(std::vector<Experiment>& out);   // experiments_fasi2021.cpp
 void add_mary2024_experiments(std::vector<Experiment>& out);    // experiments_mary2024.cpp
+void add_km25_experiments(std::vector<Experiment>& out);        // experiments_km25.cpp
+// Why experiment `id` takes no seed ("" when it does): KM25's draw MATLAB's rng(1) stream.
+std::string seed_refusal(const std::string& id);                // experiments_km25.cpp
 
 // Writes <dir>/<id>.csv, <id>.md and <id>.png; returns the plotting tool used
 // ("matplotlib" or "gnuplot"). Throws std::runtime_error naming `option` (the folder's

@@ -13,6 +13,7 @@ const std::vector<Experiment>& all_experiments() {
     add_gemm_experiments(v);
     add_multiword_experiments(v);
     add_mary2024_experiments(v);
+    add_km25_experiments(v);
     add_lu_experiments(v);
     add_units_experiments(v);
     add_fasi2021_experiments(v);

@@ -7,7 +7,8 @@ RandomState(1) gives the same doubles). This script tries every start W = 0..200
 for the n = 18 draws and three sign mappings (floor(2*rand) from a 53-bit double; the top or
 the bottom bit of one 32-bit word), through tcsim's v100 unit, and prints the closest.
 Run: PYTHONPATH=build/apps/python python3 scripts/research/km25_rng_search.py
-Findings: docs/research/km25_multiword_rng.md.
+Findings: docs/research/km25_multiword_rng.md (superseded: the n = 18 difference is CPFloat rounding
+L A and B M toward zero after the first GEMM of a session, not the stream).
 """
 import sys
 import numpy as np

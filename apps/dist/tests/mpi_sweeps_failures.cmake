@@ -42,5 +42,5 @@ expect_error(3 "tcsim bench: error: --inject: case 832 has no planar result to f
   bench verify --cases 1000 --threads 1 --inject planar@832)
 expect_error(3 "tcsim experiment: error: --out: ${WORK_DIR}/a-file: is a file, not a folder"
   experiment blanchard2020-fig4.2 --quick --out "${WORK_DIR}/a-file")
-expect_error(2 "tcsim experiment: error: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1, blanchard2020-fig3.2, mary2021-multiword, mary2021-fabsum, mary2024-fig5.1, mary2024-fig5.2, blanchard2020-fig4.2, lopez2022-fig2a, lopez2022-fig3a, lopez2022-fig4a, lopez2022-fig5, units-gemm-accuracy, fasi2021-suite"
+expect_error(2 "tcsim experiment: error: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1, blanchard2020-fig3.2, mary2021-multiword, mary2021-fabsum, mary2024-fig5.1, mary2024-fig5.2, km25-multiword, km25-cdna-multiword, blanchard2020-fig4.2, lopez2022-fig2a, lopez2022-fig3a, lopez2022-fig4a, lopez2022-fig5, units-gemm-accuracy, fasi2021-suite"
   experiment nosuch)

@@ -115,6 +115,7 @@ py::dict experiment(const py::object& id_obj, const py::object& quick, const py:
   const ex::Experiment& e = *found;
   ex::Context c;
   c.quick = bool_arg(quick, "quick", "experiment");
+  if (!seed.is_none() && !ex::seed_refusal(e.id).empty()) throw std::invalid_argument("seed: " + ex::seed_refusal(e.id));
   if (!seed.is_none()) c.seed = static_cast<std::uint64_t>(int_arg(seed, "seed", "experiment", 0, (1ll << 62)));
   if (!threads.is_none()) c.threads = static_cast<unsigned>(int_arg(threads, "threads", "experiment", 0, 1024));
   const std::string dir = out.is_none() ? "tcsim-experiments" : path_arg(out, "out");

@@ -82,3 +82,12 @@ def test_experiment_is_the_clis(tmp_path, cli):
         assert (tmp_path / "py" / f"fasi2021-suite.{ext}").is_file()
     with pytest.raises(ValueError, match=r"^id: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1"):
         tcsim.experiment("nosuch")
+
+
+def test_km25_experiments_refuse_a_seed(tmp_path):
+    """KM25's matrices are MATLAB's rng(1) stream: a seed is refused as the CLI refuses --seed (B300)."""
+    for name in ("km25-multiword", "km25-cdna-multiword"):
+        with pytest.raises(ValueError) as info:
+            tcsim.experiment(name, quick=True, seed=1, out=tmp_path)
+        assert str(info.value) == (f"seed: {name}: KM25's matrices come from MATLAB's rng(1) stream, which this "
+                                   "experiment reproduces; it takes no seed")
