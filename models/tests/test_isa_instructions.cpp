@@ -278,3 +278,11 @@ TEST_CASE("isa names: user units name instructions with blocks and input formats
   s.datapaths[0].shapes = {"v_mfma_f32_32x32x8f16.m32n32k8b0"};
   CHECK_THROWS_WITH(Unit(s), Contains("is not a shape; allowed: [<instruction>.]m<M>n<N>k<K>[b<blocks>][:<input formats>]"));
 }
+
+TEST_CASE("isa names: the block-FMA model's b of a K = 4 form is 4", "[isa]") {
+  const Unit& u = builtin_unit("mi300x");
+  CHECK(block_fma_roundoff(u, formats::fp16(), formats::fp32(), "").b == 8);
+  CHECK(block_fma_roundoff(u, formats::fp16(), formats::fp32(), "v_mfma_f32_32x32x8_f16").b == 8);
+  CHECK(block_fma_roundoff(u, formats::fp16(), formats::fp32(), "v_mfma_f32_16x16x4_4b_f16").b == 4);
+  CHECK(block_fma_roundoff(builtin_unit("rtx5090"), formats::e4m3(), formats::fp32(), "mma.sync.m16n8k16").b == 16);
+}
