@@ -14,6 +14,8 @@
 //   mma-e5m2   the same with e5m2 inputs                                          (sm_89+)
 //   mma-e4m3-k16, mma-e5m2-k16  mma.sync.aligned.m16n8k16 with fp8 inputs (PTX ISA 8.7: CUDA
 //              12.8+, sm_89+; RTX Blackwell sm_120 runs it as one block of 16, units.md 3b)
+//   mxf8f6f4-e4m3, mxf8f6f4-e5m2  mma.sync.aligned.m16n8k32.kind::mxf8f6f4.block_scale with
+//              every ue8m0 scale 1 (the dump format holds no scales), fp32 output (sm_120a)
 // Both outputs of an op come from one run on the same a, b and c. For binary16 output c is a
 // binary32 value rounded to binary16 (RNE) on the host, as the published runs did; the c
 // file holds the binary32 value, like theirs. The c and d file names do not name the input
@@ -47,15 +49,18 @@ namespace {
     }                                                                                      \
   } while (0)
 
-enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2, MmaE4m3K16, MmaE5m2K16 };
+enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2, MmaE4m3K16, MmaE5m2K16, MxE4m3, MxE5m2 };
 // The m16n8k16 fp8 form needs PTX ISA 8.7 (CUDA 12.8 or newer).
 #if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
 #define TCSIM_HAVE_FP8_K16 1
 #else
 #define TCSIM_HAVE_FP8_K16 0
 #endif
-bool is_e4m3(Op op) { return op == Op::MmaE4m3 || op == Op::MmaE4m3K16; }
-bool is_fp8(Op op) { return op == Op::MmaE4m3 || op == Op::MmaE5m2 || op == Op::MmaE4m3K16 || op == Op::MmaE5m2K16; }
+bool is_e4m3(Op op) { return op == Op::MmaE4m3 || op == Op::MmaE4m3K16 || op == Op::MxE4m3; }
+bool is_fp8(Op op) {
+  return op == Op::MmaE4m3 || op == Op::MmaE5m2 || op == Op::MmaE4m3K16 || op == Op::MmaE5m2K16 || op == Op::MxE4m3 ||
+         op == Op::MxE5m2;
+}
 
 struct OpInfo {
   Op op;
@@ -76,6 +81,8 @@ const OpInfo kOps[] = {
     {Op::MmaE5m2, "mma-e5m2", "E5M2", 16, 8, 32, 89, true, 1, 3, -14, 15, 5},
     {Op::MmaE4m3K16, "mma-e4m3-k16", "E4M3", 16, 8, 16, 89, true, 1, 4, -6, 8, 4},
     {Op::MmaE5m2K16, "mma-e5m2-k16", "E5M2", 16, 8, 16, 89, true, 1, 3, -14, 15, 5},
+    {Op::MxE4m3, "mxf8f6f4-e4m3", "E4M3", 16, 8, 32, 120, false, 1, 4, -6, 8, 4},
+    {Op::MxE5m2, "mxf8f6f4-e5m2", "E5M2", 16, 8, 32, 120, false, 1, 3, -14, 15, 5},
 };
 
 // ------------------------------------------------------------------ host-side formats
@@ -450,6 +457,46 @@ __global__ void mma_fp8_k16_kernel(const std::uint8_t* A, const std::uint8_t* B,
 #endif
 }
 
+// mma.sync...kind::mxf8f6f4.block_scale.scale_vec::1X (sm_120a): the m16n8k32 fp8 fragments,
+// every byte of both scale registers ue8m0 0x7f (= 1), selectors 0, so that the result is the
+// unscaled product's (tcsim: --instruction mma.sync.mxf8f6f4 with unit scales).
+template <bool E5M2>
+__global__ void mx_fp8_kernel(const std::uint8_t* A, const std::uint8_t* B, const float* C, float* D) {
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL)
+  const int t = blockIdx.x;
+  A += t * 16 * 32;
+  B += t * 8 * 32;
+  C += t * 16 * 8;
+  D += t * 16 * 8;
+  unsigned a[4], b[2];
+  load_fp8_fragments(A, B, a, b);
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  float c[4], d[4];
+  for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+  const unsigned one = 0x7f7f7f7fu;
+  if (E5M2)
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e5m2.e5m2.f32.ue8m0 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}, %14, {0, 0}, %15, {0, 0};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+          "f"(c[3]), "r"(one), "r"(one));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}, %14, {0, 0}, %15, {0, 0};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+          "f"(c[3]), "r"(one), "r"(one));
+  for (int i = 0; i < 4; ++i) D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+#elif defined(__CUDA_ARCH__)
+  // Not compiled for sm_120a: mark every result (finite inputs never give this NaN) so that
+  // the host refuses to write a dump.
+  const int t = blockIdx.x, lane = threadIdx.x & 31;
+  for (int i = 0; i < 4; ++i) D[t * 16 * 8 + lane * 4 + i] = __uint_as_float(0xffffffffu);
+#endif
+}
+
 // ------------------------------------------------------------------ host driver
 
 template <class T>
@@ -522,6 +569,16 @@ std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, con
       wmma_tf32_kernel<<<tiles, 32>>>(static_cast<float*>(dA), static_cast<float*>(dB), static_cast<float*>(dC),
                                       static_cast<float*>(dD));
       break;
+    case Op::MxE4m3:
+    case Op::MxE5m2: {
+      auto* a = static_cast<std::uint8_t*>(dA);
+      auto* b = static_cast<std::uint8_t*>(dB);
+      auto* c = static_cast<float*>(dC);
+      auto* d = static_cast<float*>(dD);
+      if (info.op == Op::MxE5m2) mx_fp8_kernel<true><<<tiles, 32>>>(a, b, c, d);
+      else mx_fp8_kernel<false><<<tiles, 32>>>(a, b, c, d);
+      break;
+    }
     case Op::MmaE4m3K16:
     case Op::MmaE5m2K16: {
       if (!TCSIM_HAVE_FP8_K16) {
@@ -566,6 +623,11 @@ std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, con
     for (std::size_t i = 0; i < mn; ++i) out[i] = half_to_binary32(d[i]);
   } else {
     out = from_device(static_cast<std::uint32_t*>(dD), mn);
+  }
+  if ((info.op == Op::MxE4m3 || info.op == Op::MxE5m2) && !out.empty() && out[0] == 0xffffffffu) {
+    std::fprintf(stderr, "mma_dump: %s ran without sm_120a code; build with -arch=sm_120a (or "
+                         "-DCMAKE_CUDA_ARCHITECTURES=120a)\n", info.name);
+    std::exit(1);
   }
   cudaFree(dA);
   cudaFree(dB);
@@ -765,7 +827,10 @@ int main(int argc, char** argv) {
   // fp8: the mma.sync family (h100's default fp8 -> fp32 row is wgmma); the k16 form by its full
   // name, which makes tcsim chain instructions of 16 (rtx5090; docs/units/blackwell.md).
   const bool k16 = info.op == Op::MmaE4m3K16 || info.op == Op::MmaE5m2K16;
-  const std::string fp8_instruction = k16 ? " --instruction mma.sync.m16n8k16" : " --instruction mma.sync";
+  const bool mx = info.op == Op::MxE4m3 || info.op == Op::MxE5m2;
+  const std::string fp8_instruction = mx    ? " --instruction mma.sync.mxf8f6f4"
+                                      : k16 ? " --instruction mma.sync.m16n8k16"
+                                            : " --instruction mma.sync";
   std::string commands;
   for (int pass = 0; pass < 2; ++pass) {
     const bool fp16 = pass == 1;
