@@ -207,17 +207,36 @@ int cmd_dot(const Args& args) {
   for (Rounding m : modes)
     cr.emplace_back(m, scaled ? reference::mpfr_round_to_format(exact, out, m, OverflowMode::Ieee).bits
                               : reference::correctly_rounded_dot(in, in, out, out, va, vb, c, m, OverflowMode::Ieee).bits);
-  const std::size_t K = va.size(), k = static_cast<std::size_t>(row.fma_size);
+  // An instruction named by its ISA or full shape name fixes K per instruction (block FMAs of
+  // min(k, K)); a row or family name keeps the row's k.
+  const models::InstructionSelection sel = unit->select_instruction(in, out, instruction);
+  const bool names_one = sel.shape && !scaled &&
+                         (instruction != sel.shape->instruction || instruction.rfind("v_", 0) == 0);
+  std::size_t k = static_cast<std::size_t>(row.fma_size);
+  if (names_one && row.k_split == models::KSplit::Consecutive && row.c_entry == models::CEntry::Accumulator)
+    k = std::min(k, static_cast<std::size_t>(sel.shape->k));
+  const std::size_t K = va.size();
   const std::size_t blocks = K == 0 ? 1 : (K + k - 1) / k;
+  std::string shape_text;  // " (32x32x4, 2 blocks)"
+  if (names_one)
+    shape_text = " (" + std::to_string(sel.shape->m) + "x" + std::to_string(sel.shape->n) + "x" +
+                 std::to_string(sel.shape->k) +
+                 (sel.shape->blocks > 1 ? ", " + std::to_string(sel.shape->blocks) + " independent blocks" : "") + ")";
+  const std::string instruction_name =
+      names_one ? sel.shape->instruction
+                : (row.instruction.empty() ? (instruction.empty() ? "(default)" : instruction) : row.instruction);
 
   if (a.has("json")) {
     nlohmann::json j;
     j["unit"] = unit->name();
     j["in"] = in.name;
     j["out"] = out.name;
-    j["instruction"] = row.instruction.empty() ? instruction : row.instruction;
+    j["instruction"] = names_one ? sel.shape->instruction : (row.instruction.empty() ? instruction : row.instruction);
+    if (names_one)
+      j["instruction_shape"] = {{"m", sel.shape->m}, {"n", sel.shape->n}, {"k", sel.shape->k},
+                                {"blocks", sel.shape->blocks}};
     j["K"] = K;
-    j["fma_size"] = row.fma_size;
+    j["fma_size"] = static_cast<int>(k);
     j["blocks"] = blocks;
     j["bits"] = bits_to_hex(out, d);
     j["value"] = value_json(dv);
@@ -236,10 +255,9 @@ int cmd_dot(const Args& args) {
     return 0;
   }
 
-  std::printf("unit %s, %s -> %s, instruction %s: k = %d, F = %d, %zu product%s in %zu block FMA%s\n",
-              unit->name().c_str(), in.name.c_str(), out.name.c_str(),
-              row.instruction.empty() ? (instruction.empty() ? "(default)" : instruction.c_str()) : row.instruction.c_str(),
-              row.fma_size, unit->adder(in, out, instruction).config().fraction_bits,  // "exact" rows: the computed F
+  std::printf("unit %s, %s -> %s, instruction %s%s: k = %zu, F = %d, %zu product%s in %zu block FMA%s\n",
+              unit->name().c_str(), in.name.c_str(), out.name.c_str(), instruction_name.c_str(), shape_text.c_str(),
+              k, unit->adder(in, out, instruction).config().fraction_bits,  // "exact" rows: the computed F
               K, K == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s");
   std::printf("d                         = %s  %s  (%s)\n", bits_to_hex(out, d).c_str(), decimal(dv).c_str(),
               dv.to_hex().c_str());

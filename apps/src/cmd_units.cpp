@@ -1,5 +1,6 @@
 // tcsim units: the built-in units and their datapath rows (--json: in the user-unit schema,
 // loadable with --unit-config after keeping one unit).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -21,11 +22,54 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return s;
 }
 
+// "v_mfma_f32_32x32x1f32 32x32x1 (2 blocks)", "wgmma.m64nNk16 64xNx16 (N = 8..256 step 8)".
+std::string instruction_text(const models::NamedInstruction& e, const models::DatapathSpec& row) {
+  const auto& p = e.shape;
+  std::string s = e.name + " " + std::to_string(p.m) + "x" + (p.n ? std::to_string(p.n) : "N") + "x" + std::to_string(p.k);
+  if (!p.n) s += " (N = " + std::to_string(p.n_step) + ".." + std::to_string(p.n_max) + " step " + std::to_string(p.n_step) + ")";
+  if (p.blocks > 1) s += " (" + std::to_string(p.blocks) + " blocks)";
+  if (!p.input_formats.empty() && p.input_formats.size() < row.input_formats.size()) s += " [" + join(p.input_formats, ",") + "]";
+  return s;
+}
+
+// tcsim units --instructions: every named instruction with m x n x k (and the k its dot chains by).
+int print_instructions(const std::vector<const models::Unit*>& units, bool json) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto* u : units) {
+    if (!json) std::printf("%s%s\n", u == units.front() ? "" : "\n", u->name().c_str());
+    for (const auto& e : u->named_instructions()) {
+      const models::DatapathSpec& row = u->spec().datapaths[e.row];
+      const auto& p = e.shape;
+      // The products of one block FMA when dot/gemm run this instruction: its K where smaller.
+      const int block = row.block_scale || row.k_split != models::KSplit::Consecutive ||
+                                row.c_entry != models::CEntry::Accumulator
+                            ? row.fma_size
+                            : std::min(row.fma_size, p.k);
+      if (json) {
+        nlohmann::json j{{"unit", u->name()}, {"name", e.name}, {"row_instruction", row.instruction},
+                         {"input_formats", e.input_formats}, {"output_formats", e.output_formats},
+                         {"m", p.m}, {"k", p.k}, {"blocks", p.blocks}, {"block_fma_products", block}};
+        if (p.n) j["n"] = p.n;
+        else j["n"] = {{"step", p.n_step}, {"max", p.n_max}};
+        arr.push_back(j);
+        continue;
+      }
+      std::printf("  %-40s %s -> %s, row %s, block FMA of %d\n", instruction_text(e, row).c_str(),
+                  join(e.input_formats, ",").c_str(), join(e.output_formats, ",").c_str(),
+                  row.instruction.empty() ? "(any)" : row.instruction.c_str(), block);
+    }
+  }
+  if (json) print_json(arr, 2);
+  return 0;
+}
+
 void print_unit(const models::Unit& unit, bool evidence) {
   const auto& s = unit.spec();
   std::printf("%s (architecture %s%s%s)\n", s.name.c_str(), s.architecture.c_str(), s.aliases.empty() ? "" : "; aliases: ",
               join(s.aliases).c_str());
-  for (const auto& r : s.datapaths) {
+  const auto named = unit.named_instructions();
+  for (std::size_t ri = 0; ri < s.datapaths.size(); ++ri) {
+    const auto& r = s.datapaths[ri];
     std::string rounding, mins;
     for (const auto& [o, m] : r.final_rounding) rounding += (rounding.empty() ? "" : " ") + o + ":" + models::schema_string(m);
     for (const auto& [o, m] : r.min_exponent) mins += (mins.empty() ? "" : " ") + o + ":" + std::to_string(m);
@@ -69,7 +113,10 @@ void print_unit(const models::Unit& unit, bool evidence) {
                 models::schema_string(r.normalization).c_str(), models::schema_string(r.order).c_str(),
                 r.sticky_bit ? " sticky" : "", rounding.c_str(), mins.empty() ? "" : (", min_exponent " + mins).c_str(),
                 extra.c_str());
-    if (!r.shapes.empty()) std::printf("      shapes: %s\n", join(r.shapes).c_str());
+    std::string list;
+    for (const auto& e : named)
+      if (e.row == ri) list += (list.empty() ? "" : ", ") + instruction_text(e, r);
+    if (!list.empty()) std::printf("      shapes: %s\n", list.c_str());
     if (!r.block_scale) {
       const std::string path = unit.batch_path(parse_format(r.input_formats[0]), parse_format(r.output_formats[0]), r.instruction);
       std::printf("      batch path: %s\n", path.c_str());
@@ -88,6 +135,9 @@ int cmd_units(const Args& args) {
                  "user-unit schema with instruction and evidence]}");
   p.option("unit", "show only this unit (name, alias or architecture)", "name");
   p.flag("evidence", "also print each row's evidence (always included with --json)");
+  p.flag("instructions", "list every instruction of each unit by name with its m x n x k, blocks, formats and "
+                         "serving row (with --json: an array of {unit, name, row_instruction, input_formats, "
+                         "output_formats, m, n, k, blocks, block_fma_products})");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
 
@@ -101,6 +151,7 @@ int cmd_units(const Args& args) {
   } else {
     for (const auto& s : models::builtin_unit_specs()) units.push_back(&models::builtin_unit(s.name));
   }
+  if (a.has("instructions")) return print_instructions(units, a.has("json"));
   if (a.has("json")) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto* u : units) {

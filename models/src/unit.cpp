@@ -251,6 +251,18 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
       } catch (const std::invalid_argument& e) {
         fail("shapes", e.what());
       }
+      for (auto& name : r.shapes.back().input_formats) {  // ":<in>,...": canonical, and the row's
+        Format f;
+        try {
+          f = parse_format(name, "shapes");
+        } catch (const std::invalid_argument& e) {
+          fail("shapes", e.what());
+        }
+        if (std::find(r.ins.begin(), r.ins.end(), f) == r.ins.end())
+          fail("shapes", "'" + s + "' names input format '" + name + "', which is not one of the input_formats (" +
+                             join(row.input_formats) + ")");
+        name = f.name;
+      }
       push_unique(r.shape_instructions, r.shapes.back().instruction.empty() ? row.instruction
                                                                              : r.shapes.back().instruction);
     }
@@ -327,49 +339,7 @@ std::vector<std::string> Unit::format_pairs() const {
   return pairs;
 }
 
-std::vector<std::string> Unit::instructions(const Format& in, const Format& out) const {
-  std::vector<std::string> v;
-  for (std::size_t i = 0; i < impl_->rows.size(); ++i) {
-    const auto& r = impl_->rows[i];
-    if (!r.has(in, out)) continue;
-    const auto& row = spec_.datapaths[i];
-    if (!row.instruction.empty()) push_unique(v, row.instruction);
-    else
-      for (const auto& s : r.shape_instructions)
-        if (!s.empty()) push_unique(v, s);
-  }
-  return v;
-}
-
-std::size_t Unit::datapath_index(const Format& in, const Format& out, std::string_view instruction) const {
-  const auto& rows = impl_->rows;
-  std::vector<std::size_t> serving;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].has(in, out)) serving.push_back(i);
-  if (serving.empty())
-    throw std::invalid_argument("unit '" + spec_.name + "' does not support " + in.name + " -> " + out.name +
-                                "; supported: " + join(format_pairs()));
-  if (instruction.empty()) {
-    // The default: the first row of the pair that needs no scale factors.
-    for (std::size_t i : serving)
-      if (!spec_.datapaths[i].block_scale) return i;
-    return serving.front();
-  }
-  for (std::size_t i : serving)
-    if (spec_.datapaths[i].instruction == instruction) return i;
-  for (std::size_t i : serving) {
-    if (!spec_.datapaths[i].instruction.empty()) continue;
-    const auto& si = rows[i].shape_instructions;
-    if (std::find(si.begin(), si.end(), instruction) != si.end()) return i;
-  }
-  auto list = instructions(in, out);
-  std::string text;
-  for (std::size_t j = 0; j < list.size(); ++j) text += (j ? ", " : "") + list[j];
-  throw std::invalid_argument("unit '" + spec_.name + "' has no datapath for " + in.name + " -> " + out.name +
-                              " with instruction '" + std::string(instruction) + "'; instructions for " +
-                              in.name + " -> " + out.name + ": " + (text.empty() ? "(none named)" : text) +
-                              " (or none for the default)");
-}
+// Unit::instructions, datapath_index and the resolution of instruction names: unit_instructions.cpp.
 
 const DatapathSpec& Unit::datapath(const Format& in, const Format& out, std::string_view instruction) const {
   return spec_.datapaths[datapath_index(in, out, instruction)];

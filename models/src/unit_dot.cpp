@@ -89,11 +89,12 @@ using detail::split_pairs_mod4;
 std::uint64_t Unit::dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
                         std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction) const {
   check_lengths(a, b);
-  return dot_in_row(datapath_index(in, out, instruction), in, out, a, b, c);
+  const InstructionSelection sel = select_instruction(in, out, instruction);
+  return dot_in_row(sel.row, in, out, a, b, c, instruction_k(sel));
 }
 
 std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& out, std::span<const std::uint64_t> a,
-                               std::span<const std::uint64_t> b, std::uint64_t c) const {
+                               std::span<const std::uint64_t> b, std::uint64_t c, std::size_t instruction_k) const {
   const DatapathSpec& row = spec_.datapaths[i];
   if (row.block_scale) {
     // A block-scaled row without scales: every scale is 1.
@@ -113,7 +114,7 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
                        : chain(adder, k, x, y, acc, [](std::uint64_t v) { return v; });
   };
   // One instruction: its products (at most `group`) through the blocks from `acc`.
-  const std::size_t group = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
+  const std::size_t group = row.k_split == KSplit::PairsMod4 ? 2 * k : (instruction_k ? instruction_k : k);
   std::vector<std::uint64_t> pa, pb;
   auto instruction_blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
                                 std::uint64_t acc) {
@@ -122,7 +123,7 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
     return blocks(pa, pb, acc);
   };
   const std::size_t K = a.size();
-  if (row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive) return blocks(a, b, c);
+  if (row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive && !instruction_k) return blocks(a, b, c);
   // Instructions in sequence (K = 0 runs one); each one's d is the next one's c.
   const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
   std::size_t pos = 0;
@@ -190,7 +191,8 @@ void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std:
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
                      const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
                      std::string_view instruction, unsigned threads) const {
-  const std::size_t i = datapath_index(in, out, instruction);
+  const InstructionSelection sel = select_instruction(in, out, instruction);
+  const std::size_t i = sel.row, ik = instruction_k(sel);
   const auto& r = impl_->rows[i];
   const DatapathSpec& row = spec_.datapaths[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
@@ -198,7 +200,8 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
   auto run_kernel = [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
     const bool pairs = row.k_split == KSplit::PairsMod4;
-    const std::size_t group = pairs ? 2 * k : (row.c_entry == CEntry::FinalAdd ? k : std::max<std::size_t>(K, 1));
+    const std::size_t group =
+        pairs ? 2 * k : (row.c_entry == CEntry::FinalAdd ? k : (ik ? ik : std::max<std::size_t>(K, 1)));
     // Pairs-mod4: every instruction's products reordered and padded to 2k, as dot_in_row.
     std::vector<std::uint64_t> pa, pb, ga, gb;
     const std::uint64_t *A = a + lo * K, *B = b + lo * K;
@@ -229,7 +232,7 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o]);
       return;
     }
-    for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e]);
+    for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e], ik);
   });
 }
 
@@ -239,14 +242,15 @@ void Unit::dot_batch_planar(const Format& in, const Format& out, std::size_t n, 
   if (in.width > 16)
     throw std::invalid_argument("in: dot_batch_planar takes patterns of at most 16 bits; '" + in.name + "' has " +
                                 std::to_string(in.width) + " (use dot_batch)");
-  const std::size_t i = datapath_index(in, out, instruction);
+  const InstructionSelection sel = select_instruction(in, out, instruction);
+  const std::size_t i = sel.row, ik = instruction_k(sel);
   const auto& r = impl_->rows[i];
   const DatapathSpec& row = spec_.datapaths[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   // The planar kernel serves rows whose instructions take the products in order.
   const bool planar = kernel && kernel->planar_supported() && row.k_split != KSplit::PairsMod4;
-  const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : std::max<std::size_t>(K, 1);
+  const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : (ik ? ik : std::max<std::size_t>(K, 1));
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
     if (planar) {

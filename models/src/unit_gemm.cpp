@@ -103,7 +103,8 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
                      std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
                      std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction,
                      unsigned threads) const {
-  const std::size_t ri = datapath_index(in, out, instruction);
+  const InstructionSelection sel = select_instruction(in, out, instruction);
+  const std::size_t ri = sel.row, ik = instruction_k(sel);
   check_size("A", A.size(), m * K, "m*K");
   check_size("B", B.size(), K * n, "K*n");
   check_size("C", C.size(), m * n, "m*n");
@@ -129,7 +130,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
       std::vector<std::uint64_t> column(K);
       for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
         for (std::size_t t = 0; t < K; ++t) column[t] = B[t * n + j];
-        D[i * n + j] = dot_in_row(ri, in, out, A.subspan(i * K, K), column, C[i * n + j]);
+        D[i * n + j] = dot_in_row(ri, in, out, A.subspan(i * K, K), column, C[i * n + j], ik);
       }
     });
     return;
@@ -139,7 +140,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   const bool pairs = row.k_split == KSplit::PairsMod4;
   const bool final_add = row.c_entry == CEntry::FinalAdd;
-  const std::size_t group = pairs ? 2 * k : (final_add ? k : std::max<std::size_t>(K, 1));
+  const std::size_t group = pairs ? 2 * k : (final_add ? k : (ik ? ik : std::max<std::size_t>(K, 1)));
   std::size_t KK = K;
   std::vector<std::size_t> order;  // packed position -> source index (K = padding, a +0 product)
   if (pairs) {

@@ -21,6 +21,11 @@ std::string lower(std::string_view s);
 std::string join(const std::vector<std::string>& v, const char* sep = ", ");
 void push_unique(std::vector<std::string>& v, const std::string& s);
 inline std::string pair_text(const Format& in, const Format& out) { return in.name + "->" + out.name; }
+// Whether a shape of a row serves input format `in` (its ":<in>,..." list, else every input).
+inline bool shape_serves(const ShapePattern& p, const Format& in) {
+  return p.input_formats.empty() ||
+         std::find(p.input_formats.begin(), p.input_formats.end(), in.name) != p.input_formats.end();
+}
 
 // One instruction's products for KSplit::PairsMod4 (at most `group` = 2k): indices with
 // i mod 4 in {0,1} first, then {2,3}, padded with +0 products to `group` (unit_dot.cpp).

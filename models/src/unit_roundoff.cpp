@@ -22,6 +22,12 @@ BlockFmaRoundoff block_fma_roundoff(const Unit& unit, const Format& in, const Fo
   const AdderConfig c = make_adder_config(row, in, out);  // out_format: result_fraction_bits applied
   BlockFmaRoundoff r;
   r.b = row.fma_size;
+  // An instruction named with a K below the row's k (CDNA3's K = 4 forms, RTX m16n8k16 fp8)
+  // runs blocks of K: the model's b.
+  if (const auto sel = unit.select_instruction(in, out, instruction);
+      sel.shape && sel.shape->k < row.fma_size && !row.block_scale && row.k_split == KSplit::Consecutive &&
+      row.c_entry == CEntry::Accumulator)
+    r.b = sel.shape->k;
   r.u_fma = rounding_unit(c.out_format.precision, c.final_rounding);
   r.how = "u_fma = " + mode_name(c.final_rounding) + " rounding to " + std::to_string(c.out_format.precision) + " bits";
   if (row.c_entry == CEntry::FinalAdd) {

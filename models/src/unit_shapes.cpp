@@ -41,17 +41,31 @@ bool ShapePattern::matches(int m_, int n_, int k_) const {
 ShapePattern parse_shape_pattern(std::string_view text, std::string_view field) {
   auto fail = [&]() -> ShapePattern {
     throw std::invalid_argument(std::string(field) + ": '" + std::string(text) +
-                                "' is not a shape; allowed: [<instruction>.]m<M>n<N>k<K> with N a "
+                                "' is not a shape; allowed: [<instruction>.]m<M>n<N>k<K>[b<blocks>][:<input formats>] with N a "
                                 "number, 'N' (8, 16, ..., 256) or 'N16' (16, 32, ..., 256), e.g. "
                                 "mma.sync.m16n8k16, wgmma.m64nNk16");
   };
   ShapePattern p;
   p.text = std::string(text);
-  const auto dot = text.rfind('.');
-  std::string_view mnk = text;
+  // ":<in>,...": the input formats the instruction's name fixes (checked by Unit).
+  std::string_view body = text;
+  if (const auto colon = body.find(':'); colon != std::string_view::npos) {
+    std::string_view list = body.substr(colon + 1);
+    body = body.substr(0, colon);
+    while (true) {
+      const auto comma = list.find(',');
+      const std::string_view name = list.substr(0, comma);
+      if (name.empty()) return fail();
+      p.input_formats.emplace_back(name);
+      if (comma == std::string_view::npos) break;
+      list = list.substr(comma + 1);
+    }
+  }
+  const auto dot = body.rfind('.');
+  std::string_view mnk = body;
   if (dot != std::string_view::npos) {
-    p.instruction = std::string(text.substr(0, dot));
-    mnk = text.substr(dot + 1);
+    p.instruction = std::string(body.substr(0, dot));
+    mnk = body.substr(dot + 1);
     if (p.instruction.empty()) return fail();
   }
   std::size_t pos = 0;
@@ -73,7 +87,13 @@ ShapePattern parse_shape_pattern(std::string_view text, std::string_view field) 
   if (pos >= mnk.size() || mnk[pos] != 'k') return fail();
   ++pos;
   p.k = parse_int(mnk, pos);
-  if (p.k <= 0 || pos != mnk.size()) return fail();
+  if (p.k <= 0) return fail();
+  if (pos < mnk.size() && mnk[pos] == 'b') {  // "b<B>": B independent blocks
+    ++pos;
+    p.blocks = parse_int(mnk, pos);
+    if (p.blocks <= 0) return fail();
+  }
+  if (pos != mnk.size()) return fail();
   return p;
 }
 
@@ -84,6 +104,7 @@ std::vector<std::string> Unit::shapes(const Format& in, const Format& out, std::
     if (!r.has(in, out)) continue;
     for (const auto& p : r.shapes) {
       const std::string& pi = p.instruction.empty() ? spec_.datapaths[i].instruction : p.instruction;
+      if (!detail::shape_serves(p, in)) continue;
       if (!instruction.empty() && pi != instruction && spec_.datapaths[i].instruction != instruction) continue;
       push_unique(v, p.text);
     }
@@ -106,8 +127,9 @@ MmaShape Unit::resolve_shape(const Format& in, const Format& out, std::string_vi
     const auto& row = spec_.datapaths[i];
     for (const auto& p : r.shapes) {
       const std::string& pi = p.instruction.empty() ? row.instruction : p.instruction;
+      if (!detail::shape_serves(p, in)) continue;
       if (!instr.empty() && pi != instr && row.instruction != instr) continue;
-      if (p.matches(want.m, want.n, want.k)) return MmaShape{pi, want.m, want.n, want.k};
+      if (p.matches(want.m, want.n, want.k)) return MmaShape{pi, want.m, want.n, want.k, p.blocks};
     }
   }
   const auto list = shapes(in, out, instr);
@@ -127,7 +149,7 @@ std::vector<std::uint64_t> Unit::mma(const Format& in, const Format& out, std::s
     if (!r.has(in, out)) continue;
     for (const auto& p : r.shapes) {
       const std::string& pi = p.instruction.empty() ? spec_.datapaths[i].instruction : p.instruction;
-      if (pi == s.instruction && p.matches(s.m, s.n, s.k)) {
+      if (pi == s.instruction && detail::shape_serves(p, in) && p.matches(s.m, s.n, s.k)) {
         row_index = i;
         break;
       }

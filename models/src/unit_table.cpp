@@ -383,13 +383,14 @@ std::vector<UnitSpec> make_table() {
         "", {"tf32"}, {"fp32"}, 8, 25, -133, std::nullopt, {"wmma.m16n16k8", "mma.sync.m16n8k4", "mma.sync.m16n8k8"},
         "units.md 3b" + kRtx + " tf32 as Hopper/B200: k=8, F=25, RZ (X25)." + kMin133 + kCarry + kNoRtxData));
     u.datapaths.push_back(fused(
-        "", {"e4m3", "e5m2"}, {"fp32", "fp16"}, 32, 25, -133, -22, {"mma.sync.m16n8k32"},
+        "", {"e4m3", "e5m2"}, {"fp32", "fp16"}, 32, 25, -133, -22, {"mma.sync.m16n8k32", "mma.sync.m16n8k16"},
         "units.md 3b" + kRtx + " fp8 mma.sync.m16n8k32 (also .kind::f8f6f4 with fp8 operands): one fused block "
             "of 32 products with c inside, every term truncated at F=25 below the largest, RZ to fp32 / RNE to "
             "fp16; no split into two k=16 halves (unlike Ada, unlike B200 mma.sync). Zero terms read exponent "
             "-133 (fp32 accumulator) or -22 (fp16 accumulator): min_exponent (X25 v1/v2; KM25's RTX PRO 6000 "
-            "model agrees for fp32 output and has no fp16 output). The m16n8k16 fp8 form is one block of 16: "
-            "the same result for K <= 16; a chain of k16 instructions is not modelled separately." +
+            "model agrees for fp32 output and has no fp16 output). The m16n8k16 fp8 form (PTX ISA 8.7, sm_89+) is "
+            "one block of 16 (units.md 3b): selected by its name mma.sync.m16n8k16, dot and gemm chain "
+            "instructions of 16 products." +
             kCarry + kNoRtxData));
     {
       auto r = fused(
@@ -399,6 +400,21 @@ std::vector<UnitSpec> make_table() {
               "mma, each product's exponent also adds both scale exponents (X25; hardware-checked for e4m3 x e4m3 "
               "and e5m2 x e5m2 only)." + kCarry + kNoRtxData);
       r.block_scale = BlockScaleSpec{{"ue8m0"}, {32}, 0};
+      u.datapaths.push_back(std::move(r));
+    }
+    {
+      // As the b200 tcgen05.mxf4nvf4 row (the same group structure and scale formats).
+      auto r = fused(
+          "mma.sync.mxf4nvf4", {"e2m1"}, {"fp32"}, 64, 35, -133, std::nullopt, {"mma.sync.mxf4nvf4.m16n8k64"},
+          "units.md 3b" + kRtx + " block-scaled mma...kind::mxf4nvf4.block_scale m16n8k64 (fp4 e2m1 with ue8m0 "
+              "scales per 32 or ue4m3 scales per 16; PTX pairs ue8m0 with 32 and ue4m3 with 16, tcsim accepts every "
+              "combination as for b200): each group of 16 products summed exactly, multiplied by its scales, then "
+              "fused with c, k=64, F=35, RZ (X25; hardware-checked by X25 for block 32 + ue8m0 and block 16 + ue4m3). "
+              "Alignment exponent of a scaled group sum: its leading bit, as the b200 row (a choice); X25 aligns "
+              "each group by its scale exponents only and reads exponent -139 for an all-zero group: the two "
+              "differ in the truncation of small groups (open, docs/units/blackwell.md)." +
+              kCarry + kNoRtxData);
+      r.block_scale = BlockScaleSpec{{"ue8m0", "ue4m3"}, {16, 32}, 16};
       u.datapaths.push_back(std::move(r));
     }
     u.datapaths.push_back(fp64_chain({"mma.sync.m8n8k4", "mma.sync.m16n8k4", "mma.sync.m16n8k8", "mma.sync.m16n8k16"},

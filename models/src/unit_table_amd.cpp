@@ -122,17 +122,77 @@ DatapathSpec cdna3_fp8(std::string instruction, bool v2, std::vector<std::string
   return r;
 }
 
+// The MFMA instructions by their ISA names, as shape entries "<name>.m<M>n<N>k<K>[b<B>]:<in>"
+// (models/include/tcsim/models/unit.hpp). Names, m x n x k and blocks: AMD's "AMD Instinct
+// MI100 Instruction Set Architecture" (CDNA1), "AMD Instinct MI200 ISA" (CDNA2) and "AMD
+// Instinct MI300 ISA" (CDNA3) reference guides, MFMA opcode tables, as tabulated by AMD's
+// Matrix Instruction Calculator (ROCm/amd_matrix_instruction_calculator, commit 2ef9189);
+// units.md 3b lists the same. A batched form (b > 1) is b independent m x n x k blocks.
+struct Isa {
+  const char* name;
+  int m, n, k, blocks;
+};
+
+std::vector<std::string> isa_shapes(const std::vector<Isa>& list, const std::string& in, const std::string& suffix = "") {
+  std::vector<std::string> v;
+  for (const Isa& x : list)
+    v.push_back(std::string(x.name) + suffix + ".m" + std::to_string(x.m) + "n" + std::to_string(x.n) + "k" +
+                std::to_string(x.k) + (x.blocks > 1 ? "b" + std::to_string(x.blocks) : "") + ":" + in);
+  return v;
+}
+
+std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// CDNA1 (and CDNA2, which keeps them).
+const std::vector<Isa> kCdna1F32 = {{"v_mfma_f32_32x32x1f32", 32, 32, 1, 2}, {"v_mfma_f32_16x16x1f32", 16, 16, 1, 4},
+                                    {"v_mfma_f32_4x4x1f32", 4, 4, 1, 16},    {"v_mfma_f32_32x32x2f32", 32, 32, 2, 1},
+                                    {"v_mfma_f32_16x16x4f32", 16, 16, 4, 1}};
+const std::vector<Isa> kCdna1F16 = {{"v_mfma_f32_32x32x4f16", 32, 32, 4, 2}, {"v_mfma_f32_16x16x4f16", 16, 16, 4, 4},
+                                    {"v_mfma_f32_4x4x4f16", 4, 4, 4, 16},    {"v_mfma_f32_32x32x8f16", 32, 32, 8, 1},
+                                    {"v_mfma_f32_16x16x16f16", 16, 16, 16, 1}};
+const std::vector<Isa> kCdna1Bf16 = {{"v_mfma_f32_32x32x2bf16", 32, 32, 2, 2}, {"v_mfma_f32_16x16x2bf16", 16, 16, 2, 4},
+                                     {"v_mfma_f32_4x4x2bf16", 4, 4, 2, 16},    {"v_mfma_f32_32x32x4bf16", 32, 32, 4, 1},
+                                     {"v_mfma_f32_16x16x8bf16", 16, 16, 8, 1}};
+// CDNA2 additions.
+const std::vector<Isa> kCdna2Bf16_1k = {
+    {"v_mfma_f32_32x32x4bf16_1k", 32, 32, 4, 2}, {"v_mfma_f32_16x16x4bf16_1k", 16, 16, 4, 4},
+    {"v_mfma_f32_4x4x4bf16_1k", 4, 4, 4, 16},    {"v_mfma_f32_32x32x8bf16_1k", 32, 32, 8, 1},
+    {"v_mfma_f32_16x16x16bf16_1k", 16, 16, 16, 1}};
+const std::vector<Isa> kCdna2F64 = {{"v_mfma_f64_16x16x4f64", 16, 16, 4, 1}, {"v_mfma_f64_4x4x4f64", 4, 4, 4, 4}};
+// CDNA3 (renamed: an underscore before the type, the block count in the name).
+const std::vector<Isa> kCdna3F32 = {{"v_mfma_f32_32x32x1_2b_f32", 32, 32, 1, 2},
+                                    {"v_mfma_f32_16x16x1_4b_f32", 16, 16, 1, 4},
+                                    {"v_mfma_f32_4x4x1_16b_f32", 4, 4, 1, 16},
+                                    {"v_mfma_f32_32x32x2_f32", 32, 32, 2, 1},
+                                    {"v_mfma_f32_16x16x4_f32", 16, 16, 4, 1}};
+const std::vector<Isa> kCdna3F16 = {{"v_mfma_f32_32x32x4_2b_f16", 32, 32, 4, 2},
+                                    {"v_mfma_f32_16x16x4_4b_f16", 16, 16, 4, 4},
+                                    {"v_mfma_f32_4x4x4_16b_f16", 4, 4, 4, 16},
+                                    {"v_mfma_f32_32x32x8_f16", 32, 32, 8, 1},
+                                    {"v_mfma_f32_16x16x16_f16", 16, 16, 16, 1}};
+const std::vector<Isa> kCdna3Bf16 = {{"v_mfma_f32_32x32x4_2b_bf16", 32, 32, 4, 2},
+                                     {"v_mfma_f32_16x16x4_4b_bf16", 16, 16, 4, 4},
+                                     {"v_mfma_f32_4x4x4_16b_bf16", 4, 4, 4, 16},
+                                     {"v_mfma_f32_32x32x8_bf16", 32, 32, 8, 1},
+                                     {"v_mfma_f32_16x16x16_bf16", 16, 16, 16, 1}};
+const std::vector<Isa> kCdna3Xf32 = {{"v_mfma_f32_16x16x8_xf32", 16, 16, 8, 1}, {"v_mfma_f32_32x32x4_xf32", 32, 32, 4, 1}};
+const std::vector<Isa> kCdna3Fp8 = {{"v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, 1},
+                                    {"v_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, 1}};
+const std::vector<Isa> kCdna3Bf8 = {{"v_mfma_f32_16x16x32_bf8_bf8", 16, 16, 32, 1},
+                                    {"v_mfma_f32_32x32x16_bf8_bf8", 32, 32, 16, 1}};
+const std::vector<Isa> kCdna3F64 = {{"v_mfma_f64_16x16x4_f64", 16, 16, 4, 1}, {"v_mfma_f64_4x4x4_4b_f64", 4, 4, 4, 4}};
+
 }  // namespace
 
 std::vector<UnitSpec> amd_unit_specs() {
   std::vector<UnitSpec> units;
-  const std::vector<std::string> f16_shapes = {"mfma.m32n32k8", "mfma.m16n16k16", "mfma.m32n32k4", "mfma.m16n16k4",
-                                               "mfma.m4n4k4"};
-  const std::vector<std::string> bf16_cdna1_shapes = {"mfma.m32n32k4", "mfma.m16n16k8", "mfma.m32n32k2",
-                                                      "mfma.m16n16k2", "mfma.m4n4k2"};
-  const std::vector<std::string> f32_shapes = {"mfma.m32n32k2", "mfma.m16n16k4", "mfma.m32n32k1", "mfma.m16n16k1",
-                                               "mfma.m4n4k1"};
-  const std::vector<std::string> f64_shapes = {"mfma.m16n16k4", "mfma.m4n4k4"};
+  const std::vector<std::string> f16_shapes = isa_shapes(kCdna1F16, "fp16");
+  const std::vector<std::string> bf16_cdna1_shapes = isa_shapes(kCdna1Bf16, "bf16");
+  const std::vector<std::string> f32_shapes = isa_shapes(kCdna1F32, "fp32");
+  const std::vector<std::string> f64_shapes = isa_shapes(kCdna2F64, "fp64");
 
   // ---------------------------------------------------------------- CDNA1
   {
@@ -158,11 +218,11 @@ std::vector<UnitSpec> amd_unit_specs() {
         "units.md 3b CDNA2 f16: groups of 4, acc + ((p0 + p1) + (p2 + p3)), binary32 RNE adds (X25 v1/v2, "
         "KM25 MI210MC.m)."));
     u.datapaths.push_back(cdna2_pairwise(
-        "", {"bf16"}, 4, {"mfma.m32n32k8", "mfma.m16n16k16", "mfma.m32n32k4", "mfma.m16n16k4", "mfma.m4n4k4"},
+        "", {"bf16"}, 4, isa_shapes(kCdna2Bf16_1k, "bf16"),
         "units.md 3b CDNA2 bf16_1k (v_mfma_f32_*bf16_1k, the default bf16 row): groups of 4 as f16 (X25 v1/v2, "
         "KM25)."));
     u.datapaths.push_back(cdna2_pairwise(
-        "bf16-legacy", {"bf16"}, 2, {},  // its m x n x k names are those of the bf16_1k row: chosen by name
+        "bf16-legacy", {"bf16"}, 2, bf16_cdna1_shapes,  // the CDNA1 bf16 names run here
         "units.md 3b CDNA2 legacy bf16 (no _1k, including the CDNA1-named bf16 ops run on CDNA2): pairs, "
         "acc + (p0 + p1) (X25; KM25 has no P = 2 case)."));
     u.datapaths.push_back(fma_chain("fp32", f32_shapes, " CDNA2 v_mfma_f32_*f32."));
@@ -173,8 +233,11 @@ std::vector<UnitSpec> amd_unit_specs() {
   // ---------------------------------------------------------------- CDNA3
   {
     UnitSpec u{"mi300x", "cdna3", {"mi300a", "mi325x", "cdna3"}, {}};
-    const std::vector<std::string> h8 = {"mfma.m32n32k8", "mfma.m16n16k16", "mfma.m32n32k4", "mfma.m16n16k4",
-                                         "mfma.m4n4k4"};
+    // The K = 4 forms (_2b, _4b, _16b) run blocks of 4: selected by name, dot and gemm chain by
+    // their K (Unit::select_instruction); the row's k = 8 serves the K = 8 and 16 forms.
+    const std::vector<std::string> h8 = cat(isa_shapes(kCdna3F16, "fp16"), isa_shapes(kCdna3Bf16, "bf16"));
+    const std::vector<std::string> h8v1 =
+        cat(isa_shapes(kCdna3F16, "fp16", ".v1"), isa_shapes(kCdna3Bf16, "bf16", ".v1"));
     const std::string f16_text =
         "units.md 3b CDNA3 f16/bf16: blocks of 8 (the K = 4 forms: blocks of 4, the same result since +0 "
         "padding products do not count); products truncated (RZ) at F = 24 below the largest product "
@@ -184,23 +247,25 @@ std::vector<UnitSpec> amd_unit_specs() {
     const std::string xf32_text =
         "units.md 3b CDNA3 xf32 (v_mfma_f32_{16x16x8,32x32x4}_xf32): fp32 operands first truncated to tf32 "
         "(input_fraction_bits 10: 13 low fraction bits cleared), then blocks of 4 as f16 (X25, agreed).";
-    const std::vector<std::string> fp8_shapes = {"mfma.m16n16k32", "mfma.m32n32k16"};
+    // fp8_bf8 and bf8_fp8 (A and B of different formats) need mixed operands: not here yet.
+    const std::vector<std::string> fp8_shapes = cat(isa_shapes(kCdna3Fp8, "e4m3fnuz"), isa_shapes(kCdna3Bf8, "e5m2fnuz"));
+    const std::vector<std::string> fp8_shapes_v1 =
+        cat(isa_shapes(kCdna3Fp8, "e4m3fnuz", ".v1"), isa_shapes(kCdna3Bf8, "e5m2fnuz", ".v1"));
     u.datapaths.push_back(cdna3_after("", {"fp16", "bf16"}, 8, true, h8, f16_text));
     u.datapaths.push_back(cdna3_fp8("", true, fp8_shapes));
     // The FMA chain first: it is the default fp32 -> fp32 row; xf32 is chosen by name.
-    u.datapaths.push_back(fma_chain("fp32", {"mfma.m32n32k2", "mfma.m16n16k4", "mfma.m32n32k1", "mfma.m16n16k1",
-                                             "mfma.m4n4k1"},
-                                    " CDNA3 v_mfma_f32_*_f32."));
+    u.datapaths.push_back(fma_chain("fp32", isa_shapes(kCdna3F32, "fp32"), " CDNA3 v_mfma_f32_*_f32."));
     {
-      DatapathSpec x = cdna3_after("xf32", {"fp32"}, 4, true, {"xf32.m16n16k8", "xf32.m32n32k4"}, xf32_text);
+      DatapathSpec x = cdna3_after("xf32", {"fp32"}, 4, true, isa_shapes(kCdna3Xf32, "fp32"), xf32_text);
       x.input_fraction_bits = 10;
       u.datapaths.push_back(std::move(x));
     }
-    u.datapaths.push_back(fma_chain("fp64", f64_shapes, " CDNA3 v_mfma_f64_16x16x4_f64, 4x4x4_4b_f64."));
-    u.datapaths.push_back(cdna3_after("v1", {"fp16", "bf16"}, 8, false, {}, f16_text));
-    u.datapaths.push_back(cdna3_fp8("v1", false, {}));
+    u.datapaths.push_back(fma_chain("fp64", isa_shapes(kCdna3F64, "fp64"), " CDNA3 v_mfma_f64_16x16x4_f64, 4x4x4_4b_f64."));
+    // The v1 rows: the same instructions, named "<ISA name>.v1".
+    u.datapaths.push_back(cdna3_after("v1", {"fp16", "bf16"}, 8, false, h8v1, f16_text));
+    u.datapaths.push_back(cdna3_fp8("v1", false, fp8_shapes_v1));
     {
-      DatapathSpec x = cdna3_after("xf32.v1", {"fp32"}, 4, false, {}, xf32_text);
+      DatapathSpec x = cdna3_after("xf32.v1", {"fp32"}, 4, false, isa_shapes(kCdna3Xf32, "fp32", ".v1"), xf32_text);
       x.input_fraction_bits = 10;
       u.datapaths.push_back(std::move(x));
     }

@@ -1,6 +1,7 @@
 // Built-in units: lookup, the format pairs and instructions of units.md section 2,
 // chaining, shapes (mma = element-wise dot), error messages.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -256,6 +257,10 @@ TEST_CASE("shapes: every unit x format pair x shape, mma equals the element-wise
           const Format& out = parse_format(out_name);
           for (const auto& text : row.shapes) {
             const ShapePattern p = parse_shape_pattern(text);
+            // ":<in>,...": an ISA name serves only the formats it names.
+            if (!p.input_formats.empty() &&
+                std::find(p.input_formats.begin(), p.input_formats.end(), in.name) == p.input_formats.end())
+              continue;
             const int n = p.n ? p.n : p.n_step;
             const std::string shape = p.instruction + ".m" + std::to_string(p.m) + "n" + std::to_string(n) + "k" +
                                       std::to_string(p.k);

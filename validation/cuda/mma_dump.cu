@@ -12,6 +12,10 @@
 //   wmma-tf32  wmma m16n16k8,  tf32 inputs, float accumulator          (sm_80+)
 //   mma-e4m3   mma.sync.aligned.m16n8k32.row.col.{f32,f16}.e4m3.e4m3.{f32,f16}  (sm_89+)
 //   mma-e5m2   the same with e5m2 inputs                                          (sm_89+)
+//   mma-e4m3-k16, mma-e5m2-k16  mma.sync.aligned.m16n8k16 with fp8 inputs (PTX ISA 8.7: CUDA
+//              12.8+, sm_89+; RTX Blackwell sm_120 runs it as one block of 16, units.md 3b)
+//   mxf8f6f4-e4m3, mxf8f6f4-e5m2  mma.sync.aligned.m16n8k32.kind::mxf8f6f4.block_scale with
+//              every ue8m0 scale 1 (the dump format holds no scales), fp32 output (sm_120a)
 // Both outputs of an op come from one run on the same a, b and c. For binary16 output c is a
 // binary32 value rounded to binary16 (RNE) on the host, as the published runs did; the c
 // file holds the binary32 value, like theirs. The c and d file names do not name the input
@@ -45,7 +49,18 @@ namespace {
     }                                                                                      \
   } while (0)
 
-enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2 };
+enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2, MmaE4m3K16, MmaE5m2K16, MxE4m3, MxE5m2 };
+// The m16n8k16 fp8 form needs PTX ISA 8.7 (CUDA 12.8 or newer).
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define TCSIM_HAVE_FP8_K16 1
+#else
+#define TCSIM_HAVE_FP8_K16 0
+#endif
+bool is_e4m3(Op op) { return op == Op::MmaE4m3 || op == Op::MmaE4m3K16 || op == Op::MxE4m3; }
+bool is_fp8(Op op) {
+  return op == Op::MmaE4m3 || op == Op::MmaE5m2 || op == Op::MmaE4m3K16 || op == Op::MmaE5m2K16 || op == Op::MxE4m3 ||
+         op == Op::MxE5m2;
+}
 
 struct OpInfo {
   Op op;
@@ -64,6 +79,10 @@ const OpInfo kOps[] = {
     {Op::WmmaTf32, "wmma-tf32", "tf32", 16, 16, 8, 80, false, 4, 11, -126, 127, 8},
     {Op::MmaE4m3, "mma-e4m3", "E4M3", 16, 8, 32, 89, true, 1, 4, -6, 8, 4},
     {Op::MmaE5m2, "mma-e5m2", "E5M2", 16, 8, 32, 89, true, 1, 3, -14, 15, 5},
+    {Op::MmaE4m3K16, "mma-e4m3-k16", "E4M3", 16, 8, 16, 89, true, 1, 4, -6, 8, 4},
+    {Op::MmaE5m2K16, "mma-e5m2-k16", "E5M2", 16, 8, 16, 89, true, 1, 3, -14, 15, 5},
+    {Op::MxE4m3, "mxf8f6f4-e4m3", "E4M3", 16, 8, 32, 120, false, 1, 4, -6, 8, 4},
+    {Op::MxE5m2, "mxf8f6f4-e5m2", "E5M2", 16, 8, 32, 120, false, 1, 3, -14, 15, 5},
 };
 
 // ------------------------------------------------------------------ host-side formats
@@ -167,7 +186,7 @@ std::uint32_t random_input(const OpInfo& info, const Options& o, Rng& rng) {
   std::uint32_t b = (field << frac_bits) | frac;
   if (roll == 99) b = 0;
   // E4M3: S.1111.111 is NaN; avoid it.
-  if (info.op == Op::MmaE4m3 && (b & 0x7fu) == 0x7fu) b = 0x7eu;
+  if (is_e4m3(info.op) && (b & 0x7fu) == 0x7fu) b = 0x7eu;
   return neg ? (b | (1u << (width - 1))) : b;
 }
 
@@ -184,7 +203,7 @@ std::uint32_t input_pattern(const OpInfo& info, bool neg, int e, std::uint32_t f
   const int width = info.in_bytes * 8;
   const int bias = (1 << (info.exp_bits - 1)) - 1;
   std::uint32_t b = e < info.emin ? frac : (static_cast<std::uint32_t>(e + bias) << frac_bits) | frac;
-  if (info.op == Op::MmaE4m3 && (b & 0x7fu) == 0x7fu) b = 0x7eu;  // S.1111.111 is NaN
+  if (is_e4m3(info.op) && (b & 0x7fu) == 0x7fu) b = 0x7eu;  // S.1111.111 is NaN
   return neg ? (b | (1u << (width - 1))) : b;
 }
 
@@ -387,6 +406,97 @@ __global__ void mma_fp8_f16_kernel(const std::uint8_t* A, const std::uint8_t* B,
 #endif
 }
 
+// mma.sync.aligned.m16n8k16 with fp8 inputs (8-bit m16n8k16 fragments, PTX ISA): groupID g,
+// thread-in-group q as above; A: reg r (4 bytes, byte i): row g + 8r, column 4q + i;
+// B: one reg, byte i: row (k) 4q + i, column g; C/D as m16n8k32.
+template <bool E5M2, bool F16OUT>
+__global__ void mma_fp8_k16_kernel(const std::uint8_t* A, const std::uint8_t* B, const void* Cv, void* Dv) {
+#if __CUDA_ARCH__ >= 890 && TCSIM_HAVE_FP8_K16
+  const int t = blockIdx.x, lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  A += t * 16 * 16;
+  B += t * 8 * 16;
+  unsigned a[2], b = 0;
+  for (int r = 0; r < 2; ++r) {
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<unsigned>(A[(g + 8 * r) * 16 + 4 * q + i]) << (8 * i);
+    a[r] = v;
+  }
+  for (int i = 0; i < 4; ++i) b |= static_cast<unsigned>(B[g * 16 + 4 * q + i]) << (8 * i);
+  if (F16OUT) {
+    const __half* C = static_cast<const __half*>(Cv) + t * 16 * 8;
+    __half* D = static_cast<__half*>(Dv) + t * 16 * 8;
+    unsigned c[2], d[2];
+    for (int r = 0; r < 2; ++r)
+      c[r] = static_cast<unsigned>(__half_as_ushort(C[(g + 8 * r) * 8 + 2 * q])) |
+             (static_cast<unsigned>(__half_as_ushort(C[(g + 8 * r) * 8 + 2 * q + 1])) << 16);
+    if (E5M2)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.e5m2.e5m2.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};\n"
+                   : "=r"(d[0]), "=r"(d[1]) : "r"(a[0]), "r"(a[1]), "r"(b), "r"(c[0]), "r"(c[1]));
+    else
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3}, {%4}, {%5,%6};\n"
+                   : "=r"(d[0]), "=r"(d[1]) : "r"(a[0]), "r"(a[1]), "r"(b), "r"(c[0]), "r"(c[1]));
+    for (int r = 0; r < 2; ++r) {
+      D[(g + 8 * r) * 8 + 2 * q] = __ushort_as_half(static_cast<unsigned short>(d[r] & 0xffffu));
+      D[(g + 8 * r) * 8 + 2 * q + 1] = __ushort_as_half(static_cast<unsigned short>(d[r] >> 16));
+    }
+  } else {
+    const float* C = static_cast<const float*>(Cv) + t * 16 * 8;
+    float* D = static_cast<float*>(Dv) + t * 16 * 8;
+    float c[4], d[4];
+    for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+    if (E5M2)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};\n"
+                   : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                   : "r"(a[0]), "r"(a[1]), "r"(b), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    else
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};\n"
+                   : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                   : "r"(a[0]), "r"(a[1]), "r"(b), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    for (int i = 0; i < 4; ++i) D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+  }
+#endif
+}
+
+// mma.sync...kind::mxf8f6f4.block_scale.scale_vec::1X (sm_120a): the m16n8k32 fp8 fragments,
+// every byte of both scale registers ue8m0 0x7f (= 1), selectors 0, so that the result is the
+// unscaled product's (tcsim: --instruction mma.sync.mxf8f6f4 with unit scales).
+template <bool E5M2>
+__global__ void mx_fp8_kernel(const std::uint8_t* A, const std::uint8_t* B, const float* C, float* D) {
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL)
+  const int t = blockIdx.x;
+  A += t * 16 * 32;
+  B += t * 8 * 32;
+  C += t * 16 * 8;
+  D += t * 16 * 8;
+  unsigned a[4], b[2];
+  load_fp8_fragments(A, B, a, b);
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  float c[4], d[4];
+  for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+  const unsigned one = 0x7f7f7f7fu;
+  if (E5M2)
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e5m2.e5m2.f32.ue8m0 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}, %14, {0, 0}, %15, {0, 0};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+          "f"(c[3]), "r"(one), "r"(one));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}, %14, {0, 0}, %15, {0, 0};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+          "f"(c[3]), "r"(one), "r"(one));
+  for (int i = 0; i < 4; ++i) D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+#elif defined(__CUDA_ARCH__)
+  // Not compiled for sm_120a: mark every result (finite inputs never give this NaN) so that
+  // the host refuses to write a dump.
+  const int t = blockIdx.x, lane = threadIdx.x & 31;
+  for (int i = 0; i < 4; ++i) D[t * 16 * 8 + lane * 4 + i] = __uint_as_float(0xffffffffu);
+#endif
+}
+
 // ------------------------------------------------------------------ host driver
 
 template <class T>
@@ -459,6 +569,34 @@ std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, con
       wmma_tf32_kernel<<<tiles, 32>>>(static_cast<float*>(dA), static_cast<float*>(dB), static_cast<float*>(dC),
                                       static_cast<float*>(dD));
       break;
+    case Op::MxE4m3:
+    case Op::MxE5m2: {
+      auto* a = static_cast<std::uint8_t*>(dA);
+      auto* b = static_cast<std::uint8_t*>(dB);
+      auto* c = static_cast<float*>(dC);
+      auto* d = static_cast<float*>(dD);
+      if (info.op == Op::MxE5m2) mx_fp8_kernel<true><<<tiles, 32>>>(a, b, c, d);
+      else mx_fp8_kernel<false><<<tiles, 32>>>(a, b, c, d);
+      break;
+    }
+    case Op::MmaE4m3K16:
+    case Op::MmaE5m2K16: {
+      if (!TCSIM_HAVE_FP8_K16) {
+        std::fprintf(stderr, "mma_dump: %s needs CUDA 12.8 or newer (PTX ISA 8.7)\n", info.name);
+        std::exit(1);
+      }
+      auto* a = static_cast<std::uint8_t*>(dA);
+      auto* b = static_cast<std::uint8_t*>(dB);
+      const bool e5 = info.op == Op::MmaE5m2K16;
+      if (fp16_out) {
+        if (e5) mma_fp8_k16_kernel<true, true><<<tiles, 32>>>(a, b, dC, dD);
+        else mma_fp8_k16_kernel<false, true><<<tiles, 32>>>(a, b, dC, dD);
+      } else {
+        if (e5) mma_fp8_k16_kernel<true, false><<<tiles, 32>>>(a, b, dC, dD);
+        else mma_fp8_k16_kernel<false, false><<<tiles, 32>>>(a, b, dC, dD);
+      }
+      break;
+    }
     case Op::MmaE4m3:
     case Op::MmaE5m2: {
       auto* a = static_cast<std::uint8_t*>(dA);
@@ -485,6 +623,11 @@ std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, con
     for (std::size_t i = 0; i < mn; ++i) out[i] = half_to_binary32(d[i]);
   } else {
     out = from_device(static_cast<std::uint32_t*>(dD), mn);
+  }
+  if ((info.op == Op::MxE4m3 || info.op == Op::MxE5m2) && !out.empty() && out[0] == 0xffffffffu) {
+    std::fprintf(stderr, "mma_dump: %s ran without sm_120a code; build with -arch=sm_120a (or "
+                         "-DCMAKE_CUDA_ARCHITECTURES=120a)\n", info.name);
+    std::exit(1);
   }
   cudaFree(dA);
   cudaFree(dB);
@@ -514,6 +657,7 @@ const char* unit_of_gpu(const std::string& gpu) {
       {"l40s", "l40s"}, {"ada", "l40s"}, {"rtx4090", "l40s"},
       {"h100", "h100"}, {"h200", "h100"},
       {"b200", "b200"},
+      {"rtx5090", "rtx5090"}, {"rtx5080", "rtx5090"}, {"rtxpro6000", "rtx5090"},
   };
   std::string key;
   for (const char ch : gpu)
@@ -679,7 +823,14 @@ int main(int argc, char** argv) {
   const char* unit = unit_of_gpu(o.gpu);
   std::string in = info.fmt;
   for (auto& ch : in) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const bool fp8 = info.op == Op::MmaE4m3 || info.op == Op::MmaE5m2;
+  const bool fp8 = is_fp8(info.op);
+  // fp8: the mma.sync family (h100's default fp8 -> fp32 row is wgmma); the k16 form by its full
+  // name, which makes tcsim chain instructions of 16 (rtx5090; docs/units/blackwell.md).
+  const bool k16 = info.op == Op::MmaE4m3K16 || info.op == Op::MmaE5m2K16;
+  const bool mx = info.op == Op::MxE4m3 || info.op == Op::MxE5m2;
+  const std::string fp8_instruction = mx    ? " --instruction mma.sync.mxf8f6f4"
+                                      : k16 ? " --instruction mma.sync.m16n8k16"
+                                            : " --instruction mma.sync";
   std::string commands;
   for (int pass = 0; pass < 2; ++pass) {
     const bool fp16 = pass == 1;
@@ -695,7 +846,7 @@ int main(int argc, char** argv) {
     std::fclose(fd);
     // --instruction mma.sync for fp8: h100's default fp8 -> fp32 row is wgmma; every fp8 unit accepts it.
     commands += std::string("  tcsim validate-dump --unit ") + (unit ? unit : "<unit>") + " --in " + in +
-                " --out " + (fp16 ? "fp16" : "fp32") + (fp8 ? " --instruction mma.sync" : "") + " --a " + a_path +
+                " --out " + (fp16 ? "fp16" : "fp32") + (fp8 ? fp8_instruction : std::string()) + " --a " + a_path +
                 " --b " + b_path + " --c " + c_path + " --d " + d_path + "\n";
   }
   std::printf("wrote %ld cases of K = %d (%s, %d tiles)\nvalidate with:\n%s", o.cases, o.k_nonzero, info.name, tiles,

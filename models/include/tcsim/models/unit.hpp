@@ -115,9 +115,11 @@ struct DatapathSpec {
   // NaN result pattern per output format; missing: 0x7fffffff (fp32), 0x7fff (fp16) [X25],
   // the format's canonical NaN otherwise.
   std::map<std::string, std::uint64_t> nan_pattern;
-  // Instruction shapes served by this row: "<instruction>.m<M>n<N>k<K>", e.g.
-  // "wmma.m16n16k16", "mma.sync.m16n8k16", "wgmma.m64nNk16" (N = 8, 16, ..., 256),
-  // "tcgen05.m128nN16k16" (N a multiple of 16 up to 256).
+  // Instruction shapes served by this row: "<instruction>.m<M>n<N>k<K>[b<B>][:<in>,...]",
+  // e.g. "wmma.m16n16k16", "mma.sync.m16n8k16", "wgmma.m64nNk16" (N = 8, 16, ..., 256),
+  // "tcgen05.m128nN16k16" (N a multiple of 16 up to 256), or an ISA instruction by its own
+  // name, "v_mfma_f32_16x16x4f16.m16n16k4b4:fp16": B independent blocks of m x n x k (the
+  // batched MFMA forms), served only for the listed input formats (the name fixes them).
   std::vector<std::string> shapes;
   std::optional<BlockScaleSpec> block_scale;  // MX rows only
   std::string evidence;                       // sources: units.md, fasi2021, data files
@@ -135,8 +137,9 @@ struct UnitSpec {
 
 // An instruction shape: D (MxN) = A (MxK) B (KxN) + C (MxN).
 struct MmaShape {
-  std::string instruction;  // "wmma", "mma.sync", "wgmma", "tcgen05", ...
+  std::string instruction;  // "wmma", "mma.sync", "wgmma", "tcgen05", "v_mfma_f32_32x32x8_f16", ...
   int m = 0, n = 0, k = 0;
+  int blocks = 1;           // independent blocks of m x n x k (AMD's batched _2b/_4b/_16b forms)
   std::string name() const;  // "mma.sync.m16n8k16"
 };
 
@@ -147,11 +150,34 @@ struct ShapePattern {
   int n = 0;          // fixed N, or 0 when N is a range
   int n_step = 0;     // range: N = n_step, 2 n_step, ..., n_max
   int n_max = 0;
+  int blocks = 1;     // "b<B>": independent blocks
+  std::vector<std::string> input_formats;  // ":<in>,...": canonical names; empty = all of the row's
   std::string text;   // as written
   bool matches(int m_, int n_, int k_) const;
 };
-// Parses "<instruction>.m<M>n<N|N|N16>k<K>"; throws std::invalid_argument naming `field`.
+// Parses "<instruction>.m<M>n<N|N|N16>k<K>[b<B>][:<in>,...]"; throws std::invalid_argument
+// naming `field`. Format names are checked (and made canonical) by Unit's constructor.
 ShapePattern parse_shape_pattern(std::string_view text, std::string_view field = "shapes");
+
+// What an `instruction` argument selects for in -> out (Unit::select_instruction).
+struct InstructionSelection {
+  std::size_t row = 0;            // index into UnitSpec::datapaths
+  // When the name identifies one instruction shape (an ISA name such as
+  // "v_mfma_f32_32x32x4_2b_f16", a full shape name such as "mma.sync.m16n8k16", or a family
+  // with a single shape): that shape. Its k is then the K of one instruction, which dot,
+  // dot_batch, gemm and mma chain by (blocks of min(k, fma_size) products, padded); without
+  // it the row's own grouping applies. Blocks of a batched form are independent: they do
+  // not change K.
+  std::optional<MmaShape> shape;
+};
+
+// One instruction a unit offers by name (Unit::named_instructions), for listings.
+struct NamedInstruction {
+  std::string name;                     // "v_mfma_f32_32x32x8_f16", "mma.sync.m16n8k32", "wgmma.m64nNk16"
+  std::size_t row = 0;                  // serving row
+  std::vector<std::string> input_formats, output_formats;
+  ShapePattern shape;
+};
 
 class Unit {
  public:
@@ -189,6 +215,16 @@ class Unit {
   // How dot_batch_planar evaluates in -> out: "kernel (planar)" (one element per SIMD lane)
   // or "regrouped for dot_batch: " + batch_path().
   std::string batch_path_planar(const Format& in, const Format& out, std::string_view instruction = "") const;
+
+  // Resolves an instruction name for in -> out: a row's instruction ("wgmma", "v1"), a shape
+  // family ("mma.sync"), a full shape name ("mma.sync.m16n8k32") or an ISA name
+  // ("v_mfma_f32_32x32x8_f16"; also without "v_", in any case, and with or without the
+  // underscore CDNA3 puts before the type: "v_mfma_f32_32x32x8f16"). "" = the default row.
+  // Throws std::invalid_argument listing the instructions for the pair, or saying which
+  // formats a known name takes.
+  InstructionSelection select_instruction(const Format& in, const Format& out, std::string_view instruction) const;
+  // Every instruction shape of every row, in table order (one entry per shape entry).
+  std::vector<NamedInstruction> named_instructions() const;
 
   // Supported (input, output) pairs, in table order without duplicates: "fp16->fp32".
   std::vector<std::string> format_pairs() const;
@@ -263,9 +299,13 @@ class Unit {
 
  private:
   // One element through row `row` (already resolved for in -> out).
+  // instruction_k > 0: the K of one instruction (InstructionSelection::shape), which
+  // accumulator rows with consecutive products chain by.
   std::uint64_t dot_in_row(std::size_t row, const Format& in, const Format& out,
                            std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                           std::uint64_t c) const;
+                           std::uint64_t c, std::size_t instruction_k = 0) const;
+  // instruction_k of a selection for its row (0 where the row groups by itself).
+  std::size_t instruction_k(const InstructionSelection& s) const;
   struct Impl;
   UnitSpec spec_;
   std::unique_ptr<Impl> impl_;
