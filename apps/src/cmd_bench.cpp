@@ -15,6 +15,7 @@
 
 #include "args.hpp"
 #include "bench_gemm_mpi.hpp"
+#include "bench_gemm_rows.hpp"
 #include "bench_lu.hpp"
 #include "bench_verify.hpp"
 #include "json_output.hpp"
@@ -335,6 +336,8 @@ int cmd_bench(const Args& args) {
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
   p.option("inject", "verify, testing the campaign itself: flip the last bit of one result (kernel|planar|mpfr@<case>)",
            "check@I");
+  p.flag("all-rows", "gemm: every built-in row (unit, formats, instruction; --unit: that unit's rows), one line each "
+         "(reference-path rows at n = 256)");
   p.flag("json", "print one JSON object");
   p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
@@ -349,7 +352,20 @@ int cmd_bench(const Args& args) {
   if (which == "verify") return bench_verify(a);
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");
+  if (a.has("all-rows") && which != "gemm")
+    throw std::invalid_argument("--all-rows applies to 'tcsim bench gemm' only");
   if (which == "dot") return bench_dot(a);
+  if (a.has("all-rows")) {
+    for (const char* name : {"unit-config", "in", "out", "instruction", "r"})
+      if (a.has(name))
+        throw std::invalid_argument(std::string("--") + name +
+                                    " cannot be combined with --all-rows (it runs every built-in row; --unit keeps one "
+                                    "unit's rows)");
+    const SelectedUnit selected = a.has("unit") ? select_unit(a) : SelectedUnit{};
+    return bench_gemm_all_rows(a, selected.unit, static_cast<std::size_t>(a.get_int("n", 1, 16384, 1024)),
+                               static_cast<unsigned>(a.get_int("threads", 0, 1024, 0)),
+                               static_cast<std::uint64_t>(a.get_int("seed", 0, 1ll << 62, 1)));
+  }
   a.require_one_of({"unit", "unit-config"});
   const SelectedUnit selected = select_unit(a);
   const long long n = a.get_int("n", 1, 16384, which == "lu" ? 4096 : 1024), threads = a.get_int("threads", 0, 1024, 0);

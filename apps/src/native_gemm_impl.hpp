@@ -9,8 +9,11 @@
 
 namespace tcsim::cli::detail {
 
-NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
-  using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+namespace {  // internal linkage: each build (flags) keeps its own instantiations
+
+template <class T>
+NativeGemm gemm_body(std::size_t n, const T* A, const T* B, const T* C, int runs, int threads) {
+  using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto N = static_cast<Eigen::Index>(n);
   const M a = Eigen::Map<const M>(A, N, N), b = Eigen::Map<const M>(B, N, N), c = Eigen::Map<const M>(C, N, N);
   M d(N, N);
@@ -28,6 +31,16 @@ NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const
   }
   r.checksum = static_cast<double>(d.sum());
   return r;
+}
+
+}  // namespace
+
+NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
+  return gemm_body(n, A, B, C, runs, threads);
+}
+
+NativeGemm NATIVE_GEMM64_NAME(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads) {
+  return gemm_body(n, A, B, C, runs, threads);
 }
 
 // Eigen's blocked LU with partial pivoting (PartialPivLU: recursive panels, GEMM updates on

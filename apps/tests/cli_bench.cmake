@@ -55,3 +55,14 @@ tcsim_check(NAME "bench gemm does not take --r"
   ARGS bench gemm --unit h100 --n 8 --r 4
   EXIT 2
   STDERR "--r applies to 'tcsim bench lu' only")
+
+tcsim_check(NAME "bench gemm --all-rows --unit: one line per datapath, path, native baseline (binary64 for fp64)"
+  ARGS bench gemm --all-rows --unit a100 --n 32 --json --quiet
+  STDOUT "\"benchmark\":\"gemm-all-rows\"" "\"in\":\"bf16\"" "\"in\":\"tf32\"" "\"path\":\"kernel \\(tiles\\)\""
+         "\"path\":\"fma-chain\",\"peak_bytes\":[0-9]+,\"ratio\":[0-9]" "\"native\":\"binary64\"" "\"native\":\"binary32\""
+         "\"native_gflops\":[0-9]" "\"instructions\":\\[\"wmma\",\"mma.sync\"\\]" "\"load_average_before\":\"[0-9]"
+         "\"mismatches\":0")
+
+tcsim_check(NAME "bench gemm --all-rows runs reference-path rows at n = 256 and says so"
+  ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
+  STDOUT "\\| mi100 \\| fp16 -> fp32 \\| mfma \\| reference: [^|]*\\| 256 \\(reference: 1 run\\) \\|" "check: 0 mismatches")

@@ -7,6 +7,8 @@
 // of K in order, the accumulator of each column staying decoded between blocks. Tasks are
 // independent, so the partition (TBB) cannot change any bit.
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -86,6 +88,20 @@ void run_tasks(unsigned threads, std::size_t rows, std::size_t panels, const Bod
   if (threads == 0 || threads >= cores) return loop();
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute(loop);
+}
+
+// The final addition of the c_entry final-add rows (detail::ieee_add): for binary32 outputs
+// rounded to nearest even (the Hopper/Blackwell fp8 emulation) the host's binary32 addition
+// is that addition (IEEE 754, default environment: round to nearest even, subnormals kept, an
+// exact zero sum +0 unless both are -0) wherever the sum is finite; a finite sum also means
+// finite operands. NaN, Inf and overflow take ieee_add (NaN pattern, overflow mode).
+std::uint64_t add_c_finally(const Format& out, bool binary32_rne, std::uint64_t d, std::uint64_t c, Rounding mode,
+                            std::uint64_t nan, OverflowMode overflow) {
+  if (binary32_rne) {
+    const float s = std::bit_cast<float>(static_cast<std::uint32_t>(d)) + std::bit_cast<float>(static_cast<std::uint32_t>(c));
+    if (std::isfinite(s)) return std::bit_cast<std::uint32_t>(s);
+  }
+  return detail::ieee_add(out, d, c, mode, nan, overflow);
 }
 
 }  // namespace
@@ -173,6 +189,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
   }
   const std::size_t o = r.out_index(out);
   const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  const bool binary32_rne = out == formats::fp32() && add_mode == Rounding::NearestEven;
   const std::uint64_t zero = out.zero(false);
 
   if (kernel->tile_supported()) {
@@ -230,7 +247,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
           for (std::size_t rr = 0; rr < rows; ++rr)
             for (std::size_t j = 0; j < valid; ++j) {
               const std::size_t e = rr * w + j;
-              acc.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
+              acc.bits[e] = add_c_finally(out, binary32_rne, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
             }
           kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(),
                               acc.eref.data());

@@ -24,6 +24,8 @@ using tcsim::test::Rng;
 
 namespace {
 
+using Fill = void (*)(const Format&, const Format&, Rng&, std::uint64_t*, std::uint64_t*, std::size_t, std::uint64_t&);
+
 struct Tally {
   std::uint64_t cases = 0, mismatches = 0, planar_cases = 0, planar_mismatches = 0;
 };
@@ -37,7 +39,7 @@ void report(const std::string& label, const Format& in, const Format& out, std::
 
 // dot_batch against dot: `total` elements of one instruction's K (a few of K + 3: a padded block).
 Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
-                     std::uint64_t total, const std::string& label) {
+                     std::uint64_t total, const std::string& label, Fill fill = fill_element) {
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
   Tally t;
@@ -49,7 +51,7 @@ Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, total - t.cases));
     a.resize(n * K);
     b.resize(n * K);
-    for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+    for (std::size_t e = 0; e < n; ++e) fill(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
     unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 1);
     // The same elements product-major in 16-bit patterns (dot_batch_planar).
     const bool planar = in.width <= 16;
@@ -78,7 +80,7 @@ Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in
 // gemm against dot: 48 x 40 outputs at a time (tiles, padding and task edges), K of one or two
 // instructions plus a remainder; rows of A and columns of B each drawn from one kind.
 Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
-                    std::uint64_t total, const std::string& label) {
+                    std::uint64_t total, const std::string& label, Fill fill = fill_element) {
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
   const std::size_t m = 48, n = 40;
@@ -88,10 +90,10 @@ Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in,
     const std::size_t K = instruction_k * (1 + r.below(2)) + r.below(3);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n);
     std::uint64_t scratch = 0;
-    for (std::size_t i = 0; i < m; ++i) fill_element(in, out, r, A.data() + i * K, Bt.data() + (i % n) * K, K, C[i * n]);
-    for (std::size_t j = 0; j < n; ++j) fill_element(in, out, r, Bt.data() + j * K, A.data() + (j % m) * K, K, scratch);
+    for (std::size_t i = 0; i < m; ++i) fill(in, out, r, A.data() + i * K, Bt.data() + (i % n) * K, K, C[i * n]);
+    for (std::size_t j = 0; j < n; ++j) fill(in, out, r, Bt.data() + j * K, A.data() + (j % m) * K, K, scratch);
     for (std::size_t e = 0; e < m * n; ++e)
-      if (e % n) fill_element(in, out, r, column.data(), column.data(), 0, C[e]);
+      if (e % n) fill(in, out, r, column.data(), column.data(), 0, C[e]);
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
@@ -189,4 +191,84 @@ TEST_CASE("kernel differential: user rows with binary32 rne output or a narrow F
     CHECK(tb.planar_mismatches == 0);
     CHECK(tg.mismatches == 0);
   }
+}
+
+namespace {
+
+// bf16 and tf32 products reach 2^-266 .. 2^256, beyond binary32's range, and the tile and planar
+// paths compute them in binary32 lanes: they flag outputs with E above 126 (a product could
+// overflow) or F - E above 120 (a term that counts could be subnormal). Elements here put
+// their largest product at those bounds (give or take a few binades), at the bottom of the
+// range or anywhere, spread products below it by 1 to 300 binades, and put c near E.
+void fill_range_edges(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
+                      std::uint64_t& c) {
+  const int lo = lowest_lead(in), hi = in.emax;
+  int top = 0;
+  switch (r.below(4)) {
+    case 0: top = r.range(2 * hi - 10, 2 * hi); break;  // products near 2^256: beyond binary32
+    case 1: top = r.range(118, 130); break;             // E around the overflow flag (126)
+    case 2: top = r.range(-130, -80); break;            // E - F around -120 (F = 23..26)
+    default: top = r.range(2 * lo, 2 * hi); break;
+  }
+  const int spreads[] = {1, 4, 12, 40, 300};
+  const int spread = spreads[r.below(5)];
+  for (std::size_t t = 0; t < K; ++t) {
+    const int s = top - static_cast<int>(r.below(static_cast<std::uint64_t>(spread)));
+    const int ea_lo = std::max(lo, s - hi), ea_hi = std::min(hi, s - lo);
+    if (ea_lo > ea_hi || r.below(8) == 0) {
+      a[t] = zero_pattern(in, r);
+      b[t] = random_finite(in, r);
+      continue;
+    }
+    const int ea = r.range(ea_lo, ea_hi);
+    a[t] = value_with_lead(in, r, ea);
+    b[t] = value_with_lead(in, r, s - ea);
+  }
+  switch (r.below(4)) {
+    case 0: c = zero_pattern(out, r); break;
+    case 1: c = random_finite(out, r); break;
+    default: c = value_with_lead(out, r, std::clamp(top + r.range(-30, 2), lowest_lead(out), out.emax)); break;
+  }
+}
+
+void mixed_fill(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
+                std::uint64_t& c) {
+  if (r.below(2)) fill_range_edges(in, out, r, a, b, K, c);
+  else fill_element(in, out, r, a, b, K, c);
+}
+
+}  // namespace
+
+// Issue 25: bf16 and tf32 run on the tile path (gemm) and bf16 on the planar path
+// (dot_batch_planar), with the range flags above. Every built-in bf16/tf32 row on the kernel:
+// 10^6 GEMM outputs and 10^6 block FMAs (dot_batch and, for bf16, planar), half of them from
+// fill_range_edges, half from kernel_cases.hpp, against Unit::dot. TCSIM_TEST_SCALE=10 runs
+// 10^7 of each (docs/reliability.md records that run).
+TEST_CASE("kernel differential: bf16 and tf32 beyond binary32's range (tiles, planar)", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential bf16 tf32", 0x7c5e0b16));
+  const std::uint64_t total = tcsim::test::count(1'000'000);
+  std::size_t pairs = 0;
+  for (const char* unit_name : {"a100", "l40s", "h100", "b200", "rtx5090"}) {
+    const Unit& unit = builtin_unit(unit_name);
+    for (const auto& row : unit.spec().datapaths)
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format &in = parse_format(in_name), &out = parse_format(out_name);
+          if ((in.name != "bf16" && in.name != "tf32") || row.block_scale) continue;
+          if (unit.batch_path(in, out, row.instruction) != "kernel") continue;
+          ++pairs;
+          const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
+                                    " " + in.name + "->" + out.name;
+          INFO(label);
+          CHECK(unit.batch_path_planar(in, out, row.instruction) ==
+                (in.name == "bf16" ? "kernel (planar)" : "regrouped for dot_batch: kernel"));
+          const Tally tb = batch_campaign(unit, row, in, out, r, total, label, mixed_fill);
+          const Tally tg = gemm_campaign(unit, row, in, out, r, total, label, mixed_fill);
+          print_tallies(label, tb, tg);
+          CHECK(tb.mismatches == 0);
+          CHECK(tb.planar_mismatches == 0);
+          CHECK(tg.mismatches == 0);
+        }
+  }
+  CHECK(pairs >= 10);
 }

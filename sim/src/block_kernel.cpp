@@ -181,17 +181,19 @@ struct BlockKernel::Impl {
     }
   }
 
-  // Products exact in binary32 (lowest lsb and largest value in range), c and d exact in
-  // binary32, an int32 block sum, truncating alignment.
+  // Operands, c and d exact in binary32, significands of at most 12 bits (products exact in
+  // binary32 where they lie in its normal range), an int32 block sum, truncating alignment.
+  // bf16 and tf32 products may leave binary32's range: block_tile flags every output whose
+  // E could overflow a product (E > kTileMaxE) or whose terms reach below the normal range
+  // (E - F < -120); products below that range truncate to 0 as their exact values do.
   bool tile_conditions() const {
     int terms_bits = 0;  // k terms below 2^(F+2) each sum below 2^(F+2+terms_bits)
     while ((std::size_t{1} << terms_bits) < max_products) ++terms_bits;
     auto exact_in_binary32 = [](const FieldCodec& f) {
       return f.precision <= 24 && f.emax <= 127 && f.emin - (f.precision - 1) >= -149;
     };
-    const int lowest = (a.emin - (a.precision - 1)) + (b.emin - (b.precision - 1));
     return cfg.alignment_rounding == Rounding::TowardZero && a.precision <= 12 && b.precision <= 12 &&
-           lowest >= -149 && a.emax + b.emax + 2 <= 127 && cfg.fraction_bits + 2 + terms_bits <= 31 &&
+           exact_in_binary32(a) && exact_in_binary32(b) && cfg.fraction_bits + 2 + terms_bits <= 31 &&
            exact_in_binary32(c) && exact_in_binary32(out);
   }
 

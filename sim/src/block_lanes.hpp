@@ -98,9 +98,10 @@ void add_round(const LaneParams& p, int rounding, std::size_t n, const double* x
 
 namespace tcsim::lanes {
 
-// ---- Tiles of a GEMM in binary32 lanes (block_tile.cpp): for rz alignment, operands whose
-// products are exact binary32 numbers (fp16, fp8, ...), F + 2 + log2(k) <= 31 (the block sum
-// is exact in int32) and c/d formats exact in binary32 (block_kernel.cpp checks all this).
+// ---- Tiles of a GEMM in binary32 lanes (block_tile.cpp): for rz alignment, operands exact in
+// binary32 with at most 12 significand bits (fp16, bf16, tf32, fp8, ...), F + 2 + log2(k) <= 31
+// (the block sum is exact in int32) and c/d formats exact in binary32 (block_kernel.cpp checks
+// all this); outputs whose products could leave binary32's range are flagged (kTileMaxE).
 // An operand is its value (binary32, exact) and e_ref (int32); zeros carry kTileZero and
 // NaN/Inf (or patterns out of range) kTileSpecial, so that a block touching them is flagged.
 inline constexpr std::int32_t kTileZero = -(1 << 26);
@@ -112,6 +113,9 @@ inline constexpr std::size_t kTileRows = 4;  // rows of A per micro-tile
 inline constexpr std::int16_t kTileZero16 = -6000;
 inline constexpr std::int16_t kTileSpecial16 = 12000;
 inline constexpr std::int32_t kTileFlagLimit = 4096;  // |raw E| beyond it: no nonzero term, or a special
+// Raw E above it is flagged: a product a b < 2^(E + 2) with at most 24 significant bits is a
+// finite binary32 number up to E = 126 (bf16 and tf32 products reach 2^256).
+inline constexpr std::int32_t kTileMaxE = 126;
 inline std::int16_t tile_eref16(std::int32_t e) {
   return e == kTileZero ? kTileZero16 : (e == kTileSpecial ? kTileSpecial16 : static_cast<std::int16_t>(e));
 }

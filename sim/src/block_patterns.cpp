@@ -94,6 +94,14 @@ HWY_INLINE bool PatternElement(const LaneParams& p, const PatternLanes& la, cons
   return true;
 }
 
+// Formats whose patterns are the top bits of binary32 ones (bf16, tf32): the left shift that
+// makes the binary32 pattern, else 0.
+inline int DirectShift(const PatternCodec& f) {
+  const bool upper = f.bias == 127 && f.emin == -126 && f.top_field == 255 && f.nan == 0 &&
+                     f.width == f.precision + 8 && (f.precision == 8 || f.precision == 11);
+  return upper ? 32 - f.width : 0;
+}
+
 #if HWY_TARGET != HWY_SCALAR
 // The binary32 form of the pattern path, for rz alignment and operands whose products are
 // exact binary32 numbers (FloatElementSupported): 32-bit lanes, twice as many per vector as
@@ -115,6 +123,7 @@ struct FloatPatternLanes {
   VI bias, lsb_bias;
   int fraction_bits, sign_shift, nan;
   bool keep_subnormals, f16c;
+  int direct;  // bf16 (16), tf32 (13): the pattern shifted left by this is its binary32 pattern; else 0
 
   FloatPatternLanes(const PatternCodec& f, bool keep_sub)
       : field_top(hn::Set(du, static_cast<std::uint32_t>(f.top_field))),
@@ -123,7 +132,9 @@ struct FloatPatternLanes {
         invalid_bits(hn::Set(du, static_cast<std::uint32_t>(~f.width_mask))), bias(hn::Set(di, f.bias)),
         lsb_bias(hn::Set(di, 127 - (f.precision - 1))), fraction_bits(f.precision - 1), sign_shift(f.width - 1),
         nan(f.nan), keep_subnormals(keep_sub),
-        f16c(keep_sub && f.precision == 11 && f.width == 16 && f.bias == 15 && f.nan == 0) {}
+        f16c(keep_sub && f.precision == 11 && f.width == 16 && f.bias == 15 && f.nan == 0),
+        direct(keep_sub ? DirectShift(f) : 0) {}
+
 
   // x: the low 32 bits of patterns (bits above 32 are the caller's). The value (exact; NaN/Inf
   // as they come) and e_ref: emin for subnormals, kTileZero for zeros, kTileSpecial for
@@ -134,7 +145,9 @@ struct FloatPatternLanes {
     const VU frac = hn::And(x, frac_mask);
     const VU sig = hn::IfThenElse(hn::Eq(field, zero), keep_subnormals ? frac : zero, hn::Or(frac, implicit));
     const VI e = hn::Sub(hn::BitCast(di, hn::Max(field, one)), bias);
-    if (f16c) {  // IEEE binary16 with subnormals: the hardware conversion
+    if (direct) {  // bf16, tf32: the binary32 pattern itself (bits above the width are flagged)
+      value = hn::BitCast(df, hn::ShiftLeftSame(x, direct));
+    } else if (f16c) {  // IEEE binary16 with subnormals: the hardware conversion
       value = hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::float16_t, DF>(),
                                             hn::DemoteTo(hn::Rebind<std::uint16_t, DF>(), hn::BitCast(di, x))));
     } else {
@@ -236,6 +249,11 @@ HWY_NOINLINE void FloatPatternChunk(const LaneParams& p, const FloatPatternLanes
   const L::VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
   const L::VI F = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits));
   const L::VI lo = hn::Set(di, -126), hi = hn::Set(di, 127), bias = hn::Set(di, 127);
+  // bf16/tf32 products may leave binary32's range: flagged where one could overflow (E above
+  // kTileMaxE) or a term that counts could be subnormal (F - E above 120); products below the
+  // normal range are then below 2^(E - F - 6) and truncate to 0 as their exact values do.
+  const bool direct = la.direct || lb.direct;
+  const L::VI max_e = hn::Set(di, direct ? kTileMaxE : (1 << 25)), max_shift = hn::Set(di, direct ? 120 : 127);
   for (std::size_t g = 0; g < m; g += NF) {
     const std::size_t count = std::min(NF, m - g);  // the last group may be short
     auto high = hn::Zero(du64);
@@ -260,8 +278,9 @@ HWY_NOINLINE void FloatPatternChunk(const LaneParams& p, const FloatPatternLanes
                               hn::LoadU(di, e_c + g));
     const L::VI E = hn::Max(raw, min_e);
     const L::VI shift = hn::Sub(F, E);
-    const auto bad = hn::Or(hn::Or(hn::Gt(raw, special_limit), hn::Lt(raw, zero_limit)),
-                            hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
+    auto bad = hn::Or(hn::Or(hn::Gt(raw, special_limit), hn::Lt(raw, zero_limit)),
+                      hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
+    bad = hn::Or(bad, hn::Or(hn::Gt(raw, max_e), hn::Gt(shift, max_shift)));
     hn::Store(hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Min(hn::Max(shift, lo), hi), bias))), df, scales);
     hn::Store(hn::VecFromMask(di, bad), di, lane_out);
     for (std::size_t l = 0; l < count; ++l) ok[g + l] = lane_out[l] == 0 && !high_bits;
@@ -284,7 +303,8 @@ HWY_NOINLINE void FloatPatternChunk(const LaneParams& p, const FloatPatternLanes
 // The conditions of FloatPatternElement: rz alignment; values and powers of two 2^(e_ref -
 // (p-1)) normal binary32 numbers; products exact in binary32 (lowest lsb >= 2^-149, below
 // 2^127); the block sum below 2^31.
-bool FloatElementSupported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, std::size_t len) {
+bool FloatElementSupported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, bool keep_subnormals,
+                           std::size_t len) {
   if (HWY_TARGET == HWY_SCALAR || p.alignment != 0 || len == 0) return false;
   auto fits = [](const PatternCodec& f) {
     return f.width <= 32 && f.precision <= 12 && f.emin - (f.precision - 1) >= -126 &&
@@ -294,7 +314,10 @@ bool FloatElementSupported(const LaneParams& p, const PatternCodec& a, const Pat
   const int lowest = (a.emin - (a.precision - 1)) + (b.emin - (b.precision - 1));
   int len_bits = 0;
   while ((std::size_t{1} << len_bits) < len) ++len_bits;
-  return fits(a) && fits(b) && lowest >= -149 && top + 2 <= 127 && p.fraction_bits + 2 + len_bits <= 31;
+  if (p.fraction_bits + 2 + len_bits > 31) return false;
+  // bf16 and tf32 (both operands): decoded by a shift, their range flagged in FloatPatternChunk.
+  if (keep_subnormals && DirectShift(a) && DirectShift(b)) return true;
+  return fits(a) && fits(b) && lowest >= -149 && top + 2 <= 127;
 }
 
 void BlockFmaPatterns(const LaneParams& p, const PatternCodec& ca, const PatternCodec& cb, const PatternCodec& cc,
@@ -303,7 +326,7 @@ void BlockFmaPatterns(const LaneParams& p, const PatternCodec& ca, const Pattern
                       std::uint64_t* d_out, std::uint8_t* fixup) {
   const PatternLanes la(ca, keep_subnormals), lb(cb, keep_subnormals), lc(cc, keep_subnormals);
   const int shift_base_ab = static_cast<int>(p.fraction_bits) - (ca.precision - 1) - (cb.precision - 1);
-  [[maybe_unused]] const bool float_lanes = FloatElementSupported(p, ca, cb, len);
+  [[maybe_unused]] const bool float_lanes = FloatElementSupported(p, ca, cb, keep_subnormals, len);
 #if HWY_TARGET != HWY_SCALAR
   const FloatPatternLanes fa(ca, keep_subnormals), fb(cb, keep_subnormals);
 #endif

@@ -32,6 +32,7 @@ struct Planar16Lanes {
   V16 abs_mask, one, zero, zero_sentinel, special_sentinel, special_from, invalid;
   int fraction_bits, sign_shift, to_binary16;
   bool has_special, check_invalid;
+  bool direct;  // bf16: the upper half of a binary32 pattern, decoded by a shift (no relocation)
 
   explicit Planar16Lanes(const PatternCodec& f)
       : abs_mask(hn::Set(d16, static_cast<std::int16_t>((1u << (f.width - 1)) - 1))), one(hn::Set(d16, 1)),
@@ -41,7 +42,11 @@ struct Planar16Lanes {
                                       f.nan == 0 ? (f.top_field << (f.precision - 1)) : (1u << (f.width - 1)) - 1))),
         invalid(hn::Set(d16, static_cast<std::int16_t>(f.width >= 16 ? 0 : ~((1u << f.width) - 1)))),
         fraction_bits(f.precision - 1), sign_shift(f.width - 1), to_binary16(10 - (f.precision - 1)),
-        has_special(f.nan != 2), check_invalid(f.width < 16) {}
+        has_special(f.nan != 2), check_invalid(f.width < 16), direct(is_bf16(f)) {}
+
+  static bool is_bf16(const PatternCodec& f) {
+    return f.width == 16 && f.precision == 8 && f.bias == 127 && f.emin == -126 && f.top_field == 255 && f.nan == 0;
+  }
 
   // The e_ref of 16-bit patterns plus the bias: the exponent field (1 for subnormals),
   // kTileZero16 for zeros, kTileSpecial16 for NaN/Inf.
@@ -58,6 +63,10 @@ struct Planar16Lanes {
   hn::Vec<DF> Value(DF df, const std::uint16_t* p) const {
     const hn::Rebind<std::uint16_t, DF> du;
     auto x = hn::LoadU(du, p);
+    if (direct) {
+      const hn::RebindToUnsigned<DF> du32;
+      return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, x)));
+    }
     if (to_binary16 != 0 || sign_shift != 15) {
       const auto mag = hn::And(x, hn::Set(du, static_cast<std::uint16_t>((1u << sign_shift) - 1)));
       const auto sign = hn::And(hn::ShiftLeftSame(x, 15 - sign_shift), hn::Set(du, 0x8000));
@@ -109,9 +118,14 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
   const VI flag = hn::Set(di, kPlanarFlag), no_term = hn::Set(di, kTileZero);
   const VI biases = hn::Set(di, ca.bias + cb.bias);
   const VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
-  // 2^(F - E) times 2^(15 - bias_a) 2^(15 - bias_b): the binary16 relocation of both operands.
-  const VI shift_base = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits) + 30 - ca.bias - cb.bias);
+  // 2^(F - E) times 2^(15 - bias_a) 2^(15 - bias_b): the binary16 relocation of both operands
+  // (bf16: none, both operands are bf16).
+  const VI shift_base = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits) + (la.direct ? 0 : 30 - ca.bias - cb.bias));
   const VI lo = hn::Set(di, -126), hi = hn::Set(di, 127), f32_bias = hn::Set(di, 127);
+  // bf16 products leave binary32's range: flagged where a product could overflow (E above
+  // kTileMaxE) or a term that counts could be below the normal range (F - E above 120);
+  // products below it truncate to 0 as their exact values do.
+  const VI max_e = hn::Set(di, la.direct ? kTileMaxE : (1 << 26)), max_shift = hn::Set(di, la.direct ? 120 : 127);
   // Chunks of kChunk elements, their operand rows first copied to a padded stride: rows of a
   // large batch lie a power of two apart (t * lda), so that the same column of every row
   // falls into one cache set, and 2 len rows thrash it between the E and the sum pass.
@@ -169,8 +183,9 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
       const VI e_raw = hn::Max(prod_e, c_e);
       const VI E = hn::Max(e_raw, min_e);
       const VI shift = hn::Sub(shift_base, E);
-      const auto bad = hn::Or(hn::Or(hn::Gt(raw, flag), hn::Lt(e_raw, hn::Set(di, -(1 << 25)))),
-                              hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
+      auto bad = hn::Or(hn::Or(hn::Gt(raw, flag), hn::Lt(e_raw, hn::Set(di, -(1 << 25)))),
+                        hn::Or(hn::Gt(shift, hi), hn::Lt(shift, lo)));
+      bad = hn::Or(bad, hn::Or(hn::Gt(e_raw, max_e), hn::Gt(shift, max_shift)));
       hn::Store(hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Min(hn::Max(shift, lo), hi), f32_bias))), df, scales + i);
       hn::Store(E, di, e32 + i);
       hn::Store(hn::VecFromMask(di, bad), di, bad32 + i);
@@ -213,7 +228,12 @@ bool planar16_supported(const LaneParams& p, const PatternCodec& a, const Patter
     return f.width <= 16 && fraction <= 10 && field >= 1 && field <= 5 && f.emin == 1 - f.bias &&
            f.top_field == (1u << field) - 1;
   };
-  if (!keep_subnormals || p.alignment != 0 || !fits(a) || !fits(b) || max_len > kMaxPatternLen) return false;
+  auto bf16 = [](const PatternCodec& f) {
+    return f.width == 16 && f.precision == 8 && f.bias == 127 && f.emin == -126 && f.top_field == 255 && f.nan == 0;
+  };
+  if (bf16(a) && bf16(b)) {  // bf16 x bf16 (a bf16 operand with another format: not planar)
+    if (!keep_subnormals || p.alignment != 0 || max_len > kMaxPatternLen) return false;
+  } else if (!keep_subnormals || p.alignment != 0 || !fits(a) || !fits(b) || max_len > kMaxPatternLen) return false;
   int len_bits = 0;
   while ((std::size_t{1} << len_bits) < max_len) ++len_bits;
   if (p.fraction_bits + 2 + len_bits > 31) return false;  // the int32 sum of the block stays exact

@@ -83,7 +83,7 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
   }
 #endif
   // Flags, the clamp and the scales 2^(F - E) (binary32 normal range only: others flagged).
-  const VI limit = hn::Set(di, kFlagLimit), neg_limit = hn::Set(di, -kFlagLimit);
+  const VI limit = hn::Set(di, kTileMaxE), neg_limit = hn::Set(di, -kFlagLimit);
   const VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
   const VI F = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits));
   const VI lo = hn::Set(di, -120), hi = hn::Set(di, 120), bias = hn::Set(di, 127);

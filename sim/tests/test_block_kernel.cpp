@@ -309,8 +309,13 @@ TEST_CASE("block kernel: the planar path serves the rz rows of binary16-like for
   CHECK(BlockKernel(row(f16, f32, 25, 6, Rounding::TowardZero, -133), 16).planar_supported() == simd);
   CHECK(BlockKernel(row(formats::e4m3(), f32, 13, 7, Rounding::TowardZero, -133), 32).planar_supported() == simd);
   CHECK(BlockKernel(row(formats::e5m2(), formats::fp16(), 13, 7, Rounding::TowardZero, -30), 32).planar_supported() == simd);
-  // bf16 has 8 exponent bits (not binary16's place); F = 30 leaves no room in the int32 sum.
-  CHECK_FALSE(BlockKernel(row(formats::bf16(), f32, 24, 5, Rounding::TowardZero, -132), 8).planar_supported());
+  // bf16 (issue 25): decoded by a shift, its products flagged where they could leave binary32's
+  // range; F = 30 leaves no room in the int32 sum. The tiles take bf16 and tf32 alike.
+  CHECK(BlockKernel(row(formats::bf16(), f32, 24, 5, Rounding::TowardZero, -132), 8).planar_supported() == simd);
+  CHECK_FALSE(BlockKernel(row(formats::bf16(), f32, 30, 3, Rounding::TowardZero, -132), 8).planar_supported());
+  CHECK(BlockKernel(row(formats::bf16(), f32, 24, 5, Rounding::TowardZero, -132), 8).tile_supported());
+  CHECK(BlockKernel(row(formats::tf32(), f32, 24, 5, Rounding::TowardZero, -132), 4).tile_supported());
+  CHECK_FALSE(BlockKernel(row(formats::bf16(), f32, 30, 3, Rounding::TowardZero, -132), 8).tile_supported());
   CHECK_FALSE(BlockKernel(row(f16, f32, 30, 3, Rounding::TowardZero, -133), 16).planar_supported());
   AdderConfig rd = row(f16, f32, 25, 6, Rounding::TowardZero, -133);
   rd.alignment_rounding = Rounding::Down;
