@@ -82,9 +82,13 @@ std::optional<Format> narrow_format(const DatapathSpec& row, const Format& out);
 }  // namespace
 
 AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out) {
+  return make_adder_config(row, in, in, out);
+}
+
+AdderConfig make_adder_config(const DatapathSpec& row, const Format& in_a, const Format& in_b, const Format& out) {
   AdderConfig c;
-  c.a_format = in;
-  c.b_format = in;
+  c.a_format = in_a;
+  c.b_format = in_b;
   c.c_format = out;
   const std::optional<Format> narrow = narrow_format(row, out);
   c.out_format = narrow ? *narrow : out;
@@ -287,13 +291,23 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     }
     if (row.k_split == KSplit::PairsMod4 && row.fma_size % 2 != 0)
       fail("k_split", "'pairs-mod4' needs an even fma_size, got " + std::to_string(row.fma_size));
-    // One adder per (input, output).
-    for (const auto& in : r.ins)
+    if (row.mixed_inputs && row.block_scale)
+      fail("mixed_inputs", "block-scaled rows do not support mixed_inputs (a and b share one format there)");
+    r.mixed = row.mixed_inputs;
+    // One adder per (input, output), then per mixed pair (a row with mixed_inputs; mixed_index).
+    std::vector<std::pair<const Format*, const Format*>> in_pairs;
+    for (const auto& in : r.ins) in_pairs.emplace_back(&in, &in);
+    if (row.mixed_inputs)
+      for (const auto& ia : r.ins)
+        for (const auto& ib : r.ins)
+          if (!(ia == ib)) in_pairs.emplace_back(&ia, &ib);
+    for (const auto& [ina, inb] : in_pairs)
       for (const auto& out : r.outs) {
+        const Format &in = *ina, &in_b = *inb;
         try {
-          r.adders.emplace_back(make_adder_config(row, in, out));
+          r.adders.emplace_back(make_adder_config(row, in, in_b, out));
         } catch (const std::invalid_argument& e) {
-          fail(in.name + "->" + out.name, e.what());
+          fail(in == in_b ? in.name + "->" + out.name : in.name + " x " + in_b.name + "->" + out.name, e.what());
         }
         const AdderConfig& cfg = r.adders.back().config();
         std::optional<std::string> why;
@@ -328,10 +342,14 @@ std::vector<std::string> Unit::format_pairs() const {
 }
 
 std::vector<std::string> Unit::instructions(const Format& in, const Format& out) const {
+  return instructions(in, in, out);
+}
+
+std::vector<std::string> Unit::instructions(const Format& in_a, const Format& in_b, const Format& out) const {
   std::vector<std::string> v;
   for (std::size_t i = 0; i < impl_->rows.size(); ++i) {
     const auto& r = impl_->rows[i];
-    if (!r.has(in, out)) continue;
+    if (!r.has(in_a, in_b, out)) continue;
     const auto& row = spec_.datapaths[i];
     if (!row.instruction.empty()) push_unique(v, row.instruction);
     else
@@ -341,13 +359,37 @@ std::vector<std::string> Unit::instructions(const Format& in, const Format& out)
   return v;
 }
 
+std::vector<std::string> Unit::mixed_pairs() const {
+  std::vector<std::string> pairs;
+  for (const auto& r : impl_->rows)
+    if (r.mixed)
+      for (const auto& a : r.ins)
+        for (const auto& b : r.ins)
+          if (!(a == b))
+            for (const auto& out : r.outs) push_unique(pairs, a.name + " x " + b.name + " -> " + out.name);
+  return pairs;
+}
+
 std::size_t Unit::datapath_index(const Format& in, const Format& out, std::string_view instruction) const {
+  return datapath_index(in, in, out, instruction);
+}
+
+std::size_t Unit::datapath_index(const Format& in_a, const Format& in_b, const Format& out,
+                                 std::string_view instruction) const {
   const auto& rows = impl_->rows;
+  const bool mixed = !(in_a == in_b);
+  const std::string pair = mixed ? in_a.name + " x " + in_b.name : in_a.name;
   std::vector<std::size_t> serving;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].has(in, out)) serving.push_back(i);
+    if (rows[i].has(in_a, in_b, out)) serving.push_back(i);
+  if (serving.empty() && mixed) {
+    const auto pairs = mixed_pairs();
+    throw std::invalid_argument("unit '" + spec_.name + "' does not support " + pair + " -> " + out.name +
+                                (pairs.empty() ? "; it has no mixed-format datapath (a and b share one format)"
+                                               : "; mixed pairs (a x b): " + join(pairs)));
+  }
   if (serving.empty())
-    throw std::invalid_argument("unit '" + spec_.name + "' does not support " + in.name + " -> " + out.name +
+    throw std::invalid_argument("unit '" + spec_.name + "' does not support " + in_a.name + " -> " + out.name +
                                 "; supported: " + join(format_pairs()));
   if (instruction.empty()) {
     // The default: the first row of the pair that needs no scale factors.
@@ -362,12 +404,12 @@ std::size_t Unit::datapath_index(const Format& in, const Format& out, std::strin
     const auto& si = rows[i].shape_instructions;
     if (std::find(si.begin(), si.end(), instruction) != si.end()) return i;
   }
-  auto list = instructions(in, out);
+  auto list = instructions(in_a, in_b, out);
   std::string text;
   for (std::size_t j = 0; j < list.size(); ++j) text += (j ? ", " : "") + list[j];
-  throw std::invalid_argument("unit '" + spec_.name + "' has no datapath for " + in.name + " -> " + out.name +
+  throw std::invalid_argument("unit '" + spec_.name + "' has no datapath for " + pair + " -> " + out.name +
                               " with instruction '" + std::string(instruction) + "'; instructions for " +
-                              in.name + " -> " + out.name + ": " + (text.empty() ? "(none named)" : text) +
+                              pair + " -> " + out.name + ": " + (text.empty() ? "(none named)" : text) +
                               " (or none for the default)");
 }
 
@@ -375,23 +417,43 @@ const DatapathSpec& Unit::datapath(const Format& in, const Format& out, std::str
   return spec_.datapaths[datapath_index(in, out, instruction)];
 }
 
+const DatapathSpec& Unit::datapath(const Format& in_a, const Format& in_b, const Format& out,
+                                   std::string_view instruction) const {
+  return spec_.datapaths[datapath_index(in_a, in_b, out, instruction)];
+}
+
 const FixedPointAdder& Unit::adder(const Format& in, const Format& out, std::string_view instruction) const {
   return impl_->rows[datapath_index(in, out, instruction)].adder(in, out);
 }
 
+const FixedPointAdder& Unit::adder(const Format& in_a, const Format& in_b, const Format& out,
+                                   std::string_view instruction) const {
+  return impl_->rows[datapath_index(in_a, in_b, out, instruction)].adder(in_a, in_b, out);
+}
+
 std::string Unit::batch_path(const Format& in, const Format& out, std::string_view instruction) const {
-  const auto& r = impl_->rows[datapath_index(in, out, instruction)];
-  const std::size_t p = r.pair_index(in, out);
+  return batch_path(in, in, out, instruction);
+}
+
+std::string Unit::batch_path(const Format& in_a, const Format& in_b, const Format& out,
+                             std::string_view instruction) const {
+  const auto& r = impl_->rows[datapath_index(in_a, in_b, out, instruction)];
+  const std::size_t p = r.pair_index(in_a, in_b, out);
   if (r.kernels[p]) return "kernel";
   return r.fma_chains[p] ? "fma-chain" : "reference: " + r.kernel_refusals[p];
 }
 
 std::string Unit::batch_path_planar(const Format& in, const Format& out, std::string_view instruction) const {
-  const std::size_t i = datapath_index(in, out, instruction);
+  return batch_path_planar(in, in, out, instruction);
+}
+
+std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, const Format& out,
+                                    std::string_view instruction) const {
+  const std::size_t i = datapath_index(in_a, in_b, out, instruction);
   const auto& r = impl_->rows[i];
-  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const BlockKernel* kernel = r.kernels[r.pair_index(in_a, in_b, out)].get();
   if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split != KSplit::PairsMod4) return "kernel (planar)";
-  return "regrouped for dot_batch: " + batch_path(in, out, instruction);
+  return "regrouped for dot_batch: " + batch_path(in_a, in_b, out, instruction);
 }
 
 // ------------------------------------------------------------------ built-in lookup
