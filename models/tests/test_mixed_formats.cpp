@@ -190,11 +190,11 @@ TEST_CASE("mixed formats: the model agrees with same-format rows (a check of the
 }
 
 TEST_CASE("mixed formats: directed vectors", "[mixed]") {
-  // units.md 3b's Eq. 10 vector with a in e5m2 and b in e4m3 (all its values are exact in
-  // both): c inside at F = 25 gives -0.75 as the e5m2 x e5m2 form.
+  // units.md 3b's Eq. 10 vector with a in e5m2 and b in e4m3: the same products (-2^23 as
+  // -2^15 x 2^8: e4m3 ends at 448), c = 2^23 inside at F = 25 gives -0.75 as the e5m2 form.
   const Format &e4 = formats::e4m3(), &e5 = formats::e5m2(), &f32 = formats::fp32();
   std::vector<std::uint64_t> a(32, 0), b(32, 0);
-  const double va[] = {-8192.0, -0.5, -0.25, -0.125}, vb[] = {1024.0, 1.0, 1.0, 1.0};
+  const double va[] = {-32768.0, -0.5, -0.25, -0.125}, vb[] = {256.0, 1.0, 1.0, 1.0};
   for (int i = 0; i < 4; ++i) {
     a[i] = bits(e5, va[i]);
     b[i] = bits(e4, vb[i]);
@@ -314,8 +314,8 @@ TEST_CASE("mixed formats: pairs no row serves are refused with the allowed pairs
   CHECK_THROWS_WITH(builtin_unit("v100").dot(f16, formats::bf16(), f32, z, z, 0),
                     Equals("unit 'v100' does not support fp16 x bf16 -> fp32; it has no mixed-format datapath (a and b "
                            "share one format)"));
-  // A mixed pair with an instruction whose row is not mixed (h100's mma.sync fp8 emulation).
-  CHECK_THROWS_WITH(builtin_unit("rtx5090").dot(formats::e4m3(), formats::e5m2(), f32, z, z, "mma.sync.mxf8f6f4"),
+  // A mixed pair with an instruction whose row is not mixed (the block-scaled row takes one format).
+  CHECK_THROWS_WITH(builtin_unit("rtx5090").dot(formats::e4m3(), formats::e5m2(), f32, z, z, 0, "mma.sync.mxf8f6f4"),
                     Equals("unit 'rtx5090' has no datapath for e4m3 x e5m2 -> fp32 with instruction "
                            "'mma.sync.mxf8f6f4'; instructions for e4m3 x e5m2 -> fp32: mma.sync (or none for the default)"));
   // b200: the default row of e4m3 -> fp32 is the mma.sync emulation (one format); a mixed pair's
