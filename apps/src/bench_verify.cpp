@@ -55,6 +55,7 @@ struct Group {
   const models::Unit* unit = nullptr;
   std::string instruction;
   const Format* in = nullptr;
+  const Format* in_b = nullptr;  // b's format: `in`, or another one of a mixed_inputs row
   const Format* out = nullptr;
   std::size_t K = 0;
   Rounding mpfr_mode = Rounding::NearestEven;
@@ -117,7 +118,31 @@ const std::vector<std::pair<std::string, std::string>>& builtin_pairs() {
 
 // A random user-defined row over a built-in format pair: every field of the schema drawn,
 // F mostly small enough for the block kernel (F + 2 + log2(k+1) <= 62), sometimes not.
-models::UnitSpec random_user_spec(Rng& r) {
+// The parameters added after the campaign's numbering was fixed (issue 24: mixed operand
+// formats, input_fraction_bits, fraction_bits "exact") come from a second stream `x`, so that
+// the main stream, and with it every other field of every group, stays as it was.
+void add_late_parameters(Rng& x, models::DatapathSpec& row) {
+  const Format& in = parse_format(row.input_formats[0]);
+  const std::string& out_name = row.output_formats[0];
+  if (x.below(6) == 0) {  // a second input format with the same output, a and b in any two of them
+    std::vector<std::string> others;
+    for (const auto& [i, o] : builtin_pairs())
+      if (o == out_name && i != row.input_formats[0]) others.push_back(i);
+    if (!others.empty()) {
+      row.input_formats.push_back(pick(x, others));
+      row.mixed_inputs = true;
+    }
+  }
+  if (x.below(10) == 0) {  // a and b truncated (CDNA3 xf32)
+    int p = in.precision;
+    for (const auto& n : row.input_formats) p = std::min(p, parse_format(n).precision);
+    if (p >= 2) row.input_fraction_bits = static_cast<int>(x.below(static_cast<std::uint64_t>(p - 1)));
+  }
+  // No alignment loss (CDNA1); refused by Unit where the exact F exceeds the limit (fp64 x fp64 rows fit).
+  if (x.below(12) == 0) row.fraction_bits = models::DatapathSpec::kExactFractionBits;
+}
+
+models::UnitSpec random_user_spec(Rng& r, Rng& x) {
   const auto& [in_name, out_name] = pick(r, builtin_pairs());
   const Format& out = parse_format(out_name);
   models::DatapathSpec row;
@@ -173,6 +198,7 @@ models::UnitSpec random_user_spec(Rng& r) {
     if (row.normalization == Normalization::PerStep && r.below(2)) row.product_rounding = pick_rounding(r);
     row.flush_inputs_positive = r.below(2) == 0;
   }
+  add_late_parameters(x, row);
   models::UnitSpec spec;
   spec.name = "verify-user";
   spec.architecture = "user";
@@ -187,7 +213,8 @@ Group make_group(std::uint64_t seed, std::uint64_t g) {
   const bool user = r.below(3) == 0;
   const models::DatapathSpec* row = nullptr;
   if (user) {
-    grp.owned = std::make_shared<const models::Unit>(random_user_spec(r));
+    Rng x(counter_random(seed ^ 0x6c617465, g));  // "late": the late parameters' stream
+    grp.owned = std::make_shared<const models::Unit>(random_user_spec(r, x));
     grp.unit = grp.owned.get();
     row = &grp.unit->spec().datapaths[0];
   } else {
@@ -198,6 +225,11 @@ Group make_group(std::uint64_t seed, std::uint64_t g) {
   }
   grp.in = &parse_format(pick(r, row->input_formats));
   grp.out = &parse_format(pick(r, row->output_formats));
+  grp.in_b = grp.in;
+  if (row->mixed_inputs) {  // b in any format of the row (a second stream: the main one as before)
+    Rng x(counter_random(seed ^ 0x6d69786564, g));
+    if (x.below(4) != 0) grp.in_b = &parse_format(pick(x, row->input_formats));
+  }
   const std::size_t k = static_cast<std::size_t>(row->fma_size);
   const std::size_t instruction_k = row->k_split == models::KSplit::PairsMod4 ? 2 * k : k;
   switch (r.below(10)) {
@@ -225,6 +257,15 @@ Group make_group(std::uint64_t seed, std::uint64_t g) {
     for (std::uint64_t e = 0; e < kGroup; ++e)
       reftest::fill_element(*grp.in, *grp.out, r, grp.a.data() + e * K, grp.b.data() + e * K, K, grp.c[e]);
   }
+  if (grp.in_b != grp.in) {  // b drawn in its own format, as a (kernel_cases.hpp), from the second stream
+    Rng x(counter_random(seed ^ 0x62666d74, g));
+    std::vector<std::uint64_t> a2(K), b2(K);
+    for (std::uint64_t e = 0; e < kGroup; ++e) {
+      std::uint64_t c2 = 0;
+      reftest::fill_element(*grp.in_b, *grp.out, x, a2.data(), b2.data(), K, c2);
+      std::copy_n(b2.data(), K, grp.b.data() + e * K);
+    }
+  }
   return grp;
 }
 
@@ -241,6 +282,7 @@ nlohmann::json describe(const Group& g, std::uint64_t seed, std::uint64_t index,
                       {"unit", g.unit->name()},
                       {"instruction", g.instruction},
                       {"in", g.in->name},
+                      {"in_b", g.in_b->name},
                       {"out", g.out->name},
                       {"K", g.K},
                       {"rerun", "tcsim bench verify --seed " + std::to_string(seed) + " --first " +
@@ -290,16 +332,16 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     Group grp = make_group(seed, g);
     gt.builtin = grp.owned ? 0 : hi - lo;
     gt.user = grp.owned ? hi - lo : 0;
-    const Format &in = *grp.in, &out = *grp.out;
+    const Format &in = *grp.in, &in_b = *grp.in_b, &out = *grp.out;
     const models::Unit& unit = *grp.unit;
     const std::size_t K = grp.K;
-    const std::string path = unit.batch_path(in, out, grp.instruction);
+    const std::string path = unit.batch_path(in, in_b, out, grp.instruction);
     (path == "kernel" ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) += hi - lo;
     const std::uint64_t* a = grp.a.data();
     const std::uint64_t* b = grp.b.data();
     std::vector<std::uint64_t> d(kGroup), d_planar(kGroup), want(kGroup);
-    unit.dot_batch(in, out, kGroup, K, a, b, grp.c.data(), d.data(), grp.instruction, 1);
-    const bool planar = in.width <= 16;
+    unit.dot_batch(in, in_b, out, kGroup, K, a, b, grp.c.data(), d.data(), grp.instruction, 1);
+    const bool planar = in.width <= 16 && in_b.width <= 16;
     if (planar) {
       std::vector<std::uint16_t> at(kGroup * K), bt(kGroup * K);
       for (std::size_t s = 0; s < K; ++s)
@@ -307,16 +349,19 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
           at[s * kGroup + e] = static_cast<std::uint16_t>(a[e * K + s]);
           bt[s * kGroup + e] = static_cast<std::uint16_t>(b[e * K + s]);
         }
-      unit.dot_batch_planar(in, out, kGroup, K, at.data(), bt.data(), grp.c.data(), d_planar.data(), grp.instruction, 1);
+      unit.dot_batch_planar(in, in_b, out, kGroup, K, at.data(), bt.data(), grp.c.data(), d_planar.data(), grp.instruction,
+                            1);
     }
     AdderConfig exact_cfg = exact_adder_config(in, out, K);
+    exact_cfg.b_format = in_b;
+    exact_cfg.fraction_bits = exact_cfg.exact_fraction_bits();
     exact_cfg.final_rounding = grp.mpfr_mode;
     const FixedPointAdder exact(exact_cfg);
-    reference::CorrectlyRoundedDot mpfr(in, in, out, out, grp.mpfr_mode, OverflowMode::Ieee);
+    reference::CorrectlyRoundedDot mpfr(in, in_b, out, out, grp.mpfr_mode, OverflowMode::Ieee);
     auto mismatch = [&](std::uint64_t e, const char* check, std::uint64_t got, std::uint64_t expected) {
       nlohmann::json j = describe(grp, seed, base + e, check);
       j["a"] = hex_array(in, a + e * K, K);
-      j["b"] = hex_array(in, b + e * K, K);
+      j["b"] = hex_array(in_b, b + e * K, K);
       j["c"] = bits_to_hex(out, grp.c[e]);
       j["got"] = bits_to_hex(out, got);
       j["want"] = bits_to_hex(out, expected);
@@ -325,7 +370,7 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     };
     for (std::uint64_t e = 0; e < kGroup; ++e) {
       const std::span<const std::uint64_t> ae(a + e * K, K), be(b + e * K, K);
-      want[e] = unit.dot(in, out, ae, be, grp.c[e], grp.instruction);
+      want[e] = unit.dot(in, in_b, out, ae, be, grp.c[e], grp.instruction);
       if (e < lo || e >= hi) continue;
       ++gt.cases;
       ++gt.kernel;
@@ -347,18 +392,19 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
       for (std::size_t s = 0; s < K; ++s)
         for (std::size_t j = 0; j < n; ++j) B[s * n + j] = b[j * K + s];
       const std::vector<std::uint64_t> A(a, a + m * K), C(grp.c.begin(), grp.c.begin() + m * n);
-      const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, grp.instruction, 1);
+      std::vector<std::uint64_t> D(m * n);
+      unit.gemm_into(in, in_b, out, m, n, K, A, B, C, D, grp.instruction, 1);
       for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < n; ++j) {
           ++gt.gemm;
           std::copy_n(b + j * K, K, col.data());
-          const std::uint64_t w = unit.dot(in, out, {a + i * K, K}, col, C[i * n + j], grp.instruction);
+          const std::uint64_t w = unit.dot(in, in_b, out, {a + i * K, K}, col, C[i * n + j], grp.instruction);
           if (D[i * n + j] != w) {
             ++gt.gemm_bad;
             nlohmann::json jd = describe(grp, seed, base, "gemm");
             jd["output"] = {i, j};
             jd["a"] = hex_array(in, a + i * K, K);
-            jd["b"] = hex_array(in, col.data(), K);
+            jd["b"] = hex_array(in_b, col.data(), K);
             jd["c"] = bits_to_hex(out, C[i * n + j]);
             jd["got"] = bits_to_hex(out, D[i * n + j]);
             jd["want"] = bits_to_hex(out, w);

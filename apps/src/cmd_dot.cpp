@@ -121,7 +121,7 @@ int cmd_dot(const Args& args) {
               "d's bit pattern and value beside the exact value and its correctly rounded results");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file (schema: tcsim units --json)", "file");
-  p.required("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, e2m1, fp64, ...)", "fmt");
+  declare_input_formats(p, "a", "b", "fp16, bf16, tf32, e4m3, e5m2, e2m1, fp64, ...; one of --in, --in-a, --in-b is required");
   p.required("out", "output format of c and d (fp32, fp16, fp64)", "fmt");
   p.required("a", "comma-separated a_1,...,a_K", "values");
   p.required("b", "comma-separated b_1,...,b_K (as many as a)", "values");
@@ -138,15 +138,17 @@ int cmd_dot(const Args& args) {
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
 
-  const Format& in = parse_format(a.get("in"), "--in");
+  const InputFormats inputs = input_formats(a, "dot");
+  const Format& in = *inputs.a;
+  const Format& in_b = *inputs.b;
   const Format& out = parse_format(a.get("out"), "--out");
   const SelectedUnit selected = select_unit(a);
   const models::Unit* unit = selected.unit;
   const std::string instruction = a.get_or("instruction", "");
-  const models::DatapathSpec* rowp = &unit->datapath(in, out, instruction);  // format/instruction errors first
+  const models::DatapathSpec* rowp = &checked_datapath(*unit, inputs, out, instruction);  // format/instruction errors first
 
   const auto va = parse_values(a.get("a"), in, "a");
-  const auto vb = parse_values(a.get("b"), in, "b");
+  const auto vb = parse_values(a.get("b"), in_b, "b");
   if (va.size() != vb.size())
     throw std::invalid_argument("--a has " + std::to_string(va.size()) + " values but --b has " +
                                 std::to_string(vb.size()) + "; every a_i needs its b_i");
@@ -168,6 +170,9 @@ int cmd_dot(const Args& args) {
   if (scaled) {
     if (!a.has("scale-format") || !a.has("scale-a") || !a.has("scale-b"))
       throw std::invalid_argument("block-scaled dot needs --scale-format, --scale-a and --scale-b together");
+    if (inputs.mixed())
+      throw std::invalid_argument(inputs.mixed_option + ": block-scaled dot takes a and b in one format (--in); "
+                                  "mixed pairs are served by the unscaled rows only");
     const Format& sf = parse_format(a.get("scale-format"), "--scale-format");
     const auto sa = parse_values(a.get("scale-a"), sf, "scale-a");
     const auto sb = parse_values(a.get("scale-b"), sf, "scale-b");
@@ -195,8 +200,8 @@ int cmd_dot(const Args& args) {
       exact = exact_add(exact, t);
     }
   } else {
-    d = unit->dot(in, out, va, vb, c, instruction);
-    exact = reference::exact_dot(in, out, va, vb, c);
+    d = unit->dot(in, in_b, out, va, vb, c, instruction);
+    exact = reference::exact_dot(in, in_b, out, va, vb, c);
   }
   const ExactValue dv = decode(out, d);
   const models::DatapathSpec& row = *rowp;
@@ -206,10 +211,10 @@ int cmd_dot(const Args& args) {
   std::vector<std::pair<Rounding, std::uint64_t>> cr;
   for (Rounding m : modes)
     cr.emplace_back(m, scaled ? reference::mpfr_round_to_format(exact, out, m, OverflowMode::Ieee).bits
-                              : reference::correctly_rounded_dot(in, in, out, out, va, vb, c, m, OverflowMode::Ieee).bits);
+                              : reference::correctly_rounded_dot(in, in_b, out, out, va, vb, c, m, OverflowMode::Ieee).bits);
   // An instruction named by its ISA or full shape name fixes K per instruction (block FMAs of
   // min(k, K)); a row or family name keeps the row's k.
-  const models::InstructionSelection sel = unit->select_instruction(in, out, instruction);
+  const models::InstructionSelection sel = unit->select_instruction(in, in_b, out, instruction);
   const bool names_one = sel.shape && !scaled &&
                          (instruction != sel.shape->instruction || instruction.rfind("v_", 0) == 0);
   std::size_t k = static_cast<std::size_t>(row.fma_size);
@@ -229,7 +234,11 @@ int cmd_dot(const Args& args) {
   if (a.has("json")) {
     nlohmann::json j;
     j["unit"] = unit->name();
-    j["in"] = in.name;
+    j["in"] = inputs.mixed() ? in.name + " x " + in_b.name : in.name;
+    if (inputs.mixed()) {
+      j["in_a"] = in.name;
+      j["in_b"] = in_b.name;
+    }
     j["out"] = out.name;
     j["instruction"] = names_one ? sel.shape->instruction : (row.instruction.empty() ? instruction : row.instruction);
     if (names_one)
@@ -256,8 +265,9 @@ int cmd_dot(const Args& args) {
   }
 
   std::printf("unit %s, %s -> %s, instruction %s%s: k = %zu, F = %d, %zu product%s in %zu block FMA%s\n",
-              unit->name().c_str(), in.name.c_str(), out.name.c_str(), instruction_name.c_str(), shape_text.c_str(),
-              k, unit->adder(in, out, instruction).config().fraction_bits,  // "exact" rows: the computed F
+              unit->name().c_str(), (inputs.mixed() ? in.name + " x " + in_b.name : in.name).c_str(), out.name.c_str(),
+              instruction_name.c_str(), shape_text.c_str(), k,
+              unit->adder(in, in_b, out, instruction).config().fraction_bits,  // "exact" rows: the computed F
               K, K == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s");
   std::printf("d                         = %s  %s  (%s)\n", bits_to_hex(out, d).c_str(), decimal(dv).c_str(),
               dv.to_hex().c_str());

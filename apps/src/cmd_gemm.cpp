@@ -69,7 +69,8 @@ int cmd_gemm(const Args& args) {
               "and the componentwise and normwise errors against the exact product (MPFR) beside their bound");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file", "file");
-  p.required("in", "input format of the unit (fp16, bf16, tf32, e4m3, ...)", "fmt");
+  declare_input_formats(p, "A", "B", "the unit's input format: fp16, bf16, tf32, e4m3, ...; one of --in, --in-a, --in-b "
+                                     "is required");
   p.option("out", "output format of the unit (default fp32)", "fmt");
   p.option("instruction", "datapath by instruction (default: the unit's default for the formats)", "name");
   p.option("m", "rows of A and D (generated problem)", "M");
@@ -107,8 +108,15 @@ int cmd_gemm(const Args& args) {
   a.require_one_of({"unit", "unit-config"});
   const SelectedUnit selected = select_unit(a);
   const models::Unit& unit = *selected.unit;
-  const Format& in = parse_format(a.get("in"), "--in");
+  const InputFormats inputs = input_formats(a, "gemm");
+  const Format& in = *inputs.a;
   const Format& out = parse_format(a.get_or("out", "fp32"), "--out");
+  if (inputs.mixed()) {  // a pair no row serves: named by its option, with the unit's mixed pairs
+    const auto pairs = unit.mixed_pairs();
+    const std::string pair = in.name + " x " + inputs.b->name;
+    if (std::none_of(pairs.begin(), pairs.end(), [&](const std::string& s) { return s.rfind(pair + " -> ", 0) == 0; }))
+      checked_datapath(unit, inputs, out, "");  // throws the unit's refusal, prefixed with the option
+  }
   const bool json = a.has("json");
   if (a.has("write-d")) {  // before any computation
     if (json && a.get("write-d") == "-")
@@ -201,6 +209,16 @@ int cmd_gemm(const Args& args) {
 
   models::GemmOptions o;
   o.instruction = a.get_or("instruction", "");
+  if (inputs.mixed()) {
+    o.b_format = *inputs.b;
+    // The row serving the mixed pair, by name: the bound's single-format lookups find it too.
+    if (o.instruction.empty()) {
+      try {
+        o.instruction = unit.datapath(in, *inputs.b, out).instruction;
+      } catch (const std::invalid_argument&) {  // another accumulator (tc16): simulate_gemm says so
+      }
+    }
+  }
   if (a.has("variant")) o.variant = models::parse_variant(a.get("variant"), "--variant");
   if (a.has("input-rounding")) o.input_rounding = checks::rounding_word(a.get("input-rounding"), "--input-rounding");
   o.words = static_cast<int>(a.get_int("words", 1, 8, 1));
@@ -226,6 +244,7 @@ int cmd_gemm(const Args& args) {
     };
     const bool fp32_variant = o.variant == models::GemmVariant::Fp32;
     const Format& ab = fp32_variant ? formats::fp32() : in;
+    const Format& bb = fp32_variant ? formats::fp32() : *inputs.b;
     const Format& c = fp32_variant || o.variant == models::GemmVariant::Tc32   ? formats::fp32()
                       : o.variant == models::GemmVariant::Fp16 || o.variant == models::GemmVariant::Tc16 ? formats::fp16()
                                                                                                           : out;
@@ -234,7 +253,7 @@ int cmd_gemm(const Args& args) {
     on_rank0([&] {  // rank 0 holds the problem
       apps::require_at_most(A, k, largest(ab), ab.name + ", the format A is converted into" + hint, gen ? "--dist" : "--a",
                             gen ? gen_a : a.get("a"));
-      apps::require_at_most(B, n, largest(ab), ab.name + ", the format B is converted into" + hint, gen ? "--dist" : "--b",
+      apps::require_at_most(B, n, largest(bb), bb.name + ", the format B is converted into" + hint, gen ? "--dist" : "--b",
                             gen ? gen_b : a.get("b"));
       if (file_c) apps::require_at_most(*file_c, largest(c), c.name + ", the format C is converted into", "--c", a.get("c"));
     });
@@ -268,7 +287,8 @@ int cmd_gemm(const Args& args) {
     if (!run.memory.is_null()) j["memory"] = run.memory;
     print_json(j);
   } else {
-    std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(), in.name.c_str(),
+    std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(),
+                (inputs.mixed() ? in.name + " x " + inputs.b->name : in.name).c_str(),
                 out.name.c_str(), o.instruction.empty() ? "" : (", " + o.instruction).c_str(), r.variant.c_str(),
                 r.storage.c_str(), r.path.c_str());
     std::printf("D = C + A B with m = %zu, n = %zu, k = %zu: %s\n", m, n, k, source.c_str());

@@ -88,6 +88,7 @@ void print_unit(const models::Unit& unit, bool evidence) {
     if (r.product_rounding) extra += ", products rounded " + models::schema_string(*r.product_rounding);
     if (r.product_overflow_inf) extra += ", product_overflow inf";
     if (r.flush_inputs_positive) extra += ", flushed inputs +0";
+    if (r.mixed_inputs) extra += ", mixed_inputs (a and b of any two input formats)";
     if (r.k_split != models::KSplit::Consecutive) extra += ", k_split " + models::schema_string(r.k_split);
     if (r.c_entry != models::CEntry::Accumulator) {
       std::string add;
@@ -120,6 +121,22 @@ void print_unit(const models::Unit& unit, bool evidence) {
     if (!r.block_scale) {
       const std::string path = unit.batch_path(parse_format(r.input_formats[0]), parse_format(r.output_formats[0]), r.instruction);
       std::printf("      batch path: %s\n", path.c_str());
+    }
+    if (r.mixed_inputs && r.input_formats.size() > 1) {  // the mixed pairs, grouped by their batch path
+      std::vector<std::string> paths;
+      std::vector<std::vector<std::string>> pairs;
+      for (const auto& ia : r.input_formats)
+        for (const auto& ib : r.input_formats)
+          if (ia != ib) {
+            const std::string path = unit.batch_path(parse_format(ia), parse_format(ib),
+                                                     parse_format(r.output_formats[0]), r.instruction);
+            std::size_t p = 0;
+            while (p < paths.size() && paths[p] != path) ++p;
+            if (p == paths.size()) paths.push_back(path), pairs.emplace_back();
+            pairs[p].push_back(ia + " x " + ib);
+          }
+      for (std::size_t p = 0; p < paths.size(); ++p)
+        std::printf("      mixed a x b %s: batch path: %s\n", join(pairs[p]).c_str(), paths[p].c_str());
     }
     if (evidence) std::printf("      evidence: %s\n", r.evidence.c_str());
   }
@@ -171,6 +188,13 @@ int cmd_units(const Args& args) {
               planar[in + "->" + out] = row.block_scale ? std::string("regrouped for dot_batch: reference: block-scaled row")
                                                         : u->batch_path_planar(fi, fo, row.instruction);
           }
+        if (row.mixed_inputs)  // mixed pairs as "<a> x <b>-><out>"
+          for (const auto& ia : row.input_formats)
+            for (const auto& ib : row.input_formats)
+              for (const auto& out : row.output_formats)
+                if (ia != ib)
+                  paths[ia + " x " + ib + "->" + out] =
+                      u->batch_path(parse_format(ia), parse_format(ib), parse_format(out), row.instruction);
         j["datapaths"][r]["batch_paths"] = paths;
         if (!planar.empty()) j["datapaths"][r]["planar_paths"] = planar;
       }

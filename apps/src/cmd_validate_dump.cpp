@@ -27,7 +27,7 @@ int cmd_validate_dump(const Args& args) {
                   std::to_string(validation::kMaxDumpFileBytes >> 30) + " GiB");
   p.option("unit", "built-in unit (" + models::builtin_unit_names() + ")", "name");
   p.option("unit-config", "user-defined unit from a JSON file (see tcsim units --json)", "file");
-  p.required("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, ...)", "fmt");
+  declare_input_formats(p, "a", "b", "fp16, bf16, tf32, e4m3, e5m2, ...; one of --in, --in-a, --in-b is required");
   p.required("out", "output format of c and d (fp32, fp16)", "fmt");
   p.required("a", "a file: K 8-hex-digit binary32 patterns per line", "file");
   p.required("b", "b file: as a", "file");
@@ -48,29 +48,32 @@ int cmd_validate_dump(const Args& args) {
     throw std::invalid_argument("--c and --zero-c exclude each other");
   const long long max_report = a.get_int("max-report", 0, 1000000, 10);
 
-  const Format& in = parse_format(a.get("in"), "--in");
+  const InputFormats inputs = input_formats(a, "validate-dump");
+  const Format& in = *inputs.a;
+  const Format& in_b = *inputs.b;
   const Format& out = parse_format(a.get("out"), "--out");
   const SelectedUnit selected = select_unit(a);
   const models::Unit* unit = selected.unit;
   const std::string instruction = a.get_or("instruction", "");
-  unit->datapath(in, out, instruction);  // throws with the supported pairs/instructions
+  checked_datapath(*unit, inputs, out, instruction);  // throws with the supported pairs/instructions
 
   validation::DumpPaths paths{a.get("a"), a.get("b"), a.get_or("c", ""), a.get("d")};
   const auto c_input = a.has("zero-c") ? validation::AccumulatorInput::Zero
                                        : validation::AccumulatorInput::FromFile;
-  const validation::DumpSet dump = validation::load_dump(paths, in, out, c_input);
+  const validation::DumpSet dump = validation::load_dump(paths, in, in_b, out, c_input);
   Progress progress("tcsim validate-dump", !a.has("quiet"));
   std::atomic<std::size_t> done{0};
   const std::size_t total = dump.d.size();
   const validation::DotFunction dot = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
                                           std::uint64_t c) {
     if (++done % 1024 == 0) progress.update("cases", done.load(), total);
-    return unit->dot(in, out, x, y, c, instruction);
+    return unit->dot(in, in_b, out, x, y, c, instruction);
   };
   const auto r = validation::validate_dump(dump, dot, static_cast<std::size_t>(max_report));
   progress.done();
 
-  std::printf("unit %s, %s -> %s, instruction %s, K = %zu, c %s\n", unit->name().c_str(), in.name.c_str(),
+  std::printf("unit %s, %s -> %s, instruction %s, K = %zu, c %s\n", unit->name().c_str(),
+              (inputs.mixed() ? in.name + " x " + in_b.name : in.name).c_str(),
               out.name.c_str(), instruction.empty() ? "(default)" : instruction.c_str(), dump.k,
               c_input == validation::AccumulatorInput::Zero ? "= 0"
               : out == formats::fp32()                      ? "from the file"

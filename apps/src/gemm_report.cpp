@@ -63,14 +63,18 @@ reference::GemmBound gemm_run_bound(const models::Unit& unit, const Format& in, 
   // summation, b = 1 (with u = u_fma = u_bar the block term of Thm 3.1 vanishes for any b).
   const bool ieee = r.variant == "fp16" || r.variant == "fp32";
   q.b = ieee ? 1 : unit.datapath(in, out, o.instruction).fma_size;
-  q.u_low = reference::bounds::unit_roundoff(in);
+  // Mixed operand formats (o.b_format): the larger unit roundoff of the two bounds both conversions.
+  const Format& in_b = o.b_format ? *o.b_format : in;
+  q.u_low = std::max(reference::bounds::unit_roundoff(in), reference::bounds::unit_roundoff(in_b));
   q.u_high = reference::bounds::unit_roundoff(r.variant == "unit" ? out : formats::fp32());
   // blanchard2020 Thm 3.1 (A, B given in the input format) or Thm 3.2 (converted first).
-  auto exact_in = [&](double x) {
-    return to_double(decode(in, round_bits(decode(formats::fp64(), bits_of_double(x)), in, Rounding::NearestEven))) == x;
+  auto exact_in = [&](const Format& f) {
+    return [&f](double x) {
+      return to_double(decode(f, round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven))) == x;
+    };
   };
-  q.inputs_exact = !o.scaling && o.words == 1 && std::all_of(A.begin(), A.end(), exact_in) &&
-                   std::all_of(B.begin(), B.end(), exact_in);
+  q.inputs_exact = !o.scaling && o.words == 1 && std::all_of(A.begin(), A.end(), exact_in(in)) &&
+                   std::all_of(B.begin(), B.end(), exact_in(in_b));
   q.words = o.words;
   q.all_word_products = o.all_word_products;
   q.fabsum_block = o.fabsum_block;
@@ -98,7 +102,11 @@ nlohmann::json gemm_report_json(const models::Unit& unit, const Format& in, cons
   j["n"] = r.n;
   j["k"] = r.k;
   j["unit"] = unit.name();
-  j["in"] = in.name;
+  j["in"] = o.b_format && !(*o.b_format == in) ? in.name + " x " + o.b_format->name : in.name;
+  if (o.b_format && !(*o.b_format == in)) {
+    j["in_a"] = in.name;
+    j["in_b"] = o.b_format->name;
+  }
   j["out"] = out.name;
   j["instruction"] = o.instruction;
   j["variant"] = r.variant;

@@ -7,6 +7,7 @@
 #include "args.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
+#include "tcsim/sim/format.hpp"
 
 namespace tcsim::cli {
 
@@ -36,6 +37,53 @@ inline SelectedUnit select_unit(const ParsedArgs& a) {
     s.unit = s.owned.get();
   }
   return s;
+}
+
+// The operand formats of --in, --in-a and --in-b (issue 24: a and b may differ on rows with
+// mixed_inputs). --in alone: both; --in-a with --in-b; or one of them with --in for the other.
+struct InputFormats {
+  const Format* a = nullptr;
+  const Format* b = nullptr;
+  std::string mixed_option;  // the option that made the pair mixed ("--in-b", else "--in-a")
+  bool mixed() const { return !(*a == *b); }
+};
+
+// Declares the three options on `p`; `a` and `b` name the operands ("a", "b" or "A", "B").
+inline void declare_input_formats(ArgParser& p, const std::string& a, const std::string& b, const std::string& examples) {
+  p.option("in", "input format of " + a + " and " + b + " (" + examples + ")", "fmt");
+  p.option("in-a", "format of " + a + " when it differs from " + b + "'s (rows with mixed_inputs, tcsim units: e.g. "
+                   "e4m3 x e5m2); with --in-b, or with --in for " + b, "fmt");
+  p.option("in-b", "format of " + b + " when it differs from " + a + "'s; with --in-a, or with --in for " + a, "fmt");
+}
+
+inline InputFormats input_formats(const ParsedArgs& a, const std::string& command) {
+  const bool in = a.has("in"), ia = a.has("in-a"), ib = a.has("in-b");
+  if (!in && !(ia && ib))
+    throw std::invalid_argument("missing option for 'tcsim " + command + "': give --in <fmt> (both operands), or " +
+                                (ia ? "--in-b with --in-a" : ib ? "--in-a with --in-b" : "--in-a and --in-b") +
+                                " (operands in different formats)");
+  if (in && ia && ib)
+    throw std::invalid_argument("conflicting options for 'tcsim " + command + "': --in with both --in-a and --in-b; "
+                                "give --in alone, --in-a with --in-b, or one of them with --in for the other operand");
+  InputFormats f;
+  f.a = &parse_format(ia ? a.get("in-a") : a.get("in"), ia ? "--in-a" : "--in");
+  f.b = &parse_format(ib ? a.get("in-b") : a.get("in"), ib ? "--in-b" : "--in");
+  f.mixed_option = ib ? "--in-b" : "--in-a";
+  return f;
+}
+
+// The row serving the pair: a mixed pair no row serves is refused naming the option and
+// listing the unit's mixed pairs; other errors (formats, --instruction) as Unit::datapath.
+inline const models::DatapathSpec& checked_datapath(const models::Unit& unit, const InputFormats& f, const Format& out,
+                                                    const std::string& instruction) {
+  if (f.mixed()) {
+    try {
+      (void)unit.datapath(*f.a, *f.b, out);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(f.mixed_option + ": " + e.what());
+    }
+  }
+  return unit.datapath(*f.a, *f.b, out, instruction);
 }
 
 }  // namespace tcsim::cli

@@ -1,7 +1,8 @@
 // libFuzzer target: the user-defined unit loader (models/src/unit_json.cpp) and the Unit
 // constructor's validation. Any text is parsed as JSON; a document that is not a valid unit
 // must be refused with std::invalid_argument (naming the key); a unit that is accepted must
-// evaluate a block FMA of every format pair without crashing, and round-trip through to_json.
+// evaluate a block FMA of every format pair (every a x b pair of a mixed_inputs row) without
+// crashing, with dot_batch equal to dot, and round-trip through to_json.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -32,21 +33,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const tcsim::models::Unit unit(spec);
     for (const auto& row : spec.datapaths)
       for (const auto& in_name : row.input_formats)
-        for (const auto& out_name : row.output_formats) {
-          const tcsim::Format& in = tcsim::parse_format(in_name);
-          const tcsim::Format& out = tcsim::parse_format(out_name);
-          const std::size_t k = static_cast<std::size_t>(row.fma_size) * 2 + 1;
-          std::vector<std::uint64_t> a(k), b(k);
-          for (std::size_t t = 0; t < k; ++t) {  // a few patterns of both signs, fixed
-            a[t] = (0x9E3779B97F4A7C15ull * (t + 1)) & in.width_mask();
-            b[t] = (0xBF58476D1CE4E5B9ull * (t + 3)) & in.width_mask();
+        for (const auto& b_name : row.input_formats)  // a and b in different formats: mixed_inputs rows
+          for (const auto& out_name : row.output_formats) {
+            if (b_name != in_name && !row.mixed_inputs) continue;
+            const tcsim::Format& in = tcsim::parse_format(in_name);
+            const tcsim::Format& in_b = tcsim::parse_format(b_name);
+            const tcsim::Format& out = tcsim::parse_format(out_name);
+            const std::size_t k = static_cast<std::size_t>(row.fma_size) * 2 + 1;
+            std::vector<std::uint64_t> a(k), b(k);
+            for (std::size_t t = 0; t < k; ++t) {  // a few patterns of both signs, fixed
+              a[t] = (0x9E3779B97F4A7C15ull * (t + 1)) & in.width_mask();
+              b[t] = (0xBF58476D1CE4E5B9ull * (t + 3)) & in_b.width_mask();
+            }
+            const std::uint64_t d = unit.dot(in, in_b, out, a, b, out.zero(false), row.instruction);
+            if (d & ~out.width_mask()) std::abort();
+            std::uint64_t db = 0, c = out.zero(false);
+            unit.dot_batch(in, in_b, out, 1, k, a.data(), b.data(), &c, &db, row.instruction, 1);
+            if (db != d) std::abort();  // the batch path gives dot's bits
           }
-          const std::uint64_t d = unit.dot(in, out, a, b, out.zero(false), row.instruction);
-          if (d & ~out.width_mask()) std::abort();
-          std::uint64_t db = 0, c = out.zero(false);
-          unit.dot_batch(in, out, 1, k, a.data(), b.data(), &c, &db, row.instruction, 1);
-          if (db != d) std::abort();  // the batch path gives dot's bits
-        }
   } catch (const std::invalid_argument&) {
   }
   return 0;

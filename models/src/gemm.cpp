@@ -108,7 +108,19 @@ GemmResult simulate_gemm(const Unit& unit, const Format& in, const Format& out, 
     fail("variant fp32 needs an input format whose values are binary32 numbers (fp32, tf32, bf16, fp16, fp8, fp6, "
          "fp4), got " +
          in.name);
-  if (!ieee) check_pair(unit, in, acc, o.instruction, name);
+  const Format& in_b = o.b_format ? *o.b_format : in;
+  if (!(in_b == in)) {  // mixed operand formats: one unit GEMM of A in `in` and B in `in_b`
+    if (ieee) fail("variant " + name + " (no tensor core) takes A and B in one format; mixed formats need the unit");
+    if (o.words > 1 || o.scaled_words) fail("mixed operand formats cannot be combined with words > 1");
+    if (o.scaling) fail("mixed operand formats cannot be combined with scaling");
+    try {
+      (void)unit.datapath(in, in_b, acc, o.instruction);
+    } catch (const std::invalid_argument& e) {
+      fail("variant " + name + " needs " + in.name + " x " + in_b.name + " -> " + acc.name + " on the unit: " + e.what());
+    }
+  } else if (!ieee) {
+    check_pair(unit, in, acc, o.instruction, name);
+  }
 
   // Scaling, mary2024 eq. (3.1)-(3.2): Lambda A and B M with power-of-two diagonals, the
   // largest magnitude of each row of A / column of B in (theta/2, theta],
@@ -188,7 +200,7 @@ GemmResult simulate_gemm(const Unit& unit, const Format& in, const Format& out, 
   g.n = n;
   g.k = k;
   g.variant = name;
-  g.path = ieee ? "ieee" : unit.batch_path(in, acc, o.instruction);
+  g.path = ieee ? "ieee" : unit.batch_path(in, in_b, acc, o.instruction);
   g.unit_calls = r.calls;
   g.D = std::move(r.D);
   g.bits = std::move(r.bits);

@@ -269,12 +269,13 @@ Product run_unit(const Problem& p) {
   const std::size_t m = p.m, n = p.n, k = p.k;
   const GemmOptions& o = p.o;
   const unsigned th = o.threads;
-  const Converter in(p.in, o.input_rounding, !o.subnormals);
-  const Bits A = convert(p.A, in, th), B = convert(p.B, in, th);
+  const Format& in_b = o.b_format ? *o.b_format : p.in;  // mixed operand formats: B in its own
+  const Converter in(p.in, o.input_rounding, !o.subnormals), conv_b(in_b, o.input_rounding, !o.subnormals);
+  const Bits A = convert(p.A, in, th), B = convert(p.B, conv_b, th);
   if (o.split_k <= 1 && o.fabsum_block <= 0) {  // blanchard2020 Algorithm 3.1: all of k in the unit
     Product r;
     r.bits = huge_vector<std::uint64_t>(m * n);
-    p.unit.gemm_into(p.in, p.out, m, n, k, A, B, c_bits(p, p.out), r.bits, o.instruction, th);
+    p.unit.gemm_into(p.in, in_b, p.out, m, n, k, A, B, c_bits(p, p.out), r.bits, o.instruction, th);
     r.D = values_of(r.bits, p.out, th);
     r.storage = p.out.name;
     r.calls = 1;
@@ -285,8 +286,8 @@ Product run_unit(const Problem& p) {
   const Decoder decode(p.out);
   return combine_slices(p, [&](std::size_t k0, std::size_t kk, std::vector<double>& values) {
     const Bits As = column_slice<std::uint64_t>(A, m, k, k0, kk);
-    p.unit.gemm_into(p.in, p.out, m, n, kk, As, std::span<const std::uint64_t>(B).subspan(k0 * n, kk * n), zero, S,
-                     o.instruction, th);
+    p.unit.gemm_into(p.in, in_b, p.out, m, n, kk, As, std::span<const std::uint64_t>(B).subspan(k0 * n, kk * n), zero,
+                     S, o.instruction, th);
     values.resize(m * n);
     parallel_ranges(th, m * n, 1 << 14, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) values[i] = decode(S[i]);

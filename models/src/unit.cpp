@@ -82,9 +82,13 @@ std::optional<Format> narrow_format(const DatapathSpec& row, const Format& out);
 }  // namespace
 
 AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out) {
+  return make_adder_config(row, in, in, out);
+}
+
+AdderConfig make_adder_config(const DatapathSpec& row, const Format& in_a, const Format& in_b, const Format& out) {
   AdderConfig c;
-  c.a_format = in;
-  c.b_format = in;
+  c.a_format = in_a;
+  c.b_format = in_b;
   c.c_format = out;
   const std::optional<Format> narrow = narrow_format(row, out);
   c.out_format = narrow ? *narrow : out;
@@ -299,13 +303,23 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     }
     if (row.k_split == KSplit::PairsMod4 && row.fma_size % 2 != 0)
       fail("k_split", "'pairs-mod4' needs an even fma_size, got " + std::to_string(row.fma_size));
-    // One adder per (input, output).
-    for (const auto& in : r.ins)
+    if (row.mixed_inputs && row.block_scale)
+      fail("mixed_inputs", "block-scaled rows do not support mixed_inputs (a and b share one format there)");
+    r.mixed = row.mixed_inputs;
+    // One adder per (input, output), then per mixed pair (a row with mixed_inputs; mixed_index).
+    std::vector<std::pair<const Format*, const Format*>> in_pairs;
+    for (const auto& in : r.ins) in_pairs.emplace_back(&in, &in);
+    if (row.mixed_inputs)
+      for (const auto& ia : r.ins)
+        for (const auto& ib : r.ins)
+          if (!(ia == ib)) in_pairs.emplace_back(&ia, &ib);
+    for (const auto& [ina, inb] : in_pairs)
       for (const auto& out : r.outs) {
+        const Format &in = *ina, &in_b = *inb;
         try {
-          r.adders.emplace_back(make_adder_config(row, in, out));
+          r.adders.emplace_back(make_adder_config(row, in, in_b, out));
         } catch (const std::invalid_argument& e) {
-          fail(in.name + "->" + out.name, e.what());
+          fail(in == in_b ? in.name + "->" + out.name : in.name + " x " + in_b.name + "->" + out.name, e.what());
         }
         const AdderConfig& cfg = r.adders.back().config();
         std::optional<std::string> why;
@@ -341,27 +355,58 @@ std::vector<std::string> Unit::format_pairs() const {
 
 // Unit::instructions, datapath_index and the resolution of instruction names: unit_instructions.cpp.
 
+std::vector<std::string> Unit::mixed_pairs() const {
+  std::vector<std::string> pairs;
+  for (const auto& r : impl_->rows)
+    if (r.mixed)
+      for (const auto& a : r.ins)
+        for (const auto& b : r.ins)
+          if (!(a == b))
+            for (const auto& out : r.outs) push_unique(pairs, a.name + " x " + b.name + " -> " + out.name);
+  return pairs;
+}
+
 const DatapathSpec& Unit::datapath(const Format& in, const Format& out, std::string_view instruction) const {
   return spec_.datapaths[datapath_index(in, out, instruction)];
+}
+
+const DatapathSpec& Unit::datapath(const Format& in_a, const Format& in_b, const Format& out,
+                                   std::string_view instruction) const {
+  return spec_.datapaths[datapath_index(in_a, in_b, out, instruction)];
 }
 
 const FixedPointAdder& Unit::adder(const Format& in, const Format& out, std::string_view instruction) const {
   return impl_->rows[datapath_index(in, out, instruction)].adder(in, out);
 }
 
+const FixedPointAdder& Unit::adder(const Format& in_a, const Format& in_b, const Format& out,
+                                   std::string_view instruction) const {
+  return impl_->rows[datapath_index(in_a, in_b, out, instruction)].adder(in_a, in_b, out);
+}
+
 std::string Unit::batch_path(const Format& in, const Format& out, std::string_view instruction) const {
-  const auto& r = impl_->rows[datapath_index(in, out, instruction)];
-  const std::size_t p = r.pair_index(in, out);
+  return batch_path(in, in, out, instruction);
+}
+
+std::string Unit::batch_path(const Format& in_a, const Format& in_b, const Format& out,
+                             std::string_view instruction) const {
+  const auto& r = impl_->rows[datapath_index(in_a, in_b, out, instruction)];
+  const std::size_t p = r.pair_index(in_a, in_b, out);
   if (r.kernels[p]) return "kernel";
   return r.fma_chains[p] ? "fma-chain" : "reference: " + r.kernel_refusals[p];
 }
 
 std::string Unit::batch_path_planar(const Format& in, const Format& out, std::string_view instruction) const {
-  const std::size_t i = datapath_index(in, out, instruction);
+  return batch_path_planar(in, in, out, instruction);
+}
+
+std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, const Format& out,
+                                    std::string_view instruction) const {
+  const std::size_t i = datapath_index(in_a, in_b, out, instruction);
   const auto& r = impl_->rows[i];
-  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const BlockKernel* kernel = r.kernels[r.pair_index(in_a, in_b, out)].get();
   if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split != KSplit::PairsMod4) return "kernel (planar)";
-  return "regrouped for dot_batch: " + batch_path(in, out, instruction);
+  return "regrouped for dot_batch: " + batch_path(in_a, in_b, out, instruction);
 }
 
 // ------------------------------------------------------------------ built-in lookup

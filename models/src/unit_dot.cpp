@@ -88,15 +88,21 @@ using detail::split_pairs_mod4;
 
 std::uint64_t Unit::dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
                         std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction) const {
-  check_lengths(a, b);
-  const InstructionSelection sel = select_instruction(in, out, instruction);
-  return dot_in_row(sel.row, in, out, a, b, c, instruction_k(sel));
+  return dot(in, in, out, a, b, c, instruction);
 }
 
-std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& out, std::span<const std::uint64_t> a,
-                               std::span<const std::uint64_t> b, std::uint64_t c, std::size_t instruction_k) const {
+std::uint64_t Unit::dot(const Format& in_a, const Format& in_b, const Format& out, std::span<const std::uint64_t> a,
+                        std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction) const {
+  check_lengths(a, b);
+  const InstructionSelection sel = select_instruction(in_a, in_b, out, instruction);
+  return dot_in_row(sel.row, in_a, in_b, out, a, b, c, instruction_k(sel));
+}
+
+std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& in_b, const Format& out,
+                               std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                               std::uint64_t c, std::size_t instruction_k) const {
   const DatapathSpec& row = spec_.datapaths[i];
-  if (row.block_scale) {
+  if (row.block_scale) {  // never mixed (the constructor refuses mixed_inputs there)
     // A block-scaled row without scales: every scale is 1.
     const Format& sf = impl_->rows[i].scale_formats.front();
     const int bs = row.block_scale->block_sizes.front();
@@ -108,7 +114,7 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& ou
   const auto& r = impl_->rows[i];
   const std::size_t o = r.out_index(out);
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
-  const FixedPointAdder& adder = r.adder(in, out);
+  const FixedPointAdder& adder = r.adder(in, in_b, out);
   auto blocks = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y, std::uint64_t acc) {
     return r.narrow[o] ? chain(adder, k, x, y, acc, [&](std::uint64_t v) { return r.to_out(o, v); })
                        : chain(adder, k, x, y, acc, [](std::uint64_t v) { return v; });
@@ -191,11 +197,18 @@ void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std:
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
                      const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
                      std::string_view instruction, unsigned threads) const {
-  const InstructionSelection sel = select_instruction(in, out, instruction);
+  dot_batch(in, in, out, n, K, a, b, c, d, instruction, threads);
+}
+
+void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, std::size_t n, std::size_t K,
+                     const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
+                     std::string_view instruction, unsigned threads) const {
+  const InstructionSelection sel = select_instruction(in, in_b, out, instruction);
   const std::size_t i = sel.row, ik = instruction_k(sel);
   const auto& r = impl_->rows[i];
   const DatapathSpec& row = spec_.datapaths[i];
-  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const std::size_t pair = r.pair_index(in, in_b, out);
+  const BlockKernel* kernel = r.kernels[pair].get();
   const std::size_t o = r.out_index(out), k = static_cast<std::size_t>(row.fma_size);
   auto run_kernel = [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
@@ -228,25 +241,32 @@ void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::si
   };
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     if (kernel && hi > lo) return run_kernel(lo, hi);
-    if (r.fma_chains[r.pair_index(in, out)]) {
+    if (r.fma_chains[pair]) {
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o]);
       return;
     }
-    for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, out, {a + e * K, K}, {b + e * K, K}, c[e], ik);
+    for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, in_b, out, {a + e * K, K}, {b + e * K, K}, c[e], ik);
   });
 }
 
 void Unit::dot_batch_planar(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint16_t* a,
                             const std::uint16_t* b, const std::uint64_t* c, std::uint64_t* d,
                             std::string_view instruction, unsigned threads) const {
-  if (in.width > 16)
-    throw std::invalid_argument("in: dot_batch_planar takes patterns of at most 16 bits; '" + in.name + "' has " +
-                                std::to_string(in.width) + " (use dot_batch)");
-  const InstructionSelection sel = select_instruction(in, out, instruction);
+  dot_batch_planar(in, in, out, n, K, a, b, c, d, instruction, threads);
+}
+
+void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& out, std::size_t n, std::size_t K,
+                            const std::uint16_t* a, const std::uint16_t* b, const std::uint64_t* c, std::uint64_t* d,
+                            std::string_view instruction, unsigned threads) const {
+  for (const auto& [f, field] : {std::pair{&in, in == in_b ? "in" : "in_a"}, {&in_b, "in_b"}})
+    if (f->width > 16)
+      throw std::invalid_argument(std::string(field) + ": dot_batch_planar takes patterns of at most 16 bits; '" +
+                                  f->name + "' has " + std::to_string(f->width) + " (use dot_batch)");
+  const InstructionSelection sel = select_instruction(in, in_b, out, instruction);
   const std::size_t i = sel.row, ik = instruction_k(sel);
   const auto& r = impl_->rows[i];
   const DatapathSpec& row = spec_.datapaths[i];
-  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const BlockKernel* kernel = r.kernels[r.pair_index(in, in_b, out)].get();
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   // The planar kernel serves rows whose instructions take the products in order.
   const bool planar = kernel && kernel->planar_supported() && row.k_split != KSplit::PairsMod4;
@@ -268,7 +288,7 @@ void Unit::dot_batch_planar(const Format& in, const Format& out, std::size_t n, 
         ea[e * K + t] = a[t * n + lo + e];
         eb[e * K + t] = b[t * n + lo + e];
       }
-    dot_batch(in, out, m, K, ea.data(), eb.data(), c + lo, d + lo, instruction, 1);
+    dot_batch(in, in_b, out, m, K, ea.data(), eb.data(), c + lo, d + lo, instruction, 1);
   });
 }
 

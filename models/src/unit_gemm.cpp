@@ -119,7 +119,14 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
                      std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
                      std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction,
                      unsigned threads) const {
-  const InstructionSelection sel = select_instruction(in, out, instruction);
+  gemm_into(in, in, out, m, n, K, A, B, C, D, instruction, threads);
+}
+
+void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, std::size_t m, std::size_t n,
+                     std::size_t K, std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
+                     std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction,
+                     unsigned threads) const {
+  const InstructionSelection sel = select_instruction(in, in_b, out, instruction);
   const std::size_t ri = sel.row, ik = instruction_k(sel);
   check_size("A", A.size(), m * K, "m*K");
   check_size("B", B.size(), K * n, "K*n");
@@ -128,10 +135,10 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
   if (m == 0 || n == 0) return;
   const auto& r = impl_->rows[ri];
   const DatapathSpec& row = spec_.datapaths[ri];
-  const BlockKernel* kernel = r.kernels[r.pair_index(in, out)].get();
+  const BlockKernel* kernel = r.kernels[r.pair_index(in, in_b, out)].get();
   const std::size_t panels = (n + kPanel - 1) / kPanel;
 
-  if (!kernel && r.fma_chains[r.pair_index(in, out)]) {  // binary64 FMA chains (detail::is_fma_chain)
+  if (!kernel && r.fma_chains[r.pair_index(in, in_b, out)]) {  // binary64 FMA chains (detail::is_fma_chain)
     const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
     run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
       for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j)
@@ -146,7 +153,7 @@ void Unit::gemm_into(const Format& in, const Format& out, std::size_t m, std::si
       std::vector<std::uint64_t> column(K);
       for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
         for (std::size_t t = 0; t < K; ++t) column[t] = B[t * n + j];
-        D[i * n + j] = dot_in_row(ri, in, out, A.subspan(i * K, K), column, C[i * n + j], ik);
+        D[i * n + j] = dot_in_row(ri, in, in_b, out, A.subspan(i * K, K), column, C[i * n + j], ik);
       }
     });
     return;

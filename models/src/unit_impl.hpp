@@ -74,7 +74,9 @@ struct Unit::Impl {
     std::vector<Format> ins, outs;
     std::vector<ShapePattern> shapes;
     std::vector<std::string> shape_instructions;  // unique, in order
-    std::vector<FixedPointAdder> adders;          // index i * outs.size() + o
+    // index i * outs.size() + o; a mixed_inputs row then appends the mixed pairs (mixed_index)
+    std::vector<FixedPointAdder> adders;
+    bool mixed = false;                           // the row's mixed_inputs
     // The fast block kernel of each adder (same index), null where it refuses; then
     // kernel_refusals says why (dot_batch falls back to the reference adder).
     std::vector<std::shared_ptr<const BlockKernel>> kernels;
@@ -116,6 +118,24 @@ struct Unit::Impl {
       return i * outs.size() + out_index(out);
     }
     const FixedPointAdder& adder(const Format& in, const Format& out) const { return adders[pair_index(in, out)]; }
+    std::size_t in_index(const Format& in) const {
+      return static_cast<std::size_t>(std::find(ins.begin(), ins.end(), in) - ins.begin());
+    }
+    // Mixed pairs (ia != ib), in the order the constructor builds them: ia, then ib != ia, then o.
+    std::size_t mixed_index(std::size_t ia, std::size_t ib, std::size_t o) const {
+      const std::size_t pair = ia * (ins.size() - 1) + (ib < ia ? ib : ib - 1);
+      return ins.size() * outs.size() + pair * outs.size() + o;
+    }
+    bool has(const Format& a, const Format& b, const Format& out) const {
+      return has(a, out) && has(b, out) && (a == b || mixed);
+    }
+    std::size_t pair_index(const Format& a, const Format& b, const Format& out) const {
+      if (a == b) return pair_index(a, out);
+      return mixed_index(in_index(a), in_index(b), out_index(out));
+    }
+    const FixedPointAdder& adder(const Format& a, const Format& b, const Format& out) const {
+      return adders[pair_index(a, b, out)];
+    }
   };
   std::vector<Row> rows;
 };

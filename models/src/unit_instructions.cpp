@@ -36,18 +36,27 @@ MmaShape to_shape(const ShapePattern& p, const std::string& family) {
   return MmaShape{family, p.m, p.n, p.k, p.blocks};
 }
 
+// A shape serves a x b when it serves both operands' formats.
+bool serves_both(const ShapePattern& p, const Format& in_a, const Format& in_b) {
+  return detail::shape_serves(p, in_a) && (in_a == in_b || detail::shape_serves(p, in_b));
+}
+
 }  // namespace
 
 std::vector<std::string> Unit::instructions(const Format& in, const Format& out) const {
+  return instructions(in, in, out);
+}
+
+std::vector<std::string> Unit::instructions(const Format& in_a, const Format& in_b, const Format& out) const {
   std::vector<std::string> v;
   for (std::size_t i = 0; i < impl_->rows.size(); ++i) {
     const auto& r = impl_->rows[i];
-    if (!r.has(in, out)) continue;
+    if (!r.has(in_a, in_b, out)) continue;
     const auto& row = spec_.datapaths[i];
     if (!row.instruction.empty()) push_unique(v, row.instruction);
     for (const auto& p : r.shapes) {
       const std::string& family = p.instruction.empty() ? row.instruction : p.instruction;
-      if (!family.empty() && detail::shape_serves(p, in)) push_unique(v, family);
+      if (!family.empty() && serves_both(p, in_a, in_b)) push_unique(v, family);
     }
   }
   return v;
@@ -81,10 +90,24 @@ std::size_t Unit::instruction_k(const InstructionSelection& s) const {
 }
 
 InstructionSelection Unit::select_instruction(const Format& in, const Format& out, std::string_view instruction) const {
+  return select_instruction(in, in, out, instruction);
+}
+
+InstructionSelection Unit::select_instruction(const Format& in, const Format& in_b, const Format& out,
+                                              std::string_view instruction) const {
   const auto& rows = impl_->rows;
+  const bool mixed = !(in == in_b);
+  // "e4m3 x e5m2" for a mixed pair, else the one format's name.
+  const std::string operands = mixed ? in.name + " x " + in_b.name : in.name;
   std::vector<std::size_t> serving;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    if (rows[i].has(in, out)) serving.push_back(i);
+    if (rows[i].has(in, in_b, out)) serving.push_back(i);
+  if (serving.empty() && mixed) {
+    const auto pairs = mixed_pairs();
+    throw std::invalid_argument("unit '" + spec_.name + "' does not support " + operands + " -> " + out.name +
+                                (pairs.empty() ? "; it has no mixed-format datapath (a and b share one format)"
+                                               : "; mixed pairs (a x b): " + join(pairs)));
+  }
   if (serving.empty())
     throw std::invalid_argument("unit '" + spec_.name + "' does not support " + in.name + " -> " + out.name +
                                 "; supported: " + join(format_pairs()));
@@ -104,7 +127,7 @@ InstructionSelection Unit::select_instruction(const Format& in, const Format& ou
       if (row.instruction.empty() != generic) continue;
       std::vector<const ShapePattern*> hits;
       for (const auto& p : rows[i].shapes)
-        if (detail::shape_serves(p, in) && same_name(p.instruction.empty() ? row.instruction : p.instruction, instruction))
+        if (serves_both(p, in, in_b) && same_name(p.instruction.empty() ? row.instruction : p.instruction, instruction))
           hits.push_back(&p);
       if (hits.empty()) continue;
       const std::string& family = hits[0]->instruction.empty() ? row.instruction : hits[0]->instruction;
@@ -124,7 +147,7 @@ InstructionSelection Unit::select_instruction(const Format& in, const Format& ou
       const auto& row = spec_.datapaths[i];
       for (const auto& p : rows[i].shapes) {
         const std::string& family = p.instruction.empty() ? row.instruction : p.instruction;
-        if (detail::shape_serves(p, in) && same_name(family, want.instruction) && p.matches(want.m, want.n, want.k))
+        if (serves_both(p, in, in_b) && same_name(family, want.instruction) && p.matches(want.m, want.n, want.k))
           return {i, MmaShape{family, want.m, want.n, want.k, p.blocks}};
       }
     }
@@ -146,19 +169,24 @@ InstructionSelection Unit::select_instruction(const Format& in, const Format& ou
   }
   // (ISA names only: the NVIDIA messages keep listing the pair's instructions.)
   const std::string asked = lower(instruction);
-  if (!pairs.empty() && std::find(pairs.begin(), pairs.end(), pair_text(in, out)) == pairs.end() &&
+  if (!mixed && !pairs.empty() && std::find(pairs.begin(), pairs.end(), pair_text(in, out)) == pairs.end() &&
       (asked.rfind("v_", 0) == 0 || asked.rfind("mfma_", 0) == 0))
     throw std::invalid_argument("unit '" + spec_.name + "': instruction '" + std::string(instruction) + "' takes " +
                                 join(pairs) + ", not " + pair_text(in, out));
-  auto list = instructions(in, out);
-  throw std::invalid_argument("unit '" + spec_.name + "' has no datapath for " + in.name + " -> " + out.name +
-                              " with instruction '" + std::string(instruction) + "'; instructions for " + in.name +
+  auto list = instructions(in, in_b, out);
+  throw std::invalid_argument("unit '" + spec_.name + "' has no datapath for " + operands + " -> " + out.name +
+                              " with instruction '" + std::string(instruction) + "'; instructions for " + operands +
                               " -> " + out.name + ": " + (list.empty() ? std::string("(none named)") : join(list)) +
                               " (or none for the default)");
 }
 
 std::size_t Unit::datapath_index(const Format& in, const Format& out, std::string_view instruction) const {
   return select_instruction(in, out, instruction).row;
+}
+
+std::size_t Unit::datapath_index(const Format& in_a, const Format& in_b, const Format& out,
+                                 std::string_view instruction) const {
+  return select_instruction(in_a, in_b, out, instruction).row;
 }
 
 }  // namespace tcsim::models

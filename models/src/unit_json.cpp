@@ -26,7 +26,8 @@ const std::vector<std::string> kOptional = {"min_exponent", "instruction", "arch
                                             "result_fraction_bits", "late_products_rounding", "k_split", "c_entry",
                                             "final_add_rounding", "overflow", "zero_sign", "batch_paths",
                                             "planar_paths", "after_add", "product_groups", "input_fraction_bits",
-                                            "flushed_input_sign", "product_rounding", "product_overflow"};
+                                            "flushed_input_sign", "product_rounding", "product_overflow",
+                                            "mixed_inputs"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
 
 std::string join(const std::vector<std::string>& v) {
@@ -343,6 +344,7 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
     r.input_fraction_bits = static_cast<int>(get_int(ctx, j["input_fraction_bits"], "input_fraction_bits", 0, 62));
   if (j.contains("flushed_input_sign"))
     r.flush_inputs_positive = vocab(ctx, j["flushed_input_sign"], "flushed_input_sign", kFlushSignWords);
+  if (j.contains("mixed_inputs")) r.mixed_inputs = get_bool(ctx, j["mixed_inputs"], "mixed_inputs");
   if (j.contains("product_rounding") && !j["product_rounding"].is_null())
     r.product_rounding = vocab(ctx, j["product_rounding"], "product_rounding", kFinalWords);
   if (j.contains("product_overflow"))
@@ -555,6 +557,7 @@ json to_json(const DatapathSpec& r, std::string_view unit_name) {
   if (r.product_groups != 1) j["product_groups"] = r.product_groups;
   if (r.input_fraction_bits) j["input_fraction_bits"] = *r.input_fraction_bits;
   if (r.flush_inputs_positive) j["flushed_input_sign"] = "positive";
+  if (r.mixed_inputs) j["mixed_inputs"] = true;
   if (r.product_rounding) j["product_rounding"] = schema_string(*r.product_rounding);
   if (r.product_overflow_inf) j["product_overflow"] = "inf";
   if (r.k_split != KSplit::Consecutive) j["k_split"] = schema_string(r.k_split);

@@ -331,7 +331,11 @@ std::vector<UnitSpec> make_table() {
         {"tcgen05.m64nNk32", "tcgen05.m128nN16k32", "tcgen05.m256nN16k32"},
         "units.md s2 Blackwell tcgen05.mma kind::f8f6f4 (fp8, fp6, fp4): k=32, F=25, RZ (X25; "
         "DeepGEMM issue 176: 'the accumulator maintains 25 bits mantissa' on B200)." +
-            kMin133 + kCarry + " Not validated against real data here."));
+            kMin133 + kCarry + " A and B types are chosen independently in the instruction descriptor "
+            "(PTX kind::f8f6f4: e4m3 x e5m2, fp8 x fp6, fp8 x fp4, ...): mixed_inputs, each operand decoded "
+            "in its own format, exact products (X25 models the pairs the same way)." +
+            " Not validated against real data here."));
+    u.datapaths.back().mixed_inputs = true;
     {
       auto r = fused(
           "tcgen05.mxf8f6f4", {"e4m3", "e5m2", "e2m3", "e3m2", "e2m1"}, {"fp32"}, 32, 25, -133,
@@ -390,8 +394,11 @@ std::vector<UnitSpec> make_table() {
             "-133 (fp32 accumulator) or -22 (fp16 accumulator): min_exponent (X25 v1/v2; KM25's RTX PRO 6000 "
             "model agrees for fp32 output and has no fp16 output). The m16n8k16 fp8 form (PTX ISA 8.7, sm_89+) is "
             "one block of 16 (units.md 3b): selected by its name mma.sync.m16n8k16, dot and gemm chain "
-            "instructions of 16 products." +
+            "instructions of 16 products. A and B types are independent (PTX mma.sync.m16n8k32 .e4m3.e5m2 and "
+            ".e5m2.e4m3): mixed_inputs, each operand decoded in its own format (X25 models them; its hardware "
+            "tests cover the fp8 pairs)." +
             kCarry + kNoRtxData));
+    u.datapaths.back().mixed_inputs = true;
     {
       auto r = fused(
           "mma.sync.mxf8f6f4", {"e4m3", "e5m2"}, {"fp32"}, 32, 25, -133, std::nullopt,

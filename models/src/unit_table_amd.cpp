@@ -114,9 +114,10 @@ DatapathSpec cdna3_fp8(std::string instruction, bool v2, std::vector<std::string
       "E5M2'): block of 16; the even- and odd-indexed products are two truncated fused sums (F = 24, each "
       "against its own largest product; product_groups 2), floored to 24 bits against their common maximum "
       "and added; then c as for f16, but dropped when e_c < E - 25 (after_add.drop_c_below 25). X25 v1/v2, "
-      "KM25 (odd/even grouping, exp check 25). Mixed fp8_bf8 / bf8_fp8 operands: not yet (A and B share "
-      "one format here).");
+      "KM25 (odd/even grouping, exp check 25). A and B formats are chosen independently "
+      "(v_mfma_f32_*_fp8_bf8, *_bf8_fp8; units.md 3b): mixed_inputs, each operand decoded in its own format.");
   r.product_groups = 2;
+  r.mixed_inputs = true;
   r.after_add.drop_c_below = 25;
   r.product_overflow_inf = false;  // fp8 products stay far below 2^128
   return r;

@@ -19,12 +19,18 @@ std::string value_text(const Format& fmt, std::uint64_t bits) {
 
 DumpSet load_dump(const DumpPaths& paths, const Format& in, const Format& out,
                   AccumulatorInput c_input) {
+  return load_dump(paths, in, in, out, c_input);
+}
+
+DumpSet load_dump(const DumpPaths& paths, const Format& in, const Format& in_b, const Format& out,
+                  AccumulatorInput c_input) {
   DumpSet s;
   s.in = in;
+  s.in_b = in_b;
   s.out = out;
   s.paths = paths;
   const OperandData a = read_operand_file(paths.a, in);
-  const OperandData b = read_operand_file(paths.b, in);
+  const OperandData b = read_operand_file(paths.b, in_b);
   if (a.k != b.k)
     throw std::invalid_argument(paths.b + ":1: holds " + std::to_string(b.k) + " values per line, but " +
                                 paths.a + " holds " + std::to_string(a.k) + " (K must agree)");
@@ -90,11 +96,11 @@ std::string describe_mismatch(const DumpSet& dump, const Mismatch& m) {
   s << "  a =";
   for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << bits_to_hex(dump.in, dump.a[m.index * dump.k + j]);
   s << "\n  b =";
-  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << bits_to_hex(dump.in, dump.b[m.index * dump.k + j]);
+  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << bits_to_hex(dump.in_b, dump.b[m.index * dump.k + j]);
   s << "\n  a values =";
   for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << decode(dump.in, dump.a[m.index * dump.k + j]).to_hex();
   s << "\n  b values =";
-  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << decode(dump.in, dump.b[m.index * dump.k + j]).to_hex();
+  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << decode(dump.in_b, dump.b[m.index * dump.k + j]).to_hex();
   s << "\n  c = " << value_text(dump.out, dump.c[m.index]);
   if (!(dump.out == formats::fp32()))
     s << " [file: " << value_text(formats::fp32(), dump.c_binary32[m.index]) << "]";

@@ -32,7 +32,7 @@ std::uint64_t random_value(std::mt19937_64& g, const Format& f, int spread) {
 DumpSet random_dump(const models::Unit& unit, const Format& in, const Format& out, std::size_t n, std::size_t K,
                     std::uint64_t seed) {
   std::mt19937_64 g(seed);
-  DumpSet d{in, out, K, n, {}, {}, {}, {}, {}, {}};
+  DumpSet d{in, out, in, K, n, {}, {}, {}, {}, {}, {}};
   for (std::size_t i = 0; i < n * K; ++i) {
     d.a.push_back(random_value(g, in, 3));
     d.b.push_back(random_value(g, in, 3));

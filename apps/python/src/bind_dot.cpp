@@ -26,15 +26,17 @@ bool element_major_as_is(const Operand& op) {
 
 py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object& b, const py::object& c,
               const py::object& in_format, const py::object& out_format, const py::object& instruction_obj,
-              const py::object& threads_obj) {
+              const py::object& threads_obj, const py::object& in_format_a, const py::object& in_format_b) {
   const auto unit = unit_arg(unit_obj);
-  const Format& in = parse_format(str_arg(in_format, "in_format", "dot"), "in_format");
+  const InputFormats inputs = input_formats_arg(in_format, in_format_a, in_format_b, "dot");
+  const Format& in = *inputs.a;
+  const Format& in_b = *inputs.b;
   const Format& out = parse_format(str_arg(out_format, "out_format", "dot"), "out_format");
   const auto threads = static_cast<unsigned>(int_arg(threads_obj, "threads", "dot", 0, 1024));
   const std::string instruction = str_arg(instruction_obj, "instruction", "dot");
-  (void)unit->datapath(in, out, instruction);  // format and instruction errors first, as the CLI
+  (void)checked_datapath(*unit, inputs, out, instruction);  // format and instruction errors first, as the CLI
 
-  Operand A = operand_arg(a, "a", in, true, true, false), B = operand_arg(b, "b", in, true, true, false);
+  Operand A = operand_arg(a, "a", in, true, true, false), B = operand_arg(b, "b", in_b, true, true, false);
   for (const Operand* op : {&A, &B})
     if (op->shape.empty())
       throw std::invalid_argument(std::string(op == &A ? "a" : "b") +
@@ -76,34 +78,34 @@ py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object&
                     [c = cv.data()](std::size_t r, std::size_t, std::uint64_t x) { c[r] = x; });
       }
     }
-    if (n > 0 && in.width <= 16 && K > 0) {
+    if (n > 0 && in.width <= 16 && in_b.width <= 16 && K > 0) {
       std::optional<Buffer<std::uint16_t>> at, bt;
-      auto planar = [&](const Operand& op, std::optional<Buffer<std::uint16_t>>& buf, const char* field) {
-        if (planar_as_is(op, in)) return reinterpret_cast<const std::uint16_t*>(op.data);
+      auto planar = [&](const Operand& op, const Format& f, std::optional<Buffer<std::uint16_t>>& buf, const char* field) {
+        if (planar_as_is(op, f)) return reinterpret_cast<const std::uint16_t*>(op.data);
         std::uint16_t* p = buf.emplace(n * K).data();
-        patterns_of(op, in, Rounding::NearestEven, field, threads,
+        patterns_of(op, f, Rounding::NearestEven, field, threads,
                     [p, n](std::size_t r, std::size_t t, std::uint64_t x) { p[t * n + r] = static_cast<std::uint16_t>(x); });
         return static_cast<const std::uint16_t*>(p);
       };
-      const std::uint16_t* pa = planar(A, at, "a");
-      const std::uint16_t* pb = planar(B, bt, "b");
-      unit->dot_batch_planar(in, out, n, K, pa, pb, cv.data(), d.data(), instruction, threads);
+      const std::uint16_t* pa = planar(A, in, at, "a");
+      const std::uint16_t* pb = planar(B, in_b, bt, "b");
+      unit->dot_batch_planar(in, in_b, out, n, K, pa, pb, cv.data(), d.data(), instruction, threads);
     } else if (n > 0) {
       std::optional<Buffer<std::uint64_t>> am, bm;
-      auto major = [&](const Operand& op, std::optional<Buffer<std::uint64_t>>& buf, const char* field) {
+      auto major = [&](const Operand& op, const Format& f, std::optional<Buffer<std::uint64_t>>& buf, const char* field) {
         if (element_major_as_is(op) && K > 0) {
           // The width check still applies: a uint64 pattern may have bits above the format's width.
-          patterns_of(op, in, Rounding::NearestEven, field, threads, [](std::size_t, std::size_t, std::uint64_t) {});
+          patterns_of(op, f, Rounding::NearestEven, field, threads, [](std::size_t, std::size_t, std::uint64_t) {});
           return reinterpret_cast<const std::uint64_t*>(op.data);
         }
         std::uint64_t* p = buf.emplace(n * K).data();
-        patterns_of(op, in, Rounding::NearestEven, field, threads,
+        patterns_of(op, f, Rounding::NearestEven, field, threads,
                     [p, K](std::size_t r, std::size_t t, std::uint64_t x) { p[r * K + t] = x; });
         return static_cast<const std::uint64_t*>(p);
       };
-      const std::uint64_t* pa = major(A, am, "a");
-      const std::uint64_t* pb = major(B, bm, "b");
-      unit->dot_batch(in, out, n, K, pa, pb, cv.data(), d.data(), instruction, threads);
+      const std::uint64_t* pa = major(A, in, am, "a");
+      const std::uint64_t* pb = major(B, in_b, bm, "b");
+      unit->dot_batch(in, in_b, out, n, K, pa, pb, cv.data(), d.data(), instruction, threads);
     }
   }
   py::array values = values_array(out, batch, d.data(), n, threads);
@@ -115,7 +117,8 @@ py::tuple dot(const py::object& unit_obj, const py::object& a, const py::object&
 
 void bind_dot(py::module_& m) {
   m.def("_dot", &dot, py::arg("unit"), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("in_format"),
-        py::arg("out_format"), py::arg("instruction") = py::none(), py::arg("threads") = 0);
+        py::arg("out_format"), py::arg("instruction") = py::none(), py::arg("threads") = 0,
+        py::arg("in_format_a") = py::none(), py::arg("in_format_b") = py::none());
 }
 
 }  // namespace tcsim::python

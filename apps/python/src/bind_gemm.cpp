@@ -1,6 +1,7 @@
 // tcsim.matmul / tcsim.gemm_errors: the GEMM engine (models::simulate_gemm) with every option of
 // `tcsim gemm`, and its exact errors (MPFR) and bound as `tcsim gemm --json` reports them
 // (apps/src/gemm_report.hpp: the same code).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -36,16 +37,27 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   GemmCall g;
   if (unit.is_none()) throw py::type_error("tcsim.matmul: give unit= (a tcsim.Unit or a built-in unit's name)");
   g.unit = unit_arg(unit);
-  if (in_format.is_none()) throw py::type_error("tcsim.matmul: give in_format= (fp16, bf16, tf32, e4m3, ...)");
-  g.in = &parse_format(str_arg(in_format, "in_format", kFn), "in_format");
-  g.out = &parse_format(str_arg(out_format, "out_format", kFn, "fp32"), "out_format");
-  models::GemmOptions& o = g.o;
   auto get = [&](const char* key) -> py::object {
     return kw.contains(key) ? py::reinterpret_borrow<py::object>(kw[key]) : py::none();
   };
+  if (in_format.is_none() && (get("in_format_a").is_none() || get("in_format_b").is_none()))
+    throw py::type_error("tcsim.matmul: give in_format= (fp16, bf16, tf32, e4m3, ...), or in_format_a= and "
+                         "in_format_b= for A and B in different formats");
+  const InputFormats inputs = input_formats_arg(in_format, get("in_format_a"), get("in_format_b"), kFn);
+  g.in = inputs.a;
+  g.out = &parse_format(str_arg(out_format, "out_format", kFn, "fp32"), "out_format");
+  models::GemmOptions& o = g.o;
+  if (inputs.mixed()) {
+    o.b_format = *inputs.b;
+    const auto pairs = g.unit->mixed_pairs();
+    const std::string pair = inputs.a->name + " x " + inputs.b->name + " -> ";
+    if (std::none_of(pairs.begin(), pairs.end(), [&](const std::string& s) { return s.rfind(pair, 0) == 0; }))
+      (void)checked_datapath(*g.unit, inputs, *g.out, "");  // the refusal, naming in_format_a/b
+  }
   static const char* const known[] = {"variant", "instruction", "input_rounding", "words", "scaled_words",
                                       "all_word_products", "word_order", "scaling", "subnormals", "fabsum",
-                                      "fabsum_combine", "split_k", "threads", "check_rows", "progress"};
+                                      "fabsum_combine", "split_k", "threads", "check_rows", "progress",
+                                      "in_format_a", "in_format_b"};
   for (const auto& item : kw) {
     const std::string key = py::str(item.first);
     bool ok = false;
@@ -57,6 +69,12 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
     }
   }
   o.instruction = str_arg(get("instruction"), "instruction", kFn);
+  if (inputs.mixed() && o.instruction.empty()) {  // the mixed pair's row by name (as tcsim gemm)
+    try {
+      o.instruction = g.unit->datapath(*inputs.a, *inputs.b, *g.out).instruction;
+    } catch (const std::invalid_argument&) {
+    }
+  }
   if (!get("variant").is_none()) o.variant = models::parse_variant(str_arg(get("variant"), "variant", kFn), "variant");
   if (!get("input_rounding").is_none())
     o.input_rounding = checks::rounding_word(str_arg(get("input_rounding"), "input_rounding", kFn), "input_rounding");
@@ -84,7 +102,7 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   o.threads = get("threads").is_none() ? 0 : static_cast<unsigned>(int_arg(get("threads"), "threads", kFn, 0, 1024));
 
   g.A = matrix_arg(A, "A", *g.in, o.threads);
-  g.B = matrix_arg(B, "B", *g.in, o.threads);
+  g.B = matrix_arg(B, "B", o.b_format ? *o.b_format : *g.in, o.threads);
   if (g.A.cols != g.B.rows)
     throw std::invalid_argument("A is " + std::to_string(g.A.rows) + " x " + std::to_string(g.A.cols) + " and B is " +
                                 std::to_string(g.B.rows) + " x " + std::to_string(g.B.cols) +
@@ -107,7 +125,8 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
                      : o.variant == models::GemmVariant::Fp16 || o.variant == models::GemmVariant::Tc16 ? formats::fp16()
                                                                                                      : *g.out;
   check_entries(g.A, "A", scaled ? 0 : largest(ab), ab.name + ", the format A is converted into (or scaling=True)");
-  check_entries(g.B, "B", scaled ? 0 : largest(ab), ab.name + ", the format B is converted into (or scaling=True)");
+  const Format& bb = fp32_variant || !o.b_format ? ab : *o.b_format;
+  check_entries(g.B, "B", scaled ? 0 : largest(bb), bb.name + ", the format B is converted into (or scaling=True)");
   check_entries(g.C, "C", largest(cf), cf.name + ", the format C is converted into");
   return g;
 }

@@ -58,9 +58,12 @@ py::object probe(const py::object& unit_obj, const py::object& in_format, const 
 // `tcsim validate-dump`: every case through the unit, bit for bit.
 py::dict validate_dump(const py::object& unit_obj, const py::object& in_format, const py::object& out_format,
                        const py::object& a, const py::object& b, const py::object& c, const py::object& d,
-                       const py::object& zero_c_obj, const py::object& instruction_obj, const py::object& max_report_obj) {
+                       const py::object& zero_c_obj, const py::object& instruction_obj, const py::object& max_report_obj,
+                       const py::object& in_format_a, const py::object& in_format_b) {
   const auto unit = unit_arg(unit_obj);
-  const Format& in = parse_format(str_arg(in_format, "in_format", "validate_dump"), "in_format");
+  const InputFormats inputs = input_formats_arg(in_format, in_format_a, in_format_b, "validate_dump");
+  const Format& in = *inputs.a;
+  const Format& in_b = *inputs.b;
   const Format& out = parse_format(str_arg(out_format, "out_format", "validate_dump"), "out_format");
   const bool zero_c = bool_arg(zero_c_obj, "zero_c", "validate_dump");
   const long long max_report = int_arg(max_report_obj, "max_report", "validate_dump", 0, 1000000);
@@ -68,16 +71,16 @@ py::dict validate_dump(const py::object& unit_obj, const py::object& in_format, 
   if (d.is_none()) throw std::invalid_argument("give the d file (the GPU's results) with d=");
   if (!zero_c && c.is_none()) throw std::invalid_argument("give the c file with c=, or zero_c=True for a zero accumulator");
   if (zero_c && !c.is_none()) throw std::invalid_argument("c and zero_c exclude each other");
-  (void)unit->datapath(in, out, instruction);
+  (void)checked_datapath(*unit, inputs, out, instruction);
   const validation::DumpPaths paths{path_arg(a, "a"), path_arg(b, "b"), path_arg(c, "c"), path_arg(d, "d")};
   const auto c_input = zero_c ? validation::AccumulatorInput::Zero : validation::AccumulatorInput::FromFile;
   validation::DumpSet dump;
   validation::ValidationResult r;
   {
     py::gil_scoped_release release;
-    dump = validation::load_dump(paths, in, out, c_input);
+    dump = validation::load_dump(paths, in, in_b, out, c_input);
     const validation::DotFunction dot = [&](std::span<const std::uint64_t> x, std::span<const std::uint64_t> y,
-                                            std::uint64_t cv) { return unit->dot(in, out, x, y, cv, instruction); };
+                                            std::uint64_t cv) { return unit->dot(in, in_b, out, x, y, cv, instruction); };
     r = validation::validate_dump(dump, dot, static_cast<std::size_t>(max_report));
   }
   py::list first;
@@ -159,9 +162,11 @@ void bind_validation(py::module_& m) {
         "of dicts for every pair the unit serves.");
   m.def("validate_dump", &validate_dump, py::arg("unit"), py::arg("in_format"), py::arg("out_format"), py::arg("a"),
         py::arg("b"), py::arg("c") = py::none(), py::arg("d") = py::none(), py::arg("zero_c") = false,
-        py::arg("instruction") = py::none(), py::arg("max_report") = 10,
+        py::arg("instruction") = py::none(), py::arg("max_report") = 10, py::arg("in_format_a") = py::none(),
+        py::arg("in_format_b") = py::none(),
         "Every case of a real-GPU dump (a, b, c, d files) through the unit, bit for bit: cases, mismatches, the "
-        "first max_report mismatches and `tcsim validate-dump`'s summary line.");
+        "first max_report mismatches and `tcsim validate-dump`'s summary line. in_format_a / in_format_b: a and b "
+        "in different formats (in_format=None with both, or one of them with in_format).");
   m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
         py::arg("seed") = py::none(), py::arg("threads") = py::none(), py::arg("progress") = py::none(),
         "Runs one of the seed papers' experiments (`tcsim experiment ID --json`): writes OUT/ID.csv, .png, .md and "

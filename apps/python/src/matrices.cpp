@@ -89,4 +89,36 @@ py::array matrix_array(const std::vector<double>& values, std::size_t rows, std:
   return out;
 }
 
+InputFormats input_formats_arg(const py::handle& in, const py::handle& in_a, const py::handle& in_b,
+                               const char* function) {
+  const bool i = !in.is_none(), ia = !in_a.is_none(), ib = !in_b.is_none();
+  if (!i && !(ia && ib))
+    throw py::type_error(std::string("tcsim.") + function + ": give in_format= (both operands), or " +
+                         (ia ? "in_format_b= with in_format_a=" : ib ? "in_format_a= with in_format_b="
+                                                                     : "in_format_a= and in_format_b=") +
+                         " (operands in different formats)");
+  if (i && ia && ib)
+    throw std::invalid_argument("in_format with both in_format_a and in_format_b; give in_format alone, in_format_a "
+                                "with in_format_b, or one of them with in_format for the other operand");
+  InputFormats f;
+  f.a = ia ? &parse_format(str_arg(in_a, "in_format_a", function), "in_format_a")
+           : &parse_format(str_arg(in, "in_format", function), "in_format");
+  f.b = ib ? &parse_format(str_arg(in_b, "in_format_b", function), "in_format_b")
+           : &parse_format(str_arg(in, "in_format", function), "in_format");
+  f.mixed_field = ib ? "in_format_b" : "in_format_a";
+  return f;
+}
+
+const models::DatapathSpec& checked_datapath(const models::Unit& unit, const InputFormats& f, const Format& out,
+                                             const std::string& instruction) {
+  if (f.mixed()) {
+    try {
+      (void)unit.datapath(*f.a, *f.b, out);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(f.mixed_field + ": " + e.what());
+    }
+  }
+  return unit.datapath(*f.a, *f.b, out, instruction);
+}
+
 }  // namespace tcsim::python

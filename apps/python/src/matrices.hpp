@@ -29,6 +29,21 @@ bool bool_arg(const py::handle& obj, const char* field, const char* function);
 // None -> fallback; else a str (TypeError otherwise).
 std::string str_arg(const py::handle& obj, const char* field, const char* function, const std::string& fallback = "");
 
+// in_format, in_format_a, in_format_b as the CLI's --in, --in-a, --in-b (issue 24): in_format
+// alone for both operands; in_format_a with in_format_b; or one of them with in_format.
+struct InputFormats {
+  const Format* a = nullptr;
+  const Format* b = nullptr;
+  std::string mixed_field;  // "in_format_b", else "in_format_a"
+  bool mixed() const { return !(*a == *b); }
+};
+InputFormats input_formats_arg(const py::handle& in, const py::handle& in_a, const py::handle& in_b,
+                               const char* function);
+// A mixed pair no row serves: the unit's refusal prefixed with the argument's name; then the
+// row for the pair and the instruction (its errors as Unit::datapath's).
+const models::DatapathSpec& checked_datapath(const models::Unit& unit, const InputFormats& f, const Format& out,
+                                             const std::string& instruction);
+
 // A row-major binary64 matrix as a new numpy array.
 py::array matrix_array(const std::vector<double>& values, std::size_t rows, std::size_t cols);
 

@@ -68,19 +68,23 @@ def decode(bits, format, threads=0):
     return _tcsim.decode(_numpy(bits), format, threads)
 
 
-def dot(unit, a, b, c=None, in_format=None, out_format=None, instruction=None, threads=0):
+def dot(unit, a, b, c=None, in_format=None, out_format=None, instruction=None, threads=0, in_format_a=None,
+        in_format_b=None):
     """d = c + sum_i a_i b_i for every element of a batch, through ``unit``.
 
     a, b: shape (..., K); c: shape (...), a scalar, or None (+0). Float arrays are values,
     rounded to nearest even into ``in_format`` (``out_format`` for c); unsigned-integer arrays
     are bit patterns. Returns a DotResult whose ``values`` (float64) and ``bits`` have shape
     (...). Fastest with uint16 patterns laid out product-major (``a = at.T`` for a C-order
-    (K, n) array ``at``): they reach the kernel without a copy.
+    (K, n) array ``at``): they reach the kernel without a copy. ``in_format_a`` / ``in_format_b``:
+    a and b in different formats on rows with mixed_inputs (e.g. e4m3 x e5m2; ``tcsim units``),
+    together or one of them with ``in_format`` for the other.
     """
-    if in_format is None or out_format is None:
-        raise TypeError("tcsim.dot: give in_format= and out_format= (e.g. in_format='fp16', out_format='fp32')")
+    if (in_format is None and (in_format_a is None or in_format_b is None)) or out_format is None:
+        raise TypeError("tcsim.dot: give in_format= and out_format= (e.g. in_format='fp16', out_format='fp32'), or "
+                        "in_format_a= and in_format_b= for operands in different formats")
     values, bits = _tcsim._dot(unit, _numpy(a), _numpy(b), None if c is None else _numpy(c), in_format, out_format,
-                               instruction, threads)
+                               instruction, threads, in_format_a, in_format_b)
     return DotResult(values, bits)
 
 

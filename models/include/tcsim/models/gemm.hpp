@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ struct GemmOptions {
   // afterwards (exact powers of two, in binary64).
   bool scaling = false;
   bool subnormals = true;  // false: inputs that are subnormal in `in` are flushed to zero
+  // B's format when it differs from `in` (mixed operand formats, issue 24: a row with
+  // mixed_inputs, e.g. e4m3 x e5m2); A is converted into `in`, B into this. Only variants
+  // that run the unit (unit, tc16, tc32), words 1, no scaling.
+  std::optional<Format> b_format;
   unsigned threads = 0;    // 0: all cores
   // Progress of long runs (progress bars): called with (parts done, parts) from the calling
   // thread. When set, the GEMM (words = 1) runs as up to 16 consecutive blocks of at least 64

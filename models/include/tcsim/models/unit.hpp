@@ -89,6 +89,11 @@ struct DatapathSpec {
   bool flush_inputs_positive = false;
   std::optional<Rounding> product_rounding;
   bool product_overflow_inf = false;
+  // Optional key "mixed_inputs": a and b may have different formats, any ordered pair of
+  // input_formats (CDNA3 fp8_bf8 / bf8_fp8 MFMA, Blackwell kind::f8f6f4 and sm_120 fp8 mma):
+  // each operand is decoded in its own format, the products are exact. false: a and b share
+  // one format.
+  bool mixed_inputs = false;
   KSplit k_split = KSplit::Consecutive;     // optional key "k_split"
   CEntry c_entry = CEntry::Accumulator;     // optional key "c_entry"
   std::map<std::string, Rounding> final_rounding;       // per output format name (all of them)
@@ -201,20 +206,36 @@ class Unit {
                                std::string_view instruction = "") const;
   std::size_t datapath_index(const Format& in, const Format& out,
                              std::string_view instruction = "") const;
+  // Mixed operand formats: a of `in_a`, b of `in_b` (in_a == in_b: as above). A pair no
+  // mixed_inputs row serves throws std::invalid_argument: "unit 'mi300x' does not support
+  // e4m3fnuz x fp16 -> fp32; mixed pairs (a x b): e4m3fnuz x e5m2fnuz -> fp32, ...". adder,
+  // batch_path(_planar), dot, dot_batch(_planar) and gemm_into have such overloads too.
+  const DatapathSpec& datapath(const Format& in_a, const Format& in_b, const Format& out,
+                               std::string_view instruction = "") const;
+  std::size_t datapath_index(const Format& in_a, const Format& in_b, const Format& out,
+                             std::string_view instruction = "") const;
+  // The mixed pairs the unit serves: "e4m3 x e5m2 -> fp32", in table order without duplicates.
+  std::vector<std::string> mixed_pairs() const;
   // The adder of one block FMA of that row (cached at construction). Its out_format is
   // `out`, or, for rows with result_fraction_bits, a narrower format (same exponent range,
   // precision result_fraction_bits + 1) whose patterns dot() re-encodes in `out`.
   const FixedPointAdder& adder(const Format& in, const Format& out,
+                               std::string_view instruction = "") const;
+  const FixedPointAdder& adder(const Format& in_a, const Format& in_b, const Format& out,
                                std::string_view instruction = "") const;
 
   // How dot_batch evaluates in -> out: "kernel" (sim's BlockKernel, int64 lanes, proven
   // equal to the reference adder by differential tests) or "reference: <why the kernel
   // refuses the row>" (FixedPointAdder element by element).
   std::string batch_path(const Format& in, const Format& out, std::string_view instruction = "") const;
+  std::string batch_path(const Format& in_a, const Format& in_b, const Format& out,
+                         std::string_view instruction = "") const;
 
   // How dot_batch_planar evaluates in -> out: "kernel (planar)" (one element per SIMD lane)
   // or "regrouped for dot_batch: " + batch_path().
   std::string batch_path_planar(const Format& in, const Format& out, std::string_view instruction = "") const;
+  std::string batch_path_planar(const Format& in_a, const Format& in_b, const Format& out,
+                                std::string_view instruction = "") const;
 
   // Resolves an instruction name for in -> out: a row's instruction ("wgmma", "v1"), a shape
   // family ("mma.sync"), a full shape name ("mma.sync.m16n8k32") or an ISA name
@@ -223,6 +244,9 @@ class Unit {
   // Throws std::invalid_argument listing the instructions for the pair, or saying which
   // formats a known name takes.
   InstructionSelection select_instruction(const Format& in, const Format& out, std::string_view instruction) const;
+  // The same for a x b operands of two formats (a row with mixed_inputs).
+  InstructionSelection select_instruction(const Format& in_a, const Format& in_b, const Format& out,
+                                          std::string_view instruction) const;
   // Every instruction shape of every row, in table order (one entry per shape entry).
   std::vector<NamedInstruction> named_instructions() const;
 
@@ -235,6 +259,8 @@ class Unit {
   std::uint64_t dot(const Format& in, const Format& out, std::span<const std::uint64_t> a,
                     std::span<const std::uint64_t> b, std::uint64_t c,
                     std::string_view instruction = "") const;
+  std::uint64_t dot(const Format& in_a, const Format& in_b, const Format& out, std::span<const std::uint64_t> a,
+                    std::span<const std::uint64_t> b, std::uint64_t c, std::string_view instruction = "") const;
   // n elements of K products each: a, b hold n*K patterns (element i uses [i*K, i*K+K)),
   // c and d n patterns; the same bits as dot() on each element, through the block kernel
   // where batch_path() says so. Deterministic; `threads` > 1 splits the elements over
@@ -243,6 +269,9 @@ class Unit {
                  const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
                  std::uint64_t* d, std::string_view instruction = "",
                  unsigned threads = 1) const;
+  void dot_batch(const Format& in_a, const Format& in_b, const Format& out, std::size_t n, std::size_t K,
+                 const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, std::uint64_t* d,
+                 std::string_view instruction = "", unsigned threads = 1) const;
 
   // The same on 16-bit patterns stored product-major, as a K x n matrix whose columns are
   // the elements: operand t of element i at a[t * n + i], b[t * n + i] (numpy's a.T of an
@@ -253,6 +282,9 @@ class Unit {
   void dot_batch_planar(const Format& in, const Format& out, std::size_t n, std::size_t K,
                         const std::uint16_t* a, const std::uint16_t* b, const std::uint64_t* c,
                         std::uint64_t* d, std::string_view instruction = "", unsigned threads = 1) const;
+  void dot_batch_planar(const Format& in_a, const Format& in_b, const Format& out, std::size_t n, std::size_t K,
+                        const std::uint16_t* a, const std::uint16_t* b, const std::uint64_t* c, std::uint64_t* d,
+                        std::string_view instruction = "", unsigned threads = 1) const;
 
   // D = C + A B for any m, n, K: A (m x K) and B (K x n) row-major patterns of `in`, C and
   // the result (m x n) of `out`. D[i][j] has the bits of dot() on row i of A, column j of B
@@ -269,6 +301,11 @@ class Unit {
   // benchmarks).
   void gemm_into(const Format& in, const Format& out, std::size_t m, std::size_t n, std::size_t K,
                  std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
+                 std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction = "",
+                 unsigned threads = 0) const;
+  // Mixed operand formats: A of `in_a`, B of `in_b`.
+  void gemm_into(const Format& in_a, const Format& in_b, const Format& out, std::size_t m, std::size_t n,
+                 std::size_t K, std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
                  std::span<const std::uint64_t> C, std::span<std::uint64_t> D, std::string_view instruction = "",
                  unsigned threads = 0) const;
   // Shapes the unit offers for in -> out (all rows serving the pair, or only those for
@@ -303,9 +340,16 @@ class Unit {
   // accumulator rows with consecutive products chain by.
   std::uint64_t dot_in_row(std::size_t row, const Format& in, const Format& out,
                            std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                           std::uint64_t c, std::size_t instruction_k = 0) const {
+    return dot_in_row(row, in, in, out, a, b, c, instruction_k);
+  }
+  std::uint64_t dot_in_row(std::size_t row, const Format& in_a, const Format& in_b, const Format& out,
+                           std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                            std::uint64_t c, std::size_t instruction_k = 0) const;
   // instruction_k of a selection for its row (0 where the row groups by itself).
   std::size_t instruction_k(const InstructionSelection& s) const;
+  // The instructions serving in_a x in_b -> out, the default first.
+  std::vector<std::string> instructions(const Format& in_a, const Format& in_b, const Format& out) const;
   struct Impl;
   UnitSpec spec_;
   std::unique_ptr<Impl> impl_;
@@ -314,6 +358,8 @@ class Unit {
 // The adder configuration of one row for in -> out (the mapping from the schema). With
 // result_fraction_bits for `out`, out_format is result_format(out, bits) and c_format `out`.
 AdderConfig make_adder_config(const DatapathSpec& row, const Format& in, const Format& out);
+// Mixed operand formats (a row with mixed_inputs): a_format in_a, b_format in_b.
+AdderConfig make_adder_config(const DatapathSpec& row, const Format& in_a, const Format& in_b, const Format& out);
 
 // blanchard2020's block-FMA model for one row: the result of a block FMA carries a relative
 // error of at most u_fma (its final rounding, plus the accumulator addition of final-add

@@ -26,6 +26,7 @@ enum class AccumulatorInput {
 // A loaded dump: n cases of k products, operands in `in`, c and d in `out`.
 struct DumpSet {
   Format in, out;
+  Format in_b;  // b's format: `in` unless the dump is of a mixed pair (load_dump with in_a, in_b)
   std::size_t k = 0;
   std::size_t n = 0;
   std::vector<std::uint64_t> a, b;  // n*k patterns of `in`
@@ -38,6 +39,9 @@ struct DumpSet {
 // Reads and checks the four files: a and b must agree on K and on the number of lines,
 // c and d must have as many lines. With AccumulatorInput::Zero the c path may be empty.
 DumpSet load_dump(const DumpPaths& paths, const Format& in, const Format& out,
+                  AccumulatorInput c_input = AccumulatorInput::FromFile);
+// a in `in_a`, b in `in_b` (mixed operand formats; DumpSet::in is in_a).
+DumpSet load_dump(const DumpPaths& paths, const Format& in_a, const Format& in_b, const Format& out,
                   AccumulatorInput c_input = AccumulatorInput::FromFile);
 
 // The unit under test: d = c + sum_i a[i] b[i] for one case (patterns of the dump's
