@@ -167,17 +167,19 @@ int cmd_fit(const Args& args) {
     throw std::invalid_argument(a.has("suggest") ? "--suggest needs --suggest-dir <dir> (where the a/b/c files are written)"
                                                  : "--suggest-dir needs --suggest <N> (the number of cases)");
   const std::uint64_t seed = a.get_uint64("seed", 1);
-  std::vector<validation::DumpSet> dumps;
-  for (const auto& src : dump_sources(a)) dumps.push_back(load_source(src));
-  const Format in = dumps.front().in;
-  const Format out = dumps.front().out;
+  const models::Unit* base = nullptr;
   if (a.has("base")) {
-    const models::Unit* base = nullptr;
     try {
       base = &models::builtin_unit(a.get("base"));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("--base: ") + e.what());
     }
+  }
+  std::vector<validation::DumpSet> dumps;
+  for (const auto& src : dump_sources(a)) dumps.push_back(load_source(src));
+  const Format in = dumps.front().in;
+  const Format out = dumps.front().out;
+  if (base) {
     try {
       opt.seeds.push_back(base->datapath(in, out));
     } catch (const std::invalid_argument& e) {

@@ -104,6 +104,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
           y[t] = value(in, g, false, in.emax - below(3));
         }
         z = value(out, g, neg != (below(4) == 0), out.emax - below(2));
+        if (coin()) z = out.max_finite(neg);  // any same-sign term overflows the exact sum
         break;
       }
       case 6: {  // underflow: results near and below the output's smallest normal
@@ -114,6 +115,10 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
           else { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), below(5) - 2); }
         }
         z = coin() ? value(out, g, coin(), e + below(3) - 1) : out.zero(coin());
+        if (coin()) {  // c alone (every product zero): a subnormal or tiny result as given
+          for (std::size_t t = 0; t < K; ++t) x[t] = in.zero(coin());
+          z = value(out, g, coin(), out.emin - 1 - below(out.fraction_bits + 1));
+        }
         break;
       }
       case 7: {  // signed zeros: every term zero, some exactly cancelling
@@ -122,6 +127,15 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
           y[t] = x[t] == in.zero(false) || x[t] == in.zero(true) ? value(in, g, coin(), below(5) - 2) : in.zero(coin());
         }
         z = below(3) == 0 ? value(out, g, coin(), 0) : out.zero(coin());
+        if (coin()) {  // every term -0 (or every term +0): the sign of an exact zero
+          const bool neg = below(4) != 0;
+          for (std::size_t t = 0; t < K; ++t) {
+            const bool xs = coin();
+            x[t] = in.zero(xs);
+            y[t] = value(in, g, xs != neg, below(5) - 2);
+          }
+          z = out.zero(neg);
+        }
         if (K >= 2 && coin()) { x[0] = value(in, g, coin(), 0); y[0] = value(in, g, coin(), 0); x[1] = x[0] ^ in.sign_mask(); y[1] = y[0]; }
         break;
       }
