@@ -19,27 +19,11 @@
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_json.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
 namespace tcsim::cli {
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-// One case in hex: "case 12: a 3c00 ... b ... c 0x... d 0x..."; with several dumps
-// "dump 2 case 12: ...".
-std::string case_text(const std::vector<validation::DumpSet>& dumps, std::size_t j, std::size_t i) {
-  const validation::DumpSet& d = dumps[j];
-  std::string s = (dumps.size() > 1 ? "dump " + std::to_string(j + 1) + " " : std::string()) + "case " + std::to_string(i + 1) + ": a";
-  for (std::size_t t = 0; t < d.k; ++t) s += " " + hex(d.a[i * d.k + t]);
-  s += ", b";
-  for (std::size_t t = 0; t < d.k; ++t) s += " " + hex(d.b[i * d.k + t]);
-  return s + ", c " + hex(d.c[i]) + ", d " + hex(d.d[i]);
-}
 
 struct DumpSource {
   std::string in, out, a, b, c, d;  // c "" or "zero": c = 0
@@ -233,32 +217,8 @@ int cmd_fit(const Args& args) {
     }
   }
   if (a.has("json")) {
-    nlohmann::json j;
-    j["exact"] = r.exact;
-    j["row"] = row;
-    j["dumps"] = dumps.size();
-    j["cases"] = check.cases;
+    nlohmann::json j = validation::fit_report_json(r, dumps);
     j["mismatches"] = check.mismatches;
-    j["evaluations"] = r.evaluations;
-    j["case_evaluations"] = r.case_evaluations;
-    j["seconds"] = r.seconds;
-    j["parameters"] = nlohmann::json::array();
-    for (const auto& f : r.parameters) {
-      nlohmann::json pj{{"name", f.name}, {"value", f.value}, {"fitting", f.fitting}, {"decided", f.decided()}};
-      pj["not_applicable"] = f.not_applicable;
-      pj["ruled_out"] = nlohmann::json::array();
-      for (const auto& o : f.ruled_out)
-        pj["ruled_out"].push_back({{"value", o.value}, {"dump", o.dump + 1}, {"case", o.case_index + 1},
-                                   {"text", case_text(dumps, o.dump, o.case_index)}});
-      j["parameters"].push_back(pj);
-    }
-    j["closest"] = nlohmann::json::array();
-    for (const auto& s : r.closest) {
-      nlohmann::json cj{{"seed", s.seed}, {"mismatches", s.mismatches}, {"row", models::to_json(s.row, "fitted")}};
-      cj["first_mismatches"] = nlohmann::json::array();
-      for (const auto& c : s.first_mismatches) cj["first_mismatches"].push_back(case_text(dumps, c.dump, c.index));
-      j["closest"].push_back(cj);
-    }
     if (suggest > 0) {
       nlohmann::json sj{{"fitting_rows", candidates}, {"sets", nlohmann::json::array()}};
       for (const auto& w : written)
@@ -286,7 +246,7 @@ int cmd_fit(const Args& args) {
                  f.ruled_out[j].dump == f.ruled_out[i].dump;
                ++j)
             values += " " + f.ruled_out[j].value;
-          std::printf("  not %s: %s\n", values.c_str(), case_text(dumps, f.ruled_out[i].dump, f.ruled_out[i].case_index).c_str());
+          std::printf("  not %s: %s\n", values.c_str(), validation::fit_case_text(dumps, f.ruled_out[i].dump, f.ruled_out[i].case_index).c_str());
           i = j;
         }
         if (!f.not_applicable.empty()) {
@@ -298,7 +258,7 @@ int cmd_fit(const Args& args) {
     } else {
       for (const auto& s : r.closest) {
         std::printf("closest (from %s): %zu mismatches: %s\n", s.seed.c_str(), s.mismatches, models::to_json(s.row, "fitted").dump().c_str());
-        for (const auto& c : s.first_mismatches) std::printf("  %s\n", case_text(dumps, c.dump, c.index).c_str());
+        for (const auto& c : s.first_mismatches) std::printf("  %s\n", validation::fit_case_text(dumps, c.dump, c.index).c_str());
       }
     }
     std::printf("%zu candidate rows, %zu case evaluations, %.2f s\n", r.evaluations, r.case_evaluations, r.seconds);
