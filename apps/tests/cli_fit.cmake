@@ -2,6 +2,14 @@
 # --write-unit and read back by validate-dump --unit-config (0 mismatches); --json holds the row.
 include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 
+# tcsim bench fit: dumps of built-in rows fitted back within the time target, and a spoiled
+# dump (1 result in 50 off by one ulp) for which no row fits (the pair search's time limit).
+tcsim_check(NAME "bench fit: speed rows"
+  ARGS bench fit --cases 1000 --fit-seconds 2
+  EXIT 0
+  STDOUT "\na100 fp16 -> fp32 +8 +1000 " "no row fits \\(as made\\)"
+         "\n6 rows: 6 as expected \\(exact, or no row for a spoiled dump\\), slowest fit [0-9.]+ s \\(target 120 s\\)")
+
 tcsim_scratch_dir(dir)
 set(data "${SOURCE_DIR}/../shared/data/gpu")
 if(DEFINED ENV{TCSIM_GPU_DATA})

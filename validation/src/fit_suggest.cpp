@@ -184,7 +184,8 @@ DumpSet simulated_dump(const DatapathSpec& row, const Format& in, const Format& 
   d.d.resize(d.n);
   const models::Unit unit(fitted_unit(row, "hidden"));
   unit.dot_batch(in, out, d.n, K, d.a.data(), d.b.data(), d.c.data(), d.d.data());
-  for (auto v : d.c) d.c_binary32.push_back(format_to_binary32(v, out));
+  if (out.precision <= 24 && out.emax <= 127)  // the c file's binary32 values, where binary32 holds them
+    for (auto v : d.c) d.c_binary32.push_back(format_to_binary32(v, out));
   return d;
 }
 
