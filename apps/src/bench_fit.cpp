@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tcsim/models/unit.hpp"
+#include "tcsim/models/unit_json.hpp"
 #include "tcsim/validation/fit.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
@@ -207,7 +208,9 @@ int bench_fit(const ParsedArgs& a) {
     if (!json) {
       std::printf("%-34s %5zu %6zu %8.2f %9zu", h.label.c_str(), h.K, cases, r.seconds, r.evaluations);
       if (h.spoiled) std::printf("  no row fits (as made): closest %zu mismatches", r.best.mismatches);
-      else if (!r.exact) std::printf("  NOT EXACT: %zu mismatches", r.best.mismatches);
+      else if (!r.exact)
+        std::printf("  NOT EXACT: %zu mismatches\n    hidden %s\n    fitted %s", r.best.mismatches,
+                    models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
       else if (check) std::printf("  %zu of %zu", differ, check);
       std::printf("\n");
       std::fflush(stdout);

@@ -345,8 +345,28 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
         if (best == 0) return 0;
       }
     if (improved) continue;
-    for (std::size_t i = 0; i < ps.size() && !improved; ++i)
-      for (std::size_t j = i + 1; j < ps.size() && !improved; ++j)
+    // Pairs of parameters that only act together first (c entry with its rounding, late c
+    // with the products' rounding, per-step order, k split with k, F with the alignment's
+    // rounding and sticky bit), then every other pair.
+    auto coupled = [&](std::size_t i, std::size_t j) {
+      auto base = [](const std::string& n) { return n.substr(0, n.find('.')); };
+      const std::string x = base(ps[i].name), y = base(ps[j].name);
+      static const std::pair<const char*, const char*> kCoupled[] = {
+          {"c_entry", "final_add_rounding"}, {"c_placement", "late_products_rounding"}, {"normalization", "order"},
+          {"fma_size", "k_split"}, {"fma_size", "carry_bits"}, {"fraction_bits", "alignment_rounding"},
+          {"fraction_bits", "sticky_bit"}, {"alignment_rounding", "sticky_bit"}, {"final_rounding", "result_fraction_bits"},
+          {"min_exponent", "subnormal_outputs"}, {"c_entry", "final_rounding"}};
+      for (const auto& [u, v] : kCoupled)
+        if ((x == u && y == v) || (x == v && y == u)) return true;
+      return false;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        for (std::size_t j = i + 1; j < ps.size(); ++j)
+          if (coupled(i, j) == (pass == 0)) pairs.push_back({i, j});
+    for (const auto& [i, j] : pairs) {
+      if (improved) break;
         for (const auto& [n1, s1] : ps[i].values) {
           for (const auto& [n2, s2] : ps[j].values) {
             if (Clock::now() > deadline) return best;
@@ -357,6 +377,7 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
           }
           if (improved) break;
         }
+    }
     if (!improved) break;
   }
   return best;
