@@ -343,6 +343,7 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
         set(cand);
         improved |= try_row(cand);
         if (best == 0) return 0;
+        if (Clock::now() > deadline) return best;
       }
     if (improved) continue;
     // Pairs of parameters that only act together first (c entry with its rounding, late c
@@ -450,6 +451,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
   for (const auto& [count, i] : order) {
     if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    if (!done.empty() && Clock::now() > deadline) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
     if (std::find(done.begin(), done.end(), row) != done.end()) continue;
     done.push_back(row);

@@ -22,7 +22,7 @@ struct FitOptions {
   std::vector<std::string> exclude_units;     // built-in units not used as seeds (tests)
   std::size_t max_report = 5;                 // first mismatching cases kept per closest row
   std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
-  double time_limit_seconds = 90;             // the pair search stops here (single changes finish)
+  double time_limit_seconds = 90;             // the descent stops here (the first seed's row is still reported)
 };
 
 // A case that decides a parameter value (it mismatches with that value).
