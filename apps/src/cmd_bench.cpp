@@ -15,6 +15,7 @@
 
 #include "args.hpp"
 #include "bench_gemm_mpi.hpp"
+#include "bench_fit.hpp"
 #include "bench_gemm_rows.hpp"
 #include "bench_lu.hpp"
 #include "bench_verify.hpp"
@@ -317,8 +318,11 @@ int cmd_bench(const Args& args) {
               "'tcsim bench lu': the simulated rl TC32 LU of an n x n hpl-ai matrix beside Eigen's binary32 LU "
               "(PartialPivLU, all threads) of the same matrix, and their ratio. 'tcsim bench verify': the differential "
               "campaign (docs/reliability.md): --cases random cases (built-in and user-defined rows, edge cases) "
-              "through the kernels, the reference adder and MPFR; exit 1 and the seed of each mismatch if any");
-  p.positional("benchmark", "dot | gemm | lu | verify");
+              "through the kernels, the reference adder and MPFR; exit 1 and the seed of each mismatch if any. "
+              "'tcsim bench fit': tcsim fit on --cases-case dumps of built-in rows (docs/fit.md: at most 2 minutes "
+              "each); --evaluate builtin|random fits every built-in row and pair, or --rows random user rows, and "
+              "checks the fitted rows on --check further cases");
+  p.positional("benchmark", "dot | gemm | lu | verify | fit");
   p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
   p.option("unit-config", "user-defined unit from a JSON file", "file");
   p.option("in", "input format (default fp16)", "fmt");
@@ -331,7 +335,11 @@ int cmd_bench(const Args& args) {
   p.option("seed", "seed of the random inputs (default 1)", "S");
   p.option("n", "gemm, lu: the matrices' order (default 1024 for gemm, 4096 for lu)", "N");
   p.option("r", "lu: the block size (default 128)", "R");
-  p.option("cases", "verify: number of random cases (default 1000000)", "N");
+  p.option("cases", "verify: number of random cases (default 1000000); fit: cases per dump (default 5000)", "N");
+  p.option("evaluate", "fit: builtin (every built-in row and pair) or random (--rows random user rows)", "set");
+  p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90)", "S");
+  p.option("rows", "fit --evaluate random: number of random rows (default 200)", "N");
+  p.option("check", "fit: further cases on which the fitted row must agree (default 1000000 with --evaluate, else 0)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
   p.option("inject", "verify, testing the campaign itself: flip the last bit of one result (kernel|planar|mpfr@<case>)",
@@ -343,13 +351,16 @@ int cmd_bench(const Args& args) {
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const std::string which = a.positional().empty() ? "" : a.positional()[0];
-  if (which != "dot" && which != "gemm" && which != "lu" && which != "verify")
-    throw std::invalid_argument("name one benchmark: 'tcsim bench dot', 'tcsim bench gemm', 'tcsim bench lu' or "
-                                "'tcsim bench verify'; allowed: dot, gemm, lu, verify");
+  if (which != "dot" && which != "gemm" && which != "lu" && which != "verify" && which != "fit")
+    throw std::invalid_argument("name one benchmark: 'tcsim bench dot', 'tcsim bench gemm', 'tcsim bench lu', "
+                                "'tcsim bench verify' or 'tcsim bench fit'; allowed: dot, gemm, lu, verify, fit");
   if (a.positional().size() > 1)  // name the stray word rather than ask again for a benchmark
     throw std::invalid_argument("unexpected argument '" + a.positional()[1] + "' after 'tcsim bench " + which +
                                 "'; options are written --name value");
   if (which == "verify") return bench_verify(a);
+  if (which == "fit") return bench_fit(a);
+  for (const char* name : {"evaluate", "rows", "check", "fit-seconds"})
+    if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");
   if (a.has("all-rows") && which != "gemm")

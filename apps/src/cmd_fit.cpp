@@ -1,5 +1,10 @@
 // tcsim fit: find the unit row that reproduces a dump of an unknown unit (docs/fit.md).
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <tuple>
+#include <vector>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -14,108 +19,218 @@
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_json.hpp"
+#include "tcsim/validation/fit_suggest.hpp"
 
 namespace tcsim::cli {
 namespace {
 
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
+struct DumpSource {
+  std::string in, out, a, b, c, d;  // c "" or "zero": c = 0
+  std::string where;                 // "--in" style prefix for messages, or "--dumps: file:line: "
+};
+
+// The --dumps list: one dump per line, "<in> <out> <a> <b> <c|zero> <d>", paths relative to
+// the list's folder, '#' comments and blank lines ignored.
+std::vector<DumpSource> read_dump_list(const std::string& path) {
+  std::string text;
+  try {
+    text = validation::read_text_file(path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--dumps: ") + e.what());
+  }
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  auto resolve = [&](const std::string& f) {
+    const std::filesystem::path q(f);
+    return q.is_absolute() || base.empty() ? f : (base / q).string();
+  };
+  std::vector<DumpSource> v;
+  std::istringstream lines(text);
+  std::string line;
+  for (std::size_t n = 1; std::getline(lines, line); ++n) {
+    if (auto h = line.find('#'); h != std::string::npos) line.erase(h);
+    std::istringstream w(line);
+    std::vector<std::string> f;
+    for (std::string x; w >> x;) f.push_back(x);
+    if (f.empty()) continue;
+    const std::string where = "--dumps: " + validation::file_name_of(path) + ":" + std::to_string(n) + ": ";
+    if (f.size() != 6)
+      throw std::invalid_argument(where + "expected 6 fields '<in> <out> <a> <b> <c|zero> <d>', got " + std::to_string(f.size()));
+    v.push_back({f[0], f[1], resolve(f[2]), resolve(f[3]), f[4] == "zero" ? "zero" : resolve(f[4]), resolve(f[5]), where});
+  }
+  if (v.empty()) throw std::invalid_argument("--dumps: '" + validation::file_name_of(path) + "' lists no dump");
+  return v;
 }
 
-// One case in hex: "case 12: a 3c00 ... b ... c 0x... d 0x...".
-std::string case_text(const validation::DumpSet& d, std::size_t i) {
-  std::string s = "case " + std::to_string(i + 1) + ": a";
-  for (std::size_t t = 0; t < d.k; ++t) s += " " + hex(d.a[i * d.k + t]);
-  s += ", b";
-  for (std::size_t t = 0; t < d.k; ++t) s += " " + hex(d.b[i * d.k + t]);
-  return s + ", c " + hex(d.c[i]) + ", d " + hex(d.d[i]);
+// The dumps of --in/--out/--a/--b/--c/--d (repeated: one group per dump) and --dumps.
+std::vector<DumpSource> dump_sources(const ParsedArgs& a) {
+  std::vector<DumpSource> v;
+  const auto as = a.get_all("a"), bs = a.get_all("b"), cs = a.get_all("c"), ds = a.get_all("d");
+  const auto ins = a.get_all("in"), outs = a.get_all("out");
+  const std::size_t n = as.size();
+  if (n == 0 && !a.has("dumps"))
+    throw std::invalid_argument("give a dump with --in, --out, --a, --b, --c (or --zero-c) and --d, or a list of dumps with --dumps");
+  if (n > 0) {
+    if (bs.size() != n || ds.size() != n)
+      throw std::invalid_argument("give one --a, --b and --d per dump: got " + std::to_string(n) + " --a, " +
+                                  std::to_string(bs.size()) + " --b, " + std::to_string(ds.size()) + " --d");
+    if (!a.has("zero-c") && cs.empty()) throw std::invalid_argument("give the c file with --c, or --zero-c for a zero accumulator");
+    if (a.has("zero-c") && !cs.empty()) throw std::invalid_argument("--c and --zero-c exclude each other");
+    if (!cs.empty() && cs.size() != n)
+      throw std::invalid_argument("--c: give one c file (or 'zero') per dump (" + std::to_string(n) + " dumps), got " +
+                                  std::to_string(cs.size()));
+    for (const auto& [name, list] : {std::pair{"--in", &ins}, std::pair{"--out", &outs}}) {
+      if (list->empty()) throw std::invalid_argument(std::string("give ") + name + " (the " + (name[2] == 'i' ? "input" : "output") + " format)");
+      if (list->size() != 1 && list->size() != n)
+        throw std::invalid_argument(std::string(name) + ": give one format for all dumps or one per dump (" + std::to_string(n) +
+                                    " dumps), got " + std::to_string(list->size()));
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      v.push_back({ins[ins.size() == 1 ? 0 : i], outs[outs.size() == 1 ? 0 : i], as[i], bs[i],
+                   cs.empty() ? "zero" : cs[i], ds[i], ""});
+  } else {
+    for (const char* o : {"in", "out", "b", "c", "d", "zero-c"})
+      if (a.has(o)) throw std::invalid_argument(std::string("--") + o + " belongs to a dump given with --a; with --dumps the list gives every file");
+  }
+  if (a.has("dumps"))
+    for (auto& s : read_dump_list(a.get("dumps"))) v.push_back(std::move(s));
+  return v;
+}
+
+validation::DumpSet load_source(const DumpSource& s) {
+  auto fmt = [&](const std::string& name, const char* opt) -> const Format& {
+    if (s.where.empty()) return parse_format(name, opt);
+    try {
+      return parse_format(name, opt + 2);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(s.where + e.what());
+    }
+  };
+  const Format& in = fmt(s.in, "--in");
+  const Format& out = fmt(s.out, "--out");
+  const bool zero = s.c == "zero";
+  validation::DumpPaths paths{s.a, s.b, zero ? "" : s.c, s.d};
+  try {
+    return validation::load_dump(paths, in, out, zero ? validation::AccumulatorInput::Zero : validation::AccumulatorInput::FromFile);
+  } catch (const std::invalid_argument& e) {
+    if (s.where.empty()) throw;
+    throw std::invalid_argument(s.where + e.what());
+  }
 }
 
 }  // namespace
 
 int cmd_fit(const Args& args) {
   ArgParser p("fit",
-              "find a unit row (the schema --unit-config reads) that reproduces a dump d = c + sum a_i b_i of "
+              "find a unit row (the schema --unit-config reads) that reproduces dumps d = c + sum a_i b_i of "
               "an unknown unit, by structured search over the row's parameters from the built-in rows of the "
               "format pair; prints the row, per parameter the deciding cases and the values that still fit; "
+              "--suggest writes the inputs that would split the rows that still fit; "
               "exit 0 when a row reproduces every case, 1 when only the closest rows are found");
-  p.required("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, ...)", "fmt");
-  p.required("out", "output format of c and d (fp32, fp16)", "fmt");
-  p.required("a", "a file: K 8-hex-digit binary32 patterns per line", "file");
-  p.required("b", "b file: as a", "file");
-  p.option("c", "c file: one 32-character 0/1 binary32 pattern per line", "file");
-  p.required("d", "d file: the unit's results, as c", "file");
-  p.flag("zero-c", "use c = 0 instead of a c file");
+  p.multi_option("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, ...); one for all dumps or one per dump", "fmt");
+  p.multi_option("out", "output format of c and d (fp32, fp16); one for all dumps or one per dump", "fmt");
+  p.multi_option("a", "a file: K 8-hex-digit binary32 patterns per line; repeat --a --b --c --d for more dumps of the unit", "file");
+  p.multi_option("b", "b file: as a (one per --a)", "file");
+  p.multi_option("c", "c file: one 32-character 0/1 binary32 pattern per line, or 'zero' (one per --a)", "file");
+  p.multi_option("d", "d file: the unit's results, as c (one per --a)", "file");
+  p.flag("zero-c", "use c = 0 for every dump instead of c files");
+  p.option("dumps", "a list of dumps, one per line: '<in> <out> <a> <b> <c|zero> <d>' (paths relative to the list)", "file");
   p.option("k", "fix the block FMA size k (products per block) instead of searching it", "K");
   p.option("base", "start only from this built-in unit's rows for the formats (default: every built-in row)", "unit");
   p.flag("json", "print the result as JSON");
   p.option("write-unit", "write the fitted row as a unit JSON file (for --unit-config)", "file");
+  p.option("suggest", "write N input cases per format pair that split the rows still fitting (with --suggest-dir)", "N");
+  p.option("suggest-dir", "folder for the suggested a/b/c files (mma_dump --inputs reads them)", "dir");
+  p.option("seed", "seed of the suggested cases' pool (default 1)", "S");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  if (!a.has("zero-c") && !a.has("c"))
-    throw std::invalid_argument("give the c file with --c, or --zero-c for a zero accumulator");
-  if (a.has("zero-c") && a.has("c")) throw std::invalid_argument("--c and --zero-c exclude each other");
   validation::FitOptions opt;
   opt.fma_size = static_cast<int>(a.get_int("k", 1, 256, 0));
-  const Format& in = parse_format(a.get("in"), "--in");
-  const Format& out = parse_format(a.get("out"), "--out");
+  const std::size_t suggest = static_cast<std::size_t>(a.get_int("suggest", 1, 100000, 0));
+  if (a.has("suggest") != a.has("suggest-dir"))
+    throw std::invalid_argument(a.has("suggest") ? "--suggest needs --suggest-dir <dir> (where the a/b/c files are written)"
+                                                 : "--suggest-dir needs --suggest <N> (the number of cases)");
+  const std::uint64_t seed = a.get_uint64("seed", 1);
+  const models::Unit* base = nullptr;
   if (a.has("base")) {
-    const models::Unit* base = nullptr;
     try {
       base = &models::builtin_unit(a.get("base"));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("--base: ") + e.what());
     }
+  }
+  std::vector<validation::DumpSet> dumps;
+  for (const auto& src : dump_sources(a)) dumps.push_back(load_source(src));
+  const Format in = dumps.front().in;
+  const Format out = dumps.front().out;
+  if (base) {
     try {
       opt.seeds.push_back(base->datapath(in, out));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("--base: ") + e.what());
     }
   }
-  validation::DumpPaths paths{a.get("a"), a.get("b"), a.get_or("c", ""), a.get("d")};
-  const auto c_input = a.has("zero-c") ? validation::AccumulatorInput::Zero : validation::AccumulatorInput::FromFile;
-  const validation::DumpSet dump = validation::load_dump(paths, in, out, c_input);
-  const validation::FitResult r = validation::fit_dump(dump, opt);
+  const validation::FitResult r = validation::fit_dumps(dumps, opt);
 
   // The fitted row through the same code as validate-dump (Unit::dot per case).
   const models::UnitSpec spec = validation::fitted_unit(r.best.row, "fitted");
   const models::Unit unit(spec);
-  const auto check = validation::validate_dump(dump, [&](auto x, auto y, std::uint64_t c) { return unit.dot(in, out, x, y, c); });
+  validation::ValidationResult check;
+  for (const auto& dump : dumps) {
+    const auto c = validation::validate_dump(dump, [&](auto x, auto y, std::uint64_t cv) { return unit.dot(dump.in, dump.out, x, y, cv); });
+    check.cases += c.cases;
+    check.mismatches += c.mismatches;
+  }
   const nlohmann::json row = models::to_json(r.best.row, "fitted");
   if (a.has("write-unit")) {
     std::ofstream f(a.get("write-unit"));
     if (!f) throw std::invalid_argument("--write-unit: cannot write '" + a.get("write-unit") + "'");
     f << models::to_json(spec).dump(2) << "\n";
   }
-  if (a.has("json")) {
-    nlohmann::json j;
-    j["exact"] = r.exact;
-    j["row"] = row;
-    j["cases"] = dump.n;
-    j["mismatches"] = check.mismatches;
-    j["evaluations"] = r.evaluations;
-    j["case_evaluations"] = r.case_evaluations;
-    j["seconds"] = r.seconds;
-    j["parameters"] = nlohmann::json::array();
-    for (const auto& f : r.parameters) {
-      nlohmann::json pj{{"name", f.name}, {"value", f.value}, {"fitting", f.fitting}, {"decided", f.decided()}};
-      pj["ruled_out"] = nlohmann::json::array();
-      for (const auto& o : f.ruled_out) pj["ruled_out"].push_back({{"value", o.value}, {"case", o.case_index + 1}, {"text", case_text(dump, o.case_index)}});
-      j["parameters"].push_back(pj);
+  // --suggest: per (in, out, K) of the dumps, the cases that split the rows still fitting.
+  struct Written {
+    validation::SuggestedCases cases;
+    std::string dir;
+    std::vector<std::string> files;
+  };
+  std::vector<Written> written;
+  std::size_t candidates = 0;
+  if (suggest > 0 && r.exact) {
+    const auto rows = validation::fitting_rows(r, dumps);
+    candidates = rows.size();
+    std::vector<std::tuple<std::string, std::string, std::size_t>> groups;
+    for (const auto& d : dumps) {
+      auto g = std::make_tuple(d.in.name, d.out.name, d.k);
+      if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
     }
-    j["closest"] = nlohmann::json::array();
-    for (const auto& s : r.closest) {
-      nlohmann::json cj{{"seed", s.seed}, {"mismatches", s.mismatches}, {"row", models::to_json(s.row, "fitted")}};
-      cj["first_mismatches"] = nlohmann::json::array();
-      for (auto i : s.first_mismatches) cj["first_mismatches"].push_back(case_text(dump, i));
-      j["closest"].push_back(cj);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const auto& [gi, go, gk] = groups[i];
+      const std::string dir = groups.size() == 1 ? a.get("suggest-dir")
+                                                 : a.get("suggest-dir") + "/" + gi + "-" + go + "-k" + std::to_string(gk);
+      Written w{validation::suggest_cases(rows, parse_format(gi), parse_format(go), gk, suggest, seed + i), dir, {}};
+      try {
+        w.files = validation::write_case_files(w.cases, dir, "FIT");
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("--suggest-dir: ") + e.what());
+      }
+      written.push_back(std::move(w));
+    }
+  }
+  if (a.has("json")) {
+    nlohmann::json j = validation::fit_report_json(r, dumps);
+    j["mismatches"] = check.mismatches;
+    if (suggest > 0) {
+      nlohmann::json sj{{"fitting_rows", candidates}, {"sets", nlohmann::json::array()}};
+      for (const auto& w : written)
+        sj["sets"].push_back({{"in", w.cases.in.name}, {"out", w.cases.out.name}, {"k", w.cases.k}, {"cases", w.cases.n},
+                              {"classes", w.cases.classes}, {"pool", w.cases.pool}, {"files", w.files}});
+      j["suggest"] = sj;
     }
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("fit %s -> %s, K = %zu, %zu cases: %s (from %s)\n", in.name.c_str(), out.name.c_str(), dump.k, dump.n,
-                r.exact ? "a row reproduces every case" : "no row reproduces every case", r.best.seed.c_str());
+    for (const auto& d : dumps)
+      std::printf("fit %s -> %s, K = %zu, %zu cases\n", d.in.name.c_str(), d.out.name.c_str(), d.k, d.n);
+    std::printf("%s (from %s)\n", r.exact ? "a row reproduces every case" : "no row reproduces every case", r.best.seed.c_str());
     std::printf("row: %s\n", row.dump().c_str());
     if (r.exact) {
       for (const auto& f : r.parameters) {
@@ -127,19 +242,32 @@ int cmd_fit(const Args& args) {
         for (std::size_t i = 0; i < f.ruled_out.size();) {
           std::string values = f.ruled_out[i].value;
           std::size_t j = i + 1;
-          for (; j < f.ruled_out.size() && f.ruled_out[j].case_index == f.ruled_out[i].case_index; ++j)
+          for (; j < f.ruled_out.size() && f.ruled_out[j].case_index == f.ruled_out[i].case_index &&
+                 f.ruled_out[j].dump == f.ruled_out[i].dump;
+               ++j)
             values += " " + f.ruled_out[j].value;
-          std::printf("  not %s: %s\n", values.c_str(), case_text(dump, f.ruled_out[i].case_index).c_str());
+          std::printf("  not %s: %s\n", values.c_str(), validation::fit_case_text(dumps, f.ruled_out[i].dump, f.ruled_out[i].case_index).c_str());
           i = j;
+        }
+        if (!f.not_applicable.empty()) {
+          std::string values;
+          for (const auto& v : f.not_applicable) values += " " + v;
+          std::printf("  not applicable with the other parameters:%s\n", values.c_str());
         }
       }
     } else {
       for (const auto& s : r.closest) {
         std::printf("closest (from %s): %zu mismatches: %s\n", s.seed.c_str(), s.mismatches, models::to_json(s.row, "fitted").dump().c_str());
-        for (auto i : s.first_mismatches) std::printf("  %s\n", case_text(dump, i).c_str());
+        for (const auto& c : s.first_mismatches) std::printf("  %s\n", validation::fit_case_text(dumps, c.dump, c.index).c_str());
       }
     }
     std::printf("%zu candidate rows, %zu case evaluations, %.2f s\n", r.evaluations, r.case_evaluations, r.seconds);
+    if (suggest > 0 && !r.exact) std::printf("suggest: no row reproduces every case, so there is nothing to split; no files written\n");
+    for (const auto& w : written) {
+      std::printf("suggest %s -> %s, K = %zu: %zu cases tell the %zu fitting rows apart into %zu groups (pool %zu)\n",
+                  w.cases.in.name.c_str(), w.cases.out.name.c_str(), w.cases.k, w.cases.n, candidates, w.cases.classes, w.cases.pool);
+      for (const auto& f : w.files) std::printf("  wrote %s\n", f.c_str());
+    }
     std::printf("check through validate-dump's path: %s\n", validation::summary_line(check).c_str());
   }
   return check.mismatches == 0 ? 0 : 1;

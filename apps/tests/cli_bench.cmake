@@ -24,7 +24,7 @@ tcsim_check(NAME "bench dot on an fp64 row runs the FMA chain"
 tcsim_check(NAME "bench without a benchmark name"
   ARGS bench --unit h100
   EXIT 2
-  STDERR "name one benchmark: 'tcsim bench dot', 'tcsim bench gemm', 'tcsim bench lu' or 'tcsim bench verify'; allowed: dot, gemm, lu, verify")
+  STDERR "name one benchmark: 'tcsim bench dot', 'tcsim bench gemm', 'tcsim bench lu', 'tcsim bench verify' or 'tcsim bench fit'; allowed: dot, gemm, lu, verify, fit")
 
 tcsim_check(NAME "bench dot with elements out of range"
   ARGS bench dot --unit h100 --elements 0

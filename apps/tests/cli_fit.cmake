@@ -2,6 +2,14 @@
 # --write-unit and read back by validate-dump --unit-config (0 mismatches); --json holds the row.
 include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 
+# tcsim bench fit: dumps of built-in rows fitted back within the time target, and a spoiled
+# dump (1 result in 50 off by one ulp) for which no row fits (the pair search's time limit).
+tcsim_check(NAME "bench fit: speed rows"
+  ARGS bench fit --cases 1000 --fit-seconds 2
+  EXIT 0
+  STDOUT "\na100 fp16 -> fp32 +8 +1000 " "no row fits \\(as made\\)"
+         "\n6 rows: 6 as expected \\(exact, or no row for a spoiled dump\\), slowest fit [0-9.]+ s \\(target 120 s\\)")
+
 tcsim_scratch_dir(dir)
 set(data "${SOURCE_DIR}/../shared/data/gpu")
 if(DEFINED ENV{TCSIM_GPU_DATA})
@@ -23,6 +31,37 @@ if(EXISTS "${g}/d_A100_fp32.txt")
     ARGS fit --in fp16 --out fp32 ${files} --json --base v100
     EXIT 0
     STDOUT "\"exact\": true" "\"mismatches\": 0" "\"fraction_bits\": 24")
+  # Two dumps of the unit (both outputs of one run) in one call, as groups and as a --dumps list.
+  set(d16 --a ${g}/a_A100_fp16.txt --b ${g}/b_A100_fp16.txt --c ${g}/c_A100_fp32.txt --d ${g}/d_A100_fp16.txt)
+  tcsim_check(NAME "fit: two dumps (fp32 and fp16 outputs) give one row"
+    ARGS fit --in fp16 --out fp32 --out fp16 ${files} ${d16}
+    EXIT 0
+    STDOUT "fit fp16 -> fp32, K = 8, 5000 cases\nfit fp16 -> fp16, K = 8, 5000 cases\na row reproduces every case"
+           "final_rounding.fp16 = rne: decided\n  not rz: dump 2 case 1: "
+           "\ncheck through validate-dump's path: 10000 cases, 0 mismatches\n$")
+  file(WRITE ${dir}/dumps.txt "# in out a b c d\nfp16 fp32 ${g}/a_A100_fp16.txt ${g}/b_A100_fp16.txt ${g}/c_A100_fp32.txt ${g}/d_A100_fp32.txt\n"
+                              "fp16 fp16 ${g}/a_A100_fp16.txt ${g}/b_A100_fp16.txt ${g}/c_A100_fp32.txt ${g}/d_A100_fp16.txt\n")
+  tcsim_check(NAME "fit: the same two dumps from a --dumps list"
+    ARGS fit --dumps ${dir}/dumps.txt
+    EXIT 0
+    STDOUT "fit fp16 -> fp16, K = 8, 5000 cases\n" "10000 cases, 0 mismatches\n$")
+  # --suggest: the cases that split the rows still fitting, as a/b/c files for mma_dump --inputs.
+  tcsim_check(NAME "fit: --suggest writes the a/b/c files"
+    ARGS fit --in fp16 --out fp32 ${files} --suggest 40 --suggest-dir ${dir}/ask
+    EXIT 0
+    STDOUT "\nsuggest fp16 -> fp32, K = 8: 40 cases tell the [0-9]+ fitting rows apart into [0-9]+ groups \\(pool 4000\\)\n"
+           "wrote ${dir}/ask/a_FIT_fp16.txt\n" "wrote ${dir}/ask/c_FIT_fp32.txt\n")
+  file(STRINGS ${dir}/ask/a_FIT_fp16.txt lines)
+  list(LENGTH lines n)
+  if(NOT n EQUAL 40)
+    tcsim_fail("fit --suggest 40: a_FIT_fp16.txt has ${n} lines, expected 40")
+  endif()
+  # The suggested inputs read back as a dump (d = c here: only the reader is checked).
+  tcsim_check(NAME "fit: the suggested files read as a dump"
+    ARGS validate-dump --unit a100 --in fp16 --out fp32 --a ${dir}/ask/a_FIT_fp16.txt --b ${dir}/ask/b_FIT_fp16.txt
+         --c ${dir}/ask/c_FIT_fp32.txt --d ${dir}/ask/c_FIT_fp32.txt
+    EXIT 1
+    STDOUT "\n40 cases, [1-9][0-9]* mismatches\n$")
 else()
   message(STATUS "real-GPU data not found in ${data}: skipping the fit of a real dump")
 endif()

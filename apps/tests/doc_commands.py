@@ -48,6 +48,7 @@ SUBSTITUTIONS = [
     (r"(tcsim gemm .*--k )65536\b", r"\g<1>4096", "k = 65536 with MPFR errors takes 2 s here; 4096 still chains 512 blocks"),
     (r"(tcsim bench verify .*--cases )\d+", r"\g<1>20000", "the campaign's 10^6 cases take a minute; 20000 take a second"),
     (r"(tcsim bench (?:dot|gemm|lu)\b)", r"\g<1> --seconds 0.05", "a benchmark measures for 1 s by default"),
+    (r"(tcsim bench fit)$", r"\g<1> --cases 1000 --fit-seconds 2", "the fit benchmark's spoiled dump searches for 90 s by default"),
     (r"(tcsim monotonicity .*)", r"\g<1> --budget 20000", "the default budget of 10^6 pairs takes 11 s here"),
     (r"(tcsim explore .*)", r"\g<1> --workload gemm:k=256,m=4,n=4 --monotonicity-budget 200",
      "the default workload (k = 4096) for every design takes a minute"),

@@ -162,6 +162,7 @@ struct Options {
   std::string gpu = "GPU";
   int device = 0;
   bool corners = false;  // --corners: tiles of the corner classes instead of random inputs
+  std::string inputs;    // --inputs DIR: the cases of a_*_<fmt>.txt, b_*, c_* in DIR (tcsim fit --suggest)
 };
 
 // A random input pattern: sign, exponent in [exp_lo, exp_hi], random fraction; some
@@ -641,6 +642,7 @@ void usage(std::FILE* f) {
                "usage: mma_dump --op <op> [--out fp32|fp16|both] [--cases N] [--k K] [--seed S]\n"
                "                [--exp-range LO:HI] [--subnormals PERCENT] [--gpu NAME] [--dir DIR] [--device I]\n"
                "                [--corners]  (tiles of overflow, all -0 and tiny-term cases: issue 22's rules)\n"
+               "                [--inputs DIR]  (the cases of DIR/a_*_<fmt>.txt, b_*, c_*_fp32.txt: tcsim fit --suggest)\n"
                "ops: wmma-fp16 (sm_70+), wmma-bf16, wmma-tf32 (sm_80+), mma-e4m3, mma-e5m2 (sm_89+)\n"
                "writes DIR/a_<GPU>_<fmt>.txt, b_<GPU>_<fmt>.txt, c_<GPU>_fp32.txt, d_<GPU>_<out>.txt\n"
                "(the layout of shared/data/gpu; c and d do not name the format, so one DIR per op,\n"
@@ -666,6 +668,61 @@ const char* unit_of_gpu(const std::string& gpu) {
   for (const auto& e : kUnits)
     if (key == e[0]) return e[1];
   return nullptr;
+}
+
+// The input-format pattern of a binary32 value the format holds exactly (the a/b files of
+// tcsim fit --suggest); Inf and NaN take the all-ones exponent field.
+std::uint32_t binary32_to_input(const OpInfo& info, std::uint32_t b) {
+  if (info.op == Op::WmmaTf32) return b;
+  const int width = info.in_bytes * 8;
+  const int frac_bits = info.precision - 1;
+  const int bias = (1 << (info.exp_bits - 1)) - 1;
+  const std::uint32_t sign = (b >> 31) ? (1u << (width - 1)) : 0u;
+  const float v = std::fabs(f32_of(b));
+  const std::uint32_t top = (1u << info.exp_bits) - 1;
+  if (std::isnan(v)) return sign | (top << frac_bits) | ((1u << frac_bits) - 1);
+  if (std::isinf(v)) return sign | (top << frac_bits);
+  if (v == 0) return sign;
+  int e = 0;
+  const double m = std::frexp(static_cast<double>(v), &e);  // v = m 2^e, m in [0.5, 1)
+  const int E = e - 1;
+  if (E < info.emin)
+    return sign | static_cast<std::uint32_t>(std::ldexp(static_cast<double>(v), frac_bits - info.emin));
+  const auto frac = static_cast<std::uint32_t>(std::ldexp(m * 2 - 1, frac_bits));
+  return sign | (static_cast<std::uint32_t>(E + bias) << frac_bits) | frac;
+}
+
+// The values of one dump file: hex binary32 patterns (a, b) or 0/1 strings (c), per line.
+std::vector<std::vector<std::uint32_t>> read_lines(const std::string& path, bool binary) {
+  std::vector<std::vector<std::uint32_t>> lines;
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return lines;
+  char buf[1 << 16];
+  while (std::fgets(buf, sizeof buf, f)) {
+    std::vector<std::uint32_t> v;
+    for (char* p = buf; *p;) {
+      while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+      if (!*p) break;
+      char* end = p;
+      v.push_back(binary ? static_cast<std::uint32_t>(std::strtoul(p, &end, 2)) : static_cast<std::uint32_t>(std::strtoul(p, &end, 16)));
+      if (end == p) break;
+      p = end;
+    }
+    if (!v.empty()) lines.push_back(std::move(v));
+  }
+  std::fclose(f);
+  return lines;
+}
+
+// The one file of DIR named <prefix>_*_<suffix>.txt (tcsim fit --suggest writes *_FIT_*), or "".
+std::string find_input(const std::string& dir, const std::string& prefix, const std::string& suffix) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind(prefix + "_", 0) == 0 && n.size() > suffix.size() + 5 && n.substr(n.size() - suffix.size() - 5) == "_" + suffix + ".txt")
+      return e.path().string();
+  }
+  return "";
 }
 
 std::string binary_line(std::uint32_t b) {
@@ -720,6 +777,8 @@ int main(int argc, char** argv) {
       o.dir = value();
     } else if (k == "--corners") {
       o.corners = true;
+    } else if (k == "--inputs") {
+      o.inputs = value();
     } else if (k == "--device") {
       o.device = std::atoi(value().c_str());
     } else if (k == "--help" || k == "-h") {
@@ -767,15 +826,53 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // --inputs: the given cases, one per diagonal element (row q, column q) of each tile, so
+  // that every case has its own row of A and column of B; the other elements are zero.
+  std::vector<std::vector<std::uint32_t>> in_a, in_b, in_c;
+  if (!o.inputs.empty()) {
+    if (o.corners) {
+      std::fprintf(stderr, "mma_dump: --inputs and --corners exclude each other\n");
+      return 2;
+    }
+    const std::string pa = find_input(o.inputs, "a", info.fmt), pb = find_input(o.inputs, "b", info.fmt),
+                      pc = find_input(o.inputs, "c", "fp32");
+    if (pa.empty() || pb.empty() || pc.empty()) {
+      std::fprintf(stderr, "mma_dump: --inputs: '%s' needs a_*_%s.txt, b_*_%s.txt and c_*_fp32.txt\n", o.inputs.c_str(),
+                   info.fmt, info.fmt);
+      return 2;
+    }
+    in_a = read_lines(pa, false);
+    in_b = read_lines(pb, false);
+    in_c = read_lines(pc, true);
+    const std::size_t K = in_a.empty() ? 0 : in_a[0].size();
+    bool ok = !in_a.empty() && in_b.size() == in_a.size() && in_c.size() == in_a.size() && K <= static_cast<std::size_t>(info.k);
+    for (std::size_t n = 0; ok && n < in_a.size(); ++n) ok = in_a[n].size() == K && in_b[n].size() == K && in_c[n].size() == 1;
+    if (!ok) {
+      std::fprintf(stderr, "mma_dump: --inputs: the a, b and c files of '%s' must have the same lines, at most %d values each\n",
+                   o.inputs.c_str(), info.k);
+      return 2;
+    }
+    o.cases = static_cast<long>(in_a.size());
+    o.k_nonzero = static_cast<int>(K);
+  }
+  const int diag = std::min(info.m, info.n);
+  const bool given = !o.inputs.empty();
   // Inputs: every tile gets random A (M x K), B (K x N) and C; products beyond k_nonzero
   // are zero (a zero in A), as in the published data.
   const int per_tile = info.m * info.n;
-  const int tiles = static_cast<int>((o.cases + per_tile - 1) / per_tile);
+  const int tiles = given ? static_cast<int>((o.cases + diag - 1) / diag) : static_cast<int>((o.cases + per_tile - 1) / per_tile);
+  // Case n: tile, row and column of its output element.
+  auto place = [&](long n, int& t, int& i, int& j) {
+    if (given) { t = static_cast<int>(n / diag); i = j = static_cast<int>(n % diag); return; }
+    t = static_cast<int>(n / per_tile);
+    i = static_cast<int>(n % per_tile) / info.n;
+    j = static_cast<int>(n % per_tile) % info.n;
+  };
   Rng rng{o.seed};
   std::vector<std::uint32_t> A(static_cast<std::size_t>(tiles) * info.m * info.k);
   std::vector<std::uint32_t> B(static_cast<std::size_t>(tiles) * info.n * info.k);
   std::vector<std::uint32_t> C(static_cast<std::size_t>(tiles) * per_tile);
-  for (int t = 0; t < tiles; ++t) {
+  for (int t = 0; t < tiles && !given; ++t) {
     for (int i = 0; i < info.m; ++i)
       for (int k = 0; k < info.k; ++k)
         A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k] = k < o.k_nonzero ? random_input(info, o, rng) : 0;
@@ -788,6 +885,16 @@ int main(int argc, char** argv) {
                   &B[static_cast<std::size_t>(t) * info.n * info.k], &C[static_cast<std::size_t>(t) * per_tile]);
     for (int i = 0; i < info.m; ++i)  // products beyond --k stay zero (the files list only --k)
       for (int k = o.k_nonzero; k < info.k; ++k) A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k] = 0;
+  }
+
+  for (long n = 0; given && n < o.cases; ++n) {
+    int t, i, j;
+    place(n, t, i, j);
+    for (int k = 0; k < o.k_nonzero; ++k) {
+      A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k] = binary32_to_input(info, in_a[n][k]);
+      B[(static_cast<std::size_t>(t) * info.n + j) * info.k + k] = binary32_to_input(info, in_b[n][k]);
+    }
+    C[static_cast<std::size_t>(t) * per_tile + i * info.n + j] = in_c[n][0];
   }
 
   std::error_code dir_error;
@@ -804,8 +911,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (long n = 0; n < o.cases; ++n) {
-    const int t = static_cast<int>(n / per_tile), i = static_cast<int>(n % per_tile) / info.n,
-              j = static_cast<int>(n % per_tile) % info.n;
+    int t, i, j;
+    place(n, t, i, j);
     for (int k = 0; k < o.k_nonzero; ++k) {
       const std::uint32_t a = A[(static_cast<std::size_t>(t) * info.m + i) * info.k + k];
       const std::uint32_t b = B[(static_cast<std::size_t>(t) * info.n + j) * info.k + k];
@@ -842,7 +949,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mma_dump: cannot write '%s'\n", d_path.c_str());
       return 1;
     }
-    for (long n = 0; n < o.cases; ++n) std::fprintf(fd, "%s\n", binary_line(D[static_cast<std::size_t>(n)]).c_str());
+    for (long n = 0; n < o.cases; ++n) {
+      int t, i, j;
+      place(n, t, i, j);
+      std::fprintf(fd, "%s\n", binary_line(D[static_cast<std::size_t>(t) * per_tile + i * info.n + j]).c_str());
+    }
     std::fclose(fd);
     // --instruction mma.sync for fp8: h100's default fp8 -> fp32 row is wgmma; every fp8 unit accepts it.
     commands += std::string("  tcsim validate-dump --unit ") + (unit ? unit : "<unit>") + " --in " + in +

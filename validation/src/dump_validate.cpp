@@ -96,11 +96,11 @@ std::string describe_mismatch(const DumpSet& dump, const Mismatch& m) {
   s << "  a =";
   for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << bits_to_hex(dump.in, dump.a[m.index * dump.k + j]);
   s << "\n  b =";
-  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << bits_to_hex(dump.in_b, dump.b[m.index * dump.k + j]);
+  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << bits_to_hex(dump.b_format(), dump.b[m.index * dump.k + j]);
   s << "\n  a values =";
   for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << decode(dump.in, dump.a[m.index * dump.k + j]).to_hex();
   s << "\n  b values =";
-  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << decode(dump.in_b, dump.b[m.index * dump.k + j]).to_hex();
+  for (std::size_t j = 0; j < dump.k; ++j) s << ' ' << decode(dump.b_format(), dump.b[m.index * dump.k + j]).to_hex();
   s << "\n  c = " << value_text(dump.out, dump.c[m.index]);
   if (!(dump.out == formats::fp32()))
     s << " [file: " << value_text(formats::fp32(), dump.c_binary32[m.index]) << "]";

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <map>
@@ -15,29 +16,39 @@ namespace {
 using models::DatapathSpec;
 constexpr std::size_t kInvalid = std::numeric_limits<std::size_t>::max();
 
-// The seed row restricted to the dump's formats: per-output maps keep only `out`.
-DatapathSpec restrict_row(DatapathSpec r, const Format& in, const Format& out) {
-  auto keep = [&](auto& m, auto fallback) {
-    auto it = m.find(out.name);
-    auto v = it != m.end() ? it->second : fallback;
-    m.clear();
-    m[out.name] = v;
-  };
-  auto keep_opt = [&](auto& m) {
-    auto it = m.find(out.name);
-    if (it == m.end()) { m.clear(); return; }
-    auto v = it->second;
-    m.clear();
-    m[out.name] = v;
+using Pairs = std::vector<std::pair<Format, Format>>;
+
+Pairs pairs_of(const std::vector<DumpSet>& dumps) {
+  Pairs p;
+  for (const auto& d : dumps) {
+    bool seen = false;
+    for (const auto& [i, o] : p) seen |= i.name == d.in.name && o.name == d.out.name;
+    if (!seen) p.push_back({d.in, d.out});
+  }
+  return p;
+}
+
+// The seed row restricted to the dumps' formats: per-output maps keep only their outputs.
+DatapathSpec restrict_row(DatapathSpec r, const Pairs& pairs) {
+  std::vector<std::string> ins, outs;
+  for (const auto& [i, o] : pairs) {
+    if (std::find(ins.begin(), ins.end(), i.name) == ins.end()) ins.push_back(i.name);
+    if (std::find(outs.begin(), outs.end(), o.name) == outs.end()) outs.push_back(o.name);
+  }
+  auto keep = [&](auto& m) {
+    for (auto it = m.begin(); it != m.end();)
+      it = std::find(outs.begin(), outs.end(), it->first) == outs.end() ? m.erase(it) : std::next(it);
   };
   r.instruction.clear();
-  r.input_formats = {in.name};
-  r.output_formats = {out.name};
-  keep(r.final_rounding, Rounding::NearestEven);
-  keep_opt(r.final_add_rounding);
-  keep_opt(r.min_exponent);
-  keep_opt(r.result_fraction_bits);
-  keep_opt(r.nan_pattern);
+  r.input_formats = ins;
+  r.output_formats = outs;
+  keep(r.final_rounding);
+  for (const auto& o : outs)
+    if (!r.final_rounding.count(o)) r.final_rounding[o] = Rounding::NearestEven;
+  keep(r.final_add_rounding);
+  keep(r.min_exponent);
+  keep(r.result_fraction_bits);
+  keep(r.nan_pattern);
   r.shapes.clear();
   r.evidence.clear();
   return r;
@@ -53,19 +64,12 @@ models::UnitSpec one_row_unit(const DatapathSpec& row, const std::string& name) 
 
 // Mismatch counting with the cheapest cases first: the cases that separated earlier
 // candidates ("priority") run first, then the rest in chunks, stopping at `bound`.
-class Evaluator {
+class DumpEvaluator {
  public:
-  explicit Evaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false) {}
+  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false) {}
 
-  // Mismatches, saturated at `bound`; kInvalid when the row is refused by Unit.
-  std::size_t count(const DatapathSpec& row, std::size_t bound, std::size_t* first_case = nullptr) {
-    ++evaluations;
-    std::unique_ptr<models::Unit> unit;
-    try {
-      unit = std::make_unique<models::Unit>(one_row_unit(row, "fit"));
-    } catch (const std::exception&) {
-      return kInvalid;
-    }
+  // Mismatches of `unit` on this dump, saturated at `bound`.
+  std::size_t count(const models::Unit* unit, std::size_t bound, std::size_t* first_case = nullptr) {
     const std::size_t K = d_.k;
     std::size_t mism = 0;
     if (!prio_.empty()) {
@@ -96,7 +100,7 @@ class Evaluator {
     return mism;
   }
 
-  std::size_t evaluations = 0, case_evaluations = 0;
+  std::size_t case_evaluations = 0;
 
  private:
   void add_priority(std::size_t idx) {
@@ -114,6 +118,47 @@ class Evaluator {
   std::vector<std::uint64_t> pa_, pb_, pc_, pd_, out_;
 };
 
+// Every dump: a candidate runs on each dump's deciding cases first, dump by dump.
+class Evaluator {
+ public:
+  explicit Evaluator(const std::vector<DumpSet>& dumps) {
+    for (const auto& d : dumps) per_dump_.emplace_back(d);
+  }
+
+  // Mismatches over all dumps, saturated at `bound`; kInvalid when the row is refused by Unit.
+  std::size_t count(const DatapathSpec& row, std::size_t bound, CaseRef* first_case = nullptr) {
+    ++evaluations;
+    std::unique_ptr<models::Unit> unit;
+    try {
+      unit = std::make_unique<models::Unit>(one_row_unit(row, "fit"));
+    } catch (const std::exception&) {
+      return kInvalid;
+    }
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < per_dump_.size() && total < bound; ++i) {
+      std::size_t first = 0;
+      std::size_t m = 0;
+      try {
+        m = per_dump_[i].count(unit.get(), bound - total, &first);
+      } catch (const std::exception&) {
+        return kInvalid;  // the row does not serve this dump's formats
+      }
+      if (m > 0 && total == 0 && first_case) *first_case = {i, first};
+      total += m;
+    }
+    return total;
+  }
+  std::size_t case_evaluations() const {
+    std::size_t n = 0;
+    for (const auto& e : per_dump_) n += e.case_evaluations;
+    return n;
+  }
+  std::size_t evaluations = 0;
+
+ private:
+  std::vector<DumpEvaluator> per_dump_;
+};
+
 // One parameter of the row: its name, its current value as text, and its candidate values.
 struct Param {
   std::string name;
@@ -121,20 +166,22 @@ struct Param {
   std::vector<std::pair<std::string, std::function<void(DatapathSpec&)>>> values;
 };
 
-std::vector<Param> parameters(const DumpSet& d, int fixed_k) {
-  const std::string out = d.out.name;
+std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
   std::vector<Param> ps;
+  int min_in_fraction = 64;
+  for (const auto& d : dumps) min_in_fraction = std::min(min_in_fraction, d.in.fraction_bits);
   const Rounding modes[] = {Rounding::TowardZero, Rounding::NearestEven, Rounding::Down, Rounding::Up};
   {
     Param p{"fma_size", [](const DatapathSpec& r) { return std::to_string(r.fma_size); }, {}};
     std::vector<int> ks = fixed_k > 0 ? std::vector<int>{fixed_k} : std::vector<int>{1, 2, 4, 8, 16, 32};
-    if (fixed_k <= 0 && std::find(ks.begin(), ks.end(), int(d.k)) == ks.end() && d.k > 0) ks.push_back(int(d.k));
+    for (const auto& d : dumps)
+      if (fixed_k <= 0 && std::find(ks.begin(), ks.end(), int(d.k)) == ks.end() && d.k > 0) ks.push_back(int(d.k));
     for (int k : ks) p.values.push_back({std::to_string(k), [k](DatapathSpec& r) { r.fma_size = k; }});
     ps.push_back(std::move(p));
   }
   {
     Param p{"fraction_bits", [](const DatapathSpec& r) { return std::to_string(r.fraction_bits); }, {}};
-    for (int f = d.in.fraction_bits; f <= 40; ++f)
+    for (int f = min_in_fraction; f <= 40; ++f)
       p.values.push_back({std::to_string(f), [f](DatapathSpec& r) { r.fraction_bits = f; }});
     ps.push_back(std::move(p));
   }
@@ -173,6 +220,11 @@ std::vector<Param> parameters(const DumpSet& d, int fixed_k) {
   ps.push_back({"c_entry", [](const DatapathSpec& r) { return models::schema_string(r.c_entry); },
                 {{"accumulator", [](DatapathSpec& r) { r.c_entry = models::CEntry::Accumulator; r.final_add_rounding.clear(); }},
                  {"final-add", [](DatapathSpec& r) { r.c_entry = models::CEntry::FinalAdd; }}}});
+  std::vector<Format> outs;
+  for (const auto& d : dumps)
+    if (std::none_of(outs.begin(), outs.end(), [&](const Format& f) { return f.name == d.out.name; })) outs.push_back(d.out);
+  for (const Format& out_format : outs) {
+  const std::string out = out_format.name;
   {
     Param p{"final_rounding." + out, [out](const DatapathSpec& r) { return models::schema_string(r.final_rounding.at(out)); }, {}};
     for (Rounding m : modes) p.values.push_back({models::schema_string(m), [m, out](DatapathSpec& r) { r.final_rounding[out] = m; }});
@@ -192,9 +244,20 @@ std::vector<Param> parameters(const DumpSet& d, int fixed_k) {
             [out](const DatapathSpec& r) { auto it = r.result_fraction_bits.find(out);
                                            return it == r.result_fraction_bits.end() ? std::string("none") : std::to_string(it->second); },
             {{"none", [out](DatapathSpec& r) { r.result_fraction_bits.erase(out); }}}};
-    for (int f = 8; f < d.out.fraction_bits; ++f)
+    for (int f = 8; f < out_format.fraction_bits; ++f)
       p.values.push_back({std::to_string(f), [f, out](DatapathSpec& r) { r.result_fraction_bits[out] = f; }});
     ps.push_back(std::move(p));
+  }
+  {
+    // A clamp of the alignment exponent from below (built-in rows: emin - 5 .. emin - 7).
+    Param p{"min_exponent." + out,
+            [out](const DatapathSpec& r) { auto it = r.min_exponent.find(out);
+                                           return it == r.min_exponent.end() ? std::string("none") : std::to_string(it->second); },
+            {{"none", [out](DatapathSpec& r) { r.min_exponent.erase(out); }}}};
+    for (int e = out_format.emin; e >= out_format.emin - 16; --e)
+      p.values.push_back({std::to_string(e), [e, out](DatapathSpec& r) { r.min_exponent[out] = e; }});
+    ps.push_back(std::move(p));
+  }
   }
   ps.push_back({"overflow", [](const DatapathSpec& r) { return models::schema_string(r.overflow); },
                 {{"ieee", [](DatapathSpec& r) { r.overflow = OverflowMode::Ieee; }},
@@ -211,13 +274,27 @@ std::vector<Param> parameters(const DumpSet& d, int fixed_k) {
   return ps;
 }
 
-std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const DumpSet& d, const FitOptions& o) {
+// Per-output entries of `out` copied from `from` into `to` (a seed's other format pairs).
+void copy_output_entries(DatapathSpec& to, const DatapathSpec& from, const std::string& out) {
+  auto copy = [&](auto& dst, const auto& src) {
+    auto it = src.find(out);
+    if (it != src.end()) dst[out] = it->second;
+  };
+  copy(to.final_rounding, from.final_rounding);
+  copy(to.final_add_rounding, from.final_add_rounding);
+  copy(to.min_exponent, from.min_exponent);
+  copy(to.result_fraction_bits, from.result_fraction_bits);
+}
+
+std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const Pairs& pairs, const FitOptions& o) {
   std::vector<std::pair<std::string, DatapathSpec>> seeds;
   if (!o.seeds.empty()) {
     for (std::size_t i = 0; i < o.seeds.size(); ++i)
-      seeds.push_back({"base row " + std::to_string(i + 1), restrict_row(o.seeds[i], d.in, d.out)});
+      seeds.push_back({"base row " + std::to_string(i + 1), restrict_row(o.seeds[i], pairs)});
     return seeds;
   }
+  const Format& in = pairs.front().first;
+  const Format& out = pairs.front().second;
   auto excluded = [&](const std::string& u) {
     return std::find(o.exclude_units.begin(), o.exclude_units.end(), u) != o.exclude_units.end();
   };
@@ -227,10 +304,22 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const DumpSet& d, co
       if (excluded(u.name)) continue;
       for (const auto& r : u.datapaths) {
         if (r.block_scale) continue;
-        const bool in_ok = serves(r.input_formats, d.in.name), out_ok = serves(r.output_formats, d.out.name);
-        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok) || pass == 2)
+        const bool in_ok = serves(r.input_formats, in.name), out_ok = serves(r.output_formats, out.name);
+        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok) || pass == 2) {
+          DatapathSpec seed = r;
+          // The other pairs' per-output entries from the same unit's default rows, when it has them.
+          for (std::size_t j = 1; j < pairs.size(); ++j) {
+            const std::string& oj = pairs[j].second.name;
+            if (seed.final_rounding.count(oj)) continue;
+            for (const auto& r2 : u.datapaths)
+              if (!r2.block_scale && serves(r2.input_formats, pairs[j].first.name) && serves(r2.output_formats, oj)) {
+                copy_output_entries(seed, r2, oj);
+                break;
+              }
+          }
           seeds.push_back({u.name + " (" + (r.instruction.empty() ? std::string("default") : r.instruction) + ")",
-                           restrict_row(r, d.in, d.out)});
+                           restrict_row(seed, pairs)});
+        }
       }
     }
   return seeds;
@@ -254,10 +343,31 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
         set(cand);
         improved |= try_row(cand);
         if (best == 0) return 0;
+        if (Clock::now() > deadline) return best;
       }
     if (improved) continue;
-    for (std::size_t i = 0; i < ps.size() && !improved; ++i)
-      for (std::size_t j = i + 1; j < ps.size() && !improved; ++j)
+    // Pairs of parameters that only act together first (c entry with its rounding, late c
+    // with the products' rounding, per-step order, k split with k, F with the alignment's
+    // rounding and sticky bit), then every other pair.
+    auto coupled = [&](std::size_t i, std::size_t j) {
+      auto base = [](const std::string& n) { return n.substr(0, n.find('.')); };
+      const std::string x = base(ps[i].name), y = base(ps[j].name);
+      static const std::pair<const char*, const char*> kCoupled[] = {
+          {"c_entry", "final_add_rounding"}, {"c_placement", "late_products_rounding"}, {"normalization", "order"},
+          {"fma_size", "k_split"}, {"fma_size", "carry_bits"}, {"fraction_bits", "alignment_rounding"},
+          {"fraction_bits", "sticky_bit"}, {"alignment_rounding", "sticky_bit"}, {"final_rounding", "result_fraction_bits"},
+          {"min_exponent", "subnormal_outputs"}, {"c_entry", "final_rounding"}};
+      for (const auto& [u, v] : kCoupled)
+        if ((x == u && y == v) || (x == v && y == u)) return true;
+      return false;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        for (std::size_t j = i + 1; j < ps.size(); ++j)
+          if (coupled(i, j) == (pass == 0)) pairs.push_back({i, j});
+    for (const auto& [i, j] : pairs) {
+      if (improved) break;
         for (const auto& [n1, s1] : ps[i].values) {
           for (const auto& [n2, s2] : ps[j].values) {
             if (Clock::now() > deadline) return best;
@@ -268,6 +378,7 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
           }
           if (improved) break;
         }
+    }
     if (!improved) break;
   }
   return best;
@@ -291,20 +402,46 @@ std::size_t count_mismatches(const DatapathSpec& row, const DumpSet& dump, std::
   return m;
 }
 
-FitResult fit_dump(const DumpSet& dump, const FitOptions& options) {
+std::size_t count_mismatches(const DatapathSpec& row, const std::vector<DumpSet>& dumps, std::size_t bound) {
+  Evaluator ev(dumps);
+  return ev.count(row, bound);
+}
+
+bool set_parameter(DatapathSpec& row, const std::string& name, const std::string& value,
+                   const std::vector<DumpSet>& dumps) {
+  for (const auto& p : parameters(dumps, 0))
+    if (p.name == name)
+      for (const auto& [v, set] : p.values)
+        if (v == value) { set(row); return true; }
+  return false;
+}
+
+FitResult fit_dump(const DumpSet& dump, const FitOptions& options) { return fit_dumps({dump}, options); }
+
+FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto seeds = seed_rows(dump, options);
-  if (seeds.empty()) throw std::invalid_argument("fit: no seed row for " + dump.in.name + " -> " + dump.out.name);
-  // The NaN pattern cannot be told by comparison (all NaNs are equal): take the dump's.
-  for (std::size_t i = 0; i < dump.n; ++i)
-    if (dump.out.has_nan() && same_result(dump.out, dump.d[i], dump.out.canonical_nan())) {
-      for (auto& s : seeds) s.second.nan_pattern[dump.out.name] = dump.d[i];
-      break;
-    }
+  if (dumps.empty()) throw std::invalid_argument("fit: no dump given");
+  const Pairs pairs = pairs_of(dumps);
+  auto seeds = seed_rows(pairs, options);
+  auto pair_text = [&] {
+    std::string t;
+    for (const auto& [i, o] : pairs) t += (t.empty() ? "" : ", ") + i.name + " -> " + o.name;
+    return t;
+  };
+  if (seeds.empty()) throw std::invalid_argument("fit: no seed row for " + pair_text());
+  // The NaN pattern cannot be told by comparison (all NaNs are equal): take the dumps'.
+  std::vector<std::string> nan_seen;  // outputs whose NaN pattern the data shows
+  for (const auto& dump : dumps)
+    for (std::size_t i = 0; i < dump.n; ++i)
+      if (dump.out.has_nan() && same_result(dump.out, dump.d[i], dump.out.canonical_nan())) {
+        for (auto& s : seeds) s.second.nan_pattern[dump.out.name] = dump.d[i];
+        nan_seen.push_back(dump.out.name);
+        break;
+      }
   if (options.fma_size > 0)
     for (auto& s : seeds) s.second.fma_size = options.fma_size;
-  const auto ps = parameters(dump, options.fma_size);
-  Evaluator ev(dump);
+  const auto ps = parameters(dumps, options.fma_size);
+  Evaluator ev(dumps);
   FitResult res;
   // Seeds scored first, best first, so the first descent starts nearest.
   std::vector<std::pair<std::size_t, std::size_t>> order;  // (count, seed index)
@@ -314,23 +451,29 @@ FitResult fit_dump(const DumpSet& dump, const FitOptions& options) {
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
   for (const auto& [count, i] : order) {
     if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    if (!done.empty() && Clock::now() > deadline) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
     if (std::find(done.begin(), done.end(), row) != done.end()) continue;
     done.push_back(row);
     descend(row, count, ps, ev, deadline);
     ScoredRow s{row, 0, {}, seeds[i].first};
-    s.mismatches = count_mismatches(row, dump, &s.first_mismatches, options.max_report);
+    for (std::size_t j = 0; j < dumps.size(); ++j) {
+      std::vector<std::size_t> first;
+      s.mismatches += count_mismatches(row, dumps[j], &first, options.max_report);
+      for (auto f : first)
+        if (s.first_mismatches.size() < options.max_report) s.first_mismatches.push_back({j, f});
+    }
     res.closest.push_back(std::move(s));
     if (res.closest.back().mismatches == 0) break;
   }
-  if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + dump.in.name + " -> " + dump.out.name);
+  if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   std::stable_sort(res.closest.begin(), res.closest.end(),
                    [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; });
   res.best = res.closest.front();
   res.exact = res.best.mismatches == 0;
   if (res.exact) {
     for (const auto& p : ps) {
-      ParameterFinding f{p.name, p.get(res.best.row), {}, {}};
+      ParameterFinding f{p.name, p.get(res.best.row), {}, {}, {}};
       std::vector<DatapathSpec> seen;
       for (const auto& [name, set] : p.values) {
         DatapathSpec cand = res.best.row;
@@ -338,17 +481,41 @@ FitResult fit_dump(const DumpSet& dump, const FitOptions& options) {
         if (std::find(seen.begin(), seen.end(), cand) != seen.end()) continue;
         seen.push_back(cand);
         if (cand == res.best.row) { f.fitting.push_back(name); continue; }
-        std::size_t first = 0;
+        CaseRef first;
         const std::size_t m = ev.count(cand, 1, &first);
-        if (m == kInvalid) continue;
+        if (m == kInvalid) { f.not_applicable.push_back(name); continue; }
         if (m == 0) f.fitting.push_back(name);
-        else f.ruled_out.push_back({name, first});
+        else f.ruled_out.push_back({name, first.index, first.dump});
+      }
+      res.parameters.push_back(std::move(f));
+    }
+    // The NaN pattern: read from the first NaN result of each output, else open.
+    for (const auto& [in, out] : pairs) {
+      if (!out.has_nan() || std::any_of(res.parameters.begin(), res.parameters.end(),
+                                        [&](const ParameterFinding& f) { return f.name == "nan_pattern." + out.name; }))
+        continue;
+      ParameterFinding f{"nan_pattern." + out.name, "default", {}, {}, {}};
+      auto it = res.best.row.nan_pattern.find(out.name);
+      char buf[24] = "default";
+      if (it != res.best.row.nan_pattern.end())
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(it->second));
+      f.value = buf;
+      if (std::find(nan_seen.begin(), nan_seen.end(), out.name) != nan_seen.end()) {
+        f.fitting = {buf};
+        for (std::size_t j = 0; j < dumps.size() && f.ruled_out.empty(); ++j)
+          for (std::size_t i = 0; i < dumps[j].n; ++i)
+            if (dumps[j].out.name == out.name && same_result(out, dumps[j].d[i], out.canonical_nan())) {
+              f.ruled_out.push_back({"every other NaN pattern", i, j});
+              break;
+            }
+      } else {
+        f.fitting = {buf, "any-other-NaN (no NaN result in the data)"};
       }
       res.parameters.push_back(std::move(f));
     }
   }
   res.evaluations = ev.evaluations;
-  res.case_evaluations = ev.case_evaluations;
+  res.case_evaluations = ev.case_evaluations();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

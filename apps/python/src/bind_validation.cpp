@@ -8,6 +8,8 @@
 #include "output_file.hpp"
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
+#include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_json.hpp"
 #include "tcsim/validation/probe.hpp"
 #include "tcsim/validation/probe_blackbox.hpp"
 
@@ -105,6 +107,45 @@ py::dict validate_dump(const py::object& unit_obj, const py::object& in_format, 
   return j;
 }
 
+// tcsim.fit (the Python wrapper in tcsim/__init__.py checks shapes and turns values into bit
+// patterns): one dump as uint64 patterns, a (n, K), b (n, K), c (n,), d (n,) -> `tcsim fit --json`.
+py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& a,
+                    const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& b,
+                    const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& c,
+                    const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& d,
+                    const py::object& in_format, const py::object& out_format, const py::object& k_obj,
+                    const py::object& base_obj) {
+  validation::DumpSet dump;
+  dump.in = parse_format(str_arg(in_format, "in_format", "fit"), "in_format");
+  dump.out = parse_format(str_arg(out_format, "out_format", "fit"), "out_format");
+  if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 1 || d.ndim() != 1 || a.shape(0) != b.shape(0) ||
+      a.shape(1) != b.shape(1) || c.shape(0) != a.shape(0) || d.shape(0) != a.shape(0))
+    throw std::invalid_argument("a and b must be (n, K) and c and d (n,)");
+  dump.n = static_cast<std::size_t>(a.shape(0));
+  dump.k = static_cast<std::size_t>(a.shape(1));
+  dump.a.assign(a.data(), a.data() + a.size());
+  dump.b.assign(b.data(), b.data() + b.size());
+  dump.c.assign(c.data(), c.data() + c.size());
+  dump.d.assign(d.data(), d.data() + d.size());
+  validation::FitOptions opt;
+  if (!k_obj.is_none()) opt.fma_size = static_cast<int>(int_arg(k_obj, "k", "fit", 1, 256));
+  if (!base_obj.is_none()) {
+    const std::string name = str_arg(base_obj, "base", "fit");
+    try {
+      opt.seeds.push_back(models::builtin_unit(name).datapath(dump.in, dump.out));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("base: ") + e.what());
+    }
+  }
+  nlohmann::json j;
+  {
+    py::gil_scoped_release release;
+    const std::vector<validation::DumpSet> dumps{std::move(dump)};
+    j = validation::fit_report_json(validation::fit_dumps(dumps, opt), dumps);
+  }
+  return to_python(j);
+}
+
 py::dict experiment(const py::object& id_obj, const py::object& quick, const py::object& out, const py::object& seed,
                     const py::object& threads, const py::object& progress_obj) {
   namespace ex = cli::experiments;
@@ -167,6 +208,9 @@ void bind_validation(py::module_& m) {
         "Every case of a real-GPU dump (a, b, c, d files) through the unit, bit for bit: cases, mismatches, the "
         "first max_report mismatches and `tcsim validate-dump`'s summary line. in_format_a / in_format_b: a and b "
         "in different formats (in_format=None with both, or one of them with in_format).");
+  m.def("_fit", &fit_bits, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("d"), py::arg("in_format"),
+        py::arg("out_format"), py::arg("k") = py::none(), py::arg("base") = py::none(),
+        "tcsim.fit's core on bit patterns (uint64 arrays); use tcsim.fit.");
   m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
         py::arg("seed") = py::none(), py::arg("threads") = py::none(), py::arg("progress") = py::none(),
         "Runs one of the seed papers' experiments (`tcsim experiment ID --json`): writes OUT/ID.csv, .png, .md and "

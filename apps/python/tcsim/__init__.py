@@ -12,7 +12,7 @@ from . import _tcsim
 from ._tcsim import (LuBreakdown, Unit, experiment, experiments, formats, gemm_problem, lu_matrix, probe, unit, units,
                      validate_dump)
 
-__all__ = ["DotResult", "LuBreakdown", "Unit", "decode", "dot", "encode", "experiment", "experiments", "formats",
+__all__ = ["DotResult", "LuBreakdown", "Unit", "decode", "dot", "encode", "experiment", "experiments", "fit", "formats",
            "gemm_errors", "gemm_problem", "lu", "lu_matrix", "matmul", "probe", "solve", "unit", "units", "validate_dump"]
 
 
@@ -66,6 +66,51 @@ def decode(bits, format, threads=0):
     """Values (float64 numpy array, exact for every built-in format) of unsigned bit patterns
     of ``format`` (numpy arrays or torch uint8 tensors)."""
     return _tcsim.decode(_numpy(bits), format, threads)
+
+
+def _fit_bits(x, fmt, name, ndim):
+    """Bit patterns (uint64) of ``x``: unsigned arrays are patterns, float or integer arrays
+    values, which must be values of ``fmt`` exactly (a dump's values are)."""
+    import numpy as np
+    x = np.asarray(_numpy(x))
+    if x.ndim != ndim:
+        raise ValueError(f"{name}: expected a {'(n, K)' if ndim == 2 else '(n,)'} array, got shape {x.shape}")
+    if x.dtype.kind == "u":
+        return x.astype(np.uint64)
+    if x.dtype.kind not in "fi":
+        raise TypeError(f"{name}: dtype {x.dtype} is not allowed; allowed: float or integer values, "
+                        f"or unsigned bit patterns of {fmt}")
+    bits = _tcsim.encode(x.astype(np.float64), fmt, "rne", 0)
+    back = _tcsim.decode(bits, fmt, 0)
+    bad = ~((back == x) | (np.isnan(back) & np.isnan(x.astype(np.float64))))
+    if bad.any():
+        i = tuple(int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(f"{name}: the value {x[i]!r} at {i if len(i) > 1 else i[0]} is not a {fmt} value exactly")
+    return bits.astype(np.uint64)
+
+
+def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None):
+    """The unit row that reproduces a dump d = c + sum a_i b_i (``tcsim fit --json``, docs/fit.md).
+
+    ``a``, ``b``: (n, K) arrays, ``c``, ``d``: (n,) arrays (None for c: c = 0), as values (float,
+    exact values of the formats) or unsigned bit patterns of ``in_format`` / ``out_format``.
+    Returns ``(row, report)``: the row as a dict in the schema ``Unit.from_json`` reads, and the
+    report (``exact``, ``parameters`` with the values that fit and the deciding cases in hex,
+    ``closest`` rows when nothing fits, ``seconds``)."""
+    import numpy as np
+    if in_format is None or out_format is None:
+        raise ValueError("give in_format and out_format (e.g. in_format='fp16', out_format='fp32')")
+    A = _fit_bits(a, in_format, "a", 2)
+    B = _fit_bits(b, in_format, "b", 2)
+    if A.shape != B.shape:
+        raise ValueError(f"a and b must have the same shape (n cases, K products), got {A.shape} and {B.shape}")
+    C = np.zeros(A.shape[0], dtype=np.uint64) if c is None else _fit_bits(c, out_format, "c", 1)
+    D = _fit_bits(d, out_format, "d", 1)
+    for name, v in (("c", C), ("d", D)):
+        if v.shape[0] != A.shape[0]:
+            raise ValueError(f"{name} must hold one value per case ({A.shape[0]}), got {v.shape[0]}")
+    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base)
+    return report["row"], report
 
 
 def dot(unit, a, b, c=None, in_format=None, out_format=None, instruction=None, threads=0, in_format_a=None,

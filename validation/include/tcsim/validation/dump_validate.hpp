@@ -34,6 +34,8 @@ struct DumpSet {
   std::vector<std::uint64_t> d;     // n patterns of `out` (the GPU's results)
   std::vector<std::uint32_t> c_binary32;  // the c file's values as read (zeros with Zero)
   DumpPaths paths;
+  // b's format: in_b where set, else `in` (DumpSets built field by field leave in_b empty).
+  const Format& b_format() const { return in_b.name.empty() ? in : in_b; }
 };
 
 // Reads and checks the four files: a and b must agree on K and on the number of lines,

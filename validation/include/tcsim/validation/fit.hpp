@@ -22,13 +22,21 @@ struct FitOptions {
   std::vector<std::string> exclude_units;     // built-in units not used as seeds (tests)
   std::size_t max_report = 5;                 // first mismatching cases kept per closest row
   std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
-  double time_limit_seconds = 90;             // the pair search stops here (single changes finish)
+  double time_limit_seconds = 90;             // the descent stops here (the first seed's row is still reported)
 };
 
 // A case that decides a parameter value (it mismatches with that value).
 struct RuledOutValue {
   std::string value;
-  std::size_t case_index = 0;  // from 0
+  std::size_t case_index = 0;  // from 0, in dump `dump`
+  std::size_t dump = 0;        // index into the dumps given to fit_dumps
+};
+
+// One case of one of the dumps.
+struct CaseRef {
+  std::size_t dump = 0;
+  std::size_t index = 0;  // from 0, file order
+  bool operator==(const CaseRef&) const = default;
 };
 
 struct ParameterFinding {
@@ -36,13 +44,14 @@ struct ParameterFinding {
   std::string value;                  // value in the fitted row
   std::vector<std::string> fitting;   // values (with all others fixed) that reproduce every case
   std::vector<RuledOutValue> ruled_out;
+  std::vector<std::string> not_applicable;  // values the row's other parameters exclude (Unit refuses them)
   bool decided() const { return fitting.size() == 1; }
 };
 
 struct ScoredRow {
   models::DatapathSpec row;
   std::size_t mismatches = 0;
-  std::vector<std::size_t> first_mismatches;  // case indices, file order
+  std::vector<CaseRef> first_mismatches;      // dump order, then file order
   std::string seed;                           // "a100 (default)"
 };
 
@@ -58,10 +67,25 @@ struct FitResult {
 
 // The fit. Throws std::invalid_argument when no seed row exists for the dump's formats.
 FitResult fit_dump(const DumpSet& dump, const FitOptions& options = {});
+// Several dumps of the same unit (other format pairs, other instructions or K): one row that
+// reproduces all of them (its input_formats and output_formats are the dumps' formats).
+// Seeds are the built-in rows serving the first dump's pair, with the per-output entries
+// of the other pairs taken from the same unit's rows.
+FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options = {});
+
+// Mismatches of one row over several dumps, saturated at `bound` (invalid rows: SIZE_MAX).
+std::size_t count_mismatches(const models::DatapathSpec& row, const std::vector<DumpSet>& dumps,
+                             std::size_t bound = static_cast<std::size_t>(-1));
 
 // Mismatch count of one row on the dump (all NaNs equal), through Unit::dot_batch.
 std::size_t count_mismatches(const models::DatapathSpec& row, const DumpSet& dump,
                              std::vector<std::size_t>* first = nullptr, std::size_t max_first = 0);
+
+// Sets parameter `name` (a ParameterFinding name, e.g. "carry_bits", "final_rounding.fp32")
+// of `row` to `value` (as the report writes it); false when the name or value is not in the
+// search space of `dumps`.
+bool set_parameter(models::DatapathSpec& row, const std::string& name, const std::string& value,
+                   const std::vector<DumpSet>& dumps);
 
 // A one-row unit named `name` of `row` restricted to the dump's formats.
 models::UnitSpec fitted_unit(const models::DatapathSpec& row, const std::string& name);

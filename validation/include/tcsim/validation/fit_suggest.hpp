@@ -1,0 +1,57 @@
+// tcsim fit --suggest: the inputs that would split the rows still fitting the dumps (issue 26,
+// part 2). The rows come from the fit's undecided parameters (fitting_rows); a pool of
+// random and structured cases (structured_cases: cancellation, alignment edges, ties,
+// overflow, underflow, subnormals, signed zeros, specials) is run through every row, and the
+// cases that tell the most rows apart are kept (greedy), then more witnesses of each split.
+// The suggested a/b/c files are in the dump format mma_dump writes and reads back with
+// --inputs (validation/cuda/README.md). No global state.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tcsim/models/unit.hpp"
+#include "tcsim/validation/dump_validate.hpp"
+#include "tcsim/validation/fit.hpp"
+
+namespace tcsim::validation {
+
+// Rows that reproduce every case of `dumps`: the fitted row, then the row with one undecided
+// parameter changed to each value that fits, then two undecided parameters changed at once
+// (kept when they still reproduce every case), at most `max_rows` in all.
+std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::vector<DumpSet>& dumps,
+                                               std::size_t max_rows = 200);
+
+// n cases of K products for (in, out): operands in `in`, c in `out`, from `seed`. A mix of
+// random bit patterns, moderate random values and structured cases (see above).
+void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
+                      std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c);
+
+// The dump a unit of one row would give on these inputs (d through Unit::dot_batch).
+DumpSet simulated_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t K,
+                       std::vector<std::uint64_t> a, std::vector<std::uint64_t> b, std::vector<std::uint64_t> c);
+
+struct SuggestedCases {
+  Format in, out;
+  std::size_t k = 0, n = 0;
+  std::vector<std::uint64_t> a, b, c;  // n*k, n*k (in), n (out)
+  std::size_t candidates = 0;          // fitting rows considered
+  std::size_t classes = 0;             // groups of rows with the same answers on the chosen cases
+  std::size_t pool = 0;                // cases looked at
+};
+
+// At most n cases (fewer when nothing more splits) that split `rows` (row 0 first: the
+// fitted row) for one format pair and K; the pool has max(8n, 4000) cases from `seed`.
+SuggestedCases suggest_cases(const std::vector<models::DatapathSpec>& rows, const Format& in, const Format& out,
+                             std::size_t K, std::size_t n, std::uint64_t seed);
+
+// Writes a_<gpu>_<IN>.txt, b_<gpu>_<IN>.txt, c_<gpu>_fp32.txt into `dir` (created), in the
+// format of the published dumps (binary32 patterns; c the exact binary32 of the out value).
+// Returns the paths written. Throws std::invalid_argument naming the path on failure.
+std::vector<std::string> write_case_files(const SuggestedCases& s, const std::string& dir, const std::string& gpu);
+
+// The name a dump file gives a format: E4M3, E5M2 upper case (as the published data), else as is.
+std::string dump_format_name(const Format& f);
+
+}  // namespace tcsim::validation

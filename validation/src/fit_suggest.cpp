@@ -1,0 +1,333 @@
+// tcsim fit --suggest: cases that split the rows still fitting the dumps (see fit_suggest.hpp).
+#include "tcsim/validation/fit_suggest.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <cctype>
+#include <map>
+
+#include "tcsim/validation/dump_reader.hpp"
+
+namespace tcsim::validation {
+namespace {
+
+using models::DatapathSpec;
+
+// A finite value of `f`: sign, exponent e (clamped to the format's range; below emin a
+// subnormal when the format has them) and random fraction bits.
+std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool random_fraction = true) {
+  const std::uint64_t fmask = f.fraction_bits ? (std::uint64_t{1} << f.fraction_bits) - 1 : 0;
+  std::uint64_t frac = random_fraction ? (g() & fmask) : 0;
+  const std::uint64_t sign = neg ? f.sign_mask() : 0;
+  if (e > f.emax) e = f.emax;
+  if (e < f.emin) {
+    if (!f.subnormals || f.fraction_bits == 0) return f.has_zero ? f.zero(neg) : f.max_finite(false);
+    const int shift = f.emin - e;  // subnormal: a leading bit at fraction position F - shift
+    if (shift > f.fraction_bits) return f.zero(neg);
+    const std::uint64_t lead = std::uint64_t{1} << (f.fraction_bits - shift);
+    return sign | lead | (frac & (lead - 1));
+  }
+  const std::uint64_t field = static_cast<std::uint64_t>(e + f.bias);
+  std::uint64_t v = sign | (field << f.fraction_bits) | frac;
+  if (e == f.emax && v > (sign | (f.max_finite(false) & ~f.sign_mask()))) v = f.max_finite(neg);
+  return v;
+}
+
+// The exponent of a product of two `in` values near 1 that puts its leading bit near 2^e.
+int half(int e) { return e >= 0 ? e / 2 : -((-e + 1) / 2); }
+
+}  // namespace
+
+void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
+                      std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c) {
+  std::mt19937_64 g(seed);
+  a.assign(n * K, 0);
+  b.assign(n * K, 0);
+  c.assign(n, 0);
+  auto coin = [&] { return (g() & 1) != 0; };
+  auto below = [&](int m) { return static_cast<int>(g() % static_cast<std::uint64_t>(m)); };
+  const int in_lo = in.subnormals ? in.emin - in.fraction_bits : in.emin;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t* x = a.data() + i * K;
+    std::uint64_t* y = b.data() + i * K;
+    std::uint64_t& z = c[i];
+    const int kind = below(11);
+    switch (kind) {
+      case 0:  // random bit patterns (as the harness's widest distribution)
+        for (std::size_t t = 0; t < K; ++t) { x[t] = g() & in.width_mask(); y[t] = g() & in.width_mask(); }
+        z = g() & out.width_mask();
+        break;
+      case 1:  // moderate random values (the published dumps' kind)
+        for (std::size_t t = 0; t < K; ++t) { x[t] = value(in, g, coin(), below(7) - 3); y[t] = value(in, g, coin(), below(7) - 3); }
+        z = value(out, g, coin(), below(13) - 6);
+        break;
+      case 2: {  // cancellation: pairs of opposite products, a small remainder, c cancelling or not
+        for (std::size_t t = 0; t < K; ++t) { x[t] = value(in, g, coin(), below(5) - 2); y[t] = value(in, g, coin(), below(5) - 2); }
+        for (std::size_t t = 0; t + 1 < K; t += 2 + below(2)) { x[t + 1] = x[t] ^ in.sign_mask(); y[t + 1] = y[t]; }
+        if (K > 0 && coin()) x[K - 1] = value(in, g, coin(), -below(12) - 4);
+        z = coin() ? out.zero(coin()) : value(out, g, coin(), below(9) - 4);
+        break;
+      }
+      case 3: {  // alignment edges: one large term, the others 2^-s below, s around F and the carry range
+        const int big = below(9) - 4;
+        for (std::size_t t = 0; t < K; ++t) {
+          const int s = t == 0 ? 0 : 8 + below(34);
+          x[t] = value(in, g, coin(), half(big - s), coin());
+          y[t] = value(in, g, coin(), big - s - half(big - s), coin());
+        }
+        z = coin() ? value(out, g, coin(), big + below(5) - 2, coin()) : value(out, g, coin(), big - 8 - below(34), coin());
+        break;
+      }
+      case 4: {  // ties and near-ties of the output's last place: c = +-2^e, products at half an ulp
+        const int e = below(9) - 4;
+        z = value(out, g, coin(), e, coin());
+        const int ulp = e - out.fraction_bits;
+        for (std::size_t t = 0; t < K; ++t) {
+          if (t < 2 || coin()) {
+            const int pe = ulp - 1 - (t == 0 ? 0 : below(4));
+            x[t] = value(in, g, coin(), half(pe), false);
+            y[t] = value(in, g, coin(), pe - half(pe), false);
+          } else {
+            x[t] = in.zero(coin());
+            y[t] = value(in, g, coin(), 0);
+          }
+        }
+        break;
+      }
+      case 5: {  // overflow: large c and large products of one sign
+        const bool neg = coin();
+        for (std::size_t t = 0; t < K; ++t) {
+          x[t] = value(in, g, neg, in.emax - below(3));
+          y[t] = value(in, g, false, in.emax - below(3));
+        }
+        z = value(out, g, neg != (below(4) == 0), out.emax - below(2));
+        if (coin()) z = out.max_finite(neg);  // any same-sign term overflows the exact sum
+        break;
+      }
+      case 6: {  // underflow: results near and below the output's smallest normal
+        const int e = out.emin - below(out.fraction_bits + 4) + 2;
+        for (std::size_t t = 0; t < K; ++t) {
+          const int pe = std::max(e - below(6), 2 * in_lo);
+          if (coin()) { x[t] = value(in, g, coin(), half(pe)); y[t] = value(in, g, coin(), pe - half(pe)); }
+          else { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), below(5) - 2); }
+        }
+        z = coin() ? value(out, g, coin(), e + below(3) - 1) : out.zero(coin());
+        if (coin()) {  // c alone (every product zero): a subnormal or tiny result as given
+          for (std::size_t t = 0; t < K; ++t) x[t] = in.zero(coin());
+          z = value(out, g, coin(), out.emin - 1 - below(out.fraction_bits + 1));
+        }
+        break;
+      }
+      case 7: {  // signed zeros: every term zero, some exactly cancelling
+        for (std::size_t t = 0; t < K; ++t) {
+          x[t] = coin() ? in.zero(coin()) : value(in, g, coin(), below(5) - 2);
+          y[t] = x[t] == in.zero(false) || x[t] == in.zero(true) ? value(in, g, coin(), below(5) - 2) : in.zero(coin());
+        }
+        z = below(3) == 0 ? value(out, g, coin(), 0) : out.zero(coin());
+        if (coin()) {  // every term -0 (or every term +0): the sign of an exact zero
+          const bool neg = below(4) != 0;
+          for (std::size_t t = 0; t < K; ++t) {
+            const bool xs = coin();
+            x[t] = in.zero(xs);
+            y[t] = value(in, g, xs != neg, below(5) - 2);
+          }
+          z = out.zero(neg);
+        }
+        if (K >= 2 && coin()) { x[0] = value(in, g, coin(), 0); y[0] = value(in, g, coin(), 0); x[1] = x[0] ^ in.sign_mask(); y[1] = y[0]; }
+        break;
+      }
+      case 8: {  // specials: Inf and NaN operands or c
+        for (std::size_t t = 0; t < K; ++t) { x[t] = value(in, g, coin(), below(5) - 2); y[t] = value(in, g, coin(), below(5) - 2); }
+        z = value(out, g, coin(), below(5) - 2);
+        const std::size_t t = K ? static_cast<std::size_t>(below(static_cast<int>(K))) : 0;
+        switch (below(4)) {
+          case 0: if (K && in.infinities) x[t] = in.infinity(coin()); break;
+          case 1: if (K && in.has_nan()) y[t] = in.canonical_nan(); break;
+          case 2: if (out.infinities) z = out.infinity(coin()); break;
+          default: if (K && in.infinities) { x[t] = in.infinity(coin()); y[t] = in.zero(coin()); } break;
+        }
+        break;
+      }
+      case 9: {  // subnormal operands (products far below 1, against a c of the same size or none)
+        for (std::size_t t = 0; t < K; ++t) {
+          x[t] = coin() ? value(in, g, coin(), in.emin - 1 - below(std::max(1, in.fraction_bits))) : value(in, g, coin(), below(5) - 2);
+          y[t] = value(in, g, coin(), below(5) - 2);
+        }
+        z = coin() ? out.zero(coin()) : value(out, g, coin(), in.emin - below(6));
+        break;
+      }
+      default: {  // wide exponent spread (alignment and min-exponent clamps)
+        for (std::size_t t = 0; t < K; ++t) {
+          x[t] = value(in, g, coin(), in_lo + below(in.emax - in_lo + 1));
+          y[t] = value(in, g, coin(), in_lo + below(in.emax - in_lo + 1));
+        }
+        z = value(out, g, coin(), out.emin - 12 + below(40));
+        break;
+      }
+    }
+  }
+}
+
+DumpSet simulated_dump(const DatapathSpec& row, const Format& in, const Format& out, std::size_t K,
+                       std::vector<std::uint64_t> a, std::vector<std::uint64_t> b, std::vector<std::uint64_t> c) {
+  DumpSet d;
+  d.in = in;
+  d.out = out;
+  d.k = K;
+  d.n = c.size();
+  d.a = std::move(a);
+  d.b = std::move(b);
+  d.c = std::move(c);
+  d.d.resize(d.n);
+  const models::Unit unit(fitted_unit(row, "hidden"));
+  unit.dot_batch(in, out, d.n, K, d.a.data(), d.b.data(), d.c.data(), d.d.data());
+  if (out.precision <= 24 && out.emax <= 127)  // the c file's binary32 values, where binary32 holds them
+    for (auto v : d.c) d.c_binary32.push_back(format_to_binary32(v, out));
+  return d;
+}
+
+std::vector<DatapathSpec> fitting_rows(const FitResult& fit, const std::vector<DumpSet>& dumps, std::size_t max_rows) {
+  std::vector<DatapathSpec> rows{fit.best.row};
+  if (!fit.exact) return rows;
+  std::vector<const ParameterFinding*> open;
+  for (const auto& f : fit.parameters)
+    if (!f.decided() && f.name.rfind("nan_pattern.", 0) != 0) open.push_back(&f);
+  auto add = [&](const DatapathSpec& r, bool check) {
+    if (rows.size() >= max_rows || std::find(rows.begin(), rows.end(), r) != rows.end()) return;
+    if (check && count_mismatches(r, dumps, 1) != 0) return;
+    rows.push_back(r);
+  };
+  for (const auto* f : open)
+    for (const auto& v : f->fitting) {
+      DatapathSpec r = fit.best.row;
+      if (v != f->value && set_parameter(r, f->name, v, dumps)) add(r, false);
+    }
+  for (std::size_t i = 0; i < open.size(); ++i)
+    for (std::size_t j = i + 1; j < open.size(); ++j)
+      for (const auto& v : open[i]->fitting)
+        for (const auto& w : open[j]->fitting) {
+          if (v == open[i]->value || w == open[j]->value) continue;
+          DatapathSpec r = fit.best.row;
+          if (set_parameter(r, open[i]->name, v, dumps) && set_parameter(r, open[j]->name, w, dumps)) add(r, true);
+        }
+  return rows;
+}
+
+SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format& in, const Format& out, std::size_t K,
+                             std::size_t n, std::uint64_t seed) {
+  SuggestedCases s;
+  s.in = in;
+  s.out = out;
+  s.k = K;
+  s.candidates = rows.size();
+  const std::size_t P = std::max<std::size_t>(8 * n, 4000);
+  s.pool = P;
+  std::vector<std::uint64_t> pa, pb, pc;
+  structured_cases(in, out, K, P, seed, pa, pb, pc);
+  // Every row's answers on the pool (NaNs made one value); rows the unit refuses are dropped.
+  std::vector<std::vector<std::uint64_t>> ans;
+  for (const auto& r : rows) {
+    std::vector<std::uint64_t> d(P);
+    try {
+      models::Unit(fitted_unit(r, "candidate")).dot_batch(in, out, P, K, pa.data(), pb.data(), pc.data(), d.data());
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (out.has_nan())
+      for (auto& v : d)
+        if (same_result(out, v, out.canonical_nan())) v = out.canonical_nan();
+    ans.push_back(std::move(d));
+  }
+  const std::size_t R = ans.size();
+  std::vector<std::size_t> cls(R, 0);  // class of each row under the chosen cases
+  std::vector<bool> used(P, false);
+  std::vector<std::size_t> chosen;
+  // Greedy: the case separating the most pairs of rows still in one class.
+  std::vector<std::size_t> splitting;  // cases where some row differs from row 0
+  for (std::size_t i = 0; i < P; ++i)
+    for (std::size_t r = 1; r < R; ++r)
+      if (ans[r][i] != ans[0][i]) { splitting.push_back(i); break; }
+  std::vector<std::pair<std::size_t, std::uint64_t>> key(R);
+  while (chosen.size() < n && R > 1) {
+    std::size_t best_case = P, best_score = 0;
+    for (std::size_t i : splitting) {
+      if (used[i]) continue;
+      // Pairs of rows in one class that this case separates: sum over classes of
+      // (pairs in the class) - (pairs with the same answer).
+      for (std::size_t r = 0; r < R; ++r) key[r] = {cls[r], ans[r][i]};
+      std::sort(key.begin(), key.end());
+      std::size_t score = 0, class_size = 0, run = 0;
+      for (std::size_t r = 0; r < R; ++r) {
+        const bool new_class = r == 0 || key[r].first != key[r - 1].first;
+        const bool new_run = new_class || key[r].second != key[r - 1].second;
+        if (new_class) class_size = 0;
+        if (new_run) run = 0;
+        score += class_size - run;  // this row against the earlier rows of its class with another answer
+        ++class_size;
+        ++run;
+      }
+      if (score > best_score) { best_score = score; best_case = i; }
+    }
+    if (best_case == P) break;
+    used[best_case] = true;
+    chosen.push_back(best_case);
+    std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> next;
+    for (std::size_t r = 0; r < R; ++r) {
+      const auto key = std::make_pair(cls[r], ans[r][best_case]);
+      auto it = next.find(key);
+      cls[r] = it != next.end() ? it->second : next.emplace(key, next.size()).first->second;
+    }
+  }
+  std::vector<std::size_t> distinct(cls);
+  std::sort(distinct.begin(), distinct.end());
+  s.classes = R ? static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin()) : 0;
+  // More witnesses: round robin over the rows, a further case where each differs from row 0
+  // (a GPU outside the candidate set is more likely caught by several).
+  for (bool added = true; added && chosen.size() < n;) {
+    added = false;
+    for (std::size_t r = 1; r < R && chosen.size() < n; ++r)
+      for (std::size_t i = 0; i < P; ++i)
+        if (!used[i] && ans[r][i] != ans[0][i]) { used[i] = true; chosen.push_back(i); added = true; break; }
+  }
+  std::sort(chosen.begin(), chosen.end());
+  s.n = chosen.size();
+  for (auto i : chosen) {
+    s.a.insert(s.a.end(), pa.begin() + i * K, pa.begin() + (i + 1) * K);
+    s.b.insert(s.b.end(), pb.begin() + i * K, pb.begin() + (i + 1) * K);
+    s.c.push_back(pc[i]);
+  }
+  return s;
+}
+
+std::string dump_format_name(const Format& f) {
+  if (f.name.size() == 4 && f.name[0] == 'e' && f.name[2] == 'm') {
+    std::string u = f.name;
+    for (auto& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return u;
+  }
+  return f.name;
+}
+
+std::vector<std::string> write_case_files(const SuggestedCases& s, const std::string& dir, const std::string& gpu) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string in = dump_format_name(s.in);
+  const std::vector<std::string> paths = {dir + "/a_" + gpu + "_" + in + ".txt", dir + "/b_" + gpu + "_" + in + ".txt",
+                                          dir + "/c_" + gpu + "_fp32.txt"};
+  for (int f = 0; f < 3; ++f) {
+    std::ofstream o(paths[f]);
+    if (!o) throw std::invalid_argument("cannot write '" + paths[f] + "'");
+    for (std::size_t i = 0; i < s.n; ++i) {
+      if (f == 0) o << format_operand_line(s.a.data() + i * s.k, s.k, s.in) << "\n";
+      else if (f == 1) o << format_operand_line(s.b.data() + i * s.k, s.k, s.in) << "\n";
+      else o << format_binary32_line(format_to_binary32(s.c[i], s.out)) << "\n";
+    }
+    if (!o) throw std::invalid_argument("cannot write '" + paths[f] + "'");
+  }
+  return paths;
+}
+
+}  // namespace tcsim::validation

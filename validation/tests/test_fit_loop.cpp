@@ -1,0 +1,117 @@
+// tcsim fit on several dumps at once, and the active loop (--suggest) without a GPU: a hidden
+// row answers the suggested inputs and the loop must reach an equivalent row in at most five
+// rounds of at most 1,000 cases. Equivalence: the fitted and the hidden row agree bit for bit
+// (all NaNs equal) on 10^5 further random and structured cases (a Monte-Carlo check).
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tcsim/models/unit.hpp"
+#include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_suggest.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+
+// Cases of the published dumps' kind: moderate exponents only (no overflow, zero or subnormal
+// decides anything), as a first real dump of an unknown unit would be.
+DumpSet moderate_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t n,
+                      std::size_t K, std::uint64_t seed) {
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, K, 4 * n, seed, a, b, c);
+  // keep only the "moderate" cases: every operand and c normal with exponent in -4..4
+  auto moderate = [](const Format& f, std::uint64_t v) {
+    const int field = static_cast<int>((v >> f.fraction_bits) & ((std::uint64_t{1} << f.exponent_bits) - 1));
+    return field >= f.bias - 4 && field <= f.bias + 4;
+  };
+  std::vector<std::uint64_t> ka, kb, kc;
+  for (std::size_t i = 0; i < 4 * n && kc.size() < n; ++i) {
+    bool ok = moderate(out, c[i]);
+    for (std::size_t t = 0; t < K && ok; ++t) ok = moderate(in, a[i * K + t]) && moderate(in, b[i * K + t]);
+    if (!ok) continue;
+    ka.insert(ka.end(), a.begin() + i * K, a.begin() + (i + 1) * K);
+    kb.insert(kb.end(), b.begin() + i * K, b.begin() + (i + 1) * K);
+    kc.push_back(c[i]);
+  }
+  return simulated_dump(row, in, out, K, ka, kb, kc);
+}
+
+DumpSet structured_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t n,
+                        std::size_t K, std::uint64_t seed) {
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, K, n, seed, a, b, c);
+  return simulated_dump(row, in, out, K, a, b, c);
+}
+
+}  // namespace
+
+TEST_CASE("fit: two dumps of one unit (two outputs) give one row", "[fit]") {
+  const std::uint64_t seed = 20261126;
+  INFO("seed " << seed);
+  const models::Unit& h100 = models::builtin_unit("h100");
+  const Format &fp16 = parse_format("fp16"), &fp32 = parse_format("fp32");
+  const models::DatapathSpec r32 = h100.datapath(fp16, fp32), r16 = h100.datapath(fp16, fp16);
+  const std::vector<DumpSet> dumps = {structured_dump(r32, fp16, fp32, 2000, 16, seed),
+                                      structured_dump(r16, fp16, fp16, 2000, 16, seed + 1)};
+  FitOptions opt;
+  opt.exclude_units = {"h100"};
+  const FitResult r = fit_dumps(dumps, opt);
+  std::printf("fit h100 fp16 -> fp32 + fp16: exact %d, %zu candidate rows, %.2f s\n", int(r.exact), r.evaluations, r.seconds);
+  REQUIRE(r.exact);
+  CHECK(r.best.row.output_formats == std::vector<std::string>{"fp32", "fp16"});
+  CHECK(count_mismatches(r.best.row, structured_dump(r32, fp16, fp32, 100000, 16, seed + 2)) == 0);
+  CHECK(count_mismatches(r.best.row, structured_dump(r16, fp16, fp16, 100000, 16, seed + 3)) == 0);
+  // Each output's final rounding is decided by a case of its own dump.
+  for (const auto& f : r.parameters)
+    if (f.name == "final_rounding.fp16") {
+      CHECK(f.value == "rne");
+      CHECK(f.decided());
+      REQUIRE_FALSE(f.ruled_out.empty());
+      CHECK(f.ruled_out.front().dump == 1);
+    }
+}
+
+TEST_CASE("fit: the active loop finds a hidden row in at most five rounds", "[fit][suggest]") {
+  const std::uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  const Format &in = parse_format("fp16"), &out = parse_format("fp32");
+  // The hidden GPU: the A100 row with other carry bits, clamp and corner rules.
+  models::DatapathSpec hidden = models::builtin_unit("a100").datapath(in, out);
+  hidden.instruction.clear();
+  hidden.input_formats = {"fp16"};
+  hidden.output_formats = {"fp32"};
+  hidden.final_rounding = {{"fp32", Rounding::TowardZero}};
+  hidden.min_exponent = {{"fp32", -129}};
+  hidden.result_fraction_bits.clear();
+  hidden.nan_pattern.clear();
+  hidden.shapes.clear();
+  hidden.carry_bits = 3;
+  hidden.overflow = OverflowMode::Ieee;
+  hidden.zero_sign = ZeroSign::Ieee;
+  hidden.subnormal_outputs = false;
+  const std::size_t K = 8;
+  std::vector<DumpSet> dumps = {moderate_dump(hidden, in, out, 1000, K, seed)};
+  const DumpSet check = structured_dump(hidden, in, out, 100000, K, seed + 100);
+  int rounds = 0;
+  std::size_t last_mismatches = 0;
+  for (;;) {
+    const FitResult r = fit_dumps(dumps);
+    REQUIRE(r.exact);
+    last_mismatches = count_mismatches(r.best.row, check);
+    const auto rows = fitting_rows(r, dumps);
+    const SuggestedCases s = suggest_cases(rows, in, out, K, 1000, seed + rounds + 1);
+    std::printf("active loop round %d: %zu dumps, %zu fitting rows, %zu cases split them into %zu groups; "
+                "fitted row vs hidden: %zu of 100000 differ\n", rounds, dumps.size(), rows.size(), s.n, s.classes, last_mismatches);
+    if (s.classes <= 1) break;  // every row still fitting answers the pool alike: converged
+    REQUIRE(rounds < 5);
+    REQUIRE(s.n <= 1000);
+    dumps.push_back(simulated_dump(hidden, in, out, K, s.a, s.b, s.c));  // the "GPU" answers
+    ++rounds;
+  }
+  CHECK(rounds >= 1);  // the first dump alone leaves the corner rules open
+  CHECK(last_mismatches == 0);
+}
