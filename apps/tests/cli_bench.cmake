@@ -65,4 +65,4 @@ tcsim_check(NAME "bench gemm --all-rows --unit: one line per datapath, path, nat
 
 tcsim_check(NAME "bench gemm --all-rows runs reference-path rows at n = 256 and says so"
   ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
-  STDOUT "\\| mi100 \\| fp16 -> fp32 \\| mfma \\| reference: [^|]*\\| 256 \\(reference: 1 run\\) \\|" "check: 0 mismatches")
+  STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| reference: [^|]*\\| 256 \\(reference: 1 run\\) \\|" "check: 0 mismatches")
