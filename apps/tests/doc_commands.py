@@ -46,6 +46,7 @@ SUBSTITUTIONS = [
     (r"(tcsim lu .*--r )64\b", r"\g<1>16", "block size 64 > the substituted order 64 would leave one block; 16 keeps several"),
     (r"(tcsim (?:gemm|bench gemm) .*--n )1024\b", r"\g<1>64", "a 1024 x 1024 GEMM takes seconds; 64 runs the same code"),
     (r"(tcsim gemm .*--k )65536\b", r"\g<1>4096", "k = 65536 with MPFR errors takes 2 s here; 4096 still chains 512 blocks"),
+    (r"(tcsim experiment \S+ --sizes )1000,2000,4000\b", r"\g<1>64,128", "the LU sweep at 1000, 2000, 4000 takes 3 minutes here; 64, 128 runs the same code"),
     (r"(tcsim bench verify .*--cases )\d+", r"\g<1>20000", "the campaign's 10^6 cases take a minute; 20000 take a second"),
     (r"(tcsim bench (?:dot|gemm|lu)\b)", r"\g<1> --seconds 0.05", "a benchmark measures for 1 s by default"),
     (r"(tcsim bench fit)$", r"\g<1> --cases 1000 --fit-seconds 2", "the fit benchmark's spoiled dump searches for 90 s by default"),
