@@ -490,7 +490,8 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       res.parameters.push_back(std::move(f));
     }
     // The NaN pattern: read from the first NaN result of each output, else open.
-    for (const auto& [in, out] : pairs) {
+    for (const auto& pair : pairs) {
+      const Format& out = pair.second;  // a named reference: clang 14 cannot capture a structured binding
       if (!out.has_nan() || std::any_of(res.parameters.begin(), res.parameters.end(),
                                         [&](const ParameterFinding& f) { return f.name == "nan_pattern." + out.name; }))
         continue;
