@@ -169,7 +169,8 @@ int cmd_lu(const Args& args) {
     scaled = scale == "on";
     ItemWriter shared;
     shared.put(n);
-    ItemReader got(share_from_rank0(shared.take()));
+    const std::string bytes = share_from_rank0(shared.take());  // kept alive: ItemReader reads it in place
+    ItemReader got(bytes);
     n = got.get<std::size_t>();
     if (job_ranks() > 1) check_lu_memory(n, o, a.get_or("grid", ""), "--matrix " + matrix);
   }
