@@ -65,7 +65,8 @@ HWY_INLINE hn::Vec<DI> TruncToInt32(DI di, VF v) {
 #endif
   if constexpr (kBytes <= 16) return hn::Vec<DI>{_mm_cvttps_epi32(v.raw)};
 #endif
-  return hn::ConvertTo(di, v);
+  // NaN lanes (flagged by the callers) become 0 first: converting NaN is undefined in C++ (UBSan, EMU128).
+  return hn::ConvertTo(di, hn::IfThenZeroElse(hn::IsNaN(v), v));
 }
 
 // Rounding a binary64 value (an exact result) into the output format, in integer lanes:
