@@ -87,6 +87,14 @@ void AdderConfig::validate() const {
   if (input_fraction_bits && (*input_fraction_bits < 0 || *input_fraction_bits >= std::min(a_format.precision, b_format.precision)))
     bad("input_fraction_bits", "must be 0.." + std::to_string(std::min(a_format.precision, b_format.precision) - 2) +
                                    " (fewer than the operands' fraction bits), got " + std::to_string(*input_fraction_bits));
+  // The truncation works on the encoding (as X25 models xf32): an IEEE NaN stays NaN or becomes
+  // Inf, but an all-ones NaN (OCP e4m3: S.1111.111) would become a finite number; refused.
+  if (input_fraction_bits)
+    for (const Format* f : {&a_format, &b_format})
+      if (f->nan == NanEncoding::AllOnes)
+        bad("input_fraction_bits", std::string(f == &a_format ? "a" : "b") + "'s format " + f->name +
+                                       " encodes NaN as all ones, which the truncation would make finite; allowed "
+                                       "only with formats whose NaN has an all-ones exponent field or that have no NaN");
   if (product_rounding) {
     if (normalization != Normalization::PerStep) bad("product_rounding", "needs normalization per-step");
     if (*product_rounding == Rounding::Stochastic) bad("product_rounding", "must be rne|rz|ru|rd|ro, got sr");

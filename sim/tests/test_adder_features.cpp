@@ -351,3 +351,27 @@ TEST_CASE("overflow inf and zero_sign positive: the NVIDIA corner rules", "[adde
   CHECK(parse_zero_sign("positive") == ZeroSign::Positive);
   CHECK_THROWS_WITH(parse_zero_sign("minus"), Catch::Matchers::Contains("allowed"));
 }
+
+TEST_CASE("input_fraction_bits truncates the encoding: an IEEE NaN stays NaN or becomes Inf, an all-ones NaN is refused",
+          "[adder]") {
+  AdderConfig cfg = base(f32(), f32(), 30);
+  cfg.input_fraction_bits = 10;  // CDNA3 xf32 (X25): the 13 low fraction bits cleared
+  const FixedPointAdder adder(cfg);
+  const std::vector<std::uint64_t> one{0x3f800000u};
+  // A quiet NaN keeps its top fraction bit; a NaN whose payload sits only in the cleared bits
+  // becomes +Inf, as X25's bit-level truncation makes it.
+  CHECK(bits_to_hex(f32(), adder.dot(std::vector<std::uint64_t>{0x7fc00000u}, one, 0)) == "0x7fc00000");
+  CHECK(bits_to_hex(f32(), adder.dot(std::vector<std::uint64_t>{0x7f800001u}, one, 0)) == "0x7f800000");
+  CHECK(bits_to_hex(f32(), adder.dot(std::vector<std::uint64_t>{0x3f801fffu}, one, 0)) == "0x3f800000");
+  // OCP e4m3's only NaN is S.1111.111: truncated to 2 fraction bits it would read 448, a
+  // silently finite result (a finding of fuzz_adder); the configuration is refused instead.
+  AdderConfig e = base(formats::e4m3(), f32(), 30);
+  e.input_fraction_bits = 2;
+  CHECK_THROWS_WITH(FixedPointAdder(e),
+                    "adder field 'input_fraction_bits' a's format e4m3 encodes NaN as all ones, which the truncation would make "
+                    "finite; allowed only with formats whose NaN has an all-ones exponent field or that have no NaN");
+  e.a_format = formats::e5m2();
+  CHECK_THROWS_WITH(FixedPointAdder(e), Catch::StartsWith("adder field 'input_fraction_bits' b's format e4m3 "));
+  e.b_format = formats::e5m2();
+  CHECK_NOTHROW(FixedPointAdder(e));
+}
