@@ -63,6 +63,12 @@ tcsim_check(NAME "bench gemm --all-rows --unit: one line per datapath, path, nat
          "\"native_gflops\":[0-9]" "\"instructions\":\\[\"wmma\",\"mma.sync\"\\]" "\"load_average_before\":\"[0-9]"
          "\"mismatches\":0")
 
-tcsim_check(NAME "bench gemm --all-rows runs reference-path rows at n = 256 and says so"
-  ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
-  STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| reference: [^|]*\\| 256 \\(reference: 1 run\\) \\|" "check: 0 mismatches")
+# Three 256^3 GEMMs on the reference path: 258 s under the sanitizers, so that pass
+# (TCSIM_TEST_SCALE < 1, scripts/test.sh) leaves this check to the Release pass.
+if(DEFINED ENV{TCSIM_TEST_SCALE} AND "$ENV{TCSIM_TEST_SCALE}" LESS 1)
+  message(STATUS "skipped under TCSIM_TEST_SCALE=$ENV{TCSIM_TEST_SCALE}: bench gemm --all-rows at n = 256 on the reference path")
+else()
+  tcsim_check(NAME "bench gemm --all-rows runs reference-path rows at n = 256 and says so"
+    ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
+    STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| reference: [^|]*\\| 256 \\(reference: 1 run\\) \\|" "check: 0 mismatches")
+endif()
