@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_output.hpp"
+#include "lu_run.hpp"
 #include "native_gemm.hpp"
 #include "progress.hpp"
 #include "tcsim/models/lu.hpp"
@@ -39,6 +40,7 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
   // the time and the bytes each rank received beside the model's.
   int ranks = 1;
   std::vector<double> received, model;
+  nlohmann::json phases;  // under mpirun: seconds per phase and rank
   std::string grid_text;
   auto t0 = std::chrono::steady_clock::now();
   models::LuResult lu;
@@ -55,6 +57,7 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
     lu = dist::lu(MPI_COMM_WORLD, g, unit, formats::fp16(), n, A, o, &traffic);
     if (rank != 0) return 0;
     received = traffic.bytes_received;
+    phases = lu_phases_json(traffic);
     for (int q = 0; q < ranks; ++q) model.push_back(dist::lu_bytes_model(n, g, q));
   } else
 #endif
@@ -90,6 +93,7 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
       j["grid"] = grid_text;
       j["bytes_received_per_rank"] = received;
       j["bytes_model_per_rank"] = model;
+      j["phases_per_rank"] = phases;
     }
     print_json(j);
   } else {

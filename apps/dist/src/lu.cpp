@@ -4,6 +4,8 @@
 #include "tcsim/dist/lu.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -49,10 +51,30 @@ models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Fo
   std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
   if (n == 0) return res;
   Engine engine(comm, grid, unit, in, n, o, res);
+  const auto wall0 = std::chrono::steady_clock::now();
+  const std::clock_t cpu0 = std::clock();
   engine.run(A);
   if (traffic) {
-    traffic->bytes_received.assign(rank == 0 ? static_cast<std::size_t>(size) : 0, 0.0);
+    const std::size_t ranks = rank == 0 ? static_cast<std::size_t>(size) : 0;
+    traffic->bytes_received.assign(ranks, 0.0);
     MPI_Gather(&engine.received_, 1, MPI_DOUBLE, traffic->bytes_received.data(), 1, MPI_DOUBLE, 0, comm);
+    // Per rank: the phases' seconds, then the total and the CPU time.
+    std::vector<double> mine(engine.clock_.seconds, engine.clock_.seconds + kPhaseCount);
+    mine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    mine.push_back(static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC);
+    std::vector<double> all(ranks * mine.size());
+    MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+               MPI_DOUBLE, 0, comm);
+    if (rank == 0) {
+      traffic->phase_names.assign(kPhaseNames, kPhaseNames + kPhaseCount);
+      traffic->phase_is_mpi.assign(kPhaseIsMpi, kPhaseIsMpi + kPhaseCount);
+      for (std::size_t q = 0; q < ranks; ++q) {
+        const double* r = &all[q * mine.size()];
+        traffic->phase_seconds.emplace_back(r, r + kPhaseCount);
+        traffic->total_seconds.push_back(r[kPhaseCount]);
+        traffic->cpu_seconds.push_back(r[kPhaseCount + 1]);
+      }
+    }
   }
   return res;
 }

@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "tcsim/dist/gemm.hpp"
@@ -46,6 +47,16 @@ Grid choose_lu_grid(int ranks);
 // same for any broadcast algorithm MPI picks; what each rank sends depends on it.
 struct LuTraffic {
   std::vector<double> bytes_received;  // on rank 0: one entry per rank (empty elsewhere)
+  // Where each rank's factorization spent its wall time (docs/scale.md "Where the time
+  // goes"): phase_names[i] (lu_phase_names()) took phase_seconds[rank][i] seconds on that
+  // rank; phase_is_mpi[i] says the phase is an MPI call, including the time the rank waits
+  // there for the others. total_seconds: the rank's whole factorization (scatter to gather),
+  // cpu_seconds: the CPU time its process used meanwhile (below total when the machine is
+  // loaded). On rank 0: one entry per rank (empty elsewhere).
+  std::vector<std::string> phase_names;
+  std::vector<bool> phase_is_mpi;
+  std::vector<std::vector<double>> phase_seconds;
+  std::vector<double> total_seconds, cpu_seconds;
 };
 
 // The model of LuTraffic without pivoting (docs/scale.md): rank `rank` of `grid` receives its
