@@ -54,11 +54,11 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
     dist::LuTraffic traffic;
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = std::chrono::steady_clock::now();
-    lu = dist::lu(MPI_COMM_WORLD, g, unit, formats::fp16(), n, A, o, &traffic);
+    lu = dist::lu(MPI_COMM_WORLD, g, unit, formats::fp16(), n, A, o, &traffic, true);  // A is on every rank
     if (rank != 0) return 0;
     received = traffic.bytes_received;
     phases = lu_phases_json(traffic);
-    for (int q = 0; q < ranks; ++q) model.push_back(dist::lu_bytes_model(n, g, q));
+    for (int q = 0; q < ranks; ++q) model.push_back(dist::lu_bytes_model(n, g, q, false));
   } else
 #endif
     lu = models::simulate_lu(unit, formats::fp16(), n, A, o);

@@ -24,14 +24,14 @@ using namespace lu_parts;
 
 Grid choose_lu_grid(int ranks) { return choose_grid(ranks, 1, 1); }
 
-double lu_bytes_model(std::size_t n, Grid grid, int rank) {
+double lu_bytes_model(std::size_t n, Grid grid, int rank, bool scattered) {
   const double N = static_cast<double>(n), P = grid.rows, Q = grid.cols;
-  const double io = rank == 0 ? 8 * N * N * (1 - 1 / (P * Q)) : 8 * N * N / (P * Q);
+  const double io = rank == 0 ? 8 * N * N * (1 - 1 / (P * Q)) : scattered ? 8 * N * N / (P * Q) : 0;
   return io + 4 * N * N * ((1 - 1 / Q) / P + (1 - 1 / P) / Q);
 }
 
 models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
-                    std::span<const double> A, const models::LuOptions& o, LuTraffic* traffic) {
+                    std::span<const double> A, const models::LuOptions& o, LuTraffic* traffic, bool a_on_every_rank) {
   const int rank = rank_of(comm), size = size_of(comm);
   if (grid.rows < 1 || grid.cols < 1 || grid.rows * grid.cols != size)
     throw std::invalid_argument("the process grid " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
@@ -42,7 +42,7 @@ models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Fo
                                 " entries; the distributed LU moves matrices of at most 2^31 - 1 entries");
   models::LuResult res;
   agreed(comm, [&] {
-    if (rank == 0 && A.size() != n * n)
+    if ((rank == 0 || a_on_every_rank) && A.size() != n * n)
       throw std::invalid_argument("A: expected n * n = " + std::to_string(n * n) + " values, got " +
                                   std::to_string(A.size()));
     res = models::describe_lu(unit, in, n, o);  // the option checks, on every rank
@@ -53,7 +53,7 @@ models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Fo
   Engine engine(comm, grid, unit, in, n, o, res);
   const auto wall0 = std::chrono::steady_clock::now();
   const std::clock_t cpu0 = std::clock();
-  engine.run(A);
+  engine.run(A, a_on_every_rank);
   if (traffic) {
     const std::size_t ranks = rank == 0 ? static_cast<std::size_t>(size) : 0;
     traffic->bytes_received.assign(ranks, 0.0);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -40,12 +41,13 @@ class Engine {
   }
 
   // Scatters A from rank 0, rounds it to the storage format (step 0), factorizes, gathers.
-  void run(std::span<const double> A) {
+  // everywhere: every rank holds the whole A (then each takes its blocks: no scatter).
+  void run(std::span<const double> A, bool everywhere) {
     struct Active {  // this engine's clock times the scopes until run() ends
       explicit Active(PhaseClock& c) { active_clock = &c, c.start(); }
       ~Active() { active_clock->enter(kOther), active_clock = nullptr; }
     } active(clock_);
-    scatter(A);
+    scatter(A, everywhere);
     store_a();
     if (o_.algorithm == models::LuAlgorithm::Dp) {
       run_dp();
@@ -77,7 +79,7 @@ class Engine {
  private:
   double& a(std::size_t l, std::size_t c) { return a_[l * lc_ + c]; }
 
-  void scatter(std::span<const double> A) {
+  void scatter(std::span<const double> A, bool everywhere) {
     const Scope phase(kScatter);
     const int size = P_ * Q_;
     std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
@@ -86,12 +88,21 @@ class Engine {
       displs[r] = at;
       at += counts[r];
     }
+    orig_.resize(lr_ * lc_);
+    if (everywhere) {
+      const auto lo = static_cast<std::size_t>(displs[rank_]), hi = lo + orig_.size();
+      for_each_run([&](std::size_t b, std::size_t g, std::size_t len) {
+        if (b >= lo && b < hi) std::copy_n(&A[g], len, &orig_[b - lo]);
+      }, displs);
+      counts_ = std::move(counts);
+      displs_ = std::move(displs);
+      return;
+    }
     std::vector<double> packed;
     if (rank_ == 0) {
       packed.resize(n_ * n_);
       for_each_run([&](std::size_t b, std::size_t g, std::size_t len) { std::copy_n(&A[g], len, &packed[b]); }, displs);
     }
-    orig_.resize(lr_ * lc_);
     MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, orig_.data(), counts[rank_], MPI_DOUBLE, 0,
                  comm_);
     if (rank_ != 0) received_ += static_cast<double>(orig_.size() * sizeof(double));
@@ -118,14 +129,19 @@ class Engine {
 
   void gather() {
     const Scope phase(kGatherFactors);
-    std::vector<double> packed(rank_ == 0 ? n_ * n_ : 0);
-    MPI_Gatherv(a_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_DOUBLE, packed.data(), counts_.data(),
-                displs_.data(), MPI_DOUBLE, 0, comm_);
-    if (rank_ != 0) return;
+    if (rank_ != 0) {
+      MPI_Gatherv(a_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_DOUBLE, nullptr, nullptr, nullptr, MPI_DOUBLE, 0,
+                  comm_);
+      return;
+    }
+    // Rank 0's own blocks (first in the packed order) stay in a_; the buffer is not zeroed.
+    const std::unique_ptr<double[]> packed(new double[n_ * n_]);
+    MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, packed.get(), counts_.data(), displs_.data(), MPI_DOUBLE, 0, comm_);
     received_ += static_cast<double>((n_ * n_ - a_.size()) * sizeof(double));
     res_.LU.resize(n_ * n_);
-    for_each_run([&](std::size_t b, std::size_t g, std::size_t len) { std::copy_n(&packed[b], len, &res_.LU[g]); },
-                 displs_);
+    for_each_run([&](std::size_t b, std::size_t g, std::size_t len) {
+      std::copy_n(b < a_.size() ? &a_[b] : &packed[b], len, &res_.LU[g]);
+    }, displs_);
   }
 
   // Step 0: A rounded to the storage format; a value it cannot hold stops the run (or is an
@@ -370,7 +386,9 @@ class Engine {
     const std::size_t kb = k1 - k0, r0 = rows_.below(k1), c0 = cols_.below(k1);
     const std::size_t m = lr_ - r0, w = lc_ - c0;
     const Scope phase(kUpdate);
-    std::vector<double> L(m * kb), U(kb * w);
+    // The step's buffers keep their memory from step to step (no page faults per step).
+    std::vector<double>&L = update_L_, &U = update_U_;
+    L.resize(m * kb), U.resize(kb * w);
     if (q_ == pc)
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, cols_.local(k0)), kb, &L[i * kb]);
     {
@@ -401,7 +419,8 @@ class Engine {
         }
         return;
       }
-      std::vector<double> C(m * w);
+      std::vector<double>& C = update_C_;
+      C.resize(m * w);
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, c0), w, &C[i * w]);
       for (double& x : L) x = -x;
       models::GemmOptions g = g_;
@@ -657,6 +676,7 @@ class Engine {
   std::size_t lr_ = 0, lc_ = 0;
   std::vector<double> a_, orig_;
   std::vector<int> counts_, displs_;
+  std::vector<double> update_L_, update_U_, update_C_;  // update()'s buffers
 
  public:
   PhaseClock clock_;     // this rank's wall seconds per phase (run() only)

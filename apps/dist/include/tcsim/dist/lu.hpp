@@ -63,14 +63,17 @@ struct LuTraffic {
 // blocks of A (8 n^2 / (P Q) bytes; rank 0 instead the others' factors, 8 n^2 (1 - 1/(P Q))),
 // and per step L's block column along its grid row and U's block row down its grid column
 // when it is not their owner: about 4 n^2 ((1 - 1/Q) / P + (1 - 1/P) / Q) bytes in all.
-double lu_bytes_model(std::size_t n, Grid grid, int rank);
+// scattered = false: A was on every rank (lu's a_on_every_rank), no blocks of A are received.
+double lu_bytes_model(std::size_t n, Grid grid, int rank, bool scattered = true);
 
 // simulate_lu(unit, in, n, A, options) with A (n x n, row-major) significant on rank 0 only
 // (other ranks may pass an empty span). grid.rows * grid.cols must be comm's size. Returns
 // on rank 0 the whole result (LU, perm, events and the description), on the other ranks the
 // description without LU. Every rank throws the same LuBreakdown or std::invalid_argument.
-// options.progress is called on rank 0 only.
+// options.progress is called on rank 0 only. a_on_every_rank: every rank passes the same whole
+// A (tcsim bench lu generates it on each), so each takes its blocks and nothing is scattered.
 models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
-                    std::span<const double> A, const models::LuOptions& options, LuTraffic* traffic = nullptr);
+                    std::span<const double> A, const models::LuOptions& options, LuTraffic* traffic = nullptr,
+                    bool a_on_every_rank = false);
 
 }  // namespace tcsim::dist
