@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "gemm_impl.hpp"  // huge_vector (models/src)
 #include "lu_parts.hpp"
 #include "tcsim/dist/gemm.hpp"
 
@@ -88,8 +88,11 @@ class Engine {
       displs[r] = at;
       at += counts[r];
     }
-    orig_.resize(lr_ * lc_);
-    if (everywhere) {
+    // Fresh buffers as transparent huge pages: first touches of 4 KiB pages cost more than
+    // the copies (docs/scale.md, "Measured: sweeps and bench gemm").
+    orig_ = models::gemm_detail::huge_vector<double>(lr_ * lc_);
+    if (everywhere) {  // a local copy, not MPI: timed as "other"
+      const Scope copy(kOther);
       const auto lo = static_cast<std::size_t>(displs[rank_]), hi = lo + orig_.size();
       for_each_run([&](std::size_t b, std::size_t g, std::size_t len) {
         if (b >= lo && b < hi) std::copy_n(&A[g], len, &orig_[b - lo]);
@@ -134,11 +137,11 @@ class Engine {
                   comm_);
       return;
     }
-    // Rank 0's own blocks (first in the packed order) stay in a_; the buffer is not zeroed.
-    const std::unique_ptr<double[]> packed(new double[n_ * n_]);
-    MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, packed.get(), counts_.data(), displs_.data(), MPI_DOUBLE, 0, comm_);
+    // Rank 0's own blocks (first in the packed order) stay in a_ (MPI_IN_PLACE).
+    std::vector<double> packed = models::gemm_detail::huge_vector<double>(n_ * n_);  // rank 0's part unused
+    MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, packed.data(), counts_.data(), displs_.data(), MPI_DOUBLE, 0, comm_);
     received_ += static_cast<double>((n_ * n_ - a_.size()) * sizeof(double));
-    res_.LU.resize(n_ * n_);
+    res_.LU = models::gemm_detail::huge_vector<double>(n_ * n_);
     for_each_run([&](std::size_t b, std::size_t g, std::size_t len) {
       std::copy_n(b < a_.size() ? &a_[b] : &packed[b], len, &res_.LU[g]);
     }, displs_);
@@ -148,7 +151,7 @@ class Engine {
   // event with continue), the first in row-major order as one process meets it.
   void store_a() {
     const Scope phase(kConvert);
-    a_.resize(lr_ * lc_);
+    a_ = models::gemm_detail::huge_vector<double>(lr_ * lc_);
     PassReport mine;
     for (std::size_t l = 0; l < lr_; ++l)
       for (std::size_t c = 0; c < lc_; ++c) {
@@ -388,7 +391,7 @@ class Engine {
     const Scope phase(kUpdate);
     // The step's buffers keep their memory from step to step (no page faults per step).
     std::vector<double>&L = update_L_, &U = update_U_;
-    L.resize(m * kb), U.resize(kb * w);
+    sized(L, m * kb), sized(U, kb * w);
     if (q_ == pc)
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, cols_.local(k0)), kb, &L[i * kb]);
     {
@@ -420,7 +423,7 @@ class Engine {
         return;
       }
       std::vector<double>& C = update_C_;
-      C.resize(m * w);
+      sized(C, m * w);
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, c0), w, &C[i * w]);
       for (double& x : L) x = -x;
       models::GemmOptions g = g_;
@@ -677,6 +680,11 @@ class Engine {
   std::vector<double> a_, orig_;
   std::vector<int> counts_, displs_;
   std::vector<double> update_L_, update_U_, update_C_;  // update()'s buffers
+  // v with `count` entries (values left as they are), in huge pages when it must grow.
+  static void sized(std::vector<double>& v, std::size_t count) {
+    if (v.capacity() < count) v = models::gemm_detail::huge_vector<double>(count);
+    v.resize(count);
+  }
 
  public:
   PhaseClock clock_;     // this rank's wall seconds per phase (run() only)
