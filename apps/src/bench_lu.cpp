@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_output.hpp"
+#include "lu_run.hpp"
 #include "native_gemm.hpp"
 #include "progress.hpp"
 #include "tcsim/models/lu.hpp"
@@ -39,8 +41,10 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
   // the time and the bytes each rank received beside the model's.
   int ranks = 1;
   std::vector<double> received, model;
+  nlohmann::json phases;  // under mpirun: seconds per phase and rank
   std::string grid_text;
   auto t0 = std::chrono::steady_clock::now();
+  std::clock_t cpu0 = std::clock();
   models::LuResult lu;
 #ifdef TCSIM_HAVE_MPI
   if (dist::active()) {
@@ -52,14 +56,19 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
     dist::LuTraffic traffic;
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = std::chrono::steady_clock::now();
-    lu = dist::lu(MPI_COMM_WORLD, g, unit, formats::fp16(), n, A, o, &traffic);
+    cpu0 = std::clock();
+    lu = dist::lu(MPI_COMM_WORLD, g, unit, formats::fp16(), n, A, o, &traffic, true);  // A is on every rank
     if (rank != 0) return 0;
     received = traffic.bytes_received;
-    for (int q = 0; q < ranks; ++q) model.push_back(dist::lu_bytes_model(n, g, q));
+    phases = lu_phases_json(traffic);
+    for (int q = 0; q < ranks; ++q) model.push_back(dist::lu_bytes_model(n, g, q, false));
   } else
 #endif
     lu = models::simulate_lu(unit, formats::fp16(), n, A, o);
   const double sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The CPU time of this process meanwhile: on a loaded machine the work done, where the
+  // wall time mostly says how much of a core the process got (docs/scale.md).
+  const double sim_cpu_seconds = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
   progress.update("native LU", 1.0);
   const NativeGemm native = native_lu_f32(n, Af.data(), 3, static_cast<int>(threads));
   progress.done();
@@ -80,6 +89,7 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
     j["path"] = lu.path;
     j["unit_calls"] = lu.unit_calls;
     j["sim_seconds"] = sim_seconds;
+    j["sim_cpu_seconds"] = sim_cpu_seconds;
     j["native_seconds"] = native.seconds;
     j["ratio"] = ratio;
     j["native_gflops"] = flops / native.seconds * 1e-9;
@@ -90,6 +100,7 @@ int bench_lu(const ParsedArgs& a, const models::Unit& unit, std::size_t n, std::
       j["grid"] = grid_text;
       j["bytes_received_per_rank"] = received;
       j["bytes_model_per_rank"] = model;
+      j["phases_per_rank"] = phases;
     }
     print_json(j);
   } else {

@@ -191,11 +191,13 @@ int cmd_lu(const Args& args) {
   const auto t0 = std::chrono::steady_clock::now();
   models::LuResult lu;
   nlohmann::json memory;  // under mpirun: bytes per rank (lu_run.hpp)
+  nlohmann::json phases;  // under mpirun: seconds per phase and rank (lu_run.hpp)
   try {
     LuRun run = run_lu(unit, in, n, A, o, a.get_or("grid", ""));  // distributed under mpirun (lu_run.hpp)
     if (!run.report) return 0;  // rank 0 reports
     lu = std::move(run.lu);
     memory = std::move(run.memory);
+    phases = std::move(run.phases);
   } catch (const models::LuBreakdown& e) {
     progress.done();
     if (json) {
@@ -249,6 +251,7 @@ int cmd_lu(const Args& args) {
       j["backward_error_note"] = lu_nonfinite_note(lu, solve_events);
     j["seconds"] = seconds;
     if (!memory.is_null()) j["memory"] = memory;
+    if (!phases.is_null()) j["phases_per_rank"] = phases;
     if (scaled) j["scaling_mu"] = scaling.mu;
     if (refine) add_refine_json(j, ref, a.get("refine"), a.get_or("working", "fp64"));
     print_json(j);

@@ -55,6 +55,27 @@ std::vector<double> lu_memory_per_rank(std::size_t n, const models::LuOptions& o
 
 }  // namespace
 
+#ifdef TCSIM_HAVE_MPI
+nlohmann::json lu_phases_json(const dist::LuTraffic& traffic) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (std::size_t q = 0; q < traffic.phase_seconds.size(); ++q) {
+    nlohmann::json seconds = nlohmann::json::object();
+    double mpi = 0;
+    for (std::size_t i = 0; i < traffic.phase_names.size(); ++i) {
+      seconds[traffic.phase_names[i]] = traffic.phase_seconds[q][i];
+      if (traffic.phase_is_mpi[i]) mpi += traffic.phase_seconds[q][i];
+    }
+    const double total = traffic.total_seconds[q];
+    ranks.push_back({{"total_seconds", total},
+                     {"cpu_seconds", traffic.cpu_seconds[q]},
+                     {"mpi_seconds", mpi},
+                     {"mpi_fraction", total > 0 ? mpi / total : 0.0},
+                     {"seconds", seconds}});
+  }
+  return ranks;
+}
+#endif
+
 void check_lu_memory(std::size_t n, const models::LuOptions& o, const std::string& grid, const std::string& option) {
 #ifdef TCSIM_HAVE_MPI
   if (dist::active()) {
@@ -81,8 +102,10 @@ LuRun run_lu(const models::Unit& unit, const Format& in, std::size_t n, std::spa
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const dist::Grid shape = lu_grid(grid, size);
-    run.lu = dist::lu(MPI_COMM_WORLD, shape, unit, in, n, A, o);
+    dist::LuTraffic traffic;
+    run.lu = dist::lu(MPI_COMM_WORLD, shape, unit, in, n, A, o, &traffic);
     run.report = rank == 0;
+    if (run.report) run.phases = lu_phases_json(traffic);
     const std::vector<double> peaks = dist::gather_peak_resident_bytes(MPI_COMM_WORLD);
     if (run.report) run.memory = {{"bytes_per_rank", whole_bytes(lu_memory_per_rank(n, o, shape))},
                                   {"peak_bytes_per_rank", whole_bytes(peaks)}};

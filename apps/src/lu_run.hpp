@@ -11,6 +11,10 @@
 
 #include "tcsim/models/lu.hpp"
 
+#ifdef TCSIM_HAVE_MPI
+#include "tcsim/dist/lu.hpp"
+#endif
+
 namespace tcsim::cli {
 
 struct LuRun {
@@ -19,7 +23,16 @@ struct LuRun {
   // Under mpirun (rank 0): {"bytes_per_rank": the model's estimate (dist::lu_memory_model),
   // "peak_bytes_per_rank": each rank's measured peak (VmHWM) after the factorization}; null alone.
   nlohmann::json memory;
+  // Under mpirun (rank 0): lu_phases_json of the run; null alone.
+  nlohmann::json phases;
 };
+
+#ifdef TCSIM_HAVE_MPI
+// "phases_per_rank" of --json under mpirun (docs/scale.md "Where the time goes"): per rank
+// {"total_seconds", "cpu_seconds", "mpi_seconds" (the MPI phases, waiting included),
+// "mpi_fraction" (mpi_seconds / total_seconds), "seconds": {phase: seconds}}.
+nlohmann::json lu_phases_json(const dist::LuTraffic& traffic);
+#endif
 
 // Checks up front that the run fits (require_memory_per_rank, memory_need.hpp): alone, the
 // single process's measured 44 n^2 bytes; under mpirun, dist::lu_memory_model per rank on

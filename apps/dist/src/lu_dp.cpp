@@ -115,20 +115,17 @@ void Engine::g_solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t 
   const int pr = static_cast<int>(rows_.owner(k0)), pc = static_cast<int>(cols_.owner(k0));
   const std::size_t kb = k1 - k0;
   PassReport mine;
+  const Scope phase(kSolveU);
   if (p_ == pr) {
     std::vector<double> L(kb * kb);
     if (q_ == pc)
       for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a(rows_.local(k0 + i), cols_.local(k0)), kb, &L[i * kb]);
-    MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+    {
+      const Scope bcast(kDiagonalBcast);
+      MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+    }
     if (q_ != pc) received_ += static_cast<double>(L.size() * sizeof(double));
-    const std::size_t c0 = cols_.below(u0), c1 = cols_.below(u1);
-    for (std::size_t j = 0; j < kb; ++j)
-      for (std::size_t i = j + 1; i < kb; ++i) {
-        double* row = &a(rows_.local(k0 + i), 0);
-        axpy_rounded(p, row, &a(rows_.local(k0 + j), 0), L[i * kb + j], c0, c1);
-        for (std::size_t c = c0; c < c1; ++c)
-          if (!std::isfinite(row[c])) mine.firsts.note({k0 + j, k0 + i, cols_.global(c), row[c], row[c]});
-      }
+    substitute(p, k0, kb, L, cols_.below(u0), cols_.below(u1), mine);
   }
   arith_ = p;
   solve_u_outcome(agree(comm_, std::vector<PassReport>{mine}, received_)[0].firsts);
@@ -151,6 +148,7 @@ void Engine::g_update(const Engine::Update& u, std::size_t r0, std::size_t r1, s
   if (r0 >= r1 || c0 >= c1 || k0 >= k1) return;
   const std::size_t l0 = rows_.below(r0), m = rows_.below(r1) - l0, lc0 = cols_.below(c0), w = cols_.below(c1) - lc0;
   const std::size_t kk = k1 - k0;
+  const Scope phase(kUpdate);
   // L: this grid row's rows [l0, l0 + m), columns k0..k1 from every grid column.
   std::vector<double> L(m * kk), U(kk * w);
   {
@@ -164,6 +162,7 @@ void Engine::g_update(const Engine::Update& u, std::size_t r0, std::size_t r1, s
       counts[q] = static_cast<int>(m * (c.below(k1) - c.below(k0))), displs[q] = at, at += counts[q];
     }
     std::vector<double> all(m * kk);
+    const Scope gathers(kGathers);
     MPI_Allgatherv(packed.data(), counts[q_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, comms_.row);
     received_ += static_cast<double>((all.size() - packed.size()) * sizeof(double));
     for (int q = 0; q < Q_; ++q) {
@@ -185,6 +184,7 @@ void Engine::g_update(const Engine::Update& u, std::size_t r0, std::size_t r1, s
       counts[q] = static_cast<int>((r.below(k1) - r.below(k0)) * w), displs[q] = at, at += counts[q];
     }
     std::vector<double> all(kk * w);
+    const Scope gathers(kGathers);
     MPI_Allgatherv(packed.data(), counts[p_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, comms_.col);
     received_ += static_cast<double>((all.size() - packed.size()) * sizeof(double));
     for (int q = 0; q < P_; ++q) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemm_impl.hpp"  // huge_vector (models/src)
 #include "lu_parts.hpp"
 #include "tcsim/dist/gemm.hpp"
 
@@ -40,8 +41,13 @@ class Engine {
   }
 
   // Scatters A from rank 0, rounds it to the storage format (step 0), factorizes, gathers.
-  void run(std::span<const double> A) {
-    scatter(A);
+  // everywhere: every rank holds the whole A (then each takes its blocks: no scatter).
+  void run(std::span<const double> A, bool everywhere) {
+    struct Active {  // this engine's clock times the scopes until run() ends
+      explicit Active(PhaseClock& c) { active_clock = &c, c.start(); }
+      ~Active() { active_clock->enter(kOther), active_clock = nullptr; }
+    } active(clock_);
+    scatter(A, everywhere);
     store_a();
     if (o_.algorithm == models::LuAlgorithm::Dp) {
       run_dp();
@@ -73,7 +79,8 @@ class Engine {
  private:
   double& a(std::size_t l, std::size_t c) { return a_[l * lc_ + c]; }
 
-  void scatter(std::span<const double> A) {
+  void scatter(std::span<const double> A, bool everywhere) {
+    const Scope phase(kScatter);
     const int size = P_ * Q_;
     std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
     for (int r = 0, at = 0; r < size; ++r) {
@@ -81,12 +88,24 @@ class Engine {
       displs[r] = at;
       at += counts[r];
     }
+    // Fresh buffers as transparent huge pages: first touches of 4 KiB pages cost more than
+    // the copies (docs/scale.md, "Measured: sweeps and bench gemm").
+    orig_ = models::gemm_detail::huge_vector<double>(lr_ * lc_);
+    if (everywhere) {  // a local copy, not MPI: timed as "other"
+      const Scope copy(kOther);
+      const auto lo = static_cast<std::size_t>(displs[rank_]), hi = lo + orig_.size();
+      for_each_run([&](std::size_t b, std::size_t g, std::size_t len) {
+        if (b >= lo && b < hi) std::copy_n(&A[g], len, &orig_[b - lo]);
+      }, displs);
+      counts_ = std::move(counts);
+      displs_ = std::move(displs);
+      return;
+    }
     std::vector<double> packed;
     if (rank_ == 0) {
       packed.resize(n_ * n_);
-      for_each_entry([&](std::size_t b, std::size_t g) { packed[b] = A[g]; }, displs);
+      for_each_run([&](std::size_t b, std::size_t g, std::size_t len) { std::copy_n(&A[g], len, &packed[b]); }, displs);
     }
-    orig_.resize(lr_ * lc_);
     MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_DOUBLE, orig_.data(), counts[rank_], MPI_DOUBLE, 0,
                  comm_);
     if (rank_ != 0) received_ += static_cast<double>(orig_.size() * sizeof(double));
@@ -94,32 +113,45 @@ class Engine {
     displs_ = std::move(displs);
   }
 
-  // f(packed index, row-major global index) over every rank's block in rank order.
+  // f(packed index, row-major global index, length) over every rank's block in rank order,
+  // by runs of entries that are contiguous in both (the columns of one block of r): the
+  // packing costs a copy, not an index computation per entry.
   template <class F>
-  void for_each_entry(F&& f, const std::vector<int>& displs) const {
+  void for_each_run(F&& f, const std::vector<int>& displs) const {
     for (int r = 0; r < P_ * Q_; ++r) {
       const auto pr = static_cast<std::size_t>(r / Q_), pc = static_cast<std::size_t>(r % Q_);
       const std::size_t nr = rows_.count(pr), nc = cols_.count(pc);
       std::size_t b = static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]);
       for (std::size_t l = 0; l < nr; ++l)
-        for (std::size_t c = 0; c < nc; ++c) f(b++, rows_.global(l, pr) * n_ + cols_.global(c, pc));
+        for (std::size_t c = 0, len = 0; c < nc; c += len, b += len) {
+          len = std::min(r_ - c % r_, nc - c);
+          f(b, rows_.global(l, pr) * n_ + cols_.global(c, pc), len);
+        }
     }
   }
 
   void gather() {
-    std::vector<double> packed(rank_ == 0 ? n_ * n_ : 0);
-    MPI_Gatherv(a_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_DOUBLE, packed.data(), counts_.data(),
-                displs_.data(), MPI_DOUBLE, 0, comm_);
-    if (rank_ != 0) return;
+    const Scope phase(kGatherFactors);
+    if (rank_ != 0) {
+      MPI_Gatherv(a_.data(), counts_[static_cast<std::size_t>(rank_)], MPI_DOUBLE, nullptr, nullptr, nullptr, MPI_DOUBLE, 0,
+                  comm_);
+      return;
+    }
+    // Rank 0's own blocks (first in the packed order) stay in a_ (MPI_IN_PLACE).
+    std::vector<double> packed = models::gemm_detail::huge_vector<double>(n_ * n_);  // rank 0's part unused
+    MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DOUBLE, packed.data(), counts_.data(), displs_.data(), MPI_DOUBLE, 0, comm_);
     received_ += static_cast<double>((n_ * n_ - a_.size()) * sizeof(double));
-    res_.LU.resize(n_ * n_);
-    for_each_entry([&](std::size_t b, std::size_t g) { res_.LU[g] = packed[b]; }, displs_);
+    res_.LU = models::gemm_detail::huge_vector<double>(n_ * n_);
+    for_each_run([&](std::size_t b, std::size_t g, std::size_t len) {
+      std::copy_n(b < a_.size() ? &a_[b] : &packed[b], len, &res_.LU[g]);
+    }, displs_);
   }
 
   // Step 0: A rounded to the storage format; a value it cannot hold stops the run (or is an
   // event with continue), the first in row-major order as one process meets it.
   void store_a() {
-    a_.resize(lr_ * lc_);
+    const Scope phase(kConvert);
+    a_ = models::gemm_detail::huge_vector<double>(lr_ * lc_);
     PassReport mine;
     for (std::size_t l = 0; l < lr_; ++l)
       for (std::size_t c = 0; c < lc_; ++c) {
@@ -164,6 +196,7 @@ class Engine {
   // in the same order, and all ranks agree on the columns' breakdowns and events, column by
   // column in order (a breakdown at column j ends the run before anything after it counts).
   void panel(std::size_t k0, std::size_t k1, int pr, int pc) {
+    const Scope phase(kPanel);
     const std::size_t kb = k1 - k0;
     std::vector<PassReport> mine(kb);
     std::vector<int> pivots(kb);
@@ -176,6 +209,7 @@ class Engine {
       }
     }
     if (o_.pivot) {
+      const Scope bcast(kPanelBcast);
       MPI_Bcast(pivots.data(), static_cast<int>(kb), MPI_INT, pc, comms_.row);
       if (q_ != pc) received_ += static_cast<double>(kb * sizeof(int));
       for (std::size_t j = k0; j < k1; ++j) {
@@ -207,6 +241,7 @@ class Engine {
                                   : (std::isnan(v) ? -1.0 : std::fabs(v));
         if (key > local.value) local = {key, static_cast<int>(i)};
       }
+      const Scope search(kPivot);
       MPI_Allreduce(&local, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comms_.col);  // ties: the smallest index
       received_ += sizeof(local);
       pivot_row = best.index;
@@ -215,7 +250,10 @@ class Engine {
     const std::size_t lj = cols_.local(j), w = k1 - j;
     std::vector<double> prow(w);
     if (p_ == pr) std::copy_n(&a(rows_.local(j), lj), w, prow.data());
-    MPI_Bcast(prow.data(), static_cast<int>(w), MPI_DOUBLE, pr, comms_.col);
+    {
+      const Scope bcast(kPanelBcast);
+      MPI_Bcast(prow.data(), static_cast<int>(w), MPI_DOUBLE, pr, comms_.col);
+    }
     if (p_ != pr) received_ += static_cast<double>(w * sizeof(double));
     const double piv = prow[0];
     if (p_ == pr) mine.pivot = piv, mine.has_pivot = 1;
@@ -257,7 +295,10 @@ class Engine {
         mine[t].pivot = D[t * kb + t], mine[t].has_pivot = 1;
       }
     }
-    MPI_Bcast(D.data(), static_cast<int>(D.size()), MPI_DOUBLE, pr, comms_.col);
+    {
+      const Scope bcast(kPanelBcast);
+      MPI_Bcast(D.data(), static_cast<int>(D.size()), MPI_DOUBLE, pr, comms_.col);
+    }
     if (p_ != pr) received_ += static_cast<double>(D.size() * sizeof(double));
     for (std::size_t l = rows_.below(k1); l < lr_; ++l) eliminate_row(&a(l, lk), rows_.global(l), D.data());
   }
@@ -283,6 +324,7 @@ class Engine {
   // Whole rows j and q exchanged (between two grid rows, or within one), on every rank's columns.
   void swap_rows(std::size_t j, std::size_t q) {
     if (q == j) return;
+    const Scope swap(kPivot);
     const std::size_t oj = rows_.owner(j), oq = rows_.owner(q);
     if (oj == rows_.me && oq == rows_.me) {
       std::swap_ranges(&a(rows_.local(j), 0), &a(rows_.local(j), 0) + lc_, &a(rows_.local(q), 0));
@@ -298,22 +340,34 @@ class Engine {
   // U's block row, columns k1..n: L_kk (broadcast along grid row pr from grid column pc)
   // applied by forward substitution, each entry's products in column order.
   void solve_u(std::size_t k0, std::size_t k1, int pr, int pc, PassReport& mine) {
+    const Scope phase(kSolveU);
     const Precision p = arith_;
     const std::size_t kb = k1 - k0;
     if (p_ == pr) {
       std::vector<double> L(kb * kb);
       if (q_ == pc)
         for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a(rows_.local(k0 + i), cols_.local(k0)), kb, &L[i * kb]);
-      MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+      {
+        const Scope bcast(kDiagonalBcast);
+        MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+      }
       if (q_ != pc) received_ += static_cast<double>(L.size() * sizeof(double));
-      const std::size_t c0 = cols_.below(k1);
+      substitute(p, k0, kb, L, cols_.below(k1), lc_, mine);
+    }
+  }
+  // Local columns [c0, c1) of U's block row (rows k0..k0 + kb) solved with L_kk (kb x kb).
+  // Columns are independent: each chunk of columns runs the whole substitution while it is
+  // in cache (as models/src/lu.cpp's solve_u); each entry's products stay in column order.
+  void substitute(Precision p, std::size_t k0, std::size_t kb, const std::vector<double>& L, std::size_t c0,
+                  std::size_t c1, PassReport& mine) {
+    const std::size_t chunk = std::max<std::size_t>(64, 16384 / kb);
+    for (std::size_t b = c0; b < c1; b += chunk) {
+      const std::size_t e = std::min(c1, b + chunk);
       for (std::size_t j = 0; j < kb; ++j)
         for (std::size_t i = j + 1; i < kb; ++i) {
           double* row = &a(rows_.local(k0 + i), 0);
-          const double* prow = &a(rows_.local(k0 + j), 0);
-          const double l = L[i * kb + j];
-          axpy_rounded(p, row, prow, l, c0, lc_);
-          for (std::size_t c = c0; c < lc_; ++c)
+          axpy_rounded(p, row, &a(rows_.local(k0 + j), 0), L[i * kb + j], b, e);
+          for (std::size_t c = b; c < e; ++c)
             if (!std::isfinite(row[c])) mine.firsts.note({k0 + j, k0 + i, cols_.global(c), row[c], row[c]});
         }
     }
@@ -334,14 +388,23 @@ class Engine {
   void update(std::size_t k0, std::size_t k1, int pr, int pc, PassReport& mine) {
     const std::size_t kb = k1 - k0, r0 = rows_.below(k1), c0 = cols_.below(k1);
     const std::size_t m = lr_ - r0, w = lc_ - c0;
-    std::vector<double> L(m * kb), U(kb * w);
+    const Scope phase(kUpdate);
+    // The step's buffers keep their memory from step to step (no page faults per step).
+    std::vector<double>&L = update_L_, &U = update_U_;
+    sized(L, m * kb), sized(U, kb * w);
     if (q_ == pc)
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, cols_.local(k0)), kb, &L[i * kb]);
-    MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+    {
+      const Scope bcast(kLuBcast);
+      MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
+    }
     if (q_ != pc) received_ += static_cast<double>(L.size() * sizeof(double));
     if (p_ == pr)
       for (std::size_t t = 0; t < kb; ++t) std::copy_n(&a(rows_.local(k0 + t), c0), w, &U[t * w]);
-    MPI_Bcast(U.data(), static_cast<int>(U.size()), MPI_DOUBLE, pr, comms_.col);
+    {
+      const Scope bcast(kLuBcast);
+      MPI_Bcast(U.data(), static_cast<int>(U.size()), MPI_DOUBLE, pr, comms_.col);
+    }
     if (p_ != pr) received_ += static_cast<double>(U.size() * sizeof(double));
     const Precision store = S_;
     agreed(comm_, [&] {
@@ -359,7 +422,8 @@ class Engine {
         }
         return;
       }
-      std::vector<double> C(m * w);
+      std::vector<double>& C = update_C_;
+      sized(C, m * w);
       for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, c0), w, &C[i * w]);
       for (double& x : L) x = -x;
       models::GemmOptions g = g_;
@@ -443,6 +507,7 @@ class Engine {
 
   // Local rows [l0, l1) x local columns [c0, c1) rounded to p (models' convert).
   void convert(Precision p, std::size_t l0, std::size_t l1, std::size_t c0, std::size_t c1, PassReport& mine) {
+    const Scope phase(kConvert);
     for (std::size_t l = l0; l < l1; ++l)
       for (std::size_t c = c0; c < c1; ++c) {
         double& x = a(l, c);
@@ -472,6 +537,7 @@ class Engine {
     if (column) l0 = rows_.below(k0), l1 = lr_, c0 = cols_.local(k0), c1 = c0 + kb_col;
     else l0 = rows_.local(k0), l1 = l0 + (k1 - k0), c0 = cols_.below(k1), c1 = lc_;
     const bool mine_column = column ? q_ == owner : p_ == owner;
+    const Scope phase(kUpdate);
     // L: rows [l0, l1) of this grid row, columns 0..k0 from every grid column (to grid
     // column `owner` for a block column, to all of grid row `owner` for a block row).
     std::vector<double> L, U;
@@ -511,6 +577,7 @@ class Engine {
   // L's rows [l0, l1) (local), columns 0..k0 in global order, from every rank of the grid row:
   // to grid column `root`, or to all (root < 0).
   std::vector<double> gather_l(std::size_t l0, std::size_t l1, std::size_t k0, int root) {
+    const Scope phase(kGathers);
     const std::size_t m = l1 - l0, mine_cols = cols_.below(k0);
     std::vector<double> packed(m * mine_cols);
     for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, 0), mine_cols, &packed[i * mine_cols]);
@@ -540,6 +607,7 @@ class Engine {
   // U's rows 0..k0 in global order, local columns [c0, c1), from every rank of the grid
   // column: to grid row `root`, or to all (root < 0).
   std::vector<double> gather_u(std::size_t c0, std::size_t c1, std::size_t k0, int root) {
+    const Scope phase(kGathers);
     const std::size_t w = c1 - c0, mine_rows = rows_.below(k0);
     std::vector<double> packed(mine_rows * w);
     for (std::size_t t = 0; t < mine_rows; ++t) std::copy_n(&a(t, c0), w, &packed[t * w]);
@@ -611,8 +679,15 @@ class Engine {
   std::size_t lr_ = 0, lc_ = 0;
   std::vector<double> a_, orig_;
   std::vector<int> counts_, displs_;
+  std::vector<double> update_L_, update_U_, update_C_;  // update()'s buffers
+  // v with `count` entries (values left as they are), in huge pages when it must grow.
+  static void sized(std::vector<double>& v, std::size_t count) {
+    if (v.capacity() < count) v = models::gemm_detail::huge_vector<double>(count);
+    v.resize(count);
+  }
 
  public:
+  PhaseClock clock_;     // this rank's wall seconds per phase (run() only)
   double received_ = 0;  // payload bytes this rank received (collectives' data it needed)
 };
 

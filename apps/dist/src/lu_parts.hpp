@@ -4,6 +4,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -33,6 +34,49 @@ inline int size_of(MPI_Comm comm) {
   return s;
 }
 
+// Where one rank's factorization spends its wall time (--json "phases_per_rank",
+// docs/scale.md): every moment belongs to exactly one phase; a Scope switches to its phase
+// and back, so nested scopes (an agreement inside an update) split the time, never count it
+// twice. The MPI phases include the time a rank waits there for the others.
+enum Phase : int {
+  kOther, kScatter, kPanel, kPivot, kPanelBcast, kSolveU, kDiagonalBcast, kLuBcast, kUpdate, kConvert, kGathers,
+  kAgreement, kGatherFactors, kPhaseCount
+};
+inline constexpr const char* kPhaseNames[kPhaseCount] = {
+    "other",     "scatter",      "panel",   "pivot_search", "panel_broadcast", "solve_u",        "diagonal_broadcast",
+    "lu_broadcast", "update",    "convert", "gathers",      "agreement",       "gather_factors"};
+inline constexpr bool kPhaseIsMpi[kPhaseCount] = {false, true,  false, true, true,  false, true,
+                                                  true,  false, false, true, true,  true};
+class PhaseClock {
+ public:
+  double seconds[kPhaseCount] = {};
+  Phase current = kOther;
+  void enter(Phase p) {
+    const auto now = std::chrono::steady_clock::now();
+    seconds[current] += std::chrono::duration<double>(now - since_).count();
+    since_ = now, current = p;
+  }
+  void start() { since_ = std::chrono::steady_clock::now(), current = kOther; }
+
+ private:
+  std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
+};
+inline PhaseClock* active_clock = nullptr;  // the running Engine's (one LU per process at a time)
+class Scope {
+ public:
+  explicit Scope(Phase p) : prev_(active_clock ? active_clock->current : kOther) {
+    if (active_clock) active_clock->enter(p);
+  }
+  ~Scope() {
+    if (active_clock) active_clock->enter(prev_);
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  Phase prev_;
+};
+
 // The serial code's texts and rounded axpy (models/src/lu_impl.hpp).
 using models::lu_detail::at;
 using models::lu_detail::axpy_rounded;
@@ -52,6 +96,7 @@ void agreed(MPI_Comm comm, F&& f) {
     failure = std::string("E") + e.what(), failed = true;
   }
   try {
+    const Scope s(kAgreement);
     agree_on_failure(comm, failed ? &failure : nullptr);
   } catch (const std::invalid_argument& e) {
     const std::string m = e.what();
@@ -98,6 +143,7 @@ inline std::vector<PassReport> agree(MPI_Comm comm, const std::vector<PassReport
   const std::size_t size = static_cast<std::size_t>(size_of(comm)), count = mine.size();
   std::vector<PassReport> all(size * count);
   const int bytes = static_cast<int>(count * sizeof(PassReport));
+  const Scope s(kAgreement);
   MPI_Allgather(mine.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm);
   received += static_cast<double>(bytes) * static_cast<double>(size - 1);
   std::vector<PassReport> r(count);

@@ -15,6 +15,10 @@ bool launched_by_mpi() {
 
 Session::Session(int& argc, char**& argv) {
   if (!launched_by_mpi()) return;
+  // A rank waiting in MPI yields its core (Open MPI's mpi_yield_when_idle) unless the user
+  // chose otherwise: on a shared or loaded machine a spinning rank takes the CPU that the
+  // rank it waits for needs (docs/scale.md "Where the time goes"). Other MPIs ignore it.
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   // A failing MPI call ends the job with MPI's message (the default handler), never a hang.

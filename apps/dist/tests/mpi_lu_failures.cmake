@@ -2,7 +2,7 @@
 # refuse (inside dist::lu, on every rank), --grid against the job (under mpirun and alone),
 # breakdowns (dp, ll): each reported once with the exit code
 # of tcsim alone, every rank exits (60 s timeout). Then tcsim bench lu under mpirun reports
-# the bytes each rank received.
+# the bytes each rank received, and it and tcsim lu each rank's seconds per phase.
 include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
   return()
@@ -33,9 +33,19 @@ expect_error(2 1 "tcsim lu: LU breakdown at step 3 (block 1): pivot U[2][2] = 0 
 expect_error(3 1 "tcsim lu: LU breakdown at step 2 (block 2): converting the fp32 buffer to fp16 gives A[1][1] = -inf (from -89996)"
   lu --unit h100 --matrix "${WORK_DIR}/g3.mtx" --scale off --alg ll --r 1 --quiet)
 
+# Each rank's seconds per phase (docs/scale.md "Where the time goes"): the exact keys, one
+# object per rank; the times themselves are not checked.
+set(num "[0-9.e+-]+")
+set(rank_phases "{\"cpu_seconds\":${num},\"mpi_fraction\":${num},\"mpi_seconds\":${num},\"seconds\":{\"agreement\":${num},\"convert\":${num},\"diagonal_broadcast\":${num},\"gather_factors\":${num},\"gathers\":${num},\"lu_broadcast\":${num},\"other\":${num},\"panel\":${num},\"panel_broadcast\":${num},\"pivot_search\":${num},\"scatter\":${num},\"solve_u\":${num},\"update\":${num}},\"total_seconds\":${num}}")
 mpi_run(4 out err rc bench lu --unit v100 --n 64 --r 8 --threads 1 --quiet --json)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "\"bytes_received_per_rank\":\\[[0-9.e+]+,[0-9.e+]+,[0-9.e+]+,[0-9.e+]+\\]"
-   OR NOT out MATCHES "\"grid\":\"2x2\"")
+   OR NOT out MATCHES "\"grid\":\"2x2\""
+   OR NOT out MATCHES "\"phases_per_rank\":\\[${rank_phases},${rank_phases},${rank_phases},${rank_phases}\\]")
   mpi_fail("bench lu under mpirun -n 4: exit ${rc}, stdout ${out}, stderr ${err}")
 endif()
 message(STATUS "bench lu -n 4: ${out}")
+mpi_run(2 out err rc lu --unit v100 --n 64 --r 8 --pivot --grid 1x2 --threads 1 --quiet --json)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"phases_per_rank\":\\[${rank_phases},${rank_phases}\\]")
+  mpi_fail("lu under mpirun -n 2: no phases_per_rank of 2 ranks: exit ${rc}, stdout ${out}, stderr ${err}")
+endif()
+message(STATUS "lu -n 2: phases_per_rank present")

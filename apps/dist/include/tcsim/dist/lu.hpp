@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "tcsim/dist/gemm.hpp"
@@ -46,20 +47,33 @@ Grid choose_lu_grid(int ranks);
 // same for any broadcast algorithm MPI picks; what each rank sends depends on it.
 struct LuTraffic {
   std::vector<double> bytes_received;  // on rank 0: one entry per rank (empty elsewhere)
+  // Where each rank's factorization spent its wall time (docs/scale.md "Where the time
+  // goes"): phase_names[i] (lu_phase_names()) took phase_seconds[rank][i] seconds on that
+  // rank; phase_is_mpi[i] says the phase is an MPI call, including the time the rank waits
+  // there for the others. total_seconds: the rank's whole factorization (scatter to gather),
+  // cpu_seconds: the CPU time its process used meanwhile (below total when the machine is
+  // loaded). On rank 0: one entry per rank (empty elsewhere).
+  std::vector<std::string> phase_names;
+  std::vector<bool> phase_is_mpi;
+  std::vector<std::vector<double>> phase_seconds;
+  std::vector<double> total_seconds, cpu_seconds;
 };
 
 // The model of LuTraffic without pivoting (docs/scale.md): rank `rank` of `grid` receives its
 // blocks of A (8 n^2 / (P Q) bytes; rank 0 instead the others' factors, 8 n^2 (1 - 1/(P Q))),
 // and per step L's block column along its grid row and U's block row down its grid column
 // when it is not their owner: about 4 n^2 ((1 - 1/Q) / P + (1 - 1/P) / Q) bytes in all.
-double lu_bytes_model(std::size_t n, Grid grid, int rank);
+// scattered = false: A was on every rank (lu's a_on_every_rank), no blocks of A are received.
+double lu_bytes_model(std::size_t n, Grid grid, int rank, bool scattered = true);
 
 // simulate_lu(unit, in, n, A, options) with A (n x n, row-major) significant on rank 0 only
 // (other ranks may pass an empty span). grid.rows * grid.cols must be comm's size. Returns
 // on rank 0 the whole result (LU, perm, events and the description), on the other ranks the
 // description without LU. Every rank throws the same LuBreakdown or std::invalid_argument.
-// options.progress is called on rank 0 only.
+// options.progress is called on rank 0 only. a_on_every_rank: every rank passes the same whole
+// A (tcsim bench lu generates it on each), so each takes its blocks and nothing is scattered.
 models::LuResult lu(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
-                    std::span<const double> A, const models::LuOptions& options, LuTraffic* traffic = nullptr);
+                    std::span<const double> A, const models::LuOptions& options, LuTraffic* traffic = nullptr,
+                    bool a_on_every_rank = false);
 
 }  // namespace tcsim::dist
