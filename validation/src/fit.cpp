@@ -93,13 +93,13 @@ class DumpEvaluator {
   bool all_active() const { return active_ == d_.n; }
 
   // Mismatches of `unit` on this dump (graded: the sum of result_cost), saturated at `bound`.
-  std::size_t count(const models::Unit* unit, std::size_t bound, std::size_t* first_case = nullptr,
-                    bool graded = false) {
+  std::size_t count(const models::Unit* unit, const std::string& instruction, std::size_t bound,
+                    std::size_t* first_case = nullptr, bool graded = false) {
     const std::size_t K = d_.k;
     std::size_t mism = 0;
     if (!prio_.empty()) {
       out_.resize(prio_.size());
-      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data());
+      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data(), instruction);
       case_evaluations += prio_.size();
       for (std::size_t i = 0; i < prio_.size(); ++i)
         if (!same_result(d_.out, out_[i], pd_[i])) {
@@ -113,7 +113,7 @@ class DumpEvaluator {
       const std::size_t m = std::min(kChunk, active_ - s);
       out_.resize(m);
       unit->dot_batch(d_.in, d_.out, m, K, d_.a.data() + s * K, d_.b.data() + s * K, d_.c.data() + s,
-                      out_.data());
+                      out_.data(), instruction);
       case_evaluations += m;
       for (std::size_t i = 0; i < m; ++i) {
         const std::size_t idx = s + i;
@@ -164,11 +164,12 @@ class Evaluator {
       return kInvalid;
     }
     std::size_t total = 0;
+    const std::string instruction = fit_instruction(row);
     for (std::size_t i = 0; i < per_dump_.size() && total < bound; ++i) {
       std::size_t first = 0;
       std::size_t m = 0;
       try {
-        m = per_dump_[i].count(unit.get(), bound - total, &first, graded);
+        m = per_dump_[i].count(unit.get(), instruction, bound - total, &first, graded);
       } catch (const std::exception&) {
         return kInvalid;  // the row does not serve this dump's formats
       }
@@ -573,11 +574,16 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
 
 models::UnitSpec fitted_unit(const DatapathSpec& row, const std::string& name) { return one_row_unit(row, name); }
 
+std::string fit_instruction(const DatapathSpec& row) {
+  return row.instruction.empty() && row.shapes.size() == 1 ? row.shapes.front() : std::string();
+}
+
 std::size_t count_mismatches(const DatapathSpec& row, const DumpSet& dump, std::vector<std::size_t>* first,
                              std::size_t max_first) {
   models::Unit unit(one_row_unit(row, "fit"));
   std::vector<std::uint64_t> got(dump.n);
-  unit.dot_batch(dump.in, dump.out, dump.n, dump.k, dump.a.data(), dump.b.data(), dump.c.data(), got.data());
+  unit.dot_batch(dump.in, dump.out, dump.n, dump.k, dump.a.data(), dump.b.data(), dump.c.data(), got.data(),
+                 fit_instruction(row));
   std::size_t m = 0;
   for (std::size_t i = 0; i < dump.n; ++i)
     if (!same_result(dump.out, got[i], dump.d[i])) {
@@ -625,6 +631,8 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       }
   if (options.fma_size > 0)
     for (auto& s : seeds) s.second.fma_size = options.fma_size;
+  if (options.instruction_k > 0)
+    for (auto& s : seeds) s.second.shapes = {"fit.m16n16k" + std::to_string(options.instruction_k)};
   const auto ps = parameters(dumps, options.fma_size);
   // The search without the AMD-only keys and values (c "after", F "exact"): NVIDIA-like seeds
   // descend in it first, so the larger space does not lead them astray.
