@@ -447,6 +447,7 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const Pairs& pairs, 
 std::vector<std::vector<std::size_t>> parameter_groups(const std::vector<Param>& ps) {
   static const std::vector<std::vector<std::string>> kGroups = {
       {"fraction_bits", "alignment_rounding", "sticky_bit"},
+      {"fraction_bits", "min_exponent"},
       {"c_placement", "late_products_rounding", "c_entry", "final_add_rounding"},
       {"fma_size", "k_split", "carry_bits", "normalization", "order"},
       {"normalization", "order", "product_rounding", "sticky_bit"},
