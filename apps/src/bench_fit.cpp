@@ -150,6 +150,13 @@ int bench_fit(const ParsedArgs& a) {
     }
   } else {
     hidden = builtin_rows();
+    if (a.has("only")) {  // --only TEXT: the rows whose label contains TEXT ("mi" for the AMD rows)
+      const std::string only = a.get("only");
+      hidden.erase(std::remove_if(hidden.begin(), hidden.end(),
+                                  [&](const Hidden& h) { return h.label.find(only) == std::string::npos; }),
+                   hidden.end());
+      if (hidden.empty()) throw std::invalid_argument("--only: no built-in row label contains '" + only + "'");
+    }
     if (evaluate.empty()) {  // the speed benchmark: a few representative rows
       std::vector<Hidden> few;
       for (auto& h : hidden)

@@ -136,6 +136,8 @@ int cmd_fit(const Args& args) {
   p.flag("zero-c", "use c = 0 for every dump instead of c files");
   p.option("dumps", "a list of dumps, one per line: '<in> <out> <a> <b> <c|zero> <d>' (paths relative to the list)", "file");
   p.option("k", "fix the block FMA size k (products per block) instead of searching it", "K");
+  p.option("instruction-k", "the K of one instruction (K_i) when it differs from the block FMA size: the dumps' K "
+                            "is chained by instructions of K_i products; the row names the shape fit.m16n16k<K_i>", "K_i");
   p.option("base", "start only from this built-in unit's rows for the formats (default: every built-in row)", "unit");
   p.flag("json", "print the result as JSON");
   p.option("write-unit", "write the fitted row as a unit JSON file (for --unit-config)", "file");
@@ -146,6 +148,7 @@ int cmd_fit(const Args& args) {
   if (a.help()) return p.print_help();
   validation::FitOptions opt;
   opt.fma_size = static_cast<int>(a.get_int("k", 1, 256, 0));
+  opt.instruction_k = static_cast<int>(a.get_int("instruction-k", 1, 256, 0));
   const std::size_t suggest = static_cast<std::size_t>(a.get_int("suggest", 1, 100000, 0));
   if (a.has("suggest") != a.has("suggest-dir"))
     throw std::invalid_argument(a.has("suggest") ? "--suggest needs --suggest-dir <dir> (where the a/b/c files are written)"
@@ -177,7 +180,7 @@ int cmd_fit(const Args& args) {
   const models::Unit unit(spec);
   validation::ValidationResult check;
   for (const auto& dump : dumps) {
-    const auto c = validation::validate_dump(dump, [&](auto x, auto y, std::uint64_t cv) { return unit.dot(dump.in, dump.out, x, y, cv); });
+    const auto c = validation::validate_dump(dump, [&](auto x, auto y, std::uint64_t cv) { return unit.dot(dump.in, dump.out, x, y, cv, validation::fit_instruction(r.best.row)); });
     check.cases += c.cases;
     check.mismatches += c.mismatches;
   }

@@ -62,39 +62,66 @@ models::UnitSpec one_row_unit(const DatapathSpec& row, const std::string& name) 
   return u;
 }
 
+// The cost of one result against the dump's: 0 when equal (all NaNs equal), else 1 + the
+// bit length of the distance in units in the last place (an ordered difference of the bit
+// patterns), 66 when one of them is NaN. Graded so that a change that brings wrong results
+// nearer (the right F with a still wrong final rounding) counts as progress: coupled
+// parameters are then found one at a time. 0 exactly when the results are the same.
+std::size_t result_cost(const Format& f, std::uint64_t got, std::uint64_t want) {
+  if (same_result(f, got, want)) return 0;
+  const std::uint64_t nan = f.has_nan() ? f.canonical_nan() : 0;
+  if (f.has_nan() && (same_result(f, got, nan) || same_result(f, want, nan))) return 66;
+  auto ordered = [&](std::uint64_t v) -> __int128 {
+    const std::uint64_t s = f.sign_mask();
+    return (v & s) ? -static_cast<__int128>(v & ~s) : static_cast<__int128>(v);
+  };
+  __int128 d = ordered(got) - ordered(want);
+  if (d < 0) d = -d;
+  std::size_t bits = 0;
+  while (d > 0) { ++bits; d >>= 1; }
+  return 1 + std::max<std::size_t>(bits, 1);
+}
+
 // Mismatch counting with the cheapest cases first: the cases that separated earlier
 // candidates ("priority") run first, then the rest in chunks, stopping at `bound`.
 class DumpEvaluator {
  public:
-  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false) {}
+  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false), active_(d.n) {}
 
-  // Mismatches of `unit` on this dump, saturated at `bound`.
-  std::size_t count(const models::Unit* unit, std::size_t bound, std::size_t* first_case = nullptr) {
+  // Only the first `n` cases count (a first sample for the early descent); all: d.n.
+  void set_active(std::size_t n) { active_ = std::min(n, d_.n); }
+  bool all_active() const { return active_ == d_.n; }
+
+  // Mismatches of `unit` on this dump (graded: the sum of result_cost), saturated at `bound`.
+  std::size_t count(const models::Unit* unit, const std::string& instruction, std::size_t bound,
+                    std::size_t* first_case = nullptr, bool graded = false) {
     const std::size_t K = d_.k;
     std::size_t mism = 0;
     if (!prio_.empty()) {
       out_.resize(prio_.size());
-      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data());
+      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data(), instruction);
       case_evaluations += prio_.size();
       for (std::size_t i = 0; i < prio_.size(); ++i)
         if (!same_result(d_.out, out_[i], pd_[i])) {
           if (mism == 0 && first_case) *first_case = prio_[i];
-          if (++mism >= bound) return mism;
+          mism += graded ? result_cost(d_.out, out_[i], pd_[i]) : 1;
+          if (mism >= bound) return mism;
         }
     }
     constexpr std::size_t kChunk = 512;
-    for (std::size_t s = 0; s < d_.n; s += kChunk) {
-      const std::size_t m = std::min(kChunk, d_.n - s);
+    for (std::size_t s = 0; s < active_; s += kChunk) {
+      const std::size_t m = std::min(kChunk, active_ - s);
       out_.resize(m);
       unit->dot_batch(d_.in, d_.out, m, K, d_.a.data() + s * K, d_.b.data() + s * K, d_.c.data() + s,
-                      out_.data());
+                      out_.data(), instruction);
       case_evaluations += m;
       for (std::size_t i = 0; i < m; ++i) {
         const std::size_t idx = s + i;
         if (in_priority_[idx] || same_result(d_.out, out_[i], d_.d[idx])) continue;
         if (mism == 0 && first_case) *first_case = idx;
         add_priority(idx);
-        if (++mism >= bound) return mism;
+        mism += graded ? result_cost(d_.out, out_[i], d_.d[idx]) : 1;
+        if (mism >= bound) return mism;
       }
     }
     return mism;
@@ -116,6 +143,7 @@ class DumpEvaluator {
   std::vector<bool> in_priority_;
   std::vector<std::size_t> prio_;
   std::vector<std::uint64_t> pa_, pb_, pc_, pd_, out_;
+  std::size_t active_;
 };
 
 // Every dump: a candidate runs on each dump's deciding cases first, dump by dump.
@@ -126,7 +154,8 @@ class Evaluator {
   }
 
   // Mismatches over all dumps, saturated at `bound`; kInvalid when the row is refused by Unit.
-  std::size_t count(const DatapathSpec& row, std::size_t bound, CaseRef* first_case = nullptr) {
+  std::size_t count(const DatapathSpec& row, std::size_t bound, CaseRef* first_case = nullptr,
+                    bool graded = false) {
     ++evaluations;
     std::unique_ptr<models::Unit> unit;
     try {
@@ -135,11 +164,12 @@ class Evaluator {
       return kInvalid;
     }
     std::size_t total = 0;
+    const std::string instruction = fit_instruction(row);
     for (std::size_t i = 0; i < per_dump_.size() && total < bound; ++i) {
       std::size_t first = 0;
       std::size_t m = 0;
       try {
-        m = per_dump_[i].count(unit.get(), bound - total, &first);
+        m = per_dump_[i].count(unit.get(), instruction, bound - total, &first, graded);
       } catch (const std::exception&) {
         return kInvalid;  // the row does not serve this dump's formats
       }
@@ -148,6 +178,12 @@ class Evaluator {
     }
     return total;
   }
+  // The early descent runs on the first `n` cases of each dump; expand() makes every case count.
+  void sample(std::size_t n) { for (auto& e : per_dump_) e.set_active(n); }
+  bool expanded() const {
+    return std::all_of(per_dump_.begin(), per_dump_.end(), [](const DumpEvaluator& e) { return e.all_active(); });
+  }
+  void expand() { for (auto& e : per_dump_) e.set_active(static_cast<std::size_t>(-1)); }
   std::size_t case_evaluations() const {
     std::size_t n = 0;
     for (const auto& e : per_dump_) n += e.case_evaluations;
@@ -164,7 +200,20 @@ struct Param {
   std::string name;
   std::function<std::string(const DatapathSpec&)> get;
   std::vector<std::pair<std::string, std::function<void(DatapathSpec&)>>> values;
+  bool amd = false;  // a key of the AMD rows only: searched from AMD seeds, or when the rest finds nothing
 };
+
+bool is_amd_key(const std::string& name) {
+  return name.rfind("after_add.", 0) == 0 || name == "product_groups" || name == "product_rounding" ||
+         name == "input_fraction_bits" || name == "flushed_input_sign" || name == "product_overflow";
+}
+
+// A row that uses any AMD-only key (its descent searches them too).
+bool uses_amd_keys(const DatapathSpec& r) {
+  const DatapathSpec d;
+  return r.c_placement == CPlacement::After || r.product_groups != 1 || r.product_rounding || r.input_fraction_bits ||
+         r.flush_inputs_positive || r.product_overflow_inf || r.fraction_bits == DatapathSpec::kExactFractionBits;
+}
 
 std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
   std::vector<Param> ps;
@@ -180,9 +229,12 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
     ps.push_back(std::move(p));
   }
   {
-    Param p{"fraction_bits", [](const DatapathSpec& r) { return std::to_string(r.fraction_bits); }, {}};
+    Param p{"fraction_bits", [](const DatapathSpec& r) {
+              return r.fraction_bits == DatapathSpec::kExactFractionBits ? std::string("exact") : std::to_string(r.fraction_bits); }, {}};
     for (int f = min_in_fraction; f <= 40; ++f)
       p.values.push_back({std::to_string(f), [f](DatapathSpec& r) { r.fraction_bits = f; }});
+    // No alignment loss at all (CDNA1: blocks summed exactly).
+    p.values.push_back({"exact", [](DatapathSpec& r) { r.fraction_bits = DatapathSpec::kExactFractionBits; }});
     ps.push_back(std::move(p));
   }
   {
@@ -206,7 +258,67 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
                  {"pairwise", [](DatapathSpec& r) { r.order = AccumulationOrder::Pairwise; }}}});
   ps.push_back({"c_placement", [](const DatapathSpec& r) { return models::schema_string(r.c_placement); },
                 {{"aligned", [](DatapathSpec& r) { r.c_placement = CPlacement::Aligned; r.late_products_rounding.reset(); }},
-                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; }}}});
+                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; }},
+                 {"after", [](DatapathSpec& r) { r.c_placement = CPlacement::After; r.late_products_rounding.reset(); }}}});
+  // The AMD keys (docs/units/amd.md, models/src/unit_table_amd.cpp). The after_add fields
+  // act only with c_placement "after" (elsewhere their setters leave the row unchanged).
+  auto after_only = [](std::function<void(DatapathSpec&)> f) {
+    return [f](DatapathSpec& r) { if (r.c_placement == CPlacement::After) f(r); };
+  };
+  auto after_get = [](std::function<std::string(const DatapathSpec&)> f) {
+    return [f](const DatapathSpec& r) { return r.c_placement == CPlacement::After ? f(r) : std::string("none"); };
+  };
+  {
+    Param p{"after_add.sum_fraction_bits", after_get([](const DatapathSpec& r) { return std::to_string(r.after_add.sum_fraction_bits); }), {}};
+    for (int f = 24; f <= 34; ++f) p.values.push_back({std::to_string(f), after_only([f](DatapathSpec& r) { r.after_add.sum_fraction_bits = f; })});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"after_add.c_fraction_bits", after_get([](const DatapathSpec& r) { return std::to_string(r.after_add.c_fraction_bits); }), {}};
+    for (int f = 22; f <= 26; ++f) p.values.push_back({std::to_string(f), after_only([f](DatapathSpec& r) { r.after_add.c_fraction_bits = f; })});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"after_add.rounding", after_get([](const DatapathSpec& r) { return models::schema_string(r.after_add.rounding); }), {}};
+    for (Rounding m : modes) p.values.push_back({models::schema_string(m), after_only([m](DatapathSpec& r) { r.after_add.rounding = m; })});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"after_add.renormalize_fraction_bits",
+            after_get([](const DatapathSpec& r) { return r.after_add.renormalize_fraction_bits ? std::to_string(*r.after_add.renormalize_fraction_bits) : std::string("null"); }),
+            {{"null", after_only([](DatapathSpec& r) { r.after_add.renormalize_fraction_bits.reset(); })}}};
+    for (int f = 24; f <= 34; ++f) p.values.push_back({std::to_string(f), after_only([f](DatapathSpec& r) { r.after_add.renormalize_fraction_bits = f; })});
+    ps.push_back(std::move(p));
+  }
+  {
+    Param p{"after_add.drop_c_below",
+            after_get([](const DatapathSpec& r) { return r.after_add.drop_c_below ? std::to_string(*r.after_add.drop_c_below) : std::string("null"); }),
+            {{"null", after_only([](DatapathSpec& r) { r.after_add.drop_c_below.reset(); })}}};
+    for (int f = 22; f <= 28; ++f) p.values.push_back({std::to_string(f), after_only([f](DatapathSpec& r) { r.after_add.drop_c_below = f; })});
+    ps.push_back(std::move(p));
+  }
+  ps.push_back({"product_groups", [](const DatapathSpec& r) { return std::to_string(r.product_groups); },
+                {{"1", [](DatapathSpec& r) { r.product_groups = 1; }}, {"2", [](DatapathSpec& r) { r.product_groups = 2; }}}});
+  {
+    Param p{"product_rounding",
+            [](const DatapathSpec& r) { return r.product_rounding ? models::schema_string(*r.product_rounding) : std::string("none"); },
+            {{"none", [](DatapathSpec& r) { r.product_rounding.reset(); }}}};
+    for (Rounding m : modes) p.values.push_back({models::schema_string(m), [m](DatapathSpec& r) { r.product_rounding = m; }});
+    ps.push_back(std::move(p));
+  }
+  {
+    int max_in_fraction = 0;
+    for (const auto& d : dumps) max_in_fraction = std::max(max_in_fraction, d.in.fraction_bits);
+    Param p{"input_fraction_bits",
+            [](const DatapathSpec& r) { return r.input_fraction_bits ? std::to_string(*r.input_fraction_bits) : std::string("none"); },
+            {{"none", [](DatapathSpec& r) { r.input_fraction_bits.reset(); }}}};
+    for (int f = 7; f < max_in_fraction; ++f) p.values.push_back({std::to_string(f), [f](DatapathSpec& r) { r.input_fraction_bits = f; }});
+    ps.push_back(std::move(p));
+  }
+  ps.push_back({"flushed_input_sign", [](const DatapathSpec& r) { return r.flush_inputs_positive ? "positive" : "keep"; },
+                {{"keep", [](DatapathSpec& r) { r.flush_inputs_positive = false; }}, {"positive", [](DatapathSpec& r) { r.flush_inputs_positive = true; }}}});
+  ps.push_back({"product_overflow", [](const DatapathSpec& r) { return r.product_overflow_inf ? "inf" : "exact"; },
+                {{"exact", [](DatapathSpec& r) { r.product_overflow_inf = false; }}, {"inf", [](DatapathSpec& r) { r.product_overflow_inf = true; }}}});
   {
     Param p{"late_products_rounding",
             [](const DatapathSpec& r) { return r.late_products_rounding ? models::schema_string(*r.late_products_rounding) : std::string("none"); },
@@ -271,6 +383,7 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
                 {{"true", [](DatapathSpec& r) { r.subnormal_inputs = true; }}, {"false", [](DatapathSpec& r) { r.subnormal_inputs = false; }}}});
   ps.push_back({"subnormal_outputs", [](const DatapathSpec& r) { return r.subnormal_outputs ? "true" : "false"; },
                 {{"true", [](DatapathSpec& r) { r.subnormal_outputs = true; }}, {"false", [](DatapathSpec& r) { r.subnormal_outputs = false; }}}});
+  for (auto& p : ps) p.amd = is_amd_key(p.name);
   return ps;
 }
 
@@ -325,26 +438,100 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const Pairs& pairs, 
   return seeds;
 }
 
-// Greedy descent from one seed: single changes, then pairs, while the count drops.
+// Groups of parameters that act together on the same cases, inferred jointly (the product
+// of their values): the alignment (F, its rounding, the sticky bit), each output's rounding
+// (final rounding, result fraction bits), the entry of c (placement, late rounding, final
+// add and its rounding), the block structure (k, k split, carry bits, normalization,
+// order), the range (clamps, subnormals) and the edge rules (overflow, zero sign). A single
+// change cannot leave a row where two coupled parameters are both wrong; a group can.
+std::vector<std::vector<std::size_t>> parameter_groups(const std::vector<Param>& ps) {
+  static const std::vector<std::vector<std::string>> kGroups = {
+      {"fraction_bits", "alignment_rounding", "sticky_bit"},
+      {"fraction_bits", "min_exponent"},
+      {"c_placement", "late_products_rounding", "c_entry", "final_add_rounding"},
+      {"fma_size", "k_split", "carry_bits", "normalization", "order"},
+      {"normalization", "order", "product_rounding", "sticky_bit"},
+      {"min_exponent", "subnormal_outputs", "subnormal_inputs", "flushed_input_sign"},
+      {"overflow", "zero_sign", "product_overflow"},
+      {"c_placement", "after_add.sum_fraction_bits", "after_add.rounding", "after_add.renormalize_fraction_bits"},
+      {"c_placement", "after_add.c_fraction_bits", "after_add.drop_c_below", "product_groups"}};
+  // Per-output keys ("final_rounding.fp32") match their base name; after_add fields their own.
+  auto base = [](const std::string& n) { return n.rfind("after_add.", 0) == 0 ? n : n.substr(0, n.find('.')); };
+  std::vector<std::vector<std::size_t>> groups;
+  for (const auto& names : kGroups) {
+    std::vector<std::size_t> g;
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      if (std::find(names.begin(), names.end(), base(ps[i].name)) != names.end()) g.push_back(i);
+    if (!g.empty()) groups.push_back(std::move(g));
+  }
+  // Each output's rounding: final rounding with the result's fraction bits.
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (base(ps[i].name) == "final_rounding")
+      for (std::size_t j = 0; j < ps.size(); ++j)
+        if (ps[j].name == "result_fraction_bits" + ps[i].name.substr(ps[i].name.find('.'))) groups.push_back({i, j});
+  return groups;
+}
+
+// Greedy descent from one seed on the graded cost (result_cost): single changes, then each
+// group's product, then pairs, while the cost drops.
 using Clock = std::chrono::steady_clock;
-std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
-                    Clock::time_point deadline) {
+std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
+                       Clock::time_point deadline);
+
+// Cheapest tests first: the descent runs on a sample of the cases (the first 1,000 of each
+// dump) until a row fits the sample, then on every case from there.
+std::size_t descend(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev, Clock::time_point deadline) {
+  ev.sample(1000);
+  std::size_t best = ev.count(row, kInvalid - 1, nullptr, true);
+  if (best != kInvalid) best = descend_on(row, best, ps, ev, deadline);
+  ev.expand();
+  best = ev.count(row, kInvalid - 1, nullptr, true);
+  if (best != 0 && best != kInvalid && Clock::now() < deadline) best = descend_on(row, best, ps, ev, deadline);
+  return best;
+}
+
+std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
+                       Clock::time_point deadline) {
   auto try_row = [&](const DatapathSpec& cand) {
     if (cand == row) return false;
-    const std::size_t m = ev.count(cand, best);
+    const std::size_t m = ev.count(cand, best, nullptr, true);
     if (m != kInvalid && m < best) { row = cand; best = m; return true; }
     return false;
   };
-  for (int round = 0; round < 8 && best > 0; ++round) {
+  const auto groups = parameter_groups(ps);
+  for (int round = 0; round < 40 && best > 0; ++round) {
     bool improved = false;
-    for (const auto& p : ps)
-      for (const auto& [name, set] : p.values) {
+    // Steepest single change: every value of every parameter against the same row, the best
+    // one taken (a first improvement taken at once leads into coupled dead ends more often).
+    {
+      const DatapathSpec from = row;
+      DatapathSpec steepest = row;
+      for (const auto& p : ps)
+        for (const auto& [name, set] : p.values) {
+          DatapathSpec cand = from;
+          set(cand);
+          if (cand == from) continue;
+          const std::size_t m = ev.count(cand, best, nullptr, true);
+          if (m != kInvalid && m < best) { steepest = cand; best = m; improved = true; }
+          if (best == 0 || Clock::now() > deadline) { row = steepest; return best; }
+        }
+      row = steepest;
+    }
+    if (improved) continue;
+    // Each group's product: an odometer over the group's values.
+    for (const auto& g : groups) {
+      std::vector<std::size_t> at(g.size(), 0);
+      for (;;) {
         DatapathSpec cand = row;
-        set(cand);
+        for (std::size_t t = 0; t < g.size(); ++t) ps[g[t]].values[at[t]].second(cand);
         improved |= try_row(cand);
         if (best == 0) return 0;
         if (Clock::now() > deadline) return best;
+        std::size_t t = 0;
+        while (t < g.size() && ++at[t] == ps[g[t]].values.size()) at[t++] = 0;
+        if (t == g.size()) break;
       }
+    }
     if (improved) continue;
     // Pairs of parameters that only act together first (c entry with its rounding, late c
     // with the products' rounding, per-step order, k split with k, F with the alignment's
@@ -388,11 +575,16 @@ std::size_t descend(DatapathSpec& row, std::size_t best, const std::vector<Param
 
 models::UnitSpec fitted_unit(const DatapathSpec& row, const std::string& name) { return one_row_unit(row, name); }
 
+std::string fit_instruction(const DatapathSpec& row) {
+  return row.instruction.empty() && row.shapes.size() == 1 ? row.shapes.front() : std::string();
+}
+
 std::size_t count_mismatches(const DatapathSpec& row, const DumpSet& dump, std::vector<std::size_t>* first,
                              std::size_t max_first) {
   models::Unit unit(one_row_unit(row, "fit"));
   std::vector<std::uint64_t> got(dump.n);
-  unit.dot_batch(dump.in, dump.out, dump.n, dump.k, dump.a.data(), dump.b.data(), dump.c.data(), got.data());
+  unit.dot_batch(dump.in, dump.out, dump.n, dump.k, dump.a.data(), dump.b.data(), dump.c.data(), got.data(),
+                 fit_instruction(row));
   std::size_t m = 0;
   for (std::size_t i = 0; i < dump.n; ++i)
     if (!same_result(dump.out, got[i], dump.d[i])) {
@@ -440,12 +632,26 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       }
   if (options.fma_size > 0)
     for (auto& s : seeds) s.second.fma_size = options.fma_size;
+  if (options.instruction_k > 0)
+    for (auto& s : seeds) s.second.shapes = {"fit.m16n16k" + std::to_string(options.instruction_k)};
   const auto ps = parameters(dumps, options.fma_size);
+  // The search without the AMD-only keys and values (c "after", F "exact"): NVIDIA-like seeds
+  // descend in it first, so the larger space does not lead them astray.
+  std::vector<Param> ps_basic;
+  for (const auto& p : ps) {
+    if (p.amd) continue;
+    Param q = p;
+    q.values.erase(std::remove_if(q.values.begin(), q.values.end(),
+                                  [&](const auto& v) { return (p.name == "c_placement" && v.first == "after") ||
+                                                              (p.name == "fraction_bits" && v.first == "exact"); }),
+                   q.values.end());
+    ps_basic.push_back(std::move(q));
+  }
   Evaluator ev(dumps);
   FitResult res;
   // Seeds scored first, best first, so the first descent starts nearest.
   std::vector<std::pair<std::size_t, std::size_t>> order;  // (count, seed index)
-  for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1), i});
+  for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1, nullptr, true), i});
   std::stable_sort(order.begin(), order.end());
   std::vector<DatapathSpec> done;
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
@@ -455,7 +661,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     DatapathSpec row = seeds[i].second;
     if (std::find(done.begin(), done.end(), row) != done.end()) continue;
     done.push_back(row);
-    descend(row, count, ps, ev, deadline);
+    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, deadline);
     ScoredRow s{row, 0, {}, seeds[i].first};
     for (std::size_t j = 0; j < dumps.size(); ++j) {
       std::vector<std::size_t> first;
@@ -467,12 +673,27 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     if (res.closest.back().mismatches == 0) break;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
-  std::stable_sort(res.closest.begin(), res.closest.end(),
-                   [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; });
+  auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
+  std::stable_sort(res.closest.begin(), res.closest.end(), fewest);
+  // Nothing fits without the AMD keys: the closest row descends again with them, while time is left.
+  if (res.closest.front().mismatches > 0 && !uses_amd_keys(res.closest.front().row) && Clock::now() < deadline) {
+    DatapathSpec row = res.closest.front().row;
+    descend(row, ps, ev, deadline);
+    ScoredRow s{row, 0, {}, res.closest.front().seed + ", with the AMD keys"};
+    for (std::size_t j = 0; j < dumps.size(); ++j) {
+      std::vector<std::size_t> first;
+      s.mismatches += count_mismatches(row, dumps[j], &first, options.max_report);
+      for (auto f : first)
+        if (s.first_mismatches.size() < options.max_report) s.first_mismatches.push_back({j, f});
+    }
+    if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+  }
   res.best = res.closest.front();
   res.exact = res.best.mismatches == 0;
   if (res.exact) {
     for (const auto& p : ps) {
+      // The after_add fields exist only with c "after".
+      if (p.name.rfind("after_add.", 0) == 0 && res.best.row.c_placement != CPlacement::After) continue;
       ParameterFinding f{p.name, p.get(res.best.row), {}, {}, {}};
       std::vector<DatapathSpec> seen;
       for (const auto& [name, set] : p.values) {

@@ -183,7 +183,7 @@ DumpSet simulated_dump(const DatapathSpec& row, const Format& in, const Format& 
   d.c = std::move(c);
   d.d.resize(d.n);
   const models::Unit unit(fitted_unit(row, "hidden"));
-  unit.dot_batch(in, out, d.n, K, d.a.data(), d.b.data(), d.c.data(), d.d.data());
+  unit.dot_batch(in, out, d.n, K, d.a.data(), d.b.data(), d.c.data(), d.d.data(), fit_instruction(row));
   if (out.precision <= 24 && out.emax <= 127)  // the c file's binary32 values, where binary32 holds them
     for (auto v : d.c) d.c_binary32.push_back(format_to_binary32(v, out));
   return d;
@@ -232,7 +232,8 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   for (const auto& r : rows) {
     std::vector<std::uint64_t> d(P);
     try {
-      models::Unit(fitted_unit(r, "candidate")).dot_batch(in, out, P, K, pa.data(), pb.data(), pc.data(), d.data());
+      models::Unit(fitted_unit(r, "candidate")).dot_batch(in, out, P, K, pa.data(), pb.data(), pc.data(), d.data(),
+                                                          fit_instruction(r));
     } catch (const std::exception&) {
       continue;
     }

@@ -23,7 +23,16 @@ struct FitOptions {
   std::size_t max_report = 5;                 // first mismatching cases kept per closest row
   std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
   double time_limit_seconds = 90;             // the descent stops here (the first seed's row is still reported)
+  // > 0 (--instruction-k): the dumps are of one instruction of this K (K_i), chained over the
+  // dump's K as the unit chains instructions (blocks of min(K_i, fma_size) products, padded),
+  // while fma_size is still searched. The fitted row then names the shape "fit.m16n16k<K_i>"
+  // (fit_instruction), through which it is evaluated.
+  int instruction_k = 0;
 };
+
+// The instruction through which a fitted row is evaluated: its single shape's name
+// ("fit.m16n16k4", from FitOptions::instruction_k), else "" (the row's own grouping).
+std::string fit_instruction(const models::DatapathSpec& row);
 
 // A case that decides a parameter value (it mismatches with that value).
 struct RuledOutValue {

@@ -1,0 +1,123 @@
+// tcsim fit's inference against an exhaustive oracle on a small space, and --instruction-k.
+// Oracle: every row of a small product space (F x alignment rounding x sticky bit x final
+// rounding x c entry with its rounding, 320 rows) is run on the dump; the rows with 0
+// mismatches are the truth the fit must reach (exactly, and inside that set when its row
+// stays in the space).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "tcsim/models/unit.hpp"
+#include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_suggest.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+
+models::DatapathSpec one_pair_row(const char* unit, const Format& in, const Format& out) {
+  models::DatapathSpec r = models::builtin_unit(unit).datapath(in, out);
+  r.input_formats = {in.name};
+  r.output_formats = {out.name};
+  for (auto* m : {&r.final_rounding, &r.final_add_rounding})
+    for (auto it = m->begin(); it != m->end();) it = it->first == out.name ? std::next(it) : m->erase(it);
+  r.min_exponent.clear();
+  r.result_fraction_bits.clear();
+  r.nan_pattern.clear();
+  r.instruction.clear();
+  r.shapes.clear();
+  r.evidence.clear();
+  return r;
+}
+
+// The small space: index -> row (F 11..12, 4 alignment roundings, sticky, 4 final roundings,
+// c in the accumulator or by a final add with 4 roundings).
+const Rounding kModes[] = {Rounding::TowardZero, Rounding::NearestEven, Rounding::Down, Rounding::Up};
+constexpr int kSpace = 2 * 4 * 2 * 4 * 5;
+models::DatapathSpec space_row(models::DatapathSpec r, int i, const std::string& out) {
+  r.fraction_bits = 11 + i % 2;
+  i /= 2;
+  r.alignment_rounding = kModes[i % 4];
+  i /= 4;
+  r.sticky_bit = i % 2;
+  i /= 2;
+  r.final_rounding[out] = kModes[i % 4];
+  i /= 4;
+  r.final_add_rounding.clear();
+  r.c_entry = i == 0 ? models::CEntry::Accumulator : models::CEntry::FinalAdd;
+  if (i > 0) r.final_add_rounding[out] = kModes[i - 1];
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("fit: the inference agrees with the exhaustive product of a small space", "[fit]") {
+  const Format& in = parse_format("fp16");
+  const Format& out = parse_format("fp32");
+  const models::DatapathSpec base = one_pair_row("a100", in, out);
+  const std::uint64_t seed = 20261128;
+  std::mt19937_64 g(seed);
+  for (int t = 0; t < 3; ++t) {
+    const int h = static_cast<int>(g() % kSpace);
+    INFO("seed " << seed << ", hidden row " << h << " of the space");
+    const models::DatapathSpec hidden = space_row(base, h, out.name);
+    std::vector<std::uint64_t> a, b, c;
+    structured_cases(in, out, 8, 800, seed + t, a, b, c);
+    const DumpSet dump = simulated_dump(hidden, in, out, 8, a, b, c);
+    std::vector<models::DatapathSpec> oracle;
+    for (int i = 0; i < kSpace; ++i) {
+      const auto r = space_row(base, i, out.name);
+      if (count_mismatches(r, std::vector<DumpSet>{dump}, 1) == 0) oracle.push_back(r);
+    }
+    REQUIRE(std::find(oracle.begin(), oracle.end(), hidden) != oracle.end());
+    // The fit starts from the row of the space farthest from the hidden one (every
+    // parameter of the space changed).
+    FitOptions opt;
+    opt.seeds = {space_row(base, (h + kSpace / 2 + 1 + 2 * 4 * 2 + 1) % kSpace, out.name)};
+    const FitResult r = fit_dump(dump, opt);
+    REQUIRE(r.exact);
+    models::DatapathSpec fitted = r.best.row;
+    fitted.nan_pattern.clear();
+    bool in_space = false;
+    for (int i = 0; i < kSpace && !in_space; ++i) in_space = space_row(base, i, out.name) == fitted;
+    INFO("fitted row in the space: " << in_space << ", rows of the space that fit: " << oracle.size());
+    if (in_space) CHECK(std::find(oracle.begin(), oracle.end(), fitted) != oracle.end());
+  }
+}
+
+TEST_CASE("fit: --instruction-k fits dumps chained by instructions of K_i products", "[fit]") {
+  // A row of fma_size 8 whose instruction has K_i = 4 (as CDNA3's 16x16x4 f16 on its
+  // 8-product blocks): a dump of K = 16 is 4 instructions of 4 products, not 2 blocks of 8.
+  const Format& in = parse_format("fp16");
+  const Format& out = parse_format("fp32");
+  models::DatapathSpec hidden = one_pair_row("a100", in, out);
+  hidden.fma_size = 8;
+  hidden.fraction_bits = 24;
+  hidden.final_rounding[out.name] = Rounding::TowardZero;
+  hidden.shapes = {"fit.m16n16k4"};
+  const std::uint64_t seed = 20261129;
+  INFO("seed " << seed);
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, 16, 3000, seed, a, b, c);
+  const DumpSet dump = simulated_dump(hidden, in, out, 16, a, b, c);
+  FitOptions opt;
+  opt.instruction_k = 4;
+  const FitResult r = fit_dump(dump, opt);
+  REQUIRE(r.exact);
+  CHECK(r.best.row.shapes == std::vector<std::string>{"fit.m16n16k4"});
+  CHECK(fit_instruction(r.best.row) == "fit.m16n16k4");
+  // Agreement on further cases through the instruction.
+  std::vector<std::uint64_t> a2, b2, c2;
+  structured_cases(in, out, 16, 20000, seed + 1, a2, b2, c2);
+  CHECK(count_mismatches(r.best.row, simulated_dump(hidden, in, out, 16, a2, b2, c2)) == 0);
+  // The same dump read as blocks of the row's own size (no instruction): the hidden row
+  // itself no longer reproduces it, so K_i is what the fit was told.
+  models::DatapathSpec no_shape = hidden;
+  no_shape.shapes.clear();
+  CHECK(count_mismatches(no_shape, dump) > 0);
+}
