@@ -108,6 +108,9 @@ validation::DumpSet load_source(const DumpSource& s) {
   };
   const Format& in = fmt(s.in, "--in");
   const Format& out = fmt(s.out, "--out");
+  for (const auto& [f, opt] : {std::pair{&in, "--in"}, std::pair{&out, "--out"}})
+    if (const std::string why = validation::fit_format_refusal(*f); !why.empty())
+      throw std::invalid_argument(s.where + (s.where.empty() ? opt : opt + 2) + std::string(": ") + why);
   const bool zero = s.c == "zero";
   validation::DumpPaths paths{s.a, s.b, zero ? "" : s.c, s.d};
   try {

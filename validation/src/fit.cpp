@@ -742,4 +742,10 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   return res;
 }
 
+std::string fit_format_refusal(const Format& f) {
+  if (f.is_signed && f.has_zero) return "";
+  return f.name + " is a scale format (unsigned" + std::string(f.has_zero ? "" : ", no zero") +
+         "); dumps hold signed formats with a zero (fp16, bf16, tf32, fp32, e4m3, ...)";
+}
+
 }  // namespace tcsim::validation

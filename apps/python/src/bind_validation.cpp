@@ -118,6 +118,10 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
   validation::DumpSet dump;
   dump.in = parse_format(str_arg(in_format, "in_format", "fit"), "in_format");
   dump.out = parse_format(str_arg(out_format, "out_format", "fit"), "out_format");
+  for (const auto& [f, arg] : {std::pair{&dump.in, "in_format"}, std::pair{&dump.out, "out_format"}})
+    if (const std::string why = validation::fit_format_refusal(*f); !why.empty())
+      throw std::invalid_argument(std::string(arg) + ": " + why);
+  if (a.ndim() == 2 && a.shape(0) == 0) throw std::invalid_argument("a: the dump holds no cases (0 rows)");
   if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 1 || d.ndim() != 1 || a.shape(0) != b.shape(0) ||
       a.shape(1) != b.shape(1) || c.shape(0) != a.shape(0) || d.shape(0) != a.shape(0))
     throw std::invalid_argument("a and b must be (n, K) and c and d (n,)");

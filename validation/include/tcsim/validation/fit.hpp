@@ -34,6 +34,10 @@ struct FitOptions {
 // ("fit.m16n16k4", from FitOptions::instruction_k), else "" (the row's own grouping).
 std::string fit_instruction(const models::DatapathSpec& row);
 
+// Why `f` cannot be a dump's input or output format (the scale formats ue8m0/ue4m3: unsigned,
+// ue8m0 without a zero), else "". The front ends prefix the option or argument name.
+std::string fit_format_refusal(const Format& f);
+
 // A case that decides a parameter value (it mismatches with that value).
 struct RuledOutValue {
   std::string value;
