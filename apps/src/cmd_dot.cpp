@@ -170,14 +170,11 @@ int cmd_dot(const Args& args) {
   if (scaled) {
     if (!a.has("scale-format") || !a.has("scale-a") || !a.has("scale-b"))
       throw std::invalid_argument("block-scaled dot needs --scale-format, --scale-a and --scale-b together");
-    if (inputs.mixed())
-      throw std::invalid_argument(inputs.mixed_option + ": block-scaled dot takes a and b in one format (--in); "
-                                  "mixed pairs are served by the unscaled rows only");
     const Format& sf = parse_format(a.get("scale-format"), "--scale-format");
     const auto sa = parse_values(a.get("scale-a"), sf, "scale-a");
     const auto sb = parse_values(a.get("scale-b"), sf, "scale-b");
     const long long bs = a.get_int("block-size", 0, 65536, 0);
-    d = unit->dot_scaled(in, out, va, vb, sf, sa, sb, c, static_cast<int>(bs), instruction);
+    d = unit->dot_scaled(in, in_b, out, va, vb, sf, sa, sb, c, static_cast<int>(bs), instruction);
     // Exact value: c + sum a_i b_i sa_(i/B) sb_(i/B).
     std::size_t B = static_cast<std::size_t>(bs);
     for (const auto& r : unit->spec().datapaths) {  // the row dot_scaled used (the first serving one)
@@ -187,7 +184,8 @@ int cmd_dot(const Args& args) {
           if (parse_format(n) == f) return true;
         return false;
       };
-      if (!has(r.input_formats, in) || !has(r.output_formats, out)) continue;
+      if (!has(r.input_formats, in) || !has(r.input_formats, in_b) || !has(r.output_formats, out)) continue;
+      if (!(in == in_b) && !r.mixed_inputs) continue;
       rowp = &r;
       if (B == 0) B = static_cast<std::size_t>(r.block_scale->block_sizes.front());
       break;
@@ -195,7 +193,7 @@ int cmd_dot(const Args& args) {
     if (B == 0) B = 1;
     exact = decode(out, c);
     for (std::size_t i = 0; i < va.size() && !exact.is_nan(); ++i) {
-      ExactValue t = exact_mul(decode(in, va[i]), decode(in, vb[i]));
+      ExactValue t = exact_mul(decode(in, va[i]), decode(in_b, vb[i]));
       t = exact_mul(t, exact_mul(decode(sf, sa.at(i / B)), decode(sf, sb.at(i / B))));
       exact = exact_add(exact, t);
     }

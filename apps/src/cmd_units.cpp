@@ -28,7 +28,7 @@ std::string instruction_text(const models::NamedInstruction& e, const models::Da
   std::string s = e.name + " " + std::to_string(p.m) + "x" + (p.n ? std::to_string(p.n) : "N") + "x" + std::to_string(p.k);
   if (!p.n) s += " (N = " + std::to_string(p.n_step) + ".." + std::to_string(p.n_max) + " step " + std::to_string(p.n_step) + ")";
   if (p.blocks > 1) s += " (" + std::to_string(p.blocks) + " blocks)";
-  if (!p.input_formats.empty() && p.input_formats.size() < row.input_formats.size()) s += " [" + join(p.input_formats, ",") + "]";
+  if (!p.input_formats.empty() && e.input_formats.size() < row.input_formats.size()) s += " [" + join(e.input_formats, ",") + "]";
   return s;
 }
 

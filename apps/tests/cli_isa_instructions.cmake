@@ -78,3 +78,15 @@ tcsim_check(NAME "units --instructions --json"
   ARGS units --unit rtx5090 --instructions --json
   STDOUT "\"name\": \"mma.sync.m16n8k16\"" "\"block_fma_products\": 16"
          "\"name\": \"mma.sync.mxf4nvf4.m16n8k64\"")
+
+# CDNA3's mixed fp8 names fix each operand's format (fp8_bf8: a e4m3fnuz, b e5m2fnuz); the
+# units.md 3b vector with a in bf8 and b in fp8 gives 0x4adffffe (test_isa_instructions.cpp).
+tcsim_check(NAME "dot mi300x v_mfma_f32_16x16x32_bf8_fp8"
+  ARGS dot --unit mi300x --in-a e5m2fnuz --in-b e4m3fnuz --out fp32 --instruction v_mfma_f32_16x16x32_bf8_fp8
+       --a -8192,-0.5,-0.25,-0.125,0,0,0,0,0,0,0,0,0,0,0,0 --b 128,1,1,1,0,0,0,0,0,0,0,0,0,0,0,0 --c 8388608
+  STDOUT "^unit mi300x, e5m2fnuz x e4m3fnuz -> fp32, instruction v_mfma_f32_16x16x32_bf8_fp8 \\(16x16x32\\)"
+         "\nd += 0x4adffffe ")
+tcsim_check(NAME "units --instructions lists the mixed fp8 names with their pair"
+  ARGS units --unit mi300x --instructions
+  STDOUT "\n  v_mfma_f32_16x16x32_fp8_bf8 16x16x32 \\[e4m3fnuz x e5m2fnuz\\] +e4m3fnuz x e5m2fnuz -> fp32, row \\(any\\), block FMA of 16\n"
+         "\n  v_mfma_f32_32x32x16_bf8_fp8.v1 32x32x16 \\[e5m2fnuz x e4m3fnuz\\] +e5m2fnuz x e4m3fnuz -> fp32, row v1, block FMA of 16\n")

@@ -58,3 +58,15 @@ tcsim_check(NAME "units: the mixed pairs of a row and their batch path"
 tcsim_check(NAME "units --json: the mixed pairs' batch paths"
   ARGS units --unit mi300x --json
   STDOUT "\"mixed_inputs\": true" "\"e4m3fnuz x e5m2fnuz->fp32\": \"reference: ")
+
+# Block-scaled kind::mxf8f6f4 with a mixed pair, each operand with its own scales:
+# 448 (e4m3) * 2^-3 times 6 (e2m1) * 4 = 1344 (0x44a80000), the exact value, so RZ = RNE.
+tcsim_check(NAME "dot: b200 tcgen05.mxf8f6f4 e4m3 x e2m1 with each operand's scales"
+  ARGS dot --unit b200 --instruction tcgen05.mxf8f6f4 --in-a e4m3 --in-b e2m1 --out fp32 --a 448 --b 6
+       --scale-format ue8m0 --scale-a 0x1p-3 --scale-b 4 --json
+  STDOUT "\"bits\":\"0x44a80000\"" "\"in\":\"e4m3 x e2m1\"" "\"equals_correctly_rounded\":{\"rne\":true")
+# rtx5090: 0x38 is 1.0 in e4m3 and 0.5 in e5m2; scales 2 and 8: 8 (0x41000000).
+tcsim_check(NAME "dot: rtx5090 mma.sync.mxf8f6f4 e5m2 x e4m3 with scales"
+  ARGS dot --unit rtx5090 --in-a e5m2 --in-b e4m3 --out fp32 --a bits:0x38 --b bits:0x38
+       --scale-format ue8m0 --scale-a 2 --scale-b 8
+  STDOUT "unit rtx5090, e5m2 x e4m3 -> fp32, instruction mma.sync.mxf8f6f4" "d  *= 0x41000000 ")

@@ -255,7 +255,11 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
       } catch (const std::invalid_argument& e) {
         fail("shapes", e.what());
       }
-      for (auto& name : r.shapes.back().input_formats) {  // ":<in>,...": canonical, and the row's
+      ShapePattern& added = r.shapes.back();
+      if (!added.input_formats_b.empty() && !row.mixed_inputs)
+        fail("shapes", "'" + s + "' names a pair of input formats (a*b), which needs mixed_inputs");
+      for (auto* names : {&added.input_formats, &added.input_formats_b})
+      for (auto& name : *names) {  // ":<in>,...": canonical, and the row's
         Format f;
         try {
           f = parse_format(name, "shapes");
@@ -303,8 +307,6 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
     }
     if (row.k_split == KSplit::PairsMod4 && row.fma_size % 2 != 0)
       fail("k_split", "'pairs-mod4' needs an even fma_size, got " + std::to_string(row.fma_size));
-    if (row.mixed_inputs && row.block_scale)
-      fail("mixed_inputs", "block-scaled rows do not support mixed_inputs (a and b share one format there)");
     r.mixed = row.mixed_inputs;
     // One adder per (input, output), then per mixed pair (a row with mixed_inputs; mixed_index).
     std::vector<std::pair<const Format*, const Format*>> in_pairs;

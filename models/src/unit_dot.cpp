@@ -102,14 +102,14 @@ std::uint64_t Unit::dot_in_row(std::size_t i, const Format& in, const Format& in
                                std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                                std::uint64_t c, std::size_t instruction_k) const {
   const DatapathSpec& row = spec_.datapaths[i];
-  if (row.block_scale) {  // never mixed (the constructor refuses mixed_inputs there)
+  if (row.block_scale) {
     // A block-scaled row without scales: every scale is 1.
     const Format& sf = impl_->rows[i].scale_formats.front();
     const int bs = row.block_scale->block_sizes.front();
     const std::size_t nscales = (a.size() + static_cast<std::size_t>(bs) - 1) / static_cast<std::size_t>(bs);
     const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), sf, Rounding::NearestEven);
     std::vector<std::uint64_t> s(nscales, one);
-    return dot_scaled(in, out, a, b, sf, s, s, c, bs, row.instruction);
+    return dot_scaled(in, in_b, out, a, b, sf, s, s, c, bs, row.instruction);
   }
   const auto& r = impl_->rows[i];
   const std::size_t o = r.out_index(out);
@@ -296,13 +296,23 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<co
                                std::span<const std::uint64_t> b, const Format& scale_format,
                                std::span<const std::uint64_t> scale_a, std::span<const std::uint64_t> scale_b,
                                std::uint64_t c, int block_size, std::string_view instruction) const {
+  return dot_scaled(in, in, out, a, b, scale_format, scale_a, scale_b, c, block_size, instruction);
+}
+
+std::uint64_t Unit::dot_scaled(const Format& in, const Format& in_b, const Format& out,
+                               std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                               const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                               std::span<const std::uint64_t> scale_b, std::uint64_t c, int block_size,
+                               std::string_view instruction) const {
   check_lengths(a, b);
-  std::size_t index = datapath_index(in, out, instruction);
+  std::size_t index = datapath_index(in, in_b, out, instruction);
+  // "e4m3 x e5m2" for a mixed pair, else the one format's name.
+  const std::string operands = in == in_b ? in.name : in.name + " x " + in_b.name;
   if (!spec_.datapaths[index].block_scale) {
     bool found = false;
     if (instruction.empty())
       for (std::size_t i = 0; i < impl_->rows.size(); ++i)
-        if (impl_->rows[i].has(in, out) && spec_.datapaths[i].block_scale) {
+        if (impl_->rows[i].has(in, in_b, out) && spec_.datapaths[i].block_scale) {
           index = i;
           found = true;
           break;
@@ -310,8 +320,9 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<co
     if (!found) {
       std::vector<std::string> scaled;
       for (std::size_t i = 0; i < impl_->rows.size(); ++i)
-        if (impl_->rows[i].has(in, out) && spec_.datapaths[i].block_scale) scaled.push_back(spec_.datapaths[i].instruction);
-      throw std::invalid_argument("unit '" + spec_.name + "': the datapath for " + in.name + " -> " + out.name +
+        if (impl_->rows[i].has(in, in_b, out) && spec_.datapaths[i].block_scale)
+          scaled.push_back(spec_.datapaths[i].instruction);
+      throw std::invalid_argument("unit '" + spec_.name + "': the datapath for " + operands + " -> " + out.name +
                                   (instruction.empty() ? "" : " with instruction '" + std::string(instruction) + "'") +
                                   " takes no scale factors; block-scaled instructions for the pair: " +
                                   (scaled.empty() ? std::string("(none)") : join(scaled)));
@@ -336,7 +347,7 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<co
     throw std::invalid_argument("scale_a and scale_b must hold ceil(K / " + std::to_string(B) + ") = " +
                                 std::to_string(nscales) + " scale factors each, got " +
                                 std::to_string(scale_a.size()) + " and " + std::to_string(scale_b.size()));
-  const FixedPointAdder& adder = r.adder(in, out);
+  const FixedPointAdder& adder = r.adder(in, in_b, out);
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), scale_format, Rounding::NearestEven);
   std::size_t pos = 0;

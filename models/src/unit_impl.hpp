@@ -22,7 +22,9 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ");
 void push_unique(std::vector<std::string>& v, const std::string& s);
 inline std::string pair_text(const Format& in, const Format& out) { return in.name + "->" + out.name; }
 // Whether a shape of a row serves input format `in` (its ":<in>,..." list, else every input).
+// (A shape naming a pair, ":<a>*<b>", serves no single format.)
 inline bool shape_serves(const ShapePattern& p, const Format& in) {
+  if (!p.input_formats_b.empty()) return false;
   return p.input_formats.empty() ||
          std::find(p.input_formats.begin(), p.input_formats.end(), in.name) != p.input_formats.end();
 }

@@ -11,7 +11,6 @@ namespace tcsim::models {
 
 using detail::join;
 using detail::lower;
-using detail::pair_text;
 using detail::push_unique;
 
 namespace {
@@ -36,9 +35,17 @@ MmaShape to_shape(const ShapePattern& p, const std::string& family) {
   return MmaShape{family, p.m, p.n, p.k, p.blocks};
 }
 
-// A shape serves a x b when it serves both operands' formats.
+// A shape serves a x b when it serves both operands' formats; a shape naming a pair
+// (":<a>*<b>", v_mfma_f32_16x16x32_fp8_bf8) serves that pair only.
 bool serves_both(const ShapePattern& p, const Format& in_a, const Format& in_b) {
+  if (!p.input_formats_b.empty()) return p.input_formats[0] == in_a.name && p.input_formats_b[0] == in_b.name;
   return detail::shape_serves(p, in_a) && (in_a == in_b || detail::shape_serves(p, in_b));
+}
+
+// The input formats a shape names, as listed: "fp16", "bf16" or one pair "e4m3fnuz x e5m2fnuz".
+std::vector<std::string> shape_inputs(const ShapePattern& p, const std::vector<std::string>& row_inputs) {
+  if (!p.input_formats_b.empty()) return {p.input_formats[0] + " x " + p.input_formats_b[0]};
+  return p.input_formats.empty() ? row_inputs : p.input_formats;
 }
 
 }  // namespace
@@ -73,7 +80,7 @@ std::vector<NamedInstruction> Unit::named_instructions() const {
       e.name = is_isa_name(family) ? family : to_shape(p, family).name();
       if (p.n == 0) e.name = (family.empty() ? "" : family + ".") + p.text.substr(p.text.rfind('.') + 1);
       e.row = i;
-      e.input_formats = p.input_formats.empty() ? row.input_formats : p.input_formats;
+      e.input_formats = shape_inputs(p, row.input_formats);
       e.output_formats = row.output_formats;
       e.shape = p;
       v.push_back(std::move(e));
@@ -160,7 +167,7 @@ InstructionSelection Unit::select_instruction(const Format& in, const Format& in
       if (!same_name(family, instruction) && !(parsed && same_name(family, want.instruction) &&
                                                 p.matches(want.m, want.n, want.k)))
         continue;
-      for (const auto& fi : p.input_formats.empty() ? row.input_formats : p.input_formats)
+      for (const auto& fi : shape_inputs(p, row.input_formats))
         for (const auto& fo : row.output_formats) push_unique(pairs, fi + "->" + fo);
     }
     if (row.instruction == instruction)
@@ -168,11 +175,11 @@ InstructionSelection Unit::select_instruction(const Format& in, const Format& in
         for (const auto& fo : row.output_formats) push_unique(pairs, fi + "->" + fo);
   }
   // (ISA names only: the NVIDIA messages keep listing the pair's instructions.)
-  const std::string asked = lower(instruction);
-  if (!mixed && !pairs.empty() && std::find(pairs.begin(), pairs.end(), pair_text(in, out)) == pairs.end() &&
+  const std::string asked = lower(instruction), asked_pair = operands + "->" + out.name;
+  if (!pairs.empty() && std::find(pairs.begin(), pairs.end(), asked_pair) == pairs.end() &&
       (asked.rfind("v_", 0) == 0 || asked.rfind("mfma_", 0) == 0))
     throw std::invalid_argument("unit '" + spec_.name + "': instruction '" + std::string(instruction) + "' takes " +
-                                join(pairs) + ", not " + pair_text(in, out));
+                                join(pairs) + ", not " + asked_pair);
   auto list = instructions(in, in_b, out);
   throw std::invalid_argument("unit '" + spec_.name + "' has no datapath for " + operands + " -> " + out.name +
                               " with instruction '" + std::string(instruction) + "'; instructions for " + operands +

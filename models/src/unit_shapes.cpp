@@ -41,7 +41,7 @@ bool ShapePattern::matches(int m_, int n_, int k_) const {
 ShapePattern parse_shape_pattern(std::string_view text, std::string_view field) {
   auto fail = [&]() -> ShapePattern {
     throw std::invalid_argument(std::string(field) + ": '" + std::string(text) +
-                                "' is not a shape; allowed: [<instruction>.]m<M>n<N>k<K>[b<blocks>][:<input formats>] with N a "
+                                "' is not a shape; allowed: [<instruction>.]m<M>n<N>k<K>[b<blocks>][:<input formats>|:<a>*<b>] with N a "
                                 "number, 'N' (8, 16, ..., 256) or 'N16' (16, 32, ..., 256), e.g. "
                                 "mma.sync.m16n8k16, wgmma.m64nNk16");
   };
@@ -52,13 +52,21 @@ ShapePattern parse_shape_pattern(std::string_view text, std::string_view field) 
   if (const auto colon = body.find(':'); colon != std::string_view::npos) {
     std::string_view list = body.substr(colon + 1);
     body = body.substr(0, colon);
-    while (true) {
-      const auto comma = list.find(',');
-      const std::string_view name = list.substr(0, comma);
-      if (name.empty()) return fail();
-      p.input_formats.emplace_back(name);
-      if (comma == std::string_view::npos) break;
-      list = list.substr(comma + 1);
+    if (const auto star = list.find('*'); star != std::string_view::npos) {  // ":<a>*<b>": one pair
+      const std::string_view a = list.substr(0, star), b = list.substr(star + 1);
+      if (a.empty() || b.empty() || a.find(',') != std::string_view::npos || b.find_first_of(",*") != std::string_view::npos)
+        return fail();
+      p.input_formats.emplace_back(a);
+      p.input_formats_b.emplace_back(b);
+    } else {
+      while (true) {
+        const auto comma = list.find(',');
+        const std::string_view name = list.substr(0, comma);
+        if (name.empty()) return fail();
+        p.input_formats.emplace_back(name);
+        if (comma == std::string_view::npos) break;
+        list = list.substr(comma + 1);
+      }
     }
   }
   const auto dot = body.rfind('.');

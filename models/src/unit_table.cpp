@@ -343,8 +343,11 @@ std::vector<UnitSpec> make_table() {
           {"tcgen05.mxf8f6f4.m128nN16k32", "tcgen05.mxf8f6f4.m256nN16k32"},
           "units.md s2 Blackwell block-scaled kind::mxf8f6f4 (X25): ue8m0 scale per 32 "
           "elements multiplied into the product exponents, k=32, F=25, RZ. min_exponent -133 as "
-          "the other Blackwell fp32 rows (assumption)." + kCarry);
+          "the other Blackwell fp32 rows (assumption)." + kCarry +
+          " A and B types are independent here too (PTX kind::mxf8f6f4 takes the kind::f8f6f4 pairs), each "
+          "with its own scales: mixed_inputs.");
       r.block_scale = BlockScaleSpec{{"ue8m0"}, {32}, 0};
+      r.mixed_inputs = true;
       u.datapaths.push_back(std::move(r));
     }
     {
@@ -405,8 +408,10 @@ std::vector<UnitSpec> make_table() {
           {"mma.sync.mxf8f6f4.m16n8k32"},
           "units.md 3b" + kRtx + " block-scaled mma...kind::mxf8f6f4.block_scale (ue8m0 per 32): as the fp8 "
               "mma, each product's exponent also adds both scale exponents (X25; hardware-checked for e4m3 x e4m3 "
-              "and e5m2 x e5m2 only)." + kCarry + kNoRtxData);
+              "and e5m2 x e5m2 only). A and B types are independent (PTX .e4m3.e5m2 and .e5m2.e4m3), each with "
+              "its own scales: mixed_inputs (not hardware-checked)." + kCarry + kNoRtxData);
       r.block_scale = BlockScaleSpec{{"ue8m0"}, {32}, 0};
+      r.mixed_inputs = true;
       u.datapaths.push_back(std::move(r));
     }
     {

@@ -184,6 +184,11 @@ const std::vector<Isa> kCdna3Fp8 = {{"v_mfma_f32_16x16x32_fp8_fp8", 16, 16, 32, 
                                     {"v_mfma_f32_32x32x16_fp8_fp8", 32, 32, 16, 1}};
 const std::vector<Isa> kCdna3Bf8 = {{"v_mfma_f32_16x16x32_bf8_bf8", 16, 16, 32, 1},
                                     {"v_mfma_f32_32x32x16_bf8_bf8", 32, 32, 16, 1}};
+// A of one fp8 format, B of the other (a shape ":<a>*<b>": the name fixes each operand).
+const std::vector<Isa> kCdna3Fp8Bf8 = {{"v_mfma_f32_16x16x32_fp8_bf8", 16, 16, 32, 1},
+                                       {"v_mfma_f32_32x32x16_fp8_bf8", 32, 32, 16, 1}};
+const std::vector<Isa> kCdna3Bf8Fp8 = {{"v_mfma_f32_16x16x32_bf8_fp8", 16, 16, 32, 1},
+                                       {"v_mfma_f32_32x32x16_bf8_fp8", 32, 32, 16, 1}};
 const std::vector<Isa> kCdna3F64 = {{"v_mfma_f64_16x16x4_f64", 16, 16, 4, 1}, {"v_mfma_f64_4x4x4_4b_f64", 4, 4, 4, 4}};
 
 }  // namespace
@@ -248,10 +253,13 @@ std::vector<UnitSpec> amd_unit_specs() {
     const std::string xf32_text =
         "units.md 3b CDNA3 xf32 (v_mfma_f32_{16x16x8,32x32x4}_xf32): fp32 operands first truncated to tf32 "
         "(input_fraction_bits 10: 13 low fraction bits cleared), then blocks of 4 as f16 (X25, agreed).";
-    // fp8_bf8 and bf8_fp8 (A and B of different formats) need mixed operands: not here yet.
-    const std::vector<std::string> fp8_shapes = cat(isa_shapes(kCdna3Fp8, "e4m3fnuz"), isa_shapes(kCdna3Bf8, "e5m2fnuz"));
-    const std::vector<std::string> fp8_shapes_v1 =
-        cat(isa_shapes(kCdna3Fp8, "e4m3fnuz", ".v1"), isa_shapes(kCdna3Bf8, "e5m2fnuz", ".v1"));
+    // fp8 = e4m3fnuz, bf8 = e5m2fnuz; fp8_bf8 is A fp8, B bf8 (AMD MI300 ISA: SRC0 = A, SRC1 = B).
+    auto fp8_isa = [&](const std::string& suffix) {
+      return cat(cat(isa_shapes(kCdna3Fp8, "e4m3fnuz", suffix), isa_shapes(kCdna3Bf8, "e5m2fnuz", suffix)),
+                 cat(isa_shapes(kCdna3Fp8Bf8, "e4m3fnuz*e5m2fnuz", suffix),
+                     isa_shapes(kCdna3Bf8Fp8, "e5m2fnuz*e4m3fnuz", suffix)));
+    };
+    const std::vector<std::string> fp8_shapes = fp8_isa(""), fp8_shapes_v1 = fp8_isa(".v1");
     u.datapaths.push_back(cdna3_after("", {"fp16", "bf16"}, 8, true, h8, f16_text));
     u.datapaths.push_back(cdna3_fp8("", true, fp8_shapes));
     // The FMA chain first: it is the default fp32 -> fp32 row; xf32 is chosen by name.

@@ -1,7 +1,8 @@
 // An independent exact model of the datapaths that take a and b in different formats
 // (issue 24 part 2): the NVIDIA fused block with c inside (RTX Blackwell fp8 mma.sync, B200
 // tcgen05 kind::f8f6f4; units.md s2 and 3b) and, through amd_exact_model.hpp's cdna3_block,
-// CDNA3's fp8_bf8 / bf8_fp8 MFMA. Written from units.md with Boost rationals and its own
+// CDNA3's fp8_bf8 / bf8_fp8 MFMA; the block-scaled kind::mxf8f6f4 rows with each operand's
+// ue8m0 scales (scaled, chain_scaled). Written from units.md with Boost rationals and its own
 // decoding and rounding: it shares no code with sim/'s adder, codec or rounding.
 #pragma once
 #include <algorithm>
@@ -147,6 +148,41 @@ std::uint64_t chain(const Enc& ea, const Enc& eb, const std::vector<std::uint64_
     for (std::size_t i = blk * k; i < blk * k + k; ++i) {
       va.push_back(i < K ? decode(ea, a[i]) : Val{});
       vb.push_back(i < K ? decode(eb, b[i]) : Val{});
+    }
+    c = block(va, vb, c);
+  }
+  return c;
+}
+
+// Block-scaled (MX) products, kind::mxf8f6f4 (units.md s2 and 3b, X25): operand x times its
+// block's ue8m0 scale 2^(s - 127); 0xff is NaN. The product's exponent then adds both scale
+// exponents, so the fused block aligns the scaled products (lead moves with the scale).
+inline Val scaled(Val x, std::uint64_t ue8m0) {
+  if (ue8m0 == 0xff) {
+    x.nan = true;
+    return x;
+  }
+  if (x.nan || x.inf) return x;
+  const int e = static_cast<int>(ue8m0) - 127;
+  x.v *= pow2(e);
+  x.lead += e;
+  return x;
+}
+
+// chain() with scales: product i uses sa[i / bs] and sb[i / bs]; the padding products of the
+// last block are +0 (their scale does not matter).
+template <class Block>
+std::uint64_t chain_scaled(const Enc& ea, const Enc& eb, const std::vector<std::uint64_t>& a,
+                           const std::vector<std::uint64_t>& b, const std::vector<std::uint64_t>& sa,
+                           const std::vector<std::uint64_t>& sb, std::size_t bs, std::uint64_t c, std::size_t k,
+                           Block block) {
+  const std::size_t K = a.size();
+  const std::size_t blocks = K == 0 ? 1 : (K + k - 1) / k;
+  for (std::size_t blk = 0; blk < blocks; ++blk) {
+    std::vector<Val> va, vb;
+    for (std::size_t i = blk * k; i < blk * k + k; ++i) {
+      va.push_back(i < K ? scaled(decode(ea, a[i]), sa[i / bs]) : Val{});
+      vb.push_back(i < K ? scaled(decode(eb, b[i]), sb[i / bs]) : Val{});
     }
     c = block(va, vb, c);
   }

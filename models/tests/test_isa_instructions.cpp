@@ -3,6 +3,7 @@
 // is what dot, dot_batch and gemm chain by (a batched form's K per block, not blocks x K);
 // loose AMD spellings; clear errors.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <tuple>
 
 #include "models_test_helpers.hpp"
@@ -25,7 +26,7 @@ struct Expect {
 };
 
 // AMD Instinct MI100 / MI200 / MI300 ISA reference guides (MFMA opcode tables), as listed in
-// ../shared/docs/units.md 3b. fp8_bf8 / bf8_fp8 need mixed A/B formats (not in these rows).
+// ../shared/docs/units.md 3b. fp8_bf8 / bf8_fp8 (A and B in different formats): kMixed below.
 const Expect kAmd[] = {
     // CDNA1
     {"mi100", "v_mfma_f32_32x32x1f32", "fp32", 32, 32, 1, 2, ""},
@@ -106,7 +107,110 @@ TEST_CASE("isa names: every MFMA instruction of CDNA1-3 selects its row, m x n x
   // Every named instruction of the AMD units is in the list above or its v1 twin (none missing).
   std::size_t total = 0;
   for (const char* unit : {"mi100", "mi250x", "mi300x"}) total += builtin_unit(unit).named_instructions().size();
-  CHECK(total == 15 + 22 + 23 + 16);
+  CHECK(total == 15 + 22 + (23 + 4) + (16 + 4));  // mi300x: + fp8_bf8 / bf8_fp8 and their v1 twins
+}
+
+namespace {
+
+// CDNA3's mixed fp8 MFMAs (AMD MI300 ISA: fp8_bf8 = A fp8 (E4M3FNUZ), B bf8 (E5M2FNUZ)).
+struct MixedExpect {
+  const char* name;
+  const char* a;
+  const char* b;
+  int m, n, k;
+  const char* row;
+};
+const MixedExpect kMixed[] = {
+    {"v_mfma_f32_16x16x32_fp8_bf8", "e4m3fnuz", "e5m2fnuz", 16, 16, 32, ""},
+    {"v_mfma_f32_32x32x16_fp8_bf8", "e4m3fnuz", "e5m2fnuz", 32, 32, 16, ""},
+    {"v_mfma_f32_16x16x32_bf8_fp8", "e5m2fnuz", "e4m3fnuz", 16, 16, 32, ""},
+    {"v_mfma_f32_32x32x16_bf8_fp8", "e5m2fnuz", "e4m3fnuz", 32, 32, 16, ""},
+    {"v_mfma_f32_16x16x32_fp8_bf8.v1", "e4m3fnuz", "e5m2fnuz", 16, 16, 32, "v1"},
+    {"v_mfma_f32_32x32x16_fp8_bf8.v1", "e4m3fnuz", "e5m2fnuz", 32, 32, 16, "v1"},
+    {"v_mfma_f32_16x16x32_bf8_fp8.v1", "e5m2fnuz", "e4m3fnuz", 16, 16, 32, "v1"},
+    {"v_mfma_f32_32x32x16_bf8_fp8.v1", "e5m2fnuz", "e4m3fnuz", 32, 32, 16, "v1"},
+};
+
+}  // namespace
+
+TEST_CASE("isa names: CDNA3's mixed fp8 MFMAs select the row, m x n x k and each operand's format", "[isa][mixed]") {
+  const Unit& u = builtin_unit("mi300x");
+  const Format& f32 = formats::fp32();
+  for (const MixedExpect& e : kMixed) {
+    INFO(e.name);
+    const Format &fa = parse_format(e.a), &fb = parse_format(e.b);
+    const InstructionSelection s = u.select_instruction(fa, fb, f32, e.name);
+    REQUIRE(s.shape);
+    CHECK(s.shape->instruction == e.name);
+    CHECK(std::tie(s.shape->m, s.shape->n, s.shape->k, s.shape->blocks) == std::make_tuple(e.m, e.n, e.k, 1));
+    CHECK(u.spec().datapaths[s.row].instruction == e.row);
+    CHECK(u.spec().datapaths[s.row].mixed_inputs);
+    // The pattern 0x38 is 0.5 in e4m3fnuz and 0.25 in e5m2fnuz: 0.125 either way round.
+    const std::vector<std::uint64_t> p38 = {0x38};
+    CHECK(hex(f32, u.dot(fa, fb, f32, p38, p38, 0, e.name)) == "0x3e000000");
+  }
+  // Loose spellings as for the other names.
+  for (const char* name : {"mfma_f32_16x16x32_fp8_bf8", "V_MFMA_F32_16X16X32_FP8_BF8", "v_mfma_f32_16x16x32fp8bf8"}) {
+    INFO(name);
+    const auto s = u.select_instruction(formats::e4m3fnuz(), formats::e5m2fnuz(), f32, name);
+    REQUIRE(s.shape);
+    CHECK(s.shape->instruction == "v_mfma_f32_16x16x32_fp8_bf8");
+  }
+  // The units.md 3b vector with a in bf8 and b in fp8 (test_mixed_formats.cpp): v2 0x4adffffe
+  // by name as by the row; dot_batch, planar and gemm agree (the reference path).
+  const Format &bf8 = formats::e5m2fnuz(), &fp8 = formats::e4m3fnuz();
+  std::vector<std::uint64_t> x(16, 0), y(16, 0);
+  const double xa[] = {-8192.0, -0.5, -0.25, -0.125}, yb[] = {128.0, 1.0, 1.0, 1.0};
+  for (int i = 0; i < 4; ++i) {
+    x[i] = bits(bf8, xa[i]);
+    y[i] = bits(fp8, yb[i]);
+  }
+  const std::uint64_t c = bits(f32, 8388608.0);
+  for (const char* name : {"", "v_mfma_f32_16x16x32_bf8_fp8", "v_mfma_f32_32x32x16_bf8_fp8"}) {
+    INFO(name);
+    CHECK(hex(f32, u.dot(bf8, fp8, f32, x, y, c, name)) == "0x4adffffe");
+    std::uint64_t d = 0;
+    u.dot_batch(bf8, fp8, f32, 1, 16, x.data(), y.data(), &c, &d, name);
+    CHECK(hex(f32, d) == "0x4adffffe");
+    std::vector<std::uint64_t> C = {c}, D(1);
+    u.gemm_into(bf8, fp8, f32, 1, 1, 16, x, y, C, D, name, 1);
+    CHECK(hex(f32, D[0]) == "0x4adffffe");
+  }
+  // The one-format list does not name them (the mixed pair's list: the refusal test below).
+  const auto one = u.instructions(fp8, f32);
+  CHECK(std::find(one.begin(), one.end(), "v_mfma_f32_16x16x32_fp8_bf8") == one.end());
+}
+
+TEST_CASE("isa names: a mixed fp8 name whose formats contradict a and b is refused", "[isa][mixed]") {
+  const Unit& u = builtin_unit("mi300x");
+  const Format &fp8 = formats::e4m3fnuz(), &bf8 = formats::e5m2fnuz(), &f32 = formats::fp32();
+  CHECK_THROWS_WITH(u.select_instruction(bf8, fp8, f32, "v_mfma_f32_16x16x32_fp8_bf8"),
+                    Equals("unit 'mi300x': instruction 'v_mfma_f32_16x16x32_fp8_bf8' takes e4m3fnuz x e5m2fnuz->fp32, "
+                           "not e5m2fnuz x e4m3fnuz->fp32"));
+  CHECK_THROWS_WITH(u.select_instruction(fp8, f32, "v_mfma_f32_32x32x16_bf8_fp8"),
+                    Equals("unit 'mi300x': instruction 'v_mfma_f32_32x32x16_bf8_fp8' takes e5m2fnuz x e4m3fnuz->fp32, "
+                           "not e4m3fnuz->fp32"));
+  CHECK_THROWS_WITH(u.select_instruction(fp8, bf8, f32, "v_mfma_f32_16x16x32_fp8_fp8"),
+                    Equals("unit 'mi300x': instruction 'v_mfma_f32_16x16x32_fp8_fp8' takes e4m3fnuz->fp32, not "
+                           "e4m3fnuz x e5m2fnuz->fp32"));
+  CHECK_THROWS_WITH(u.select_instruction(fp8, bf8, f32, "v_mfma_f32_16x16x32_fp8_bf8.v1x"),
+                    Equals("unit 'mi300x' has no datapath for e4m3fnuz x e5m2fnuz -> fp32 with instruction "
+                           "'v_mfma_f32_16x16x32_fp8_bf8.v1x'; instructions for e4m3fnuz x e5m2fnuz -> fp32: "
+                           "v_mfma_f32_16x16x32_fp8_bf8, v_mfma_f32_32x32x16_fp8_bf8, v1, v_mfma_f32_16x16x32_fp8_bf8.v1, "
+                           "v_mfma_f32_32x32x16_fp8_bf8.v1 (or none for the default)"));
+  // A pair shape needs a mixed_inputs row, and formats of the row.
+  auto spec = u.spec();
+  spec.name = "my-mi300x";
+  for (auto& r : spec.datapaths)
+    if (r.mixed_inputs) r.mixed_inputs = false;
+  CHECK_THROWS_WITH(Unit(spec), Contains("shapes: 'v_mfma_f32_16x16x32_fp8_bf8.m16n16k32:e4m3fnuz*e5m2fnuz' names a "
+                                         "pair of input formats (a*b), which needs mixed_inputs"));
+  CHECK_THROWS_WITH(parse_shape_pattern("x.m16n16k32:e4m3fnuz*"),
+                    Contains("'x.m16n16k32:e4m3fnuz*' is not a shape"));
+  CHECK_THROWS_WITH(parse_shape_pattern("x.m16n16k32:e4m3fnuz*e5m2fnuz*fp16"), Contains("is not a shape"));
+  const ShapePattern p = parse_shape_pattern("x.m16n16k32:fp8*bf8");
+  CHECK(p.input_formats == std::vector<std::string>{"fp8"});
+  CHECK(p.input_formats_b == std::vector<std::string>{"bf8"});
 }
 
 TEST_CASE("isa names: 'v_' optional, any case, CDNA1/2 and CDNA3 spellings", "[isa]") {
@@ -276,7 +380,7 @@ TEST_CASE("isa names: user units name instructions with blocks and input formats
   CHECK_THROWS_WITH(Unit(s), Equals("unit 'my-cdna1' datapath 0: shapes: 'v_mfma_f32_32x32x8f16.m32n32k8:e4m3' names "
                                     "input format 'e4m3', which is not one of the input_formats (fp16)"));
   s.datapaths[0].shapes = {"v_mfma_f32_32x32x8f16.m32n32k8b0"};
-  CHECK_THROWS_WITH(Unit(s), Contains("is not a shape; allowed: [<instruction>.]m<M>n<N>k<K>[b<blocks>][:<input formats>]"));
+  CHECK_THROWS_WITH(Unit(s), Contains("is not a shape; allowed: [<instruction>.]m<M>n<N>k<K>[b<blocks>][:<input formats>|:<a>*<b>]"));
 }
 
 TEST_CASE("isa names: the block-FMA model's b of a K = 4 form is 4", "[isa]") {

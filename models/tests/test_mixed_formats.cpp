@@ -1,15 +1,19 @@
 // Mixed operand formats (issue 24 part 2): a and b in different formats on the rows with
-// mixed_inputs (mi300x fp8_bf8 / bf8_fp8, rtx5090 fp8 mma, b200 tcgen05 kind::f8f6f4).
+// mixed_inputs (mi300x fp8_bf8 / bf8_fp8, rtx5090 fp8 mma, b200 tcgen05 kind::f8f6f4, and the
+// block-scaled kind::mxf8f6f4 rows of both, each operand with its own ue8m0 scales).
 //  - every mixed pair against an independent exact model (mixed_exact_model.hpp; CDNA3 through
 //    amd_exact_model.hpp's cdna3_block): TCSIM_MIXED_CASES cases per row and pair (default
 //    10,000; the million-case run of docs/reliability.md sets 1000000), seed TCSIM_MIXED_SEED
-//    (default 24, printed);
+//    (default 24, printed); TCSIM_MIXED_ONLY=<text> runs only the pairs whose printed label
+//    ("b200 tcgen05 e4m3 x e5m2->fp32") contains it (the million-case runs go one pair at a time);
 //  - dot_batch, dot_batch_planar and gemm give dot()'s bits on mixed pairs (the fast kernel
 //    where batch_path says "kernel", the reference fallback where it does not);
 //  - pairs no row serves are refused naming the pair and listing the mixed pairs.
 #include <catch2/catch.hpp>
 
 #include "test_support.hpp"
+
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -74,10 +78,16 @@ struct MixedRow {
   bool cdna3 = false;  // else the NVIDIA fused block
   am::Cdna3 c3{};
   mm::Fused fused{};
+  bool scaled = false;  // block-scaled: ue8m0 scales per 32 products (dot_scaled)
 };
 
+constexpr std::size_t kScaleBlock = 32;
+
 std::uint64_t model(const MixedRow& r, const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
-                    std::uint64_t c) {
+                    std::uint64_t c, const std::vector<std::uint64_t>& sa = {}, const std::vector<std::uint64_t>& sb = {}) {
+  if (r.scaled)
+    return mm::chain_scaled(r.ea, r.eb, a, b, sa, sb, kScaleBlock, c, r.k,
+                            [&](auto& x, auto& y, std::uint64_t z) { return mm::fused_block(x, y, z, r.fused); });
   if (r.cdna3)
     return mm::chain(r.ea, r.eb, a, b, c, r.k,
                      [&](auto& x, auto& y, std::uint64_t z) { return am::cdna3_block(x, y, static_cast<std::uint32_t>(z), r.c3); });
@@ -108,9 +118,11 @@ std::uint64_t pick_c(Gen& g, const MixedRow& r) {
 void run_mixed(const MixedRow& r) {
   const std::size_t n = case_count();
   const std::uint64_t s = seed();
-  std::cout << "mixed differential " << r.unit << " " << (r.instruction[0] ? r.instruction : "(default)") << " "
-            << r.fa->name << " x " << r.fb->name << "->" << r.out->name << ": " << n << " cases, TCSIM_MIXED_SEED=" << s
-            << "\n";
+  const std::string label = std::string(r.unit) + " " + (r.instruction[0] ? r.instruction : "(default)") + " " +
+                            r.fa->name + " x " + r.fb->name + "->" + r.out->name;
+  if (const char* only = std::getenv("TCSIM_MIXED_ONLY"); only && label.find(only) == std::string::npos) return;
+  std::cout << "mixed differential " << label << ": " << n << " cases, TCSIM_MIXED_SEED=" << s << "\n";
+  const auto start = std::chrono::steady_clock::now();
   const Unit& u = builtin_unit(r.unit);
   Gen g{std::mt19937_64(s ^ std::hash<std::string>{}(std::string(r.unit) + r.instruction + r.fa->name + r.fb->name +
                                                        r.out->name))};
@@ -124,8 +136,19 @@ void run_mixed(const MixedRow& r) {
     for (auto& x : a) x = g.pick(r.ea);
     for (auto& x : b) x = g.pick(r.eb);
     const std::uint64_t c = pick_c(g, r);
-    const std::uint64_t want = model(r, a, b, c);
-    const std::uint64_t got = u.dot(*r.fa, *r.fb, *r.out, a, b, c, r.instruction);
+    // Scales (block-scaled rows): mostly near 1 (127 +- 3), one in eight anywhere (0xff = NaN
+    // included), one in sixteen at an end of the range (2^-127, 2^127).
+    std::vector<std::uint64_t> sa, sb;
+    if (r.scaled)
+      for (std::size_t i = 0; i < (K + kScaleBlock - 1) / kScaleBlock; ++i)
+        for (auto* s : {&sa, &sb}) {
+          const std::uint64_t roll = g.rng() % 16;
+          s->push_back(roll == 0 ? (g.rng() % 2 ? 0 : 254) : roll < 3 ? g.rng() % 256 : 124 + g.rng() % 7);
+        }
+    const std::uint64_t want = model(r, a, b, c, sa, sb);
+    const std::uint64_t got = r.scaled ? u.dot_scaled(*r.fa, *r.fb, *r.out, a, b, parse_format("ue8m0"), sa, sb, c,
+                                                      static_cast<int>(kScaleBlock), r.instruction)
+                                       : u.dot(*r.fa, *r.fb, *r.out, a, b, c, r.instruction);
     // AMD: NaN-ness (payloads unvalidated); NVIDIA: the canonical NaN bits.
     const bool same = r.cdna3 && (is_nan_out(*r.out, want) || is_nan_out(*r.out, got))
                           ? is_nan_out(*r.out, want) && is_nan_out(*r.out, got)
@@ -133,11 +156,13 @@ void run_mixed(const MixedRow& r) {
     if (!same && ++mismatches <= 3) {
       std::string text;
       for (std::size_t i = 0; i < K; ++i) text += hex(*r.fa, a[i]) + "*" + hex(*r.fb, b[i]) + " ";
+      for (std::size_t i = 0; i < sa.size(); ++i) text += "scales " + std::to_string(sa[i]) + "," + std::to_string(sb[i]) + " ";
       UNSCOPED_INFO("case " << t << ": a*b = " << text << " c = " << hex(*r.out, c) << ": model " << hex(*r.out, want)
                             << ", unit " << hex(*r.out, got));
     }
   }
-  std::cout << "  mismatches: " << mismatches << "\n";
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "  mismatches: " << mismatches << " (" << secs << " s)\n";
   CHECK(mismatches == 0);
 }
 
@@ -180,6 +205,70 @@ TEST_CASE("mixed formats: b200 tcgen05 kind::f8f6f4 pairs against the exact mode
       r.fused = mm::Fused{&mm::kF32, 25, -133, true, 0x7fffffffu};
       run_mixed(r);
     }
+}
+
+TEST_CASE("mixed formats: block-scaled kind::mxf8f6f4 pairs with each operand's scales against the exact model",
+          "[mixed][differential][scaled]") {
+  const std::vector<Named> all = {{&formats::e4m3(), mm::kE4m3}, {&formats::e5m2(), mm::kE5m2},
+                                  {&parse_format("e2m3"), mm::kE2m3}, {&parse_format("e3m2"), mm::kE3m2},
+                                  {&parse_format("e2m1"), mm::kE2m1}};
+  const mm::Fused f32{&mm::kF32, 25, -133, true, 0x7fffffffu};
+  for (const auto& x : all)
+    for (const auto& y : all) {
+      // Same-format pairs too: the rows served them before mixed_inputs (a check of the model).
+      MixedRow r{"b200", "tcgen05.mxf8f6f4", x.f, y.f, x.e, y.e, &formats::fp32(), 32};
+      r.fused = f32;
+      r.scaled = true;
+      run_mixed(r);
+    }
+  for (const auto& x : {all[0], all[1]})
+    for (const auto& y : {all[0], all[1]}) {
+      MixedRow r{"rtx5090", "mma.sync.mxf8f6f4", x.f, y.f, x.e, y.e, &formats::fp32(), 32};
+      r.fused = f32;
+      r.scaled = true;
+      run_mixed(r);
+    }
+}
+
+TEST_CASE("mixed formats: block-scaled directed vectors", "[mixed][scaled]") {
+  const Format &e4 = formats::e4m3(), &e5 = formats::e5m2(), &f32 = formats::fp32(), &ue8 = parse_format("ue8m0");
+  const Format& e2m1 = parse_format("e2m1");
+  // Each operand's scale applies to its own operand: a = 448 (e4m3) with scale 2^-3, b = 6
+  // (e2m1) with scale 2^2: 448 * 6 * 2^-1 = 1344 (0x44a80000) through both rows and orders.
+  const std::vector<std::uint64_t> a = {0x7e}, b = {0x7}, s_a = {124}, s_b = {129};
+  CHECK(hex(f32, builtin_unit("b200").dot_scaled(e4, e2m1, f32, a, b, ue8, s_a, s_b, 0, 32, "tcgen05.mxf8f6f4")) ==
+        "0x44a80000");
+  CHECK(hex(f32, builtin_unit("b200").dot_scaled(e2m1, e4, f32, b, a, ue8, s_b, s_a, 0, 32, "tcgen05.mxf8f6f4")) ==
+        "0x44a80000");
+  // The pattern 0x38 is 1.0 in e4m3 and 0.5 in e5m2; scales 2^1 and 2^3: 0.5 * 16 = 8 (0x41000000).
+  const std::vector<std::uint64_t> p38 = {0x38}, s1 = {128}, s3 = {130};
+  CHECK(hex(f32, builtin_unit("rtx5090").dot_scaled(e4, e5, f32, p38, p38, ue8, s1, s3, 0)) == "0x41000000");
+  CHECK(hex(f32, builtin_unit("rtx5090").dot_scaled(e5, e4, f32, p38, p38, ue8, s1, s3, 0)) == "0x41000000");
+  // The units.md Eq. 10 vector of the unscaled test with scales: a (e5m2) -2^15, -0.5, -0.25,
+  // -0.125 with scale 2^-4, b (e4m3) 256, 1, 1, 1 with scale 2^4: the products are unchanged,
+  // so the result is the unscaled one, -0.75 (0xbf400000); with b's scale 2^5 every product
+  // doubles (-2^24, -1, -0.5, -0.25): at F = 25 below 2^24 the last one truncates to 0, and
+  // 2^23 - 2^24 - 1.5 = -8388609.5 rounds toward zero to 0xcb000001.
+  std::vector<std::uint64_t> x(32, 0), y(32, 0);
+  const double va[] = {-32768.0, -0.5, -0.25, -0.125}, vb[] = {256.0, 1.0, 1.0, 1.0};
+  for (int i = 0; i < 4; ++i) {
+    x[i] = bits(e5, va[i]);
+    y[i] = bits(e4, vb[i]);
+  }
+  const std::vector<std::uint64_t> m4 = {123}, p4 = {131}, p5 = {132};
+  CHECK(hex(f32, builtin_unit("rtx5090").dot_scaled(e5, e4, f32, x, y, ue8, m4, p4, bits(f32, 8388608.0))) ==
+        "0xbf400000");
+  CHECK(hex(f32, builtin_unit("b200").dot_scaled(e5, e4, f32, x, y, ue8, m4, p5, bits(f32, 8388608.0), 32,
+                                                 "tcgen05.mxf8f6f4")) == "0xcb000001");
+  // dot() on the block-scaled row with a mixed pair: unit scales.
+  CHECK(hex(f32, builtin_unit("rtx5090").dot(e5, e4, f32, x, y, bits(f32, 8388608.0), "mma.sync.mxf8f6f4")) ==
+        "0xbf400000");
+  // The fp4 row takes one format: a mixed pair is refused naming the pair and the instructions.
+  const std::vector<std::uint64_t> z = {0}, one = {127};
+  CHECK_THROWS_WITH(builtin_unit("b200").dot_scaled(e2m1, e4, f32, z, z, ue8, one, one, 0, 32, "tcgen05.mxf4nvf4"),
+                    Catch::Matchers::Equals(
+                        "unit 'b200' has no datapath for e2m1 x e4m3 -> fp32 with instruction 'tcgen05.mxf4nvf4'; "
+                        "instructions for e2m1 x e4m3 -> fp32: tcgen05, tcgen05.mxf8f6f4 (or none for the default)"));
 }
 
 TEST_CASE("mixed formats: the model agrees with same-format rows (a check of the model)", "[mixed]") {
@@ -317,10 +406,11 @@ TEST_CASE("mixed formats: pairs no row serves are refused with the allowed pairs
   CHECK_THROWS_WITH(builtin_unit("v100").dot(f16, formats::bf16(), f32, z, z, 0),
                     Equals("unit 'v100' does not support fp16 x bf16 -> fp32; it has no mixed-format datapath (a and b "
                            "share one format)"));
-  // A mixed pair with an instruction whose row is not mixed (the block-scaled row takes one format).
-  CHECK_THROWS_WITH(builtin_unit("rtx5090").dot(formats::e4m3(), formats::e5m2(), f32, z, z, 0, "mma.sync.mxf8f6f4"),
+  // A mixed pair with an instruction whose row is not mixed (the fp4 block-scaled row takes one format).
+  CHECK_THROWS_WITH(builtin_unit("rtx5090").dot(formats::e4m3(), formats::e5m2(), f32, z, z, 0, "mma.sync.mxf4nvf4"),
                     Equals("unit 'rtx5090' has no datapath for e4m3 x e5m2 -> fp32 with instruction "
-                           "'mma.sync.mxf8f6f4'; instructions for e4m3 x e5m2 -> fp32: mma.sync (or none for the default)"));
+                           "'mma.sync.mxf4nvf4'; instructions for e4m3 x e5m2 -> fp32: mma.sync, mma.sync.mxf8f6f4 (or "
+                           "none for the default)"));
   // b200: the default row of e4m3 -> fp32 is the mma.sync emulation (one format); a mixed pair's
   // default is the first row serving it, tcgen05.
   CHECK(builtin_unit("b200").datapath(formats::e4m3(), formats::e5m2(), f32).instruction == "tcgen05");
@@ -328,7 +418,6 @@ TEST_CASE("mixed formats: pairs no row serves are refused with the allowed pairs
 }
 
 TEST_CASE("mixed formats: mixed_inputs in JSON units", "[mixed]") {
-  using Catch::Matchers::Contains;
   auto spec = builtin_unit("rtx5090").spec();
   spec.name = "my-rtx";
   const UnitSpec back = parse_unit_json(to_json(spec));
@@ -337,9 +426,11 @@ TEST_CASE("mixed formats: mixed_inputs in JSON units", "[mixed]") {
   const Unit u(back);
   const std::vector<std::uint64_t> one = {0x38};
   CHECK(u.dot(formats::e4m3(), formats::e5m2(), formats::fp32(), one, one, 0) == 0x3f000000u);
-  // A block-scaled row cannot take it.
-  auto scaled = builtin_unit("rtx5090").spec();
-  for (auto& r : scaled.datapaths)
-    if (r.block_scale) r.mixed_inputs = true;
-  CHECK_THROWS_WITH(Unit(scaled), Contains("mixed_inputs: block-scaled rows do not support mixed_inputs"));
+  // A block-scaled row takes it too (kind::mxf8f6f4); the JSON key round-trips there.
+  auto scaled = builtin_unit("b200").spec();
+  scaled.name = "my-b200";
+  const Unit s(parse_unit_json(to_json(scaled)));
+  const std::vector<std::uint64_t> x = {0x38}, y = {0x2}, sc = {128};  // e4m3 1.0 x e2m1 1.0, scales 2 and 2
+  CHECK(s.dot_scaled(formats::e4m3(), parse_format("e2m1"), formats::fp32(), x, y, parse_format("ue8m0"), sc, sc, 0,
+                     32, "tcgen05.mxf8f6f4") == 0x40800000u);
 }

@@ -16,6 +16,8 @@
 //              12.8+, sm_89+; RTX Blackwell sm_120 runs it as one block of 16, units.md 3b)
 //   mxf8f6f4-e4m3, mxf8f6f4-e5m2  mma.sync.aligned.m16n8k32.kind::mxf8f6f4.block_scale with
 //              every ue8m0 scale 1 (the dump format holds no scales), fp32 output (sm_120a)
+//   mxf4nvf4-e2m1  mma.sync.aligned.m16n8k64.kind::mxf4nvf4.block_scale.scale_vec::2X with fp4
+//              (e2m1) inputs, every ue8m0 scale 1, fp32 output (sm_120a)
 // Both outputs of an op come from one run on the same a, b and c. For binary16 output c is a
 // binary32 value rounded to binary16 (RNE) on the host, as the published runs did; the c
 // file holds the binary32 value, like theirs. The c and d file names do not name the input
@@ -49,7 +51,7 @@ namespace {
     }                                                                                      \
   } while (0)
 
-enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2, MmaE4m3K16, MmaE5m2K16, MxE4m3, MxE5m2 };
+enum class Op { WmmaFp16, WmmaBf16, WmmaTf32, MmaE4m3, MmaE5m2, MmaE4m3K16, MmaE5m2K16, MxE4m3, MxE5m2, MxE2m1 };
 // The m16n8k16 fp8 form needs PTX ISA 8.7 (CUDA 12.8 or newer).
 #if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
 #define TCSIM_HAVE_FP8_K16 1
@@ -83,7 +85,11 @@ const OpInfo kOps[] = {
     {Op::MmaE5m2K16, "mma-e5m2-k16", "E5M2", 16, 8, 16, 89, true, 1, 3, -14, 15, 5},
     {Op::MxE4m3, "mxf8f6f4-e4m3", "E4M3", 16, 8, 32, 120, false, 1, 4, -6, 8, 4},
     {Op::MxE5m2, "mxf8f6f4-e5m2", "E5M2", 16, 8, 32, 120, false, 1, 3, -14, 15, 5},
+    // fp4 e2m1: one value per byte on the host and in device memory, packed into nibbles by the kernel.
+    {Op::MxE2m1, "mxf4nvf4-e2m1", "E2M1", 16, 8, 64, 120, false, 1, 2, 0, 2, 2},
 };
+// The block-scaled ops (sm_120a only; run with unit scales).
+bool is_block_scaled(Op op) { return op == Op::MxE4m3 || op == Op::MxE5m2 || op == Op::MxE2m1; }
 
 // ------------------------------------------------------------------ host-side formats
 
@@ -498,6 +504,50 @@ __global__ void mx_fp8_kernel(const std::uint8_t* A, const std::uint8_t* B, cons
 #endif
 }
 
+// mma.sync...kind::mxf4nvf4.block_scale.scale_vec::2X m16n8k64 (sm_120a): fp4 e2m1 operands,
+// both scale registers ue8m0 0x7f (= 1) in every byte, selectors 0 (tcsim: --instruction
+// mma.sync.mxf4nvf4 with unit scales). Fragment layout (PTX ISA, "Matrix fragments for
+// mma.m16n8k64", 4-bit types; g = lane / 4, q = lane % 4), nibble i of a register = element i:
+//   A: reg r (8 nibbles): row g + 8*(r & 1), column 8q + i + 32*(r >> 1)
+//   B: reg r (8 nibbles): row (k) 8q + i + 32*r, column g
+//   C/D: as m16n8k32.
+__global__ void mx_fp4_kernel(const std::uint8_t* A, const std::uint8_t* B, const float* C, float* D) {
+#if defined(__CUDA_ARCH_FEAT_SM120_ALL)
+  const int t = blockIdx.x;
+  A += t * 16 * 64;
+  B += t * 8 * 64;
+  C += t * 16 * 8;
+  D += t * 16 * 8;
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  unsigned a[4], b[2];
+  for (int r = 0; r < 4; ++r) {
+    const int row = g + 8 * (r & 1), col = 8 * q + 32 * (r >> 1);
+    unsigned v = 0;
+    for (int i = 0; i < 8; ++i) v |= (static_cast<unsigned>(A[row * 64 + col + i]) & 0xfu) << (4 * i);
+    a[r] = v;
+  }
+  for (int r = 0; r < 2; ++r) {
+    unsigned v = 0;
+    for (int i = 0; i < 8; ++i) v |= (static_cast<unsigned>(B[g * 64 + 8 * q + i + 32 * r]) & 0xfu) << (4 * i);
+    b[r] = v;
+  }
+  float c[4], d[4];
+  for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)];
+  const unsigned one = 0x7f7f7f7fu;
+  asm volatile(
+      "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13}, %14, {0, 0}, %15, {0, 0};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+        "f"(c[3]), "r"(one), "r"(one));
+  for (int i = 0; i < 4; ++i) D[(g + 8 * (i >> 1)) * 8 + 2 * q + (i & 1)] = d[i];
+#elif defined(__CUDA_ARCH__)
+  // Not compiled for sm_120a: mark every result, as mx_fp8_kernel.
+  const int t = blockIdx.x, lane = threadIdx.x & 31;
+  for (int i = 0; i < 4; ++i) D[t * 16 * 8 + lane * 4 + i] = __uint_as_float(0xffffffffu);
+#endif
+}
+
 // ------------------------------------------------------------------ host driver
 
 template <class T>
@@ -580,6 +630,10 @@ std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, con
       else mx_fp8_kernel<false><<<tiles, 32>>>(a, b, c, d);
       break;
     }
+    case Op::MxE2m1:
+      mx_fp4_kernel<<<tiles, 32>>>(static_cast<std::uint8_t*>(dA), static_cast<std::uint8_t*>(dB),
+                                   static_cast<float*>(dC), static_cast<float*>(dD));
+      break;
     case Op::MmaE4m3K16:
     case Op::MmaE5m2K16: {
       if (!TCSIM_HAVE_FP8_K16) {
@@ -625,7 +679,7 @@ std::vector<std::uint32_t> run(const OpInfo& info, bool fp16_out, int tiles, con
   } else {
     out = from_device(static_cast<std::uint32_t*>(dD), mn);
   }
-  if ((info.op == Op::MxE4m3 || info.op == Op::MxE5m2) && !out.empty() && out[0] == 0xffffffffu) {
+  if (is_block_scaled(info.op) && !out.empty() && out[0] == 0xffffffffu) {
     std::fprintf(stderr, "mma_dump: %s ran without sm_120a code; build with -arch=sm_120a (or "
                          "-DCMAKE_CUDA_ARCHITECTURES=120a)\n", info.name);
     std::exit(1);
@@ -643,7 +697,9 @@ void usage(std::FILE* f) {
                "                [--exp-range LO:HI] [--subnormals PERCENT] [--gpu NAME] [--dir DIR] [--device I]\n"
                "                [--corners]  (tiles of overflow, all -0 and tiny-term cases: issue 22's rules)\n"
                "                [--inputs DIR]  (the cases of DIR/a_*_<fmt>.txt, b_*, c_*_fp32.txt: tcsim fit --suggest)\n"
-               "ops: wmma-fp16 (sm_70+), wmma-bf16, wmma-tf32 (sm_80+), mma-e4m3, mma-e5m2 (sm_89+)\n"
+               "ops: wmma-fp16 (sm_70+), wmma-bf16, wmma-tf32 (sm_80+), mma-e4m3, mma-e5m2 (sm_89+),\n"
+               "     mma-e4m3-k16, mma-e5m2-k16 (sm_89+, CUDA 12.8+), mxf8f6f4-e4m3, mxf8f6f4-e5m2,\n"
+               "     mxf4nvf4-e2m1 (sm_120a; every scale 1)\n"
                "writes DIR/a_<GPU>_<fmt>.txt, b_<GPU>_<fmt>.txt, c_<GPU>_fp32.txt, d_<GPU>_<out>.txt\n"
                "(the layout of shared/data/gpu; c and d do not name the format, so one DIR per op,\n"
                "e.g. for f in e4m3 e5m2; do mma_dump --op mma-$f --gpu H100 --dir H100/$f; done),\n"
@@ -930,12 +986,13 @@ int main(int argc, char** argv) {
   const char* unit = unit_of_gpu(o.gpu);
   std::string in = info.fmt;
   for (auto& ch : in) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const bool fp8 = is_fp8(info.op);
+  const bool fp8 = is_fp8(info.op) || info.op == Op::MxE2m1;
   // fp8: the mma.sync family (h100's default fp8 -> fp32 row is wgmma); the k16 form by its full
   // name, which makes tcsim chain instructions of 16 (rtx5090; docs/units/blackwell.md).
   const bool k16 = info.op == Op::MmaE4m3K16 || info.op == Op::MmaE5m2K16;
   const bool mx = info.op == Op::MxE4m3 || info.op == Op::MxE5m2;
-  const std::string fp8_instruction = mx    ? " --instruction mma.sync.mxf8f6f4"
+  const std::string fp8_instruction = info.op == Op::MxE2m1 ? " --instruction mma.sync.mxf4nvf4"
+                                      : mx    ? " --instruction mma.sync.mxf8f6f4"
                                       : k16 ? " --instruction mma.sync.m16n8k16"
                                             : " --instruction mma.sync";
   std::string commands;

@@ -56,3 +56,39 @@ def test_wrong_names_are_refused_clearly():
     with pytest.raises(ValueError, match=r"^unit 'mi300x': instruction 'v_mfma_f32_32x32x8_bf16' takes bf16->fp32, "
                                          r"not fp16->fp32$"):
         tcsim.dot("mi300x", A, B, None, in_format="fp16", out_format="fp32", instruction="v_mfma_f32_32x32x8_bf16")
+
+
+# CDNA3's mixed fp8 MFMAs: fp8_bf8 is a in fp8 (e4m3fnuz), b in bf8 (e5m2fnuz); bf8_fp8 the other
+# way round. The pattern 0x38 is 0.5 in e4m3fnuz and 0.25 in e5m2fnuz.
+@pytest.mark.parametrize("instruction, fa, fb", [
+    ("v_mfma_f32_16x16x32_fp8_bf8", "e4m3fnuz", "e5m2fnuz"),
+    ("v_mfma_f32_32x32x16_fp8_bf8.v1", "e4m3fnuz", "e5m2fnuz"),
+    ("mfma_f32_16x16x32_bf8_fp8", "e5m2fnuz", "e4m3fnuz"),
+    ("V_MFMA_F32_32X32X16_BF8_FP8", "e5m2fnuz", "e4m3fnuz"),
+])
+def test_mixed_fp8_names_take_each_operands_format(instruction, fa, fb):
+    a = np.array([0.5 if fa == "e4m3fnuz" else 0.25])
+    b = np.array([0.25 if fb == "e5m2fnuz" else 0.5])
+    r = tcsim.dot("mi300x", a, b, None, in_format_a=fa, in_format_b=fb, out_format="fp32", instruction=instruction)
+    assert int(r.bits) == 0x3e000000  # 0.125
+
+
+def test_mixed_fp8_name_in_matmul():
+    # units.md 3b's vector with a in bf8, b in fp8: 2^23 - 2^20 - 0.875 rounds to 7340031 (0x4adffffe).
+    a = np.array([[-8192.0, -0.5, -0.25, -0.125] + [0.0] * 12])
+    b = np.array([[128.0, 1.0, 1.0, 1.0] + [0.0] * 12]).T
+    d = tcsim.matmul(a, b, 2.0**23 * np.ones((1, 1)), unit="mi300x", in_format_a="e5m2fnuz", in_format_b="e4m3fnuz",
+                     instruction="v_mfma_f32_16x16x32_bf8_fp8")
+    assert float(d[0, 0]) == 7340031.0
+
+
+def test_mixed_fp8_names_whose_formats_contradict_are_refused():
+    one = np.ones(1)
+    with pytest.raises(ValueError, match=r"^unit 'mi300x': instruction 'v_mfma_f32_16x16x32_fp8_bf8' takes "
+                                         r"e4m3fnuz x e5m2fnuz->fp32, not e5m2fnuz x e4m3fnuz->fp32$"):
+        tcsim.dot("mi300x", one, one, None, in_format_a="e5m2fnuz", in_format_b="e4m3fnuz", out_format="fp32",
+                  instruction="v_mfma_f32_16x16x32_fp8_bf8")
+    with pytest.raises(ValueError, match=r"^unit 'mi300x': instruction 'v_mfma_f32_16x16x32_fp8_fp8' takes "
+                                         r"e4m3fnuz->fp32, not e4m3fnuz x e5m2fnuz->fp32$"):
+        tcsim.dot("mi300x", one, one, None, in_format_a="e4m3fnuz", in_format_b="e5m2fnuz", out_format="fp32",
+                  instruction="v_mfma_f32_16x16x32_fp8_fp8")

@@ -157,10 +157,13 @@ struct ShapePattern {
   int n_max = 0;
   int blocks = 1;     // "b<B>": independent blocks
   std::vector<std::string> input_formats;  // ":<in>,...": canonical names; empty = all of the row's
+  // ":<a>*<b>": a name that fixes each operand's format (CDNA3 v_mfma_*_fp8_bf8): a's format in
+  // input_formats, b's here (a mixed_inputs row). Such a shape serves only a x b.
+  std::vector<std::string> input_formats_b;
   std::string text;   // as written
   bool matches(int m_, int n_, int k_) const;
 };
-// Parses "<instruction>.m<M>n<N|N|N16>k<K>[b<B>][:<in>,...]"; throws std::invalid_argument
+// Parses "<instruction>.m<M>n<N|N|N16>k<K>[b<B>][:<in>,...|:<a>*<b>]"; throws std::invalid_argument
 // naming `field`. Format names are checked (and made canonical) by Unit's constructor.
 ShapePattern parse_shape_pattern(std::string_view text, std::string_view field = "shapes");
 
@@ -329,6 +332,13 @@ class Unit {
   // dot(). `block_size` 0 = the row's first block size. `instruction` "" = the first
   // block-scaled row of the pair.
   std::uint64_t dot_scaled(const Format& in, const Format& out,
+                           std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                           const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                           std::span<const std::uint64_t> scale_b, std::uint64_t c,
+                           int block_size = 0, std::string_view instruction = "") const;
+  // Mixed operand formats (a block-scaled row with mixed_inputs: kind::mxf8f6f4), each
+  // operand with its own scales.
+  std::uint64_t dot_scaled(const Format& in_a, const Format& in_b, const Format& out,
                            std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                            const Format& scale_format, std::span<const std::uint64_t> scale_a,
                            std::span<const std::uint64_t> scale_b, std::uint64_t c,
