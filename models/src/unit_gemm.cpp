@@ -138,13 +138,90 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
   const BlockKernel* kernel = r.kernels[r.pair_index(in, in_b, out)].get();
   const std::size_t panels = (n + kPanel - 1) / kPanel;
 
-  if (!kernel && r.fma_chains[r.pair_index(in, in_b, out)]) {  // binary64 FMA chains (detail::is_fma_chain)
+  if (!kernel && r.fma_chains[r.pair_index(in, in_b, out)]) {  // binary64/32 FMA chains (detail::is_fma_chain)
     const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
     run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
       for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j)
         // K = 0: B may be empty (null data), and no offset may be added to a null pointer.
         D[i * n + j] = detail::fma_chain(K, k, A.data() + i * K, 1, K ? B.data() + j : B.data(), n, C[i * n + j],
-                                         r.nan_out[o]);
+                                         r.nan_out[o], out.width == 32);
+    });
+    return;
+  }
+  if (const Binary32TreeKernel* tree = r.trees[r.pair_index(in, in_b, out)].get(); !kernel && tree) {
+    // Binary32 trees (AMD CDNA2): operands decoded once into binary32, B's columns padded to a
+    // multiple of 16 with +0; a task's accumulators stay binary32 over the whole chain.
+    const std::size_t n_pad = (n + 15) / 16 * 16;
+    const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+    PanelBuffer<float> Af(m * K), Bf(K * n_pad);
+    tree->decode_operands(m * K, A.data(), Af.get());
+    for (std::size_t t = 0; t < K; ++t) {
+      tree->decode_operands(n, B.data() + t * n, Bf.get() + t * n_pad);
+      std::fill(Bf.get() + t * n_pad + n, Bf.get() + (t + 1) * n_pad, 0.0f);
+    }
+    const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + kPanel - 1) / kPanel;
+    run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
+      const std::size_t i0 = ib * kTaskRows, rows = std::min(m, i0 + kTaskRows) - i0;
+      const std::size_t j0 = p * kPanel, w = std::min(n_pad, j0 + kPanel) - j0;
+      const std::size_t valid = j0 < n ? std::min(n, j0 + w) - j0 : 0;
+      thread_local std::vector<float> acc;
+      acc.assign(rows * w, 0.0f);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        for (std::size_t j = 0; j < valid; ++j) acc[rr * w + j] = tree->decode_c(C[(i0 + rr) * n + j0 + j]);
+      tree->run_chain(rows, w, K, group, Af.get() + i0 * K, K, Bf.get() + j0, n_pad, acc.data(), w);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        for (std::size_t j = 0; j < valid; ++j) D[(i0 + rr) * n + j0 + j] = tree->encode(acc[rr * w + j]);
+    });
+    return;
+  }
+  if (const AfterAddKernel* after = r.afters[r.pair_index(in, in_b, out)].get(); !kernel && after) {
+    // c added after the products (AMD CDNA3), element by element in int64 on operands decoded once.
+    const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
+    std::vector<AfterAddKernel::Operand> Ad(m * K), Bd(K * n);
+    after->decode_a(m * K, A.data(), Ad.data());
+    after->decode_b(K * n, B.data(), Bd.data());
+    run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
+        std::uint64_t acc = C[i * n + j];
+        std::size_t start = 0;
+        do {  // instructions (K = 0 runs one), blocks of k
+          const std::size_t end = std::min(K, start + group);
+          std::size_t pos = start;
+          do {
+            const std::size_t len = std::min(k, end - pos);
+            acc = after->block(len, K ? Ad.data() + i * K + pos : Ad.data(), 1, K ? Bd.data() + pos * n + j : Bd.data(), n, acc);
+            pos += len;
+          } while (pos < end);
+          start = end;
+        } while (start < K);
+        D[i * n + j] = acc;
+      }
+    });
+    return;
+  }
+  if (const ExactBlockKernel* exact = r.exacts[r.pair_index(in, in_b, out)].get(); !kernel && exact) {
+    // Exact blocks (AMD CDNA1), element by element in 128-bit integers on operands decoded once.
+    const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
+    std::vector<ExactBlockKernel::Operand> Ad(m * K), Bd(K * n);
+    exact->decode_a(m * K, A.data(), Ad.data());
+    exact->decode_b(K * n, B.data(), Bd.data());
+    run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
+        std::uint64_t acc = C[i * n + j];
+        std::size_t start = 0;
+        do {  // instructions (K = 0 runs one), blocks of k
+          const std::size_t end = std::min(K, start + group);
+          std::size_t pos = start;
+          do {
+            const std::size_t len = std::min(k, end - pos);
+            const std::size_t ia = K ? i * K + pos : 0, ib = K ? pos * n + j : 0;
+            acc = exact->block(len, Ad.data() + ia, A.data() + ia, 1, Bd.data() + ib, B.data() + ib, n, acc);
+            pos += len;
+          } while (pos < end);
+          start = end;
+        } while (start < K);
+        D[i * n + j] = acc;
+      }
     });
     return;
   }
