@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -296,6 +297,9 @@ TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[ke
   Rng r(tcsim::test::seed("kernel differential amd", 0x7c5e0250));
   const std::uint64_t batch_total = tcsim::test::count(200'000), gemm_total = tcsim::test::count(100'000);
   std::size_t trees = 0, chains = 0, afters = 0, exacts = 0;
+  // TCSIM_KERNEL_DIFF_PATH=<path> keeps one path's pairs (the long runs of docs/reliability.md).
+  const char* only = std::getenv("TCSIM_KERNEL_DIFF_PATH");
+  if (only) std::printf("[kernel-diff] only the %s pairs (TCSIM_KERNEL_DIFF_PATH)\n", only);
   for (const char* unit_name : {"mi100", "mi250x", "mi300x"}) {
     const Unit& unit = builtin_unit(unit_name);
     for (const auto& row : unit.spec().datapaths)
@@ -304,6 +308,7 @@ TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[ke
           const Format &in = parse_format(in_name), &out = parse_format(out_name);
           const std::string path = unit.batch_path(in, out, row.instruction);
           if (path != "binary32-tree" && path != "fma-chain" && path != "after-add" && path != "exact-block") continue;
+          if (only && path != only) continue;
           ++(path == "fma-chain" ? chains : path == "after-add" ? afters : path == "exact-block" ? exacts : trees);
           const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
                                     " " + in.name + "->" + out.name + " [" + path + "]";
@@ -316,6 +321,7 @@ TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[ke
           CHECK(tg.mismatches == 0);
         }
   }
+  if (only) return;
   CHECK(trees == 3);   // mi250x fp16, bf16 (bf16_1k), bf16-legacy
   CHECK(chains == 5);  // fp32 on mi100, mi250x, mi300x; fp64 on mi250x, mi300x
   CHECK(exacts == 2);  // mi100 fp16, bf16
