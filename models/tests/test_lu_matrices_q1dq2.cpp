@@ -13,6 +13,7 @@
 #include <tbb/global_control.h>
 
 #include "tcsim/models/lu_matrices.hpp"
+#include "test_support.hpp"
 
 using namespace tcsim::models;
 
@@ -57,10 +58,15 @@ TEST_CASE("lu matrices: q1dq2 keeps the serial generator's bits", "[lu][matrices
 }
 
 TEST_CASE("lu matrices: q1dq2 at n = 1024 keeps the serial bits for 1, 2 and 3 threads", "[lu][matrices]") {
-  // blanchard2020 Fig. 4.2's checked experiment runs this size (tests/test_lu.cpp).
+  // blanchard2020 Fig. 4.2's checked experiment runs this size (tests/test_lu.cpp). The
+  // sanitizer pass (TCSIM_TEST_SCALE < 1) checks n = 512, whose hash is pinned above: the
+  // instrumented n = 1024 took 108 s of the CI budget.
+  const bool reduced = tcsim::test::count(100) < 100;
+  const std::size_t n = reduced ? 512 : 1024;
+  const std::uint64_t want = reduced ? 0xbdf2ef6c24795f76ull : 0x42e1f78c35e11613ull;
   for (int threads : {1, 2, 3}) {
     const tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-    INFO(threads << " threads");
-    CHECK(fnv1a(matrix_q1dq2(1024, 1e3, 1)) == 0x42e1f78c35e11613ull);
+    INFO(threads << " threads, n = " << n);
+    CHECK(fnv1a(matrix_q1dq2(n, 1e3, 1)) == want);
   }
 }

@@ -8,6 +8,8 @@
 //    where batch_path says "kernel", the reference fallback where it does not);
 //  - pairs no row serves are refused naming the pair and listing the mixed pairs.
 #include <catch2/catch.hpp>
+
+#include "test_support.hpp"
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -26,7 +28,8 @@ namespace {
 
 std::size_t case_count() {
   const char* s = std::getenv("TCSIM_MIXED_CASES");
-  return s ? static_cast<std::size_t>(std::strtoull(s, nullptr, 10)) : 10000;
+  // Default 10^4, scaled by TCSIM_TEST_SCALE (the sanitizer pass: 200 per pair).
+  return s ? static_cast<std::size_t>(std::strtoull(s, nullptr, 10)) : tcsim::test::count(10000);
 }
 std::uint64_t seed() {
   const char* s = std::getenv("TCSIM_MIXED_SEED");
