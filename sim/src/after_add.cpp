@@ -31,6 +31,28 @@ inline std::uint64_t trunc_units(std::uint64_t m, int q, int lsb) {
   return -s >= 64 ? 0 : m >> -s;
 }
 
+// 2^e as a binary64 (e within binary64's normal exponents: the callers' values are far inside).
+inline double pow2(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
+
+// decode_parts for binary32 (c's format on these rows), without the generic format walk.
+inline Decoded decode_fp32(std::uint32_t u) {
+  Decoded d;
+  d.negative = (u >> 31) != 0;
+  const std::uint32_t field = (u >> 23) & 0xff, frac = u & 0x7fffff;
+  if (field == 0xff) {
+    d.cls = frac ? FpClass::NaN : FpClass::Infinity;
+  } else if (field == 0) {
+    d.cls = frac ? FpClass::Subnormal : FpClass::Zero;
+    d.significand = frac;
+    d.exponent = -149;
+  } else {
+    d.cls = FpClass::Normal;
+    d.significand = frac | 0x800000u;
+    d.exponent = static_cast<int>(field) - 150;
+  }
+  return d;
+}
+
 }  // namespace
 
 std::optional<std::string> after_add_unsupported(const AdderConfig& cfg, std::size_t k) {
@@ -142,7 +164,7 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
   // The padding products (+0 * +0) are +0: every term is -0 no longer.
   if (len < k_) all_neg = false;
   const std::uint32_t cu = static_cast<std::uint32_t>(c_bits);
-  const Decoded cd = decode_parts(cfg_.c_format, cu);
+  const Decoded cd = decode_fp32(cu);
   bool c_nonzero = false;
   std::int64_t c_sig = 0;
   int c_q = 0, e_c = cfg_.c_format.emin;
@@ -225,7 +247,7 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
   }
   // |total| < 2^53: exact in binary64, and the scaling by 2^out_lsb stays in binary64's normal
   // range; the conversion to binary32 is the one rounding (RNE, subnormals, overflow to Inf).
-  const float v = static_cast<float>(std::ldexp(static_cast<double>(total), out_lsb));
+  const float v = static_cast<float>(static_cast<double>(total) * pow2(out_lsb));
   return std::bit_cast<std::uint32_t>(v);
 }
 

@@ -27,6 +27,28 @@ int bit_length(u128 v) {
   return lo ? 64 - std::countl_zero(lo) : 0;
 }
 
+// 2^e as a binary64 (e within binary64's normal exponents: the callers' values are far inside).
+inline double pow2(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
+
+// decode_parts for binary32 (c's format on these rows), without the generic format walk.
+inline Decoded decode_fp32(std::uint32_t u) {
+  Decoded d;
+  d.negative = (u >> 31) != 0;
+  const std::uint32_t field = (u >> 23) & 0xff, frac = u & 0x7fffff;
+  if (field == 0xff) {
+    d.cls = frac ? FpClass::NaN : FpClass::Infinity;
+  } else if (field == 0) {
+    d.cls = frac ? FpClass::Subnormal : FpClass::Zero;
+    d.significand = frac;
+    d.exponent = -149;
+  } else {
+    d.cls = FpClass::Normal;
+    d.significand = frac | 0x800000u;
+    d.exponent = static_cast<int>(field) - 150;
+  }
+  return d;
+}
+
 }  // namespace
 
 std::optional<std::string> exact_block_unsupported(const AdderConfig& cfg, std::size_t k) {
@@ -110,7 +132,7 @@ std::uint64_t ExactBlockKernel::block(std::size_t len, const Operand* a, const s
     terms[nt++] = {std::uint64_t{x.sig} * y.sig, x.q + y.q, neg};
   }
   if (len < k_) all_neg = false;  // +0 padding products
-  const Decoded cd = decode_parts(cfg.c_format, static_cast<std::uint32_t>(c_bits));
+  const Decoded cd = decode_fp32(static_cast<std::uint32_t>(c_bits));
   switch (cd.cls) {
     case FpClass::NaN: nan = true; break;
     case FpClass::Infinity:
@@ -157,7 +179,7 @@ std::uint64_t ExactBlockKernel::block(std::size_t len, const Operand* a, const s
     mag = (mag >> s) | (sticky ? 1 : 0);
     e += s;
   }
-  const double v = std::ldexp(static_cast<double>(static_cast<std::uint64_t>(mag)), e);
+  const double v = static_cast<double>(static_cast<std::uint64_t>(mag)) * pow2(e);
   const float f = static_cast<float>(negative ? -v : v);
   return std::bit_cast<std::uint32_t>(f);
 }
