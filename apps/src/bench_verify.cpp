@@ -135,8 +135,15 @@ void add_late_parameters(Rng& x, models::DatapathSpec& row) {
   }
   if (x.below(10) == 0) {  // a and b truncated (CDNA3 xf32)
     int p = in.precision;
-    for (const auto& n : row.input_formats) p = std::min(p, parse_format(n).precision);
-    if (p >= 2) row.input_fraction_bits = static_cast<int>(x.below(static_cast<std::uint64_t>(p - 1)));
+    bool all_ones_nan = false;  // e4m3's NaN would become finite: such rows are refused (B314)
+    for (const auto& n : row.input_formats) {
+      p = std::min(p, parse_format(n).precision);
+      all_ones_nan |= parse_format(n).nan == NanEncoding::AllOnes;
+    }
+    if (p >= 2) {
+      const int bits = static_cast<int>(x.below(static_cast<std::uint64_t>(p - 1)));  // drawn anyway: the stream stays
+      if (!all_ones_nan) row.input_fraction_bits = bits;
+    }
   }
   // No alignment loss (CDNA1); refused by Unit where the exact F exceeds the limit (fp64 x fp64 rows fit).
   if (x.below(12) == 0) row.fraction_bits = models::DatapathSpec::kExactFractionBits;
@@ -336,7 +343,9 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     const models::Unit& unit = *grp.unit;
     const std::size_t K = grp.K;
     const std::string path = unit.batch_path(in, in_b, out, grp.instruction);
-    (path == "kernel" ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) += hi - lo;
+    // The AMD host-arithmetic kernels (binary32-tree, after-add, exact-block; issue 25) count as kernel.
+    const bool kernel_path = path == "kernel" || path == "binary32-tree" || path == "after-add" || path == "exact-block";
+    (kernel_path ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) += hi - lo;
     const std::uint64_t* a = grp.a.data();
     const std::uint64_t* b = grp.b.data();
     std::vector<std::uint64_t> d(kGroup), d_planar(kGroup), want(kGroup);

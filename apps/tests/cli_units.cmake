@@ -7,16 +7,20 @@ tcsim_check(NAME "units lists every built-in unit"
   STDOUT "^v100 \\(architecture volta" "\nt4 " "\na100 " "\nl40s " "\nh100 " "\nb200 " "\nrtx5090 " "\nmi100 "
          "\nmi250x " "\nmi300x ")
 
-# The AMD rows (issue 24): their row parameters and the visible reference path.
-tcsim_check(NAME "units mi300x: c after, v1 row, xf32 row, reference path"
+# The AMD rows (issue 24): their row parameters and their paths (issue 25: after-add,
+# binary32-tree, exact-block, fma-chain for binary32 FMA chains).
+tcsim_check(NAME "units mi300x: c after, v1 row, xf32 row, after-add path"
   ARGS units --unit mi300a
   STDOUT "fp16,bf16 -> fp32: k=8 F=24 [^\n]*c after \\(sum 32 bits, c 24 bits, rd, renormalized 31\\), product_overflow inf"
-         "\n      batch path: reference: c added after the products \\(two-operand add\\)"
+         "\n      batch path: after-add"
          "\n  v1 +fp16,bf16 -> fp32: k=8 F=24 [^\n]*c after \\(sum 31 bits, c 24 bits, rd\\)"
          "xf32 +fp32 -> fp32: [^\n]*inputs truncated to 10 fraction bits")
 tcsim_check(NAME "units mi100: exact blocks"
   ARGS units --unit mi100
-  STDOUT "fp16 -> fp32: k=4 F=exact ")
+  STDOUT "fp16 -> fp32: k=4 F=exact [^\n]*\n[^\n]*\n      batch path: exact-block" "\n      batch path: fma-chain")
+tcsim_check(NAME "units mi250x: binary32 trees"
+  ARGS units --unit mi250x
+  STDOUT "fp16 -> fp32: k=4 [^\n]*\n[^\n]*\n      batch path: binary32-tree")
 
 # units.md 3b: the CDNA3 v1/v2 vector through the CLI, and the same through the unit's JSON.
 set(v1v2_a "bits:0x2f67,bits:0x14fd,bits:0xacef,bits:0xa96a,bits:0x944c,bits:0x97f3,bits:0x1805,bits:0xaacb")

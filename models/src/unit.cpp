@@ -331,6 +331,21 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
                                 : std::make_shared<const BlockKernel>(cfg, static_cast<std::size_t>(row.fma_size)));
         r.kernel_refusals.push_back(why.value_or(""));
         r.fma_chains.push_back(!row.block_scale && detail::is_fma_chain(cfg, row));
+        const bool tree = why && !row.block_scale && row.c_entry == CEntry::Accumulator &&
+                          row.k_split == KSplit::Consecutive &&
+                          !binary32_tree_unsupported(cfg, static_cast<std::size_t>(row.fma_size));
+        r.trees.push_back(tree ? std::make_shared<const Binary32TreeKernel>(cfg, static_cast<std::size_t>(row.fma_size))
+                               : nullptr);
+        const bool after = why && !row.block_scale && row.c_entry == CEntry::Accumulator &&
+                           row.k_split == KSplit::Consecutive &&
+                           !after_add_unsupported(cfg, static_cast<std::size_t>(row.fma_size));
+        r.afters.push_back(after ? std::make_shared<const AfterAddKernel>(cfg, static_cast<std::size_t>(row.fma_size))
+                                 : nullptr);
+        const bool exact = why && !row.block_scale && row.c_entry == CEntry::Accumulator &&
+                           row.k_split == KSplit::Consecutive &&
+                           !exact_block_unsupported(cfg, static_cast<std::size_t>(row.fma_size));
+        r.exacts.push_back(exact ? std::make_shared<const ExactBlockKernel>(cfg, static_cast<std::size_t>(row.fma_size))
+                                 : nullptr);
       }
     // Two rows with the same pair and instruction would make the second unreachable.
     for (std::size_t pj = 0; pj < ri; ++pj) {
@@ -395,6 +410,9 @@ std::string Unit::batch_path(const Format& in_a, const Format& in_b, const Forma
   const auto& r = impl_->rows[datapath_index(in_a, in_b, out, instruction)];
   const std::size_t p = r.pair_index(in_a, in_b, out);
   if (r.kernels[p]) return "kernel";
+  if (r.trees[p]) return "binary32-tree";
+  if (r.afters[p]) return "after-add";
+  if (r.exacts[p]) return "exact-block";
   return r.fma_chains[p] ? "fma-chain" : "reference: " + r.kernel_refusals[p];
 }
 

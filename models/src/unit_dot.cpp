@@ -239,10 +239,37 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
                    kernel->run(m, len, A + pos, lda, B + pos, lda, x, y);
                  });
   };
+  const Binary32TreeKernel* tree = r.trees[pair].get();
+  const AfterAddKernel* after = r.afters[pair].get();
+  const ExactBlockKernel* exact = r.exacts[pair].get();
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     if (kernel && hi > lo) return run_kernel(lo, hi);
+    if (tree && hi > lo) {  // binary32 trees (accumulator rows, products in order)
+      const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+      chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
+                   [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
+                     tree->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
+                   });
+      return;
+    }
+    if (exact && hi > lo) {  // exact blocks in 128-bit integers (accumulator rows, products in order)
+      const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+      chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
+                   [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
+                     exact->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
+                   });
+      return;
+    }
+    if (after && hi > lo) {  // c added after the products, in int64 (accumulator rows, products in order)
+      const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+      chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
+                   [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
+                     after->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
+                   });
+      return;
+    }
     if (r.fma_chains[pair]) {
-      for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o]);
+      for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o], out.width == 32);
       return;
     }
     for (std::size_t e = lo; e < hi; ++e) d[e] = dot_in_row(i, in, in_b, out, {a + e * K, K}, {b + e * K, K}, c[e], ik);

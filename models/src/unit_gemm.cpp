@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
+#include <vector>
 
 #include <tbb/blocked_range2d.h>
 #include <tbb/parallel_for.h>
@@ -138,13 +140,118 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
   const BlockKernel* kernel = r.kernels[r.pair_index(in, in_b, out)].get();
   const std::size_t panels = (n + kPanel - 1) / kPanel;
 
-  if (!kernel && r.fma_chains[r.pair_index(in, in_b, out)]) {  // binary64 FMA chains (detail::is_fma_chain)
+  if (!kernel && r.fma_chains[r.pair_index(in, in_b, out)]) {  // binary64/32 FMA chains (detail::is_fma_chain)
+    // Each element's chain in index order (as detail::fma_chain), a row of A against a panel of
+    // columns at a time so that B is read row by row.
     const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
+    const std::size_t padding = K == 0 ? k : (k - K % k) % k;
+    auto chains = [&](auto zero) {
+      using T = decltype(zero);
+      using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+      auto value = [](std::uint64_t bits) { return std::bit_cast<T>(static_cast<U>(bits)); };
+      run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+        const std::size_t j0 = p * kPanel, w = std::min(n, j0 + kPanel) - j0;
+        thread_local std::vector<T> acc;
+        acc.resize(w);
+        for (std::size_t j = 0; j < w; ++j) acc[j] = value(C[i * n + j0 + j]);
+        for (std::size_t t = 0; t < K; ++t) {
+          const T x = value(A[i * K + t]);
+          const std::uint64_t* brow = B.data() + t * n + j0;
+          for (std::size_t j = 0; j < w; ++j) acc[j] = std::fma(x, value(brow[j]), acc[j]);
+        }
+        for (std::size_t t = 0; t < padding; ++t)
+          for (std::size_t j = 0; j < w; ++j) acc[j] = std::fma(zero, zero, acc[j]);
+        for (std::size_t j = 0; j < w; ++j)
+          D[i * n + j0 + j] = std::isnan(acc[j]) ? r.nan_out[o] : static_cast<std::uint64_t>(std::bit_cast<U>(acc[j]));
+      });
+    };
+    if (out.width == 32) chains(0.0f);
+    else chains(0.0);
+    return;
+  }
+  if (const Binary32TreeKernel* tree = r.trees[r.pair_index(in, in_b, out)].get(); !kernel && tree) {
+    // Binary32 trees (AMD CDNA2): operands decoded once into binary32, B's columns padded to a
+    // multiple of 16 with +0; a task's accumulators stay binary32 over the whole chain.
+    const std::size_t n_pad = (n + 15) / 16 * 16;
+    const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+    PanelBuffer<float> Af(m * K), Bf(K * n_pad);
+    tree->decode_operands(m * K, A.data(), Af.get());
+    for (std::size_t t = 0; t < K; ++t) {
+      tree->decode_operands(n, B.data() + t * n, Bf.get() + t * n_pad);
+      std::fill(Bf.get() + t * n_pad + n, Bf.get() + (t + 1) * n_pad, 0.0f);
+    }
+    const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + kPanel - 1) / kPanel;
+    run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
+      const std::size_t i0 = ib * kTaskRows, rows = std::min(m, i0 + kTaskRows) - i0;
+      const std::size_t j0 = p * kPanel, w = std::min(n_pad, j0 + kPanel) - j0;
+      const std::size_t valid = j0 < n ? std::min(n, j0 + w) - j0 : 0;
+      thread_local std::vector<float> acc;
+      acc.assign(rows * w, 0.0f);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        for (std::size_t j = 0; j < valid; ++j) acc[rr * w + j] = tree->decode_c(C[(i0 + rr) * n + j0 + j]);
+      tree->run_chain(rows, w, K, group, Af.get() + i0 * K, K, Bf.get() + j0, n_pad, acc.data(), w);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        for (std::size_t j = 0; j < valid; ++j) D[(i0 + rr) * n + j0 + j] = tree->encode(acc[rr * w + j]);
+    });
+    return;
+  }
+  if (const AfterAddKernel* after = r.afters[r.pair_index(in, in_b, out)].get(); !kernel && after) {
+    // c added after the products (AMD CDNA3), element by element in int64 on operands decoded once.
+    const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
+    // B decoded column by column (Bd[j * K + t]): each element's chain reads contiguous operands.
+    std::vector<AfterAddKernel::Operand> Ad(m * K), Bd(K * n), row_buf(n);
+    after->decode_a(m * K, A.data(), Ad.data());
+    for (std::size_t t = 0; t < K; ++t) {
+      after->decode_b(n, B.data() + t * n, row_buf.data());
+      for (std::size_t j = 0; j < n; ++j) Bd[j * K + t] = row_buf[j];
+    }
     run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
-      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j)
-        // K = 0: B may be empty (null data), and no offset may be added to a null pointer.
-        D[i * n + j] = detail::fma_chain(K, k, A.data() + i * K, 1, K ? B.data() + j : B.data(), n, C[i * n + j],
-                                         r.nan_out[o]);
+      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
+        std::uint64_t acc = C[i * n + j];
+        std::size_t start = 0;
+        do {  // instructions (K = 0 runs one), blocks of k
+          const std::size_t end = std::min(K, start + group);
+          std::size_t pos = start;
+          do {
+            const std::size_t len = std::min(k, end - pos);
+            acc = after->block(len, K ? Ad.data() + i * K + pos : Ad.data(), 1, K ? Bd.data() + j * K + pos : Bd.data(), 1, acc);
+            pos += len;
+          } while (pos < end);
+          start = end;
+        } while (start < K);
+        D[i * n + j] = acc;
+      }
+    });
+    return;
+  }
+  if (const ExactBlockKernel* exact = r.exacts[r.pair_index(in, in_b, out)].get(); !kernel && exact) {
+    // Exact blocks (AMD CDNA1), element by element in 128-bit integers on operands decoded once.
+    const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
+    // B (decoded and as patterns) column by column: each element's chain reads contiguous operands.
+    std::vector<ExactBlockKernel::Operand> Ad(m * K), Bd(K * n), row_buf(n);
+    std::vector<std::uint64_t> Bt(K * n);
+    exact->decode_a(m * K, A.data(), Ad.data());
+    for (std::size_t t = 0; t < K; ++t) {
+      exact->decode_b(n, B.data() + t * n, row_buf.data());
+      for (std::size_t j = 0; j < n; ++j) Bd[j * K + t] = row_buf[j], Bt[j * K + t] = B[t * n + j];
+    }
+    run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
+      for (std::size_t j = p * kPanel; j < std::min(n, (p + 1) * kPanel); ++j) {
+        std::uint64_t acc = C[i * n + j];
+        std::size_t start = 0;
+        do {  // instructions (K = 0 runs one), blocks of k
+          const std::size_t end = std::min(K, start + group);
+          std::size_t pos = start;
+          do {
+            const std::size_t len = std::min(k, end - pos);
+            const std::size_t ia = K ? i * K + pos : 0, ib = K ? j * K + pos : 0;
+            acc = exact->block(len, Ad.data() + ia, A.data() + ia, 1, Bd.data() + ib, Bt.data() + ib, 1, acc);
+            pos += len;
+          } while (pos < end);
+          start = end;
+        } while (start < K);
+        D[i * n + j] = acc;
+      }
     });
     return;
   }

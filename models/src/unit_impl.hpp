@@ -14,6 +14,9 @@
 #include "tcsim/models/unit.hpp"
 #include "tcsim/sim/block_kernel.hpp"
 #include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/after_add.hpp"
+#include "tcsim/sim/exact_block.hpp"
+#include "tcsim/sim/ieee_tree.hpp"
 
 namespace tcsim::models::detail {
 
@@ -43,12 +46,14 @@ std::uint64_t ieee_add(const Format& out, std::uint64_t d, std::uint64_t c, Roun
 // normalization, sequential order, a sticky bit, F wide enough for an exact product and RNE
 // into binary64 at every step): dot_batch and gemm evaluate them with std::fma. Equality with
 // the reference adder: models/tests/test_kernel_differential.cpp.
+// The binary32 rows of the same shape (AMD v_mfma_f32_*f32) use std::fmaf (issue 25).
 inline bool is_fma_chain(const AdderConfig& cfg, const DatapathSpec& row) {
-  const Format& f64 = formats::fp64();
-  return cfg.a_format == f64 && cfg.b_format == f64 && cfg.c_format == f64 && cfg.out_format == f64 &&
+  const Format& f = cfg.out_format;
+  if (!(f == formats::fp64()) && !(f == formats::fp32())) return false;
+  return cfg.a_format == f && cfg.b_format == f && cfg.c_format == f &&
          cfg.normalization == Normalization::PerStep && cfg.order == AccumulationOrder::Sequential &&
          cfg.c_placement == CPlacement::Aligned && cfg.final_rounding == Rounding::NearestEven && cfg.sticky_bit &&
-         cfg.fraction_bits >= 2 * 53 + 3 && cfg.subnormal_inputs && cfg.subnormal_outputs && !cfg.min_exponent &&
+         cfg.fraction_bits >= 2 * f.precision + 3 && cfg.subnormal_inputs && cfg.subnormal_outputs && !cfg.min_exponent &&
          cfg.zero_sign == ZeroSign::Ieee &&  // std::fma's zeros; overflow under RNE is Inf either way
          (cfg.overflow == OverflowMode::Ieee || cfg.overflow == OverflowMode::Infinity) &&
          row.c_entry == CEntry::Accumulator && row.k_split == KSplit::Consecutive && !cfg.uses_extended_fields();
@@ -57,8 +62,21 @@ inline bool is_fma_chain(const AdderConfig& cfg, const DatapathSpec& row) {
 // One element of such a row: K products a[t * sa] b[t * sb] fused into c in index order, the
 // +0 padding products of the last block included (they decide the sign of a zero), any NaN
 // as the row's NaN pattern.
+// The binary32 rows: std::fmaf (correctly rounded, subnormals kept: the default environment).
+inline std::uint64_t fma_chain32(std::size_t K, std::size_t k, const std::uint64_t* a, std::size_t sa,
+                                 const std::uint64_t* b, std::size_t sb, std::uint64_t c, std::uint64_t nan) {
+  auto f = [](std::uint64_t x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x)); };
+  float acc = f(c);
+  for (std::size_t t = 0; t < K; ++t) acc = std::fmaf(f(a[t * sa]), f(b[t * sb]), acc);
+  const std::size_t padding = K == 0 ? k : (k - K % k) % k;
+  for (std::size_t t = 0; t < padding; ++t) acc = std::fmaf(0.0f, 0.0f, acc);
+  return std::isnan(acc) ? nan : std::bit_cast<std::uint32_t>(acc);
+}
+
 inline std::uint64_t fma_chain(std::size_t K, std::size_t k, const std::uint64_t* a, std::size_t sa,
-                               const std::uint64_t* b, std::size_t sb, std::uint64_t c, std::uint64_t nan) {
+                               const std::uint64_t* b, std::size_t sb, std::uint64_t c, std::uint64_t nan,
+                               bool binary32 = false) {
+  if (binary32) return fma_chain32(K, k, a, sa, b, sb, c, nan);
   double acc = std::bit_cast<double>(c);
   for (std::size_t t = 0; t < K; ++t)
     acc = std::fma(std::bit_cast<double>(a[t * sa]), std::bit_cast<double>(b[t * sb]), acc);
@@ -84,6 +102,13 @@ struct Unit::Impl {
     std::vector<std::shared_ptr<const BlockKernel>> kernels;
     std::vector<std::string> kernel_refusals;
     std::vector<bool> fma_chains;  // per pair: detail::is_fma_chain (dot_batch and gemm use fma_chain)
+    // Per pair: binary32 trees in host arithmetic (AMD CDNA2; sim ieee_tree.hpp) where the block
+    // kernel refuses and binary32_tree_unsupported accepts; null otherwise.
+    std::vector<std::shared_ptr<const Binary32TreeKernel>> trees;
+    // Per pair: c added after the products in int64 (AMD CDNA3; sim after_add.hpp), likewise.
+    std::vector<std::shared_ptr<const AfterAddKernel>> afters;
+    // Per pair: exact blocks in 128-bit integers (AMD CDNA1; sim exact_block.hpp), likewise.
+    std::vector<std::shared_ptr<const ExactBlockKernel>> exacts;
     std::vector<std::optional<Format>> narrow;    // per output: result_fraction_bits format
     std::vector<std::uint64_t> nan_out;           // per output: NaN pattern
     OverflowMode overflow = OverflowMode::Ieee;   // the row's, for the final-add addition

@@ -11,9 +11,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "flush_edges.hpp"
 #include "kernel_cases.hpp"
 #include "models_test_helpers.hpp"
 #include "test_support.hpp"
@@ -272,4 +274,57 @@ TEST_CASE("kernel differential: bf16 and tf32 beyond binary32's range (tiles, pl
         }
   }
   CHECK(pairs >= 10);
+}
+
+namespace {
+
+void flush_mixed_fill(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
+                      std::uint64_t& c) {
+  if (r.below(2)) fill_flush_edges(in, out, r, a, b, K, c);
+  else fill_element(in, out, r, a, b, K, c);
+}
+
+}  // namespace
+
+// Issue 25: the AMD rows on host-float paths: CDNA2's fp16, bf16 and bf16-legacy rows on the
+// binary32 trees (sim ieee_tree.hpp), CDNA3's rows (c added after, sim after_add.hpp; the mixed
+// fp8 x bf8 pairs are not drawn here), CDNA1's exact blocks (sim exact_block.hpp) and the FMA chains (v_mfma_f32_*f32 with std::fmaf,
+// v_mfma_f64_*f64 with std::fma): 200,000 block FMAs through dot_batch (and dot_batch_planar,
+// regrouped) and 100,000 GEMM outputs per row and format, half of them from
+// tests/flush_edges.hpp (flushing, zero signs, cancellation, overflow), half from
+// kernel_cases.hpp, against Unit::dot (the reference adder, whose per-step additions are slow).
+// TCSIM_TEST_SCALE=50 runs 10^7 of each (docs/reliability.md records that run).
+TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential amd", 0x7c5e0250));
+  const std::uint64_t batch_total = tcsim::test::count(200'000), gemm_total = tcsim::test::count(100'000);
+  std::size_t trees = 0, chains = 0, afters = 0, exacts = 0;
+  // TCSIM_KERNEL_DIFF_PATH=<path> keeps one path's pairs (the long runs of docs/reliability.md).
+  const char* only = std::getenv("TCSIM_KERNEL_DIFF_PATH");
+  if (only) std::printf("[kernel-diff] only the %s pairs (TCSIM_KERNEL_DIFF_PATH)\n", only);
+  for (const char* unit_name : {"mi100", "mi250x", "mi300x"}) {
+    const Unit& unit = builtin_unit(unit_name);
+    for (const auto& row : unit.spec().datapaths)
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format &in = parse_format(in_name), &out = parse_format(out_name);
+          const std::string path = unit.batch_path(in, out, row.instruction);
+          if (path != "binary32-tree" && path != "fma-chain" && path != "after-add" && path != "exact-block") continue;
+          if (only && path != only) continue;
+          ++(path == "fma-chain" ? chains : path == "after-add" ? afters : path == "exact-block" ? exacts : trees);
+          const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
+                                    " " + in.name + "->" + out.name + " [" + path + "]";
+          INFO(label);
+          const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label, flush_mixed_fill);
+          const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label, flush_mixed_fill);
+          print_tallies(label, tb, tg);
+          CHECK(tb.mismatches == 0);
+          CHECK(tb.planar_mismatches == 0);
+          CHECK(tg.mismatches == 0);
+        }
+  }
+  if (only) return;
+  CHECK(trees == 3);   // mi250x fp16, bf16 (bf16_1k), bf16-legacy
+  CHECK(chains == 5);  // fp32 on mi100, mi250x, mi300x; fp64 on mi250x, mi300x
+  CHECK(exacts == 2);  // mi100 fp16, bf16
+  CHECK(afters == 10);  // mi300x v2 and v1: fp16, bf16, e4m3fnuz, e5m2fnuz, xf32 (fp32)
 }

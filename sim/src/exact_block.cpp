@@ -1,0 +1,197 @@
+// ExactBlockKernel (see exact_block.hpp): the deferred, exact path of adder.cpp (gather,
+// aligned_sum with no bit lost, zero_result, round_out) in 128-bit integers.
+#include "tcsim/sim/exact_block.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "tcsim/sim/codec.hpp"
+
+namespace tcsim {
+
+namespace {
+
+using u128 = unsigned __int128;
+using i128 = __int128;
+constexpr std::size_t kMaxK = 64;
+constexpr std::uint8_t kZero = 0, kFinite = 1, kInf = 2, kNaN = 3;
+constexpr int kMaxSpan = 120;  // bits between the lowest and the highest bit of the terms
+
+int bit_length(u128 v) {
+  const auto hi = static_cast<std::uint64_t>(v >> 64);
+  if (hi) return 128 - std::countl_zero(hi);
+  const auto lo = static_cast<std::uint64_t>(v);
+  return lo ? 64 - std::countl_zero(lo) : 0;
+}
+
+// 2^e as a binary64 (e within binary64's normal exponents: the callers' values are far inside).
+inline double pow2(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
+
+// decode_parts for binary32 (c's format on these rows), without the generic format walk.
+inline Decoded decode_fp32(std::uint32_t u) {
+  Decoded d;
+  d.negative = (u >> 31) != 0;
+  const std::uint32_t field = (u >> 23) & 0xff, frac = u & 0x7fffff;
+  if (field == 0xff) {
+    d.cls = frac ? FpClass::NaN : FpClass::Infinity;
+  } else if (field == 0) {
+    d.cls = frac ? FpClass::Subnormal : FpClass::Zero;
+    d.significand = frac;
+    d.exponent = -149;
+  } else {
+    d.cls = FpClass::Normal;
+    d.significand = frac | 0x800000u;
+    d.exponent = static_cast<int>(field) - 150;
+  }
+  return d;
+}
+
+}  // namespace
+
+std::optional<std::string> exact_block_unsupported(const AdderConfig& cfg, std::size_t k) {
+  if (cfg.normalization != Normalization::Deferred || cfg.c_placement != CPlacement::Aligned)
+    return std::string("not one fused sum with c aligned");
+  if (cfg.uses_extended_fields() || cfg.min_exponent) return std::string("fields beyond the fused sum are set");
+  if (cfg.fraction_bits < cfg.exact_fraction_bits()) return std::string("the sum is not exact");
+  if (cfg.carry_bits < bit_length(static_cast<u128>(k + 1)) + 1) return std::string("the register may wrap");
+  const Format& f32 = formats::fp32();
+  if (!(cfg.c_format == f32) || !(cfg.out_format == f32)) return std::string("c or the output is not fp32");
+  for (const Format* f : {&cfg.a_format, &cfg.b_format})
+    if (f->precision > 24 || f->emax > 127 || f->emin < -126 || f->width > 32)
+      return "operand format '" + f->name + "' is wider than binary32";
+  if (cfg.final_rounding != Rounding::NearestEven || !cfg.subnormal_outputs || !cfg.subnormal_inputs ||
+      (cfg.overflow != OverflowMode::Ieee && cfg.overflow != OverflowMode::Infinity))
+    return std::string("not RNE into binary32 with subnormals and Inf");
+  if (k == 0 || k > kMaxK) return "fma_size " + std::to_string(k) + " is not 1..64";
+  return std::nullopt;
+}
+
+ExactBlockKernel::ExactBlockKernel(const AdderConfig& cfg, std::size_t k) : ref_(cfg), k_(k) {
+  if (auto why = exact_block_unsupported(cfg, k)) throw std::invalid_argument("exact-block kernel: " + *why);
+  nan_ = cfg.nan_pattern ? *cfg.nan_pattern : cfg.out_format.canonical_nan();
+}
+
+ExactBlockKernel::Operand ExactBlockKernel::decode(const Format& f, std::uint64_t bits) const {
+  const Decoded d = decode_parts(f, bits);
+  Operand o;
+  o.negative = d.negative;
+  switch (d.cls) {
+    case FpClass::NaN: o.kind = kNaN; break;
+    case FpClass::Infinity: o.kind = kInf; break;
+    case FpClass::Zero: o.kind = kZero; break;
+    default:
+      o.kind = kFinite;
+      o.sig = static_cast<std::uint32_t>(d.significand);
+      o.q = static_cast<std::int16_t>(d.exponent);
+      break;
+  }
+  return o;
+}
+
+void ExactBlockKernel::decode_a(std::size_t count, const std::uint64_t* bits, Operand* out) const {
+  for (std::size_t i = 0; i < count; ++i) out[i] = decode(config().a_format, bits[i]);
+}
+void ExactBlockKernel::decode_b(std::size_t count, const std::uint64_t* bits, Operand* out) const {
+  for (std::size_t i = 0; i < count; ++i) out[i] = decode(config().b_format, bits[i]);
+}
+
+std::uint64_t ExactBlockKernel::block(std::size_t len, const Operand* a, const std::uint64_t* a_bits, std::size_t sa,
+                                      const Operand* b, const std::uint64_t* b_bits, std::size_t sb,
+                                      std::uint64_t c_bits) const {
+  const AdderConfig& cfg = config();
+  struct Term {
+    std::uint64_t sig;
+    int q;
+    bool negative;
+  };
+  Term terms[kMaxK + 1];
+  std::size_t nt = 0;
+  bool nan = false, pos_inf = false, neg_inf = false, all_neg = true, all_pos = true;
+  for (std::size_t t = 0; t < len; ++t) {
+    const Operand& x = a[t * sa];
+    const Operand& y = b[t * sb];
+    const bool neg = x.negative != y.negative;
+    if (x.kind == kNaN || y.kind == kNaN) {
+      nan = true;
+      continue;
+    }
+    if (x.kind == kInf || y.kind == kInf) {
+      if (x.kind == kZero || y.kind == kZero) nan = true;
+      else (neg ? neg_inf : pos_inf) = true;
+      all_neg = all_pos = false;
+      continue;
+    }
+    if (x.kind == kZero || y.kind == kZero) {
+      (neg ? all_pos : all_neg) = false;
+      continue;
+    }
+    all_neg = all_pos = false;
+    terms[nt++] = {std::uint64_t{x.sig} * y.sig, x.q + y.q, neg};
+  }
+  if (len < k_) all_neg = false;  // +0 padding products
+  const Decoded cd = decode_fp32(static_cast<std::uint32_t>(c_bits));
+  switch (cd.cls) {
+    case FpClass::NaN: nan = true; break;
+    case FpClass::Infinity:
+      (cd.negative ? neg_inf : pos_inf) = true;
+      all_neg = all_pos = false;
+      break;
+    case FpClass::Zero: (cd.negative ? all_pos : all_neg) = false; break;
+    default:
+      all_neg = all_pos = false;
+      terms[nt++] = {cd.significand, cd.exponent, cd.negative};
+      break;
+  }
+  if (nan || (pos_inf && neg_inf)) return nan_;
+  if (pos_inf || neg_inf) return cfg.out_format.infinity(neg_inf);
+  auto zero_result = [&](bool all_negative, bool all_positive) -> std::uint64_t {
+    if (cfg.zero_sign == ZeroSign::Positive) return 0;
+    const bool neg = all_negative || (!all_positive && cfg.final_rounding == Rounding::Down);
+    return neg ? 0x80000000u : 0u;
+  };
+  if (nt == 0) return zero_result(all_neg, all_pos);
+  int lo = terms[0].q, hi = terms[0].q + 64 - std::countl_zero(terms[0].sig);
+  for (std::size_t i = 1; i < nt; ++i) {
+    lo = std::min(lo, terms[i].q);
+    hi = std::max(hi, terms[i].q + 64 - std::countl_zero(terms[i].sig));
+  }
+  if (hi - lo > kMaxSpan) {  // rare: the reference, on the patterns
+    std::uint64_t pa[kMaxK] = {}, pb[kMaxK] = {};
+    for (std::size_t t = 0; t < len; ++t) pa[t] = a_bits[t * sa], pb[t] = b_bits[t * sb];
+    return ref_.dot({pa, k_}, {pb, k_}, c_bits);
+  }
+  i128 sum = 0;
+  for (std::size_t i = 0; i < nt; ++i) {
+    const i128 v = static_cast<i128>(static_cast<u128>(terms[i].sig) << (terms[i].q - lo));
+    sum += terms[i].negative ? -v : v;
+  }
+  if (sum == 0) return zero_result(false, false);
+  const bool negative = sum < 0;
+  u128 mag = negative ? static_cast<u128>(-sum) : static_cast<u128>(sum);
+  int e = lo;
+  const int bl = bit_length(mag);
+  if (bl > 53) {  // round to odd at 53 bits: exact in binary64, one correct rounding below
+    const int s = bl - 53;
+    const bool sticky = (mag & ((u128{1} << s) - 1)) != 0;
+    mag = (mag >> s) | (sticky ? 1 : 0);
+    e += s;
+  }
+  const double v = static_cast<double>(static_cast<std::uint64_t>(mag)) * pow2(e);
+  const float f = static_cast<float>(negative ? -v : v);
+  return std::bit_cast<std::uint32_t>(f);
+}
+
+void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
+                           const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
+  Operand x[kMaxK], y[kMaxK];
+  for (std::size_t i = 0; i < n; ++i) {
+    decode_a(len, a + i * lda, x);
+    decode_b(len, b + i * ldb, y);
+    d[i] = block(len, x, a + i * lda, 1, y, b + i * ldb, 1, c[i]);
+  }
+}
+
+}  // namespace tcsim
