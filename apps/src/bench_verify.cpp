@@ -336,7 +336,9 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     const models::Unit& unit = *grp.unit;
     const std::size_t K = grp.K;
     const std::string path = unit.batch_path(in, in_b, out, grp.instruction);
-    (path == "kernel" ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) += hi - lo;
+    // "kernel" or "kernel (group sums)" (block-scaled rows with group sums).
+    (path.rfind("kernel", 0) == 0 ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) +=
+        hi - lo;
     const std::uint64_t* a = grp.a.data();
     const std::uint64_t* b = grp.b.data();
     std::vector<std::uint64_t> d(kGroup), d_planar(kGroup), want(kGroup);

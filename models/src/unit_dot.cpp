@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "block_scaled.hpp"
+#include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
 namespace tcsim::models {
@@ -239,8 +240,44 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
                    kernel->run(m, len, A + pos, lda, B + pos, lda, x, y);
                  });
   };
+  // Block-scaled rows with group sums, every scale 1 (as dot_in_row): each chunk's operands
+  // decoded product-major for the lanes (chain_group_blocks).
+  const BlockKernel* gk = r.group_kernels[pair].get();
+  auto run_groups = [&](std::size_t lo, std::size_t hi) {
+    const std::size_t m = hi - lo;
+    const int group = row.block_scale->group_size;
+    const AdderConfig& cfg = r.adder(in, out).config();
+    const Format& sf = r.scale_formats.front();
+    std::vector<std::uint64_t> ta(m * K), tb(m * K);
+    for (std::size_t e = 0; e < m; ++e)
+      for (std::size_t t = 0; t < K; ++t) {
+        ta[t * m + e] = a[(lo + e) * K + t];
+        tb[t * m + e] = b[(lo + e) * K + t];
+      }
+    std::vector<double> av(m * K), ae(m * K), bv(m * K), be(m * K);
+    gk->decode(BlockKernel::Role::A, m * K, ta.data(), av.data(), ae.data());
+    gk->decode(BlockKernel::Role::B, m * K, tb.data(), bv.data(), be.data());
+    thread_local detail::GroupAccumulators acc;
+    acc.start(*gk, m, c + lo);
+    std::size_t pos = 0;
+    do {  // blocks of k, as dot_scaled (K = 0 runs one; no operand is read then)
+      const std::size_t len = std::min(k, K - pos);
+      detail::group_block(
+          *gk, static_cast<std::size_t>(group), len, m, len ? av.data() + pos * m : av.data(), false,
+          len ? bv.data() + pos * m : bv.data(), m, acc,
+          [&](std::size_t e, std::uint64_t x) {
+            const std::uint64_t* pa = len ? a + (lo + e) * K + pos : nullptr;
+            const std::uint64_t* pb = len ? b + (lo + e) * K + pos : nullptr;
+            return detail::unit_scaled_block(cfg, group, sf, k, len, pa, 1, pb, 1, x);
+          },
+          [&](std::uint64_t v) { return r.to_out(o, v); });
+      pos += len;
+    } while (pos < K);
+    std::copy(acc.bits.begin(), acc.bits.end(), d + lo);
+  };
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     if (kernel && hi > lo) return run_kernel(lo, hi);
+    if (gk && hi > lo) return run_groups(lo, hi);
     if (r.fma_chains[pair]) {
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o]);
       return;
