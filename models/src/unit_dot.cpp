@@ -329,11 +329,8 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
   });
 }
 
-std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<const std::uint64_t> a,
-                               std::span<const std::uint64_t> b, const Format& scale_format,
-                               std::span<const std::uint64_t> scale_a, std::span<const std::uint64_t> scale_b,
-                               std::uint64_t c, int block_size, std::string_view instruction) const {
-  check_lengths(a, b);
+std::size_t Unit::scaled_row(const Format& in, const Format& out, const Format& scale_format, int& block_size,
+                             std::string_view instruction) const {
   std::size_t index = datapath_index(in, out, instruction);
   if (!spec_.datapaths[index].block_scale) {
     bool found = false;
@@ -367,6 +364,18 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<co
     throw std::invalid_argument("block_size: " + std::to_string(block_size) + " is not allowed for instruction '" +
                                 row.instruction + "'; allowed: " + allowed);
   }
+  return index;
+}
+
+std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<const std::uint64_t> a,
+                               std::span<const std::uint64_t> b, const Format& scale_format,
+                               std::span<const std::uint64_t> scale_a, std::span<const std::uint64_t> scale_b,
+                               std::uint64_t c, int block_size, std::string_view instruction) const {
+  check_lengths(a, b);
+  const std::size_t index = scaled_row(in, out, scale_format, block_size, instruction);
+  const DatapathSpec& row = spec_.datapaths[index];
+  const auto& r = impl_->rows[index];
+  const BlockScaleSpec& bs = *row.block_scale;
   const std::size_t K = a.size(), B = static_cast<std::size_t>(block_size);
   const std::size_t nscales = (K + B - 1) / B;
   if (scale_a.size() != nscales || scale_b.size() != nscales)

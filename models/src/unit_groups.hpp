@@ -41,6 +41,21 @@ struct GroupAccumulators {
     fixup.resize(w);
     gk.decode(BlockKernel::Role::C, w, bits.data(), value.data(), eref.data());
   }
+  // After the lanes wrote tmp, tmp_value, tmp_eref and fixup: the flagged elements by
+  // exact(j, c), every result through to_out, the decoded results the next c.
+  template <class Exact, class ToOut>
+  void finish(const BlockKernel& gk, const Exact& exact, const ToOut& to_out) {
+    for (std::size_t j = 0; j < bits.size(); ++j) {
+      if (fixup[j]) {
+        bits[j] = to_out(exact(j, bits[j]));
+        gk.decode(BlockKernel::Role::C, 1, &bits[j], &tmp_value[j], &tmp_eref[j]);
+      } else {
+        bits[j] = to_out(tmp[j]);
+      }
+    }
+    std::swap(value, tmp_value);
+    std::swap(eref, tmp_eref);
+  }
 };
 
 // One block [pos, pos + len) of w elements from their accumulators: operand t of element j
@@ -53,16 +68,7 @@ void group_block(const BlockKernel& gk, std::size_t group, std::size_t len, std:
                  const ToOut& to_out) {
   gk.run_row_groups(w, len, group, av, a_broadcast, bv, ld, acc.value.data(), acc.eref.data(), acc.tmp.data(),
                     acc.tmp_value.data(), acc.tmp_eref.data(), acc.fixup.data());
-  for (std::size_t j = 0; j < w; ++j) {
-    if (acc.fixup[j]) {
-      acc.bits[j] = to_out(exact(j, acc.bits[j]));
-      gk.decode(BlockKernel::Role::C, 1, &acc.bits[j], &acc.tmp_value[j], &acc.tmp_eref[j]);
-    } else {
-      acc.bits[j] = to_out(acc.tmp[j]);
-    }
-  }
-  std::swap(acc.value, acc.tmp_value);
-  std::swap(acc.eref, acc.tmp_eref);
+  acc.finish(gk, exact, to_out);
 }
 
 }  // namespace tcsim::models::detail

@@ -68,6 +68,14 @@ class BlockKernel {
                std::size_t ldb, const std::uint64_t* c_bits, const double* c_value, const double* c_eref,
                std::uint64_t* d_bits, double* d_value, double* d_eref) const;
 
+  // run_row's lanes without its exact path: fixup[j] = 1 where the caller must compute
+  // element j exactly (the block-scaled GEMM, whose operands carry their scales: its exact
+  // path is the block-scaled reference). Operand values may have up to 26 significant bits.
+  void run_row_lanes(std::size_t n, std::size_t len, const double* a_value, const double* a_eref,
+                     const double* b_value, const double* b_eref, std::size_t ldb, const double* c_value,
+                     const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                     std::uint8_t* fixup) const;
+
   // ---- Group sums (block-scaled rows with BlockScaleSpec::group_size > 0, unit scales: the
   // b200/rtx5090 mxf4nvf4 rows): element j's terms are the exact sums of `group` consecutive
   // products, G_g = sum_{g*group <= t < min(len, (g+1)*group)} a[t] b[t * ldb + j] (a_broadcast; else a[t * ldb + j]), each aligned on
