@@ -343,8 +343,10 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     const models::Unit& unit = *grp.unit;
     const std::size_t K = grp.K;
     const std::string path = unit.batch_path(in, in_b, out, grp.instruction);
-    // The AMD host-arithmetic kernels (binary32-tree, after-add, exact-block; issue 25) count as kernel.
-    const bool kernel_path = path == "kernel" || path == "binary32-tree" || path == "after-add" || path == "exact-block";
+    // The AMD host-arithmetic kernels (binary32-tree, after-add, exact-block; issue 25) and
+    // "kernel (group sums)" (block-scaled rows with group sums) count as kernel.
+    const bool kernel_path = path.rfind("kernel", 0) == 0 || path == "binary32-tree" || path == "after-add" ||
+                             path == "exact-block";
     (kernel_path ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) += hi - lo;
     const std::uint64_t* a = grp.a.data();
     const std::uint64_t* b = grp.b.data();

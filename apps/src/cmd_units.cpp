@@ -118,7 +118,7 @@ void print_unit(const models::Unit& unit, bool evidence) {
     for (const auto& e : named)
       if (e.row == ri) list += (list.empty() ? "" : ", ") + instruction_text(e, r);
     if (!list.empty()) std::printf("      shapes: %s\n", list.c_str());
-    if (!r.block_scale) {
+    {
       const std::string path = unit.batch_path(parse_format(r.input_formats[0]), parse_format(r.output_formats[0]), r.instruction);
       std::printf("      batch path: %s\n", path.c_str());
     }
@@ -181,12 +181,10 @@ int cmd_units(const Args& args) {
         for (const auto& in : row.input_formats)
           for (const auto& out : row.output_formats) {
             const Format &fi = parse_format(in), &fo = parse_format(out);
-            paths[in + "->" + out] = row.block_scale ? std::string("reference: block-scaled row")
-                                                     : u->batch_path(fi, fo, row.instruction);
+            paths[in + "->" + out] = u->batch_path(fi, fo, row.instruction);
             // dot_batch_planar (16-bit patterns, product-major), where the input fits.
             if (fi.width <= 16)
-              planar[in + "->" + out] = row.block_scale ? std::string("regrouped for dot_batch: reference: block-scaled row")
-                                                        : u->batch_path_planar(fi, fo, row.instruction);
+              planar[in + "->" + out] = u->batch_path_planar(fi, fo, row.instruction);
           }
         if (row.mixed_inputs)  // mixed pairs as "<a> x <b>-><out>"
           for (const auto& ia : row.input_formats)

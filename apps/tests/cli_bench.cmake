@@ -13,9 +13,16 @@ tcsim_check(NAME "bench dot on the fp8 emulation defaults to one instruction's K
   ARGS bench dot --unit b200 --in e5m2 --out fp16 --elements 64 --seconds 0.01 --json
   STDOUT "\"K\":32" "\"path\":\"kernel\"" "\"mismatches\":0")
 
+# No built-in row is left on the reference path (issue 25): a user row with per-step
+# normalization that is not an FMA chain is.
 tcsim_check(NAME "bench dot on a reference-path row says why"
+  ARGS bench dot --unit-config ${CMAKE_CURRENT_LIST_DIR}/support/unit_per_step_reference.json --in fp16 --out fp32
+       --elements 64 --seconds 0.01
+  STDOUT "dot_batch, element-major 64-bit patterns \\(reference: per-step normalization\\)" "check: 64 of 64")
+
+tcsim_check(NAME "bench dot on the block-scaled mxf4nvf4 row runs the group-sum lanes"
   ARGS bench dot --unit b200 --in e2m1 --out fp32 --instruction tcgen05.mxf4nvf4 --elements 64 --seconds 0.01
-  STDOUT "dot_batch, element-major 64-bit patterns \\(reference: block-scaled row \\(scale factors enter the products\\)\\)" "check: 64 of 64")
+  STDOUT "dot_batch, element-major 64-bit patterns \\(kernel \\(group sums\\)\\)" "check: 64 of 64")
 
 tcsim_check(NAME "bench dot on an fp64 row runs the FMA chain"
   ARGS bench dot --unit a100 --in fp64 --out fp64 --elements 64 --seconds 0.01

@@ -324,11 +324,20 @@ Unit::Unit(UnitSpec spec) : spec_(std::move(spec)), impl_(std::make_unique<Impl>
           fail(in == in_b ? in.name + "->" + out.name : in.name + " x " + in_b.name + "->" + out.name, e.what());
         }
         const AdderConfig& cfg = r.adders.back().config();
-        std::optional<std::string> why;
-        if (row.block_scale) why = "block-scaled row (scale factors enter the products)";
-        else why = block_kernel_unsupported(cfg, static_cast<std::size_t>(row.fma_size));
-        r.kernels.push_back(why ? nullptr
-                                : std::make_shared<const BlockKernel>(cfg, static_cast<std::size_t>(row.fma_size)));
+        // Block-scaled rows without scales (dot, dot_batch, gemm: every scale 1): a row without
+        // groups is then the plain block FMA of its adder, so its kernel serves it; a row with
+        // group sums has its own lanes (BlockKernel::run_row_groups, gemm only).
+        const std::size_t k = static_cast<std::size_t>(row.fma_size);
+        const int groups = row.block_scale ? row.block_scale->group_size : 0;
+        std::optional<std::string> why = block_kernel_unsupported(cfg, k);
+        std::shared_ptr<const BlockKernel> group_kernel;
+        if (!why && groups > 0) {
+          auto gk = std::make_shared<const BlockKernel>(cfg, k);
+          if (gk->groups_supported(static_cast<std::size_t>(groups))) group_kernel = std::move(gk);
+          else why = "block-scaled row: its group sums are not exact in binary64";
+        }
+        r.kernels.push_back(why || groups > 0 ? nullptr : std::make_shared<const BlockKernel>(cfg, k));
+        r.group_kernels.push_back(std::move(group_kernel));
         r.kernel_refusals.push_back(why.value_or(""));
         r.fma_chains.push_back(!row.block_scale && detail::is_fma_chain(cfg, row));
         const bool tree = why && !row.block_scale && row.c_entry == CEntry::Accumulator &&
@@ -410,6 +419,7 @@ std::string Unit::batch_path(const Format& in_a, const Format& in_b, const Forma
   const auto& r = impl_->rows[datapath_index(in_a, in_b, out, instruction)];
   const std::size_t p = r.pair_index(in_a, in_b, out);
   if (r.kernels[p]) return "kernel";
+  if (r.group_kernels[p]) return "kernel (group sums)";
   if (r.trees[p]) return "binary32-tree";
   if (r.afters[p]) return "after-add";
   if (r.exacts[p]) return "exact-block";

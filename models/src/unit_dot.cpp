@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "block_scaled.hpp"
+#include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
 namespace tcsim::models {
@@ -239,11 +240,47 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
                    kernel->run(m, len, A + pos, lda, B + pos, lda, x, y);
                  });
   };
+  // Block-scaled rows with group sums, every scale 1 (as dot_in_row): each chunk's operands
+  // decoded product-major for the lanes (chain_group_blocks).
+  const BlockKernel* gk = r.group_kernels[pair].get();
+  auto run_groups = [&](std::size_t lo, std::size_t hi) {
+    const std::size_t m = hi - lo;
+    const int group = row.block_scale->group_size;
+    const AdderConfig& cfg = r.adder(in, out).config();
+    const Format& sf = r.scale_formats.front();
+    std::vector<std::uint64_t> ta(m * K), tb(m * K);
+    for (std::size_t e = 0; e < m; ++e)
+      for (std::size_t t = 0; t < K; ++t) {
+        ta[t * m + e] = a[(lo + e) * K + t];
+        tb[t * m + e] = b[(lo + e) * K + t];
+      }
+    std::vector<double> av(m * K), ae(m * K), bv(m * K), be(m * K);
+    gk->decode(BlockKernel::Role::A, m * K, ta.data(), av.data(), ae.data());
+    gk->decode(BlockKernel::Role::B, m * K, tb.data(), bv.data(), be.data());
+    thread_local detail::GroupAccumulators acc;
+    acc.start(*gk, m, c + lo);
+    std::size_t pos = 0;
+    do {  // blocks of k, as dot_scaled (K = 0 runs one; no operand is read then)
+      const std::size_t len = std::min(k, K - pos);
+      detail::group_block(
+          *gk, static_cast<std::size_t>(group), len, m, len ? av.data() + pos * m : av.data(), false,
+          len ? bv.data() + pos * m : bv.data(), m, acc,
+          [&](std::size_t e, std::uint64_t x) {
+            const std::uint64_t* pa = len ? a + (lo + e) * K + pos : nullptr;
+            const std::uint64_t* pb = len ? b + (lo + e) * K + pos : nullptr;
+            return detail::unit_scaled_block(cfg, group, sf, k, len, pa, 1, pb, 1, x);
+          },
+          [&](std::uint64_t v) { return r.to_out(o, v); });
+      pos += len;
+    } while (pos < K);
+    std::copy(acc.bits.begin(), acc.bits.end(), d + lo);
+  };
   const Binary32TreeKernel* tree = r.trees[pair].get();
   const AfterAddKernel* after = r.afters[pair].get();
   const ExactBlockKernel* exact = r.exacts[pair].get();
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     if (kernel && hi > lo) return run_kernel(lo, hi);
+    if (gk && hi > lo) return run_groups(lo, hi);
     if (tree && hi > lo) {  // binary32 trees (accumulator rows, products in order)
       const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
       chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
@@ -326,12 +363,8 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& out, std::span<co
   return dot_scaled(in, in, out, a, b, scale_format, scale_a, scale_b, c, block_size, instruction);
 }
 
-std::uint64_t Unit::dot_scaled(const Format& in, const Format& in_b, const Format& out,
-                               std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                               const Format& scale_format, std::span<const std::uint64_t> scale_a,
-                               std::span<const std::uint64_t> scale_b, std::uint64_t c, int block_size,
-                               std::string_view instruction) const {
-  check_lengths(a, b);
+std::size_t Unit::scaled_row(const Format& in, const Format& in_b, const Format& out, const Format& scale_format,
+                             int& block_size, std::string_view instruction) const {
   std::size_t index = datapath_index(in, in_b, out, instruction);
   // "e4m3 x e5m2" for a mixed pair, else the one format's name.
   const std::string operands = in == in_b ? in.name : in.name + " x " + in_b.name;
@@ -368,6 +401,19 @@ std::uint64_t Unit::dot_scaled(const Format& in, const Format& in_b, const Forma
     throw std::invalid_argument("block_size: " + std::to_string(block_size) + " is not allowed for instruction '" +
                                 row.instruction + "'; allowed: " + allowed);
   }
+  return index;
+}
+
+std::uint64_t Unit::dot_scaled(const Format& in, const Format& in_b, const Format& out,
+                               std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                               const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                               std::span<const std::uint64_t> scale_b, std::uint64_t c, int block_size,
+                               std::string_view instruction) const {
+  check_lengths(a, b);
+  const std::size_t index = scaled_row(in, in_b, out, scale_format, block_size, instruction);
+  const DatapathSpec& row = spec_.datapaths[index];
+  const auto& r = impl_->rows[index];
+  const BlockScaleSpec& bs = *row.block_scale;
   const std::size_t K = a.size(), B = static_cast<std::size_t>(block_size);
   const std::size_t nscales = (K + B - 1) / B;
   if (scale_a.size() != nscales || scale_b.size() != nscales)

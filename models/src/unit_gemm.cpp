@@ -23,6 +23,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
 namespace tcsim::models {
@@ -252,6 +253,46 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         } while (start < K);
         D[i * n + j] = acc;
       }
+    });
+    return;
+  }
+  if (const BlockKernel* gk = r.group_kernels[r.pair_index(in, in_b, out)].get()) {
+    // Block-scaled rows with group sums, every scale 1 (as dot_in_row): A and B decoded once
+    // into binary64 values, each output chained over blocks of k (unit_groups.hpp).
+    const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
+    const int group = row.block_scale->group_size;
+    const AdderConfig& cfg = r.adder(in, out).config();
+    const Format& sf = r.scale_formats.front();
+    PanelBuffer<double> Av(m * K), Bv(K * n), Ae(m * K), Be(K * n);
+    gk->decode(BlockKernel::Role::A, m * K, A.data(), Av.get(), Ae.get());
+    gk->decode(BlockKernel::Role::B, K * n, B.data(), Bv.get(), Be.get());
+    // Tasks of kTaskRows rows x kPanel columns, blocks outermost: a block's slice of B's panel
+    // (k x kPanel decoded values) stays in L2 for every row of the task.
+    const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows;
+    run_tasks(threads, row_blocks, panels, [&](std::size_t ib, std::size_t p) {
+      const std::size_t i0 = ib * kTaskRows, rows = std::min(m, i0 + kTaskRows) - i0;
+      const std::size_t j0 = p * kPanel, w = std::min(n, j0 + kPanel) - j0;
+      thread_local std::vector<detail::GroupAccumulators> acc(kTaskRows);
+      for (std::size_t rr = 0; rr < rows; ++rr) acc[rr].start(*gk, w, C.data() + (i0 + rr) * n + j0);
+      std::size_t pos = 0;
+      do {  // blocks of k, as dot_scaled (K = 0 runs one; no operand is read then)
+        const std::size_t len = std::min(k, K - pos);
+        for (std::size_t rr = 0; rr < rows; ++rr) {
+          const std::size_t i = i0 + rr;
+          detail::group_block(
+              *gk, static_cast<std::size_t>(group), len, w, len ? Av.get() + i * K + pos : Av.get(), true,
+              len ? Bv.get() + pos * n + j0 : Bv.get(), n, acc[rr],
+              [&](std::size_t j, std::uint64_t c) {
+                return len ? detail::unit_scaled_block(cfg, group, sf, k, len, A.data() + i * K + pos, 1,
+                                                       B.data() + pos * n + j0 + j, n, c)
+                           : detail::unit_scaled_block(cfg, group, sf, k, 0, nullptr, 1, nullptr, n, c);
+              },
+              [&](std::uint64_t v) { return r.to_out(o, v); });
+        }
+        pos += len;
+      } while (pos < K);
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        std::copy(acc[rr].bits.begin(), acc[rr].bits.end(), D.begin() + static_cast<std::ptrdiff_t>((i0 + rr) * n + j0));
     });
     return;
   }

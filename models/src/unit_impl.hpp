@@ -101,6 +101,9 @@ struct Unit::Impl {
     // kernel_refusals says why (dot_batch falls back to the reference adder).
     std::vector<std::shared_ptr<const BlockKernel>> kernels;
     std::vector<std::string> kernel_refusals;
+    // Block-scaled rows with group sums (BlockScaleSpec::group_size > 0): the kernel whose
+    // run_row_groups serves gemm with unit scales (same index), null where it cannot.
+    std::vector<std::shared_ptr<const BlockKernel>> group_kernels;
     std::vector<bool> fma_chains;  // per pair: detail::is_fma_chain (dot_batch and gemm use fma_chain)
     // Per pair: binary32 trees in host arithmetic (AMD CDNA2; sim ieee_tree.hpp) where the block
     // kernel refuses and binary32_tree_unsupported accepts; null otherwise.

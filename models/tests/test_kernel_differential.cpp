@@ -328,3 +328,103 @@ TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[ke
   CHECK(exacts == 2);  // mi100 fp16, bf16
   CHECK(afters == 10);  // mi300x v2 and v1: fp16, bf16, e4m3fnuz, e5m2fnuz, xf32 (fp32)
 }
+
+namespace {
+
+// Block-scaled rows without scales (every scale 1: dot_batch and gemm): elements of
+// kernel_cases.hpp, and on purpose groups of 16 products that cancel exactly beside groups
+// that do not (a zero group sum sets no E), c = +-1 or a power of two with tiny products
+// (subnormal elements: truncated or kept by the alignment), and zero blocks.
+void fill_groups(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
+                 std::uint64_t& c) {
+  fill_element(in, out, r, a, b, K, c);
+  switch (r.below(4)) {
+    case 0:  // some groups of 16 cancel exactly
+      for (std::size_t g = 0; g < K; g += 16)
+        if (r.below(2))
+          for (std::size_t t = g; t + 1 < std::min(K, g + 16); t += 2) {
+            a[t + 1] = negate(in, a[t]);
+            b[t + 1] = b[t];
+          }
+      break;
+    case 1: {  // c = +-2^e (often +-1), products of subnormal or tiny elements
+      const int e = r.below(2) ? 0 : r.range(-40, 40);
+      std::uint64_t p = 0;
+      if (power_of_two(out, e, r.next() & 1, p)) c = p;
+      for (std::size_t t = 0; t < K; ++t) {
+        a[t] = r.below(4) ? random_subnormal_or_tiny(in, r) : zero_pattern(in, r);
+        b[t] = r.below(2) ? random_subnormal_or_tiny(in, r) : random_finite(in, r);
+      }
+      break;
+    }
+    case 2:  // a zero block: every product has a zero factor
+      for (std::size_t t = 0; t < K; ++t) a[t] = zero_pattern(in, r);
+      break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+// Issue 25: the block-scaled rows of b200 and rtx5090 without scales (dot, dot_batch and gemm
+// take every scale as 1): kind::mxf8f6f4 is then its adder's plain block FMA (the kernel), and
+// kind::mxf4nvf4 sums its groups of 16 exactly in binary64 lanes (BlockKernel::run_row_groups).
+// dot_batch, dot_batch_planar and gemm against Unit::dot (dot_scaled, the block-scaled
+// reference). ctest runs 10^5 per pair and path (TCSIM_TEST_SCALE scales it);
+// TCSIM_BLOCK_SCALED_CASES=N runs N per pair and path (docs/reliability.md records the long runs).
+TEST_CASE("kernel differential: block-scaled rows without scales on b200 and rtx5090", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential block-scaled", 0x7c5e0b5c));
+  const char* env = std::getenv("TCSIM_BLOCK_SCALED_CASES");
+  const std::uint64_t total = env ? std::strtoull(env, nullptr, 0) : tcsim::test::count(100'000);
+  // TCSIM_BLOCK_SCALED_ONLY=<text>: only the pairs whose label contains it (long runs split
+  // over processes).
+  const char* only = std::getenv("TCSIM_BLOCK_SCALED_ONLY");
+  std::size_t pairs = 0;
+  for (const char* unit_name : {"b200", "rtx5090"}) {
+    const Unit& unit = builtin_unit(unit_name);
+    for (const auto& row : unit.spec().datapaths) {
+      if (!row.block_scale) continue;
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format &in = parse_format(in_name), &out = parse_format(out_name);
+          const std::string path = unit.batch_path(in, out, row.instruction);
+          const std::string label = std::string(unit_name) + " " + row.instruction + " " + in.name + "->" + out.name +
+                                    " [" + path + "]";
+          INFO(label);
+          CHECK(path == (row.block_scale->group_size > 0 ? "kernel (group sums)" : "kernel"));
+          ++pairs;
+          if (only && label.find(only) == std::string::npos) continue;
+          const Tally tb = batch_campaign(unit, row, in, out, r, total, label, fill_groups);
+          const Tally tg = gemm_campaign(unit, row, in, out, r, total, label, fill_groups);
+          print_tallies(label, tb, tg);
+          CHECK(tb.mismatches == 0);
+          CHECK(tb.planar_mismatches == 0);
+          CHECK(tg.mismatches == 0);
+        }
+    }
+  }
+  CHECK(pairs == 9);  // b200: mxf8f6f4 x 5 inputs, mxf4nvf4; rtx5090: mxf8f6f4 x 2, mxf4nvf4
+}
+
+// The group-sum GEMM across task edges (16-row tasks, 256-column panels, a short last block)
+// gives the same bits on 1 and 2 threads, and those of dot.
+TEST_CASE("block-scaled mxf4nvf4 gemm: task edges and thread counts", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("block-scaled gemm threads", 0x7c5e0b5d));
+  const Unit& unit = builtin_unit("b200");
+  const Format &in = formats::e2m1(), &out = formats::fp32();
+  const std::size_t m = 37, n = 300, K = 2 * 64 + 21;
+  std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), column(K);
+  for (auto& x : A) x = random_finite(in, r);
+  for (auto& x : B) x = r.below(8) ? random_finite(in, r) : zero_pattern(in, r);
+  for (auto& x : C) x = r.below(4) ? random_finite(out, r) : zero_pattern(out, r);
+  const auto D1 = unit.gemm(in, out, m, n, K, A, B, C, "tcgen05.mxf4nvf4", 1);
+  const auto D2 = unit.gemm(in, out, m, n, K, A, B, C, "tcgen05.mxf4nvf4", 2);
+  CHECK(D1 == D2);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t t = 0; t < K; ++t) column[t] = B[t * n + j];
+      if (unit.dot(in, out, {A.data() + i * K, K}, column, C[i * n + j], "tcgen05.mxf4nvf4") != D1[i * n + j]) ++bad;
+    }
+  CHECK(bad == 0);
+}

@@ -78,8 +78,20 @@ TEST_CASE("batch_path: the kernel serves the NVIDIA rows, fp64 the FMA chain, th
   CHECK(builtin_unit("h100").batch_path(e4, f16, "mma.sync") == "kernel");  // the emulation's blocks
   CHECK(builtin_unit("b200").batch_path(e4, f32, "mma.sync") == "kernel");
   CHECK(builtin_unit("a100").batch_path(f64, f64) == "fma-chain");  // detail::is_fma_chain
-  CHECK(builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
-        "reference: block-scaled row (scale factors enter the products)");
+  // Block-scaled rows without scales (issue 25): mxf8f6f4 is its adder's plain block FMA,
+  // mxf4nvf4 has its own group-sum lanes.
+  CHECK(builtin_unit("b200").batch_path(e4, f32, "tcgen05.mxf8f6f4") == "kernel");
+  CHECK(builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") == "kernel (group sums)");
+  CHECK(builtin_unit("mi100").batch_path(formats::fp32(), f32) == "fma-chain");  // binary32 FMA chain (std::fmaf)
+  // No built-in row is left on the reference path: a user row with per-step normalization
+  // that is not an FMA chain (fp16 inputs, sequential order) is, with the reason.
+  UnitSpec spec = builtin_unit("v100").spec();
+  spec.name = "perstep";
+  for (auto& row : spec.datapaths) {
+    row.normalization = Normalization::PerStep;
+    row.order = AccumulationOrder::Sequential;
+  }
+  CHECK(Unit(spec).batch_path(f16, f32) == "reference: per-step normalization");
 }
 
 TEST_CASE("dot_batch is bitwise the same for any thread count", "[units][kernel]") {
@@ -147,7 +159,7 @@ TEST_CASE("batch_path_planar names the planar kernel or the regrouping, and wide
   // The pairs-mod4 emulation reorders each instruction's products: the pattern kernel, regrouped.
   CHECK(builtin_unit("b200").batch_path_planar(e4, f32) == "regrouped for dot_batch: kernel");
   CHECK(builtin_unit("b200").batch_path_planar(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
-        "regrouped for dot_batch: reference: block-scaled row (scale factors enter the products)");
+        "regrouped for dot_batch: kernel (group sums)");
   const std::uint16_t x[1] = {0};
   const std::uint64_t c[1] = {0};
   std::uint64_t d[1];

@@ -556,6 +556,54 @@ void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid
   }
 }
 
+void BlockKernel::run_row_lanes(std::size_t n, std::size_t len, const double* a_value, const double* a_eref,
+                                const double* b_value, const double* b_eref, std::size_t ldb, const double* c_value,
+                                const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                                std::uint8_t* fixup) const {
+  const Impl& k = *impl_;
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  std::size_t vec = 0;
+  if (k.lane_params) {
+    vec = n / k.lane_count * k.lane_count;
+    if (vec) lanes::block_fma(*k.lane_params, vec, len, a_value, a_eref, true, b_value, b_eref, ldb, c_value, c_eref,
+                              d_bits, d_value, d_eref, fixup);
+  }
+  std::fill(fixup + vec, fixup + n, std::uint8_t{1});
+}
+
+bool BlockKernel::groups_supported(std::size_t group) const {
+  const Impl& k = *impl_;
+  if (!k.lane_params || group == 0 || group > lanes::kMaxPatternLen || k.max_products > lanes::kMaxPatternLen)
+    return false;
+  int group_bits = 0;
+  while ((std::size_t{1} << group_bits) < group) ++group_bits;
+  // A product lies in [2^lo, 2^hi) (subnormals included), so does every partial sum of a group
+  // up to a factor `group`: exact in binary64 while hi - lo + group_bits <= 53, normal while
+  // lo >= -1022. Scales of a group are one factor for all its products (at most 8 more bits:
+  // ue4m3 x ue4m3).
+  const int hi = k.a.emax + k.b.emax + 2;
+  const int lo = (k.a.emin - (k.a.precision - 1)) + (k.b.emin - (k.b.precision - 1));
+  // Margins of 2^300 for scale factors folded into the operands (ue8m0: 2^-127 .. 2^127 each).
+  return k.a.precision + k.b.precision <= 53 && hi - lo + group_bits + 8 <= 53 && lo - 600 >= -1022 && hi + 600 <= 1000;
+}
+
+void BlockKernel::run_row_groups(std::size_t n, std::size_t len, std::size_t group, const double* a_value,
+                                 bool a_broadcast, const double* b_value, std::size_t ldb, const double* c_value, const double* c_eref,
+                                 std::uint64_t* d_bits, double* d_value, double* d_eref, std::uint8_t* fixup) const {
+  const Impl& k = *impl_;
+  if (!groups_supported(group)) throw std::logic_error("block kernel: run_row_groups on a configuration without groups");
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  const std::size_t vec = n / k.lane_count * k.lane_count;
+  if (vec)
+    lanes::block_fma_groups(*k.lane_params, vec, len, group, a_value, a_broadcast, b_value, ldb, c_value, c_eref, d_bits, d_value,
+                            d_eref, fixup);
+  std::fill(fixup + vec, fixup + n, std::uint8_t{1});
+}
+
 void BlockKernel::run_row(std::size_t n, std::size_t len, const std::uint64_t* a_bits, const double* a_value,
                           const double* a_eref, const std::uint64_t* b_bits, const double* b_value,
                           const double* b_eref, std::size_t ldb, const std::uint64_t* c_bits, const double* c_value,

@@ -65,6 +65,60 @@ void BlockFma(const LaneParams& p, std::size_t n, std::size_t len, const double*
   }
 }
 
+void BlockFmaGroups(const LaneParams& p, std::size_t n, std::size_t len, std::size_t group, const double* a_value,
+                    bool a_broadcast, const double* b_value, std::size_t ld, const double* c_value, const double* c_eref,
+                    std::uint64_t* d_out, double* d_value, double* d_eref, std::uint8_t* fixup) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::RebindToSigned<decltype(d)> di;
+  using VD = hn::Vec<decltype(d)>;
+  using VU = hn::Vec<decltype(du)>;
+  const std::size_t N = hn::Lanes(d);
+  constexpr std::size_t kMaxGroups = kMaxPatternLen;
+  const bool directed = p.alignment == 1 || p.alignment == 2;
+  const VD F = hn::Set(d, p.fraction_bits), min_e = hn::Set(d, p.min_exponent);
+  const VD wrap = hn::Set(d, p.wrap_limit), no_term = hn::Set(d, -1.0e8), zero_e = hn::Set(d, kZeroExponent);
+  const VD lo_scale = hn::Set(d, -1000.0), hi_scale = hn::Set(d, 1000.0), bias = hn::Set(d, 1023.0);
+  const VU field_mask = hn::Set(du, 0x7ff);
+  const OutRounding rounding(p, p.final_rounding);
+  const std::size_t groups = (len + group - 1) / group;
+  VD G[kMaxGroups];
+
+  for (std::size_t i = 0; i < n; i += N) {
+    // The exact group sums, and E over the nonzero ones (each on its own leading bit) and c.
+    VD E = hn::LoadU(d, c_eref + i);
+    for (std::size_t g = 0; g < groups; ++g) {
+      VD sum = hn::Zero(d);
+      for (std::size_t t = g * group; t < std::min(len, (g + 1) * group); ++t)
+        sum = hn::MulAdd(a_broadcast ? hn::Set(d, a_value[t]) : hn::LoadU(d, a_value + t * ld + i),
+                         hn::LoadU(d, b_value + t * ld + i), sum);
+      G[g] = sum;
+      const VU field = hn::And(hn::ShiftRight<52>(hn::BitCast(du, sum)), field_mask);
+      const VD lead = hn::Sub(hn::ConvertTo(d, hn::BitCast(di, field)), bias);
+      E = hn::Max(E, hn::IfThenElse(hn::Eq(sum, hn::Zero(d)), zero_e, lead));
+    }
+    auto bad = hn::Lt(E, no_term);  // no nonzero term: a zero and its sign rules
+    E = hn::Max(E, min_e);
+    const VD shift = hn::Sub(F, E);
+    bad = hn::Or(bad, hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale)));
+    const VD scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
+    VD s = Align(d, Scaled(d, hn::LoadU(d, c_value + i), scale, directed), p.alignment);
+    for (std::size_t g = 0; g < groups; ++g) s = hn::Add(s, Align(d, Scaled(d, G[g], scale, directed), p.alignment));
+    // NaN/Inf operands make s non-finite; zero sums, wraps go to the exact path.
+    bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
+    bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
+    bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
+    const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
+    VU out;
+    VD value, eref;
+    bad = hn::Or(bad, rounding.Round(v, out, value, eref));
+    hn::StoreU(out, du, d_out + i);
+    hn::StoreU(value, d, d_value + i);
+    hn::StoreU(eref, d, d_eref + i);
+    StoreFlags(d, bad, fixup + i);
+  }
+}
+
 void AddRound(const LaneParams& p, int rounding_mode, std::size_t n, const double* x, const double* y,
               std::uint64_t* d_out, double* d_value, double* d_eref, std::uint8_t* fixup) {
   const hn::ScalableTag<double> d;
@@ -96,6 +150,7 @@ namespace tcsim::lanes {
 HWY_EXPORT(LaneCount);
 HWY_EXPORT(BlockFma);
 HWY_EXPORT(AddRound);
+HWY_EXPORT(BlockFmaGroups);
 
 std::size_t lane_count() { return HWY_DYNAMIC_DISPATCH(LaneCount)(); }
 
@@ -105,6 +160,13 @@ void block_fma(const LaneParams& p, std::size_t n, std::size_t len, const double
                std::uint8_t* fixup) {
   HWY_DYNAMIC_DISPATCH(BlockFma)(p, n, len, a_value, a_eref, a_broadcast, b_value, b_eref, ld, c_value, c_eref, d,
                                  d_value, d_eref, fixup);
+}
+
+void block_fma_groups(const LaneParams& p, std::size_t n, std::size_t len, std::size_t group, const double* a_value,
+                      bool a_broadcast, const double* b_value, std::size_t ld, const double* c_value, const double* c_eref,
+                      std::uint64_t* d, double* d_value, double* d_eref, std::uint8_t* fixup) {
+  HWY_DYNAMIC_DISPATCH(BlockFmaGroups)(p, n, len, group, a_value, a_broadcast, b_value, ld, c_value, c_eref, d, d_value, d_eref,
+                                       fixup);
 }
 
 void add_round(const LaneParams& p, int rounding, std::size_t n, const double* x, const double* y, std::uint64_t* d,

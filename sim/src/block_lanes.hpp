@@ -87,6 +87,16 @@ void block_fma(const LaneParams& p, std::size_t n, std::size_t len, const double
                const double* c_value, const double* c_eref, std::uint64_t* d, double* d_value, double* d_eref,
                std::uint8_t* fixup);
 
+// Block-scaled rows that sum their products exactly in groups (models' BlockScaleSpec::group_size,
+// unit scales): per element j the terms are the group sums
+//   G_g = sum over t in [g * group, (g + 1) * group), t < len, of a_value[t] * b_value[t * ld + j] (a_value[t * ld + j] unless a_broadcast),
+// each aligned on its own leading bit (e_ref = floor(log2 |G_g|), zero sums set no E); the rest
+// (c, E, the clamp, alignment, sum, rounding, flags) as block_fma with a broadcast. The caller
+// checks that every group sum is exact in binary64 and a normal number (BlockKernel).
+void block_fma_groups(const LaneParams& p, std::size_t n, std::size_t len, std::size_t group, const double* a_value,
+                      bool a_broadcast, const double* b_value, std::size_t ld, const double* c_value, const double* c_eref,
+                      std::uint64_t* d, double* d_value, double* d_eref, std::uint8_t* fixup);
+
 // x[i] + y[i] (two values of the output format) rounded into it with `rounding` (as
 // LaneParams::final_rounding): one IEEE addition, exact through binary64 for RNE when the
 // output has at most 25 significand bits (2p + 2 <= 53: the binary64 sum's rounding is

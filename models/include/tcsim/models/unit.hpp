@@ -344,7 +344,23 @@ class Unit {
                            std::span<const std::uint64_t> scale_b, std::uint64_t c,
                            int block_size = 0, std::string_view instruction = "") const;
 
+  // Block-scaled GEMM (MX rows): D = C + A B through the block-scaled row, every output as
+  // dot_scaled of row i of A and column j of B with their scales. nb = ceil(K / block_size);
+  // scale_a holds m x nb patterns of `scale_format` (row i, products [q bs, (q+1) bs) at
+  // [i * nb + q]), scale_b nb x n ([q * n + j]). On the kernel's lanes where the row has them
+  // (batch_path), the scales folded into the decoded operands.
+  std::vector<std::uint64_t> gemm_scaled(const Format& in, const Format& out, std::size_t m, std::size_t n,
+                                         std::size_t K, std::span<const std::uint64_t> A,
+                                         std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
+                                         const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                                         std::span<const std::uint64_t> scale_b, int block_size = 0,
+                                         std::string_view instruction = "", unsigned threads = 0) const;
+
  private:
+  // The block-scaled row dot_scaled and gemm_scaled use; checks scale_format and block_size
+  // (0: set to the row's first).
+  std::size_t scaled_row(const Format& in, const Format& in_b, const Format& out, const Format& scale_format, int& block_size,
+                         std::string_view instruction) const;
   // One element through row `row` (already resolved for in -> out).
   // instruction_k > 0: the K of one instruction (InstructionSelection::shape), which
   // accumulator rows with consecutive products chain by.

@@ -68,6 +68,26 @@ class BlockKernel {
                std::size_t ldb, const std::uint64_t* c_bits, const double* c_value, const double* c_eref,
                std::uint64_t* d_bits, double* d_value, double* d_eref) const;
 
+  // run_row's lanes without its exact path: fixup[j] = 1 where the caller must compute
+  // element j exactly (the block-scaled GEMM, whose operands carry their scales: its exact
+  // path is the block-scaled reference). Operand values may have up to 26 significant bits.
+  void run_row_lanes(std::size_t n, std::size_t len, const double* a_value, const double* a_eref,
+                     const double* b_value, const double* b_eref, std::size_t ldb, const double* c_value,
+                     const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                     std::uint8_t* fixup) const;
+
+  // ---- Group sums (block-scaled rows with BlockScaleSpec::group_size > 0, unit scales: the
+  // b200/rtx5090 mxf4nvf4 rows): element j's terms are the exact sums of `group` consecutive
+  // products, G_g = sum_{g*group <= t < min(len, (g+1)*group)} a[t] b[t * ldb + j] (a_broadcast; else a[t * ldb + j]), each aligned on
+  // its own leading bit, then c, E, alignment, sum and rounding as the block FMA. Lanes only: writes
+  // d's pattern, value and e_ref where fixup[j] = 0; fixup[j] = 1 where the caller must compute
+  // element j exactly (the reference is the block-scaled one, not this kernel's adder). Whether
+  // every group sum of `group` products is exact in binary64 and normal:
+  bool groups_supported(std::size_t group) const;
+  void run_row_groups(std::size_t n, std::size_t len, std::size_t group, const double* a_value,
+                      bool a_broadcast, const double* b_value, std::size_t ldb, const double* c_value, const double* c_eref,
+                      std::uint64_t* d_bits, double* d_value, double* d_eref, std::uint8_t* fixup) const;
+
   // ---- Tiles (GEMM) in binary32 lanes, where tile_supported() (block_lanes.hpp: block_tile):
   // operands decoded once into an exact binary32 value and an int32 e_ref.
   bool tile_supported() const;
