@@ -8,11 +8,15 @@
 #include <stdexcept>
 #include <vector>
 
+#include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
 
 namespace tcsim {
 
 namespace {
+
+using host_decode::decode_fp32;
+using host_decode::pow2;
 
 using u128 = unsigned __int128;
 using i128 = __int128;
@@ -27,27 +31,6 @@ int bit_length(u128 v) {
   return lo ? 64 - std::countl_zero(lo) : 0;
 }
 
-// 2^e as a binary64 (e within binary64's normal exponents: the callers' values are far inside).
-inline double pow2(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
-
-// decode_parts for binary32 (c's format on these rows), without the generic format walk.
-inline Decoded decode_fp32(std::uint32_t u) {
-  Decoded d;
-  d.negative = (u >> 31) != 0;
-  const std::uint32_t field = (u >> 23) & 0xff, frac = u & 0x7fffff;
-  if (field == 0xff) {
-    d.cls = frac ? FpClass::NaN : FpClass::Infinity;
-  } else if (field == 0) {
-    d.cls = frac ? FpClass::Subnormal : FpClass::Zero;
-    d.significand = frac;
-    d.exponent = -149;
-  } else {
-    d.cls = FpClass::Normal;
-    d.significand = frac | 0x800000u;
-    d.exponent = static_cast<int>(field) - 150;
-  }
-  return d;
-}
 
 }  // namespace
 
