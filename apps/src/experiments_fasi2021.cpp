@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/validation/probe.hpp"
 
@@ -42,7 +43,9 @@ Result fasi2021_suite(const Context& c) {
   };
   std::vector<std::vector<std::string>> sim(paper.size() + 1);
   std::vector<int> mismatches(3, 0), vectors_failed(3, 0), vectors_run(3, 0);
-  for (std::size_t u = 0; u < units.size(); ++u) {
+  // Each unit's probe is a work item (spread over MPI ranks by tcsim experiment): its findings
+  // as texts and its fasi2021 vectors run and failed.
+  const std::vector<std::string> results = run_items(c, units.size(), [&](std::size_t u) {
     if (c.progress) c.progress("probing " + units[u], static_cast<double>(u) / static_cast<double>(units.size()));
     const models::Unit& unit = models::builtin_unit(units[u]);
     const validation::BlackBox box = validation::blackbox_from_unit(unit, formats::fp16(), formats::fp32());
@@ -68,6 +71,16 @@ Result fasi2021_suite(const Context& c) {
       ++run;
       failed += !*pass;
     }
+    ItemWriter bytes;
+    for (const std::string& v : values) bytes.put(v);
+    bytes.put(run).put(failed);
+    return bytes.take();
+  });
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    ItemReader bytes(results[u]);
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < paper.size(); ++i) values.push_back(bytes.get_string());
+    const int run = bytes.get<int>(), failed = bytes.get<int>();
     for (std::size_t i = 0; i < paper.size(); ++i) {
       std::string v = values[i];
       if (u < 3) {
