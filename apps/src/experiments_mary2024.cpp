@@ -12,6 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "tcsim/models/model1.hpp"
 #include "tcsim/reference/bounds.hpp"
 #include "tcsim/reference/mpfr_dot.hpp"
@@ -106,12 +107,15 @@ Sweep sweep(const std::vector<Panel>& panels, const Context& c) {
   for (std::size_t n = 16; n <= (c.quick ? std::size_t{4096} : std::size_t{1} << 20); n *= 4) s.sizes.push_back(n);
   s.data.assign(panels.size(), {});
   for (PanelData& d : s.data) d.narrow = d.unbounded = d.bound = std::vector<std::vector<double>>(kWords);
-  for (std::size_t si = 0; si < s.sizes.size(); ++si) {
+  // Each size is a work item (spread over MPI ranks by tcsim experiment): its panels share the
+  // matrices and the exact product.
+  const std::vector<std::string> results = run_items(c, s.sizes.size(), [&](std::size_t si) {
     const std::size_t n = s.sizes[si];
     const std::vector<double> A = entries(kM * n, c.seed, 1), B = entries(n * kQ, c.seed, 2);
     if (c.progress) c.progress("n = " + std::to_string(n) + ": exact product", static_cast<double>(si) / s.sizes.size());
     const std::vector<double> C = exact_product(n, A, B, c.threads);
     const double norms = inf_norm(A, kM, n) * inf_norm(B, n, kQ);
+    ItemWriter bytes;
     for (std::size_t pi = 0; pi < panels.size(); ++pi) {
       if (c.progress)
         c.progress("n = " + std::to_string(n) + ": " + panels[pi].title(),
@@ -122,12 +126,18 @@ Sweep sweep(const std::vector<Panel>& panels, const Context& c) {
       const auto narrow = models::model1_gemm_words(*panels[pi].in, *panels[pi].acc, kM, kQ, n, A, B, kWords, o);
       o.bounded = false;
       const auto wide = models::model1_gemm_words(*panels[pi].in, *panels[pi].acc, kM, kQ, n, A, B, kWords, o);
-      for (int p = 1; p <= kWords; ++p) {
-        s.data[pi].narrow[p - 1].push_back(normwise(narrow[p - 1], C, norms));
-        s.data[pi].unbounded[p - 1].push_back(normwise(wide[p - 1], C, norms));
-        s.data[pi].bound[p - 1].push_back(bound_of(panels[pi], p, static_cast<double>(n)));
-      }
+      for (int p = 1; p <= kWords; ++p) bytes.put(normwise(narrow[p - 1], C, norms)).put(normwise(wide[p - 1], C, norms));
     }
+    return bytes.take();
+  });
+  for (std::size_t si = 0; si < s.sizes.size(); ++si) {
+    ItemReader bytes(results[si]);
+    for (std::size_t pi = 0; pi < panels.size(); ++pi)
+      for (int p = 1; p <= kWords; ++p) {
+        s.data[pi].narrow[p - 1].push_back(bytes.get<double>());
+        s.data[pi].unbounded[p - 1].push_back(bytes.get<double>());
+        s.data[pi].bound[p - 1].push_back(bound_of(panels[pi], p, static_cast<double>(s.sizes[si])));
+      }
   }
   return s;
 }
