@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "experiment.hpp"
+#include "item_bytes.hpp"
 #include "km25_data.hpp"
 #include "matlab_twister.hpp"
 #include "tcsim/models/gemm.hpp"
@@ -292,21 +293,41 @@ Result run_script(const Script& script, const Context& c) {
   int positions = 0;
   for (const Run& r : runs) positions = std::max(positions, r.position + 1);
   std::vector<std::vector<double>> err(runs.size(), std::vector<double>(sizes, std::numeric_limits<double>::quiet_NaN()));
+  // Point (stream pass pos, size si) is work item pos sizes + si (spread over MPI ranks by tcsim
+  // experiment, item i on rank i mod P): it draws its matrices at its own place in the rng(1)
+  // stream, the words of every earlier point (those outside --quick too) skipped, and runs
+  // every line of that pass on them. A rank runs its items in increasing order, so its stream
+  // only moves forward: it draws or skips each word once, as one process does.
+  std::uint64_t pass_words = 0;
+  for (std::size_t n : kSizes) pass_words += words_of(n);
   MatlabTwister rng(1);  // rng(1); every model of the scripts starts here
-  const double total = static_cast<double>(positions) * static_cast<double>(sizes);
-  for (int pos = 0; pos < positions; ++pos)
-    for (std::size_t si = 0; si < kSizes.size(); ++si) {
-      if (si >= sizes) {
-        rng.discard(words_of(kSizes[si]));
-        continue;
-      }
-      if (c.progress)
-        c.progress("stream pass " + std::to_string(pos + 1) + ", n = " + std::to_string(kSizes[si]),
-                   (pos * static_cast<double>(sizes) + static_cast<double>(si)) / total);
-      const Matrices x = draw(rng, kSizes[si]);
-      for (std::size_t ri = 0; ri < runs.size(); ++ri)
-        if (runs[ri].position == pos) err[ri][si] = run_point(runs[ri], x, c.threads);
+  std::uint64_t drawn = 0;  // rng's place in the stream, in words
+  const std::size_t total = static_cast<std::size_t>(positions) * sizes;
+  const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
+    const int pos = static_cast<int>(item / sizes);
+    const std::size_t si = item % sizes;
+    std::uint64_t place = static_cast<std::uint64_t>(pos) * pass_words;
+    for (std::size_t s = 0; s < si; ++s) place += words_of(kSizes[s]);
+    if (place < drawn) {
+      rng = MatlabTwister(1);
+      drawn = 0;
     }
+    rng.discard(place - drawn);
+    if (c.progress)
+      c.progress("stream pass " + std::to_string(pos + 1) + ", n = " + std::to_string(kSizes[si]),
+                 static_cast<double>(item) / static_cast<double>(total));
+    const Matrices x = draw(rng, kSizes[si]);
+    drawn = place + words_of(kSizes[si]);
+    ItemWriter bytes;
+    for (const Run& r : runs)
+      if (r.position == pos) bytes.put(run_point(r, x, c.threads));
+    return bytes.take();
+  });
+  for (std::size_t item = 0; item < total; ++item) {
+    ItemReader bytes(results[item]);
+    for (std::size_t ri = 0; ri < runs.size(); ++ri)
+      if (runs[ri].position == static_cast<int>(item / sizes)) err[ri][item % sizes] = bytes.get<double>();
+  }
 
   const Km25Data data = find_km25_data();
   std::vector<Comparison> cmp(runs.size());
