@@ -187,26 +187,42 @@ Result mary2021_fabsum(const Context& c) {
   };
   to_fp16(A);
   to_fp16(B);
-  if (c.progress) c.progress("plain TC32 and fp32", 0);
   models::GemmOptions tc32;
   tc32.variant = models::GemmVariant::Tc32;
-  const double plain = gemm_error(v100, formats::fp16(), n, A, B, tc32, c.threads);
-  const double fp32 = gemm_error(v100, formats::fp32(), n, A, B, fp32_gemm(), c.threads);
   std::vector<double> blocks;
   for (std::size_t b = 16; b <= n / 4; b *= 4) blocks.push_back(static_cast<double>(b));
+  const char* const combines[2] = {"fp32", "fp64"};
+  // Work items (spread over MPI ranks by tcsim experiment; every rank draws the same A and B):
+  // 0 plain TC32, 1 fp32 GEMM, 2 + 2 i + k block size i with combine k.
+  const std::size_t total = 2 + 2 * blocks.size();
+  const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
+    if (c.progress)
+      c.progress(item < 2 ? "plain TC32 and fp32" : "b = " + num(blocks[(item - 2) / 2]),
+                 static_cast<double>(item) / static_cast<double>(total));
+    ItemWriter bytes;
+    if (item == 0) {
+      bytes.put(gemm_error(v100, formats::fp16(), n, A, B, tc32, c.threads));
+    } else if (item == 1) {
+      bytes.put(gemm_error(v100, formats::fp32(), n, A, B, fp32_gemm(), c.threads));
+    } else {
+      models::GemmOptions o = tc32;
+      o.fabsum_block = static_cast<int>(blocks[(item - 2) / 2]);
+      o.fabsum_combine = combines[(item - 2) % 2];
+      bytes.put(gemm_error(v100, formats::fp16(), n, A, B, o, c.threads));
+    }
+    return bytes.take();
+  });
+  auto error_of = [&](std::size_t item) { return ItemReader(results[item]).get<double>(); };
+  const double plain = error_of(0);
+  const double fp32 = error_of(1);
   Series s32, s64, sp, sf;
   s32.label = "FABsum, blocks combined in fp32";
   s64.label = "FABsum, blocks combined in fp64";
   sp.label = "plain TC32 (no blocking)";
   sf.label = "fp32 GEMM";
   for (std::size_t i = 0; i < blocks.size(); ++i) {
-    if (c.progress) c.progress("b = " + num(blocks[i]), static_cast<double>(i + 1) / static_cast<double>(blocks.size() + 1));
-    for (const char* combine : {"fp32", "fp64"}) {
-      models::GemmOptions o = tc32;
-      o.fabsum_block = static_cast<int>(blocks[i]);
-      o.fabsum_combine = combine;
-      (std::string(combine) == "fp32" ? s32 : s64).y.push_back(gemm_error(v100, formats::fp16(), n, A, B, o, c.threads));
-    }
+    s32.y.push_back(error_of(2 + 2 * i));
+    s64.y.push_back(error_of(2 + 2 * i + 1));
     s32.x.push_back(blocks[i]);
     s64.x.push_back(blocks[i]);
     sp.x.push_back(blocks[i]);

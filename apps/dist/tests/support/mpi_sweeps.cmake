@@ -13,13 +13,17 @@ function(mpi_strip_timings var)
 endfunction()
 
 # mpi_sweep_same(NAME <name> RANKS <n>... [CODE <exit code, default 0>] [FILES <names>...]
-#                [EXPECT <regex the output must match>] ARGS <tcsim arguments>): tcsim alone, then under mpirun -n <n> for each n, each
+#                [EXPECT <regex the output must match>] [TIMEOUT <seconds per run, default 60>]
+#                ARGS <tcsim arguments>): tcsim alone, then under mpirun -n <n> for each n, each
 # run in its own folder (so that relative output folders have the same name); stdout
 # (timings aside) and every file of FILES must equal the run alone's, stderr must be empty.
 function(mpi_sweep_same)
-  cmake_parse_arguments(T "" "NAME;CODE;EXPECT" "RANKS;FILES;ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;CODE;EXPECT;TIMEOUT" "RANKS;FILES;ARGS" ${ARGN})
   if(NOT DEFINED T_CODE)
     set(T_CODE 0)
+  endif()
+  if(NOT DEFINED T_TIMEOUT)
+    set(T_TIMEOUT 60)
   endif()
   string(MAKE_C_IDENTIFIER "${T_NAME}" id)
   foreach(ranks 0 ${T_RANKS})
@@ -31,7 +35,7 @@ function(mpi_sweep_same)
       set(cmd "${MPIEXEC}" -q --oversubscribe --bind-to none -n ${ranks} "${TCSIM}" ${T_ARGS})
     endif()
     execute_process(COMMAND ${cmd} WORKING_DIRECTORY "${dir}" OUTPUT_VARIABLE out ERROR_VARIABLE err
-                    RESULT_VARIABLE rc TIMEOUT 60)
+                    RESULT_VARIABLE rc TIMEOUT ${T_TIMEOUT})
     if(NOT rc EQUAL T_CODE)
       mpi_fail("${T_NAME}, -n ${ranks}: exit code ${rc}, expected ${T_CODE} (stderr: ${err})")
     endif()
