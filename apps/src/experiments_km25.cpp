@@ -293,40 +293,61 @@ Result run_script(const Script& script, const Context& c) {
   int positions = 0;
   for (const Run& r : runs) positions = std::max(positions, r.position + 1);
   std::vector<std::vector<double>> err(runs.size(), std::vector<double>(sizes, std::numeric_limits<double>::quiet_NaN()));
-  // Point (stream pass pos, size si) is work item pos sizes + si (spread over MPI ranks by tcsim
-  // experiment, item i on rank i mod P): it draws its matrices at its own place in the rng(1)
-  // stream, the words of every earlier point (those outside --quick too) skipped, and runs
-  // every line of that pass on them. A rank runs its items in increasing order, so its stream
-  // only moves forward: it draws or skips each word once, as one process does.
-  std::uint64_t pass_words = 0;
-  for (std::size_t n : kSizes) pass_words += words_of(n);
-  MatlabTwister rng(1);  // rng(1); every model of the scripts starts here
-  std::uint64_t drawn = 0;  // rng's place in the stream, in words
-  const std::size_t total = static_cast<std::size_t>(positions) * sizes;
-  const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
-    const int pos = static_cast<int>(item / sizes);
-    const std::size_t si = item % sizes;
-    std::uint64_t place = static_cast<std::uint64_t>(pos) * pass_words;
-    for (std::size_t s = 0; s < si; ++s) place += words_of(kSizes[s]);
-    if (place < drawn) {
-      rng = MatlabTwister(1);
-      drawn = 0;
+  // The points (stream pass pos, size si) are the work items (spread over MPI ranks by tcsim
+  // experiment, item i on rank i mod P), heaviest first so that round-robin balances the ranks:
+  // a point costs about n times its GEMMs, p (p + 1) / 2 for each line of its pass. A point draws
+  // its matrices at its own place in the rng(1) stream (the words of every earlier point, those
+  // outside --quick too, skipped) and runs every line of its pass on them.
+  struct Point {
+    int pos;
+    std::size_t si;
+    std::uint64_t place;  // in words from rng(1)
+    double cost;
+  };
+  std::vector<Point> work;  // in stream order, then sorted
+  std::uint64_t place = 0;
+  for (int pos = 0; pos < positions; ++pos)
+    for (std::size_t si = 0; si < kSizes.size(); ++si) {
+      if (si < sizes) {
+        double gemms = 0;
+        for (const Run& r : runs)
+          if (r.position == pos) gemms += r.p * (r.p + 1) / 2;
+        work.push_back({pos, si, place, gemms * static_cast<double>(kSizes[si])});
+      }
+      place += words_of(kSizes[si]);
     }
-    rng.discard(place - drawn);
+  std::vector<std::uint64_t> starts;  // the points' places, increasing
+  for (const Point& pt : work) starts.push_back(pt.place);
+  std::stable_sort(work.begin(), work.end(), [](const Point& a, const Point& b) { return a.cost > b.cost; });
+  // A rank walks one generator forward (`front`, from rng(1): every model of the scripts starts
+  // there) and keeps a copy of it at each point's place it passes, so it generates the stream
+  // at most once whatever the order of its points.
+  MatlabTwister front(1);
+  std::uint64_t front_place = 0;
+  std::size_t next_start = 0;
+  std::map<std::uint64_t, MatlabTwister> at_place;
+  const std::size_t total = work.size();
+  const std::vector<std::string> results = run_items(c, total, [&](std::size_t item) {
+    const Point& pt = work[item];
+    for (; next_start < starts.size() && starts[next_start] <= pt.place; ++next_start) {
+      front.discard(starts[next_start] - front_place);
+      front_place = starts[next_start];
+      at_place.emplace(front_place, front);
+    }
     if (c.progress)
-      c.progress("stream pass " + std::to_string(pos + 1) + ", n = " + std::to_string(kSizes[si]),
+      c.progress("stream pass " + std::to_string(pt.pos + 1) + ", n = " + std::to_string(kSizes[pt.si]),
                  static_cast<double>(item) / static_cast<double>(total));
-    const Matrices x = draw(rng, kSizes[si]);
-    drawn = place + words_of(kSizes[si]);
+    MatlabTwister rng = at_place.at(pt.place);
+    const Matrices x = draw(rng, kSizes[pt.si]);
     ItemWriter bytes;
     for (const Run& r : runs)
-      if (r.position == pos) bytes.put(run_point(r, x, c.threads));
+      if (r.position == pt.pos) bytes.put(run_point(r, x, c.threads));
     return bytes.take();
   });
   for (std::size_t item = 0; item < total; ++item) {
     ItemReader bytes(results[item]);
     for (std::size_t ri = 0; ri < runs.size(); ++ri)
-      if (runs[ri].position == static_cast<int>(item / sizes)) err[ri][item % sizes] = bytes.get<double>();
+      if (runs[ri].position == work[item].pos) err[ri][work[item].si] = bytes.get<double>();
   }
 
   const Km25Data data = find_km25_data();
