@@ -293,35 +293,34 @@ Result run_script(const Script& script, const Context& c) {
   int positions = 0;
   for (const Run& r : runs) positions = std::max(positions, r.position + 1);
   std::vector<std::vector<double>> err(runs.size(), std::vector<double>(sizes, std::numeric_limits<double>::quiet_NaN()));
-  // The points (stream pass pos, size si) are the work items (spread over MPI ranks by tcsim
-  // experiment, item i on rank i mod P), heaviest first so that round-robin balances the ranks:
-  // a point costs about n times its GEMMs, p (p + 1) / 2 for each line of its pass. A point draws
-  // its matrices at its own place in the rng(1) stream (the words of every earlier point, those
-  // outside --quick too, skipped) and runs every line of its pass on them.
+  // Each (line, size) point is a work item (spread over MPI ranks by tcsim experiment, item i on
+  // rank i mod P), heaviest first so that round-robin balances the ranks: a point costs about n
+  // times its GEMMs, p (p + 1) / 2 (ties in stream order, then in line order). A point draws its
+  // matrices at its own place in the rng(1) stream (the words of every earlier point, those
+  // outside --quick too, skipped); the lines of a pass draw the same matrices, each for itself
+  // (a draw costs about a tenth of a p = 1 GEMM).
   struct Point {
-    int pos;
-    std::size_t si;
+    std::size_t ri, si;
     std::uint64_t place;  // in words from rng(1)
     double cost;
   };
   std::vector<Point> work;  // in stream order, then sorted
+  std::vector<std::uint64_t> starts;  // the places of the passes' sizes, increasing
   std::uint64_t place = 0;
   for (int pos = 0; pos < positions; ++pos)
     for (std::size_t si = 0; si < kSizes.size(); ++si) {
       if (si < sizes) {
-        double gemms = 0;
-        for (const Run& r : runs)
-          if (r.position == pos) gemms += r.p * (r.p + 1) / 2;
-        work.push_back({pos, si, place, gemms * static_cast<double>(kSizes[si])});
+        starts.push_back(place);
+        for (std::size_t ri = 0; ri < runs.size(); ++ri)
+          if (runs[ri].position == pos)
+            work.push_back({ri, si, place, runs[ri].p * (runs[ri].p + 1) / 2 * static_cast<double>(kSizes[si])});
       }
       place += words_of(kSizes[si]);
     }
-  std::vector<std::uint64_t> starts;  // the points' places, increasing
-  for (const Point& pt : work) starts.push_back(pt.place);
   std::stable_sort(work.begin(), work.end(), [](const Point& a, const Point& b) { return a.cost > b.cost; });
   // A rank walks one generator forward (`front`, from rng(1): every model of the scripts starts
-  // there) and keeps a copy of it at each point's place it passes, so it generates the stream
-  // at most once whatever the order of its points.
+  // there) and keeps a copy of it (2.5 KB) at each place it passes, so it generates the stream at
+  // most once whatever the order of its points.
   MatlabTwister front(1);
   std::uint64_t front_place = 0;
   std::size_t next_start = 0;
@@ -335,20 +334,15 @@ Result run_script(const Script& script, const Context& c) {
       at_place.emplace(front_place, front);
     }
     if (c.progress)
-      c.progress("stream pass " + std::to_string(pt.pos + 1) + ", n = " + std::to_string(kSizes[pt.si]),
+      c.progress(runs[pt.ri].label() + ", n = " + std::to_string(kSizes[pt.si]),
                  static_cast<double>(item) / static_cast<double>(total));
     MatlabTwister rng = at_place.at(pt.place);
     const Matrices x = draw(rng, kSizes[pt.si]);
     ItemWriter bytes;
-    for (const Run& r : runs)
-      if (r.position == pt.pos) bytes.put(run_point(r, x, c.threads));
+    bytes.put(run_point(runs[pt.ri], x, c.threads));
     return bytes.take();
   });
-  for (std::size_t item = 0; item < total; ++item) {
-    ItemReader bytes(results[item]);
-    for (std::size_t ri = 0; ri < runs.size(); ++ri)
-      if (runs[ri].position == work[item].pos) err[ri][work[item].si] = bytes.get<double>();
-  }
+  for (std::size_t item = 0; item < total; ++item) err[work[item].ri][work[item].si] = ItemReader(results[item]).get<double>();
 
   const Km25Data data = find_km25_data();
   std::vector<Comparison> cmp(runs.size());

@@ -1,4 +1,4 @@
-# KM25's multiword experiments under mpirun against tcsim alone: each (stream pass, size) point
+# KM25's multiword experiments under mpirun against tcsim alone: each (line, size) point
 # is an item (heaviest first) that draws its matrices at its own place in MATLAB's rng(1) stream
 # whatever order its rank runs it in, so the errors, and with them the CSV, MD, PNG and JSON,
 # must be byte for byte those of one process.
