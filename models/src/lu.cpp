@@ -19,7 +19,7 @@
 #include <numeric>
 #include <utility>
 
-#include "lu_impl.hpp"
+#include "lu_steps.hpp"
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -29,61 +29,15 @@ using lu_detail::Precision;
 using lu_detail::at;
 using lu_detail::axpy_rounded;
 using lu_detail::number;
+using lu_detail::Failure;
+using lu_detail::Firsts;
+using lu_detail::Scheme;
+using lu_detail::Update;
 
 namespace {
 
 constexpr Precision kFp16{16}, kFp32{32};
 
-
-
-// How a block A_ij <- A_ij - L_ik U_kj is computed and stored.
-struct Update {
-  bool unit = true;                         // through simulate_gemm, else entry by entry in `store`
-  GemmVariant variant = GemmVariant::Tc32;  // the unit's variant
-  Precision store;                          // the precision the result is held in
-};
-
-// How a cross is factorized.
-struct Scheme {
-  enum Kind { Unblocked, RightLooking, LeftLooking } kind = Unblocked;
-  Precision arith;                  // Unblocked: every operation; RightLooking: the storage
-  Update update;                    // RightLooking, LeftLooking
-  std::size_t block = 0;            // RightLooking, LeftLooking
-  const Scheme* panel = nullptr;    // LeftLooking: how each block of the cross is factorized
-  bool round_in = false;            // LeftLooking: the buffer rounded to fp16 before the panel
-  bool round_out = false;           // LeftLooking: the panel's factors rounded to fp16 after
-};
-
-// The first non-finite value of a pass, in the order a sequential loop meets them ((outer,
-// inner, column) lexicographically), so that the error message does not depend on how the
-// pass was split between threads.
-struct Failure {
-  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t outer = kNone, inner = kNone, column = kNone;
-  double value = 0;   // the value the message names (the unit's result before storage rounding)
-  double stored = 0;  // the value stored: +-Inf or NaN
-  bool found() const { return outer != kNone; }
-  bool before(const Failure& o) const {
-    return outer != o.outer ? outer < o.outer : inner != o.inner ? inner < o.inner : column < o.column;
-  }
-};
-
-// The first +-Inf and the first NaN of a pass (each in the loop order above): with
-// --on-breakdown stop the earlier of the two is the breakdown, with continue both are events.
-struct Firsts {
-  Failure inf, nan;
-  bool found() const { return inf.found() || nan.found(); }
-  // Notes a non-finite stored value met in loop order (a chunk's loop: the first of a kind wins).
-  void note(const Failure& f) {
-    Failure& slot = std::isnan(f.stored) ? nan : inf;
-    if (!slot.found()) slot = f;
-  }
-  void merge(const Firsts& o) {
-    if (o.inf.found() && (!inf.found() || o.inf.before(inf))) inf = o.inf;
-    if (o.nan.found() && (!nan.found() || o.nan.before(nan))) nan = o.nan;
-  }
-  const Failure& first() const { return !nan.found() || (inf.found() && inf.before(nan)) ? inf : nan; }
-};
 
 class Engine {
  public:
@@ -94,88 +48,9 @@ class Engine {
     if (g.threads > 1) arena_.emplace(static_cast<int>(g.threads));
   }
 
-  void factor(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u_end) {
-    const bool outer = c0 == 0 && c1 == n_;
-    auto done = [&](std::size_t k1) {
-      if (outer && progress_) progress_(static_cast<double>(k1) / static_cast<double>(n_));
-    };
-    switch (s.kind) {
-      case Scheme::Unblocked:
-        eliminate(s.arith, c0, c1);
-        solve_u(s.arith, c0, c1, c1, u_end);
-        break;
-      case Scheme::RightLooking:
-        for (std::size_t k0 = c0; k0 < c1; k0 += s.block) {
-          const std::size_t k1 = std::min(c1, k0 + s.block);
-          eliminate(s.arith, k0, k1);
-          solve_u(s.arith, k0, k1, k1, u_end);
-          update(s.update, k1, c1, k1, u_end, k0, k1);  // rows of the cross's block row
-          update(s.update, c1, n_, k1, c1, k0, k1);     // the rest of its block column
-          done(k1);
-        }
-        break;
-      case Scheme::LeftLooking:
-        for (std::size_t k0 = c0; k0 < c1; k0 += s.block) {
-          const std::size_t k1 = std::min(c1, k0 + s.block);
-          // B_ik = fl32(A_ik) - sum_j L_ij U_jk (lopez2022 Algorithm 4.1 lines 5-10), with
-          // j over the blocks of this cross left of k.
-          update(s.update, k0, n_, k0, k1, c0, k0);
-          if (s.round_in) convert(kFp16, k0, n_, k0, k1, k0);
-          if (s.panel->kind == Scheme::Unblocked) {
-            // The row block is updated after the column block is factorized: the same
-            // operations as lines 5-13 in the paper's order, and partial pivoting can swap
-            // rows before the row block is touched (as LAPACK's left-looking codes do).
-            eliminate(s.panel->arith, k0, k1);
-            update(s.update, k0, k1, k1, u_end, c0, k0);
-            if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
-            solve_u(s.panel->arith, k0, k1, k1, u_end);
-          } else if (!pivot_) {
-            update(s.update, k0, k1, k1, u_end, c0, k0);
-            if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
-            factor(*s.panel, k0, k1, u_end);
-          } else {
-            // With pivoting, PanelFactor first factorizes the block column (choosing the
-            // pivots), then the block row is updated and solved in PanelFactor's blocks with
-            // the factors as stored: the order of a LAPACK-style code (panel, row swaps, row
-            // block), which without pivoting would solve with the panel's factors before
-            // their rounding to fp16 instead.
-            factor(*s.panel, k0, k1, k1);
-            if (s.round_out) convert(kFp16, k0, n_, k0, k1, k0);
-            update(s.update, k0, k1, k1, u_end, c0, k0);
-            if (s.round_in) convert(kFp16, k0, k1, k1, u_end, k0);
-            solve_row_block(*s.panel, k0, k1, k1, u_end);
-          }
-          if (s.round_out) {
-            convert(kFp16, k0, n_, k0, k1, k0);
-            convert(kFp16, k0, k1, k1, u_end, k0);
-          }
-          done(k1);
-        }
-        break;
-    }
-  }
-
-  // The block row of the cross (c0, c1), columns u0..u1, given its block column: the U-part
-  // operations of `s` alone (the pivoting order of the left-looking step above).
-  void solve_row_block(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u0, std::size_t u1) {
-    for (std::size_t k0 = c0; k0 < c1; k0 += (s.kind == Scheme::Unblocked ? c1 - c0 : s.block)) {
-      const std::size_t k1 = s.kind == Scheme::Unblocked ? c1 : std::min(c1, k0 + s.block);
-      switch (s.kind) {
-        case Scheme::Unblocked:
-          solve_u(s.arith, k0, k1, u0, u1);
-          break;
-        case Scheme::RightLooking:
-          solve_u(s.arith, k0, k1, u0, u1);
-          update(s.update, k1, c1, u0, u1, k0, k1);
-          break;
-        case Scheme::LeftLooking:
-          update(s.update, k0, k1, u0, u1, c0, k0);
-          if (s.round_in) convert(kFp16, k0, k1, u0, u1, k0);
-          solve_row_block(*s.panel, k0, k1, u0, u1);
-          if (s.round_out) convert(kFp16, k0, k1, u0, u1, k0);
-          break;
-      }
-    }
+  // The passes of lu_detail::factor_cross (lu_steps.hpp).
+  void step_done(std::size_t k1) {
+    if (progress_) progress_(static_cast<double>(k1) / static_cast<double>(n_));
   }
 
   // Every entry rounded to p (the storage format at the start, or a conversion).
@@ -192,14 +67,9 @@ class Engine {
         }
       return first;
     });
-    const std::string what = "converting the fp32 buffer to " + std::string(p.name());
     if (!fs.found()) return;
-    if (!cont_) {
-      const Failure& f = fs.first();
-      breakdown(step, what + " gives " + at(f.outer, f.inner) + " = " + number(f.stored) + " (from " +
-                          number(f.value) + ")");
-    }
-    record(fs, step, what, [](const Failure& f) { return std::pair{f.outer, f.inner}; });
+    if (!cont_) breakdown(step, lu_detail::convert_failure_text(fs.first(), p));
+    record(fs, step, lu_detail::convert_where(p), false);
   }
 
  private:
@@ -230,21 +100,13 @@ class Engine {
     throw LuBreakdown(lu_detail::breakdown_message(step, r_, what));
   }
   void not_finite(std::size_t step, std::size_t i, std::size_t c, double v, Precision p) const {
-    breakdown(step, "the elimination gives " + at(i, c) + " = " + number(v) + ", not finite in " + p.name() + " storage");
+    breakdown(step, lu_detail::not_finite_text(i, c, v, p));
+  }
+  void record(const Firsts& fs, std::size_t step, const std::string& where, bool inner_column) {
+    lu_detail::record_events(res_.events, fs, step, r_, where, inner_column);
   }
 
-  // Continue: the pass's first Inf and NaN become the run's first overflow and NaN events
-  // unless an earlier pass had them (passes run in order). entry(f) -> (row, column).
-  template <class Entry>
-  void record(const Firsts& fs, std::size_t step, const std::string& where, const Entry& entry) {
-    auto put = [&](LuEvent& ev, const Failure& f, std::size_t s) {
-      if (ev.found || !f.found()) return;
-      const auto [row, col] = entry(f);
-      ev = {true, s + 1, s / r_ + 1, row, col, f.stored, where};
-    };
-    put(res_.events.overflow, fs.inf, step == Failure::kNone ? fs.inf.outer : step);
-    put(res_.events.nan, fs.nan, step == Failure::kNone ? fs.nan.outer : step);
-  }
+ public:
 
   // Columns k0..k1 of rows k0..n, right-looking, every operation rounded to p (the panel of
   // Algorithm 3.1 line 4 and 6, or a PanelFactor's inner panel): L's multipliers and U's
@@ -276,20 +138,15 @@ class Engine {
         Firsts first;
         const double* prow = &a[j * n];
         for (std::size_t i = j + 1 + b; i < j + 1 + e; ++i) {
-          double* row = &a[i * n];
-          const double l = p(row[j] / piv);
-          row[j] = l;
-          if (!std::isfinite(l)) first.note({i, j, 0, l, l});
-          axpy_rounded(p, row, prow, l, j + 1, k1);
-          for (std::size_t c = j + 1; c < k1; ++c)
-            if (!std::isfinite(row[c])) first.note({i, c, 0, row[c], row[c]});
+          lu_detail::eliminate_row(p, &a[i * n + j], prow + j, piv, k1 - j,
+                                   [&](std::size_t c, double v) { first.note({i, j + c, 0, v, v}); });
           if (!cont_ && first.found()) break;  // stop: the rest is not needed
         }
         return first;
       });
       if (!fs.found()) continue;
       if (!cont_) not_finite(j, fs.first().outer, fs.first().inner, fs.first().value, p);
-      record(fs, j, "the elimination", [](const Failure& f) { return std::pair{f.outer, f.inner}; });
+      record(fs, j, "the elimination", false);
     }
   }
 
@@ -300,18 +157,16 @@ class Engine {
     // Columns are independent: each chunk of columns runs the whole substitution.
     const Firsts fs = parallel_first(u1 - u0, std::max<std::size_t>(64, 16384 / (k1 - k0)), [&](std::size_t b, std::size_t e) {
       Firsts first;
-      for (std::size_t j = k0; j < k1 && (cont_ || !first.found()); ++j)
-        for (std::size_t i = j + 1; i < k1 && (cont_ || !first.found()); ++i) {
-          double* row = &a_[i * n_];
-          axpy_rounded(p, row, &a_[j * n_], row[j], u0 + b, u0 + e);
-          for (std::size_t c = u0 + b; c < u0 + e; ++c)
-            if (!std::isfinite(row[c])) first.note({j, i, c, row[c], row[c]});
-        }
+      auto row = [&](std::size_t t) { return &a_[(k0 + t) * n_]; };
+      lu_detail::substitute(
+          p, k1 - k0, row, [&](std::size_t i, std::size_t j) { return row(i)[k0 + j]; }, u0 + b, u0 + e,
+          [&] { return !cont_ && first.found(); },
+          [&](std::size_t j, std::size_t i, std::size_t c, double v) { first.note({k0 + j, k0 + i, c, v, v}); });
       return first;
     });
     if (!fs.found()) return;
     if (!cont_) not_finite(fs.first().outer, fs.first().inner, fs.first().column, fs.first().value, p);
-    record(fs, Failure::kNone, "the elimination", [](const Failure& f) { return std::pair{f.inner, f.column}; });
+    record(fs, Failure::kNone, "the elimination", true);
   }
 
   // A[r0..r1][c0..c1] -= L[r0..r1][k0..k1] U[k0..k1][c0..c1].
@@ -325,9 +180,8 @@ class Engine {
         Firsts first;
         for (std::size_t i = r0 + b; i < r0 + e; ++i) {
           double* row = &a[i * n];
-          for (std::size_t p = k0; p < k1; ++p) axpy_rounded(u.store, row, &a[p * n], row[p], c0, c1);
-          for (std::size_t c = c0; c < c1; ++c)
-            if (!std::isfinite(row[c])) first.note({i, c, 0, row[c], row[c]});
+          lu_detail::subtract_products(u.store, row, row + k0, &a[k0 * n], n, kb, c0, c1,
+                                       [&](std::size_t c) { first.note({i, c, 0, row[c], row[c]}); });
         }
         return first;
       });
@@ -347,22 +201,15 @@ class Engine {
     for (std::size_t i = 0; i < kb; ++i) std::copy_n(&a[(k0 + i) * n + c0], w, &U_[i * w]);
     GemmOptions g = g_;
     g.variant = u.variant;
-    const bool low = u.variant == GemmVariant::Fp16 || u.variant == GemmVariant::Tc16;
-    // The fp16 and fp32 variants are LU without tensor cores (blanchard2020 Table 4.1): their
-    // operands are not converted to the unit's input format.
-    const Format& operands = u.variant == GemmVariant::Fp16   ? formats::fp16()
-                             : u.variant == GemmVariant::Fp32 ? formats::fp32()
-                                                              : in_;
-    const GemmResult up = simulate_gemm(unit_, operands, low ? formats::fp16() : formats::fp32(), m, w, kb, Lneg_, U_, C_, g);
+    const lu_detail::UpdateFormats f = lu_detail::update_formats(u.variant, in_);
+    const GemmResult up = simulate_gemm(unit_, f.operands, f.out, m, w, kb, Lneg_, U_, C_, g);
     res_.unit_calls += up.unit_calls;
     const Firsts fs = parallel_first(m, grain_for(w), [&](std::size_t b, std::size_t e) {
       Firsts first;
       for (std::size_t i = b; i < e; ++i) {
         double* row = &a[(r0 + i) * n + c0];
         const double* d = &up.D[i * w];
-        for (std::size_t c = 0; c < w; ++c) row[c] = u.store(d[c]);
-        for (std::size_t c = 0; c < w; ++c)
-          if (!std::isfinite(row[c])) first.note({r0 + i, c0 + c, 0, d[c], row[c]});
+        lu_detail::store_rounded(u.store, row, d, w, [&](std::size_t c) { first.note({r0 + i, c0 + c, 0, d[c], row[c]}); });
       }
       return first;
     });
@@ -370,11 +217,11 @@ class Engine {
   }
   void update_events(const Update& u, std::size_t step, const Firsts& fs) {
     if (!fs.found()) return;
-    if (!cont_)
-      breakdown(step, "the update A22 - L21 U12 gives " + at(fs.first().outer, fs.first().inner) + " = " +
-                          number(fs.first().value) + ", not finite in " + u.store.name() + " storage");
-    record(fs, step, "the update A22 - L21 U12", [](const Failure& f) { return std::pair{f.outer, f.inner}; });
+    if (!cont_) breakdown(step, lu_detail::update_failure_text(fs.first(), u.store));
+    record(fs, step, lu_detail::kUpdateWhere, false);
   }
+
+ private:
 
   const Unit& unit_;
   const Format& in_;
@@ -389,16 +236,10 @@ class Engine {
   std::vector<double> Lneg_, U_, C_;
 };
 
-Scheme unblocked(Precision p) {
-  Scheme s;
-  s.arith = p;
-  return s;
-}
-
 struct Plan {
   Precision storage;                 // what A is rounded to first and the factors are held in
   Scheme top;
-  std::vector<std::unique_ptr<Scheme>> parts;  // schemes `top` points to
+  lu_detail::SchemeParts parts;      // schemes `top` points to
 };
 
 Plan make_plan(const LuOptions& o) {
@@ -409,10 +250,8 @@ Plan make_plan(const LuOptions& o) {
   if (o.algorithm != LuAlgorithm::Rl && o.variant != GemmVariant::Tc32)
     throw std::invalid_argument("variant: only --alg rl takes a variant; " + alg +
                                 (ll_family ? " updates through the unit in TC32 (fp32 buffers)" : " runs without the unit"));
-  auto scheme = [&](Scheme s) {
-    plan.parts.push_back(std::make_unique<Scheme>(s));
-    return plan.parts.back().get();
-  };
+  auto scheme = [&](const Scheme& s) { return plan.parts.add(s); };
+  using lu_detail::unblocked;
   const Update tc32_buffer{true, GemmVariant::Tc32, kFp32};
   switch (o.algorithm) {
     case LuAlgorithm::Rl: {
@@ -447,26 +286,7 @@ Plan make_plan(const LuOptions& o) {
         if (o.inner_block == 0 || o.inner_block > o.block)
           throw std::invalid_argument("inner_block: s must be between 1 and r = " + std::to_string(o.block) + ", got " +
                                       std::to_string(o.inner_block));
-        const std::size_t s = o.inner_block;
-        const Scheme* pf = nullptr;
-        bool in16 = true, out16 = false;  // lopez2022 Table 2: u~_in, u~_out
-        switch (o.panel) {
-          case LuPanel::RlFp16:
-            pf = scheme({Scheme::RightLooking, kFp16, {true, GemmVariant::Tc16, kFp16}, s});
-            break;
-          case LuPanel::RlFp32:
-            pf = scheme({Scheme::RightLooking, kFp32, tc32_buffer, s});
-            in16 = false;
-            out16 = true;
-            break;
-          case LuPanel::Ll:
-            pf = scheme({Scheme::LeftLooking, kFp16, tc32_buffer, s, scheme(unblocked(kFp16)), true, false});
-            break;
-          case LuPanel::LlFp32Panel:
-            pf = scheme({Scheme::LeftLooking, kFp16, tc32_buffer, s, scheme(unblocked(kFp32)), false, true});
-            break;
-        }
-        plan.top = {Scheme::LeftLooking, kFp16, tc32_buffer, o.block, pf, in16, out16};
+        plan.top = lu_detail::dp_scheme(o.panel, o.block, o.inner_block, plan.parts);
       }
     }
   }
@@ -586,7 +406,7 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
                         (std::isfinite(A[i]) ? " overflows the " : " is not finite in the ") + S.name() + " storage");
   }
   Engine engine(unit, in, n, o.block, o.pivot, cont, g, res, o.progress);
-  engine.factor(plan.top, 0, n, n);
+  lu_detail::factor_cross(engine, plan.top, n, o.pivot, 0, n, n);
   return res;
 }
 

@@ -17,6 +17,7 @@
 
 #include "flush_edges.hpp"
 #include "kernel_cases.hpp"
+#include "kernel_fills.hpp"
 #include "models_test_helpers.hpp"
 #include "test_support.hpp"
 
@@ -26,8 +27,6 @@ using namespace tcsim::reftest;
 using tcsim::test::Rng;
 
 namespace {
-
-using Fill = void (*)(const Format&, const Format&, Rng&, std::uint64_t*, std::uint64_t*, std::size_t, std::uint64_t&);
 
 struct Tally {
   std::uint64_t cases = 0, mismatches = 0, planar_cases = 0, planar_mismatches = 0;
@@ -113,12 +112,21 @@ Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in,
   return t;
 }
 
-void print_tallies(const std::string& label, const Tally& tb, const Tally& tg) {
+// One row and format pair: `batch_total` block FMAs through dot_batch (and planar) and
+// `gemm_total` GEMM outputs, elements from `fill`, against Unit::dot; tallies printed, no
+// mismatch allowed.
+void check_pair(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
+                std::uint64_t batch_total, std::uint64_t gemm_total, const std::string& label, Fill fill = fill_element) {
+  const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label, fill);
+  const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label, fill);
   auto u = [](std::uint64_t x) { return static_cast<unsigned long long>(x); };
   std::printf("[kernel-diff] %-32s dot_batch %llu cases, %llu mismatches; planar %llu cases, %llu mismatches; gemm %llu "
               "outputs, %llu mismatches\n",
               label.c_str(), u(tb.cases), u(tb.mismatches), u(tb.planar_cases), u(tb.planar_mismatches), u(tg.cases),
               u(tg.mismatches));
+  CHECK(tb.mismatches == 0);
+  CHECK(tb.planar_mismatches == 0);
+  CHECK(tg.mismatches == 0);
 }
 
 void campaign(const char* unit_name) {
@@ -137,12 +145,7 @@ void campaign(const char* unit_name) {
         const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
                                   " " + in.name + "->" + out.name + " [" + path + "]";
         INFO(label);
-        const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
-        const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);
-        print_tallies(label, tb, tg);
-        CHECK(tb.mismatches == 0);
-        CHECK(tb.planar_mismatches == 0);
-        CHECK(tg.mismatches == 0);
+        check_pair(unit, row, in, out, r, batch_total, gemm_total, label);
       }
   }
   CHECK(pairs > 0);
@@ -187,60 +190,9 @@ TEST_CASE("kernel differential: user rows with binary32 rne output or a narrow F
     const std::string label = spec.name + " fp16->fp32 [" + unit.batch_path(in, out) + "]";
     INFO(label);
     REQUIRE(unit.batch_path(in, out) == "kernel");
-    const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label);
-    const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label);
-    print_tallies(label, tb, tg);
-    CHECK(tb.mismatches == 0);
-    CHECK(tb.planar_mismatches == 0);
-    CHECK(tg.mismatches == 0);
+    check_pair(unit, row, in, out, r, batch_total, gemm_total, label);
   }
 }
-
-namespace {
-
-// bf16 and tf32 products reach 2^-266 .. 2^256, beyond binary32's range, and the tile and planar
-// paths compute them in binary32 lanes: they flag outputs with E above 126 (a product could
-// overflow) or F - E above 120 (a term that counts could be subnormal). Elements here put
-// their largest product at those bounds (give or take a few binades), at the bottom of the
-// range or anywhere, spread products below it by 1 to 300 binades, and put c near E.
-void fill_range_edges(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
-                      std::uint64_t& c) {
-  const int lo = lowest_lead(in), hi = in.emax;
-  int top = 0;
-  switch (r.below(4)) {
-    case 0: top = r.range(2 * hi - 10, 2 * hi); break;  // products near 2^256: beyond binary32
-    case 1: top = r.range(118, 130); break;             // E around the overflow flag (126)
-    case 2: top = r.range(-130, -80); break;            // E - F around -120 (F = 23..26)
-    default: top = r.range(2 * lo, 2 * hi); break;
-  }
-  const int spreads[] = {1, 4, 12, 40, 300};
-  const int spread = spreads[r.below(5)];
-  for (std::size_t t = 0; t < K; ++t) {
-    const int s = top - static_cast<int>(r.below(static_cast<std::uint64_t>(spread)));
-    const int ea_lo = std::max(lo, s - hi), ea_hi = std::min(hi, s - lo);
-    if (ea_lo > ea_hi || r.below(8) == 0) {
-      a[t] = zero_pattern(in, r);
-      b[t] = random_finite(in, r);
-      continue;
-    }
-    const int ea = r.range(ea_lo, ea_hi);
-    a[t] = value_with_lead(in, r, ea);
-    b[t] = value_with_lead(in, r, s - ea);
-  }
-  switch (r.below(4)) {
-    case 0: c = zero_pattern(out, r); break;
-    case 1: c = random_finite(out, r); break;
-    default: c = value_with_lead(out, r, std::clamp(top + r.range(-30, 2), lowest_lead(out), out.emax)); break;
-  }
-}
-
-void mixed_fill(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
-                std::uint64_t& c) {
-  if (r.below(2)) fill_range_edges(in, out, r, a, b, K, c);
-  else fill_element(in, out, r, a, b, K, c);
-}
-
-}  // namespace
 
 // Issue 25: bf16 and tf32 run on the tile path (gemm) and bf16 on the planar path
 // (dot_batch_planar), with the range flags above. Every built-in bf16/tf32 row on the kernel:
@@ -265,26 +217,11 @@ TEST_CASE("kernel differential: bf16 and tf32 beyond binary32's range (tiles, pl
           INFO(label);
           CHECK(unit.batch_path_planar(in, out, row.instruction) ==
                 (in.name == "bf16" ? "kernel (planar)" : "regrouped for dot_batch: kernel"));
-          const Tally tb = batch_campaign(unit, row, in, out, r, total, label, mixed_fill);
-          const Tally tg = gemm_campaign(unit, row, in, out, r, total, label, mixed_fill);
-          print_tallies(label, tb, tg);
-          CHECK(tb.mismatches == 0);
-          CHECK(tb.planar_mismatches == 0);
-          CHECK(tg.mismatches == 0);
+          check_pair(unit, row, in, out, r, total, total, label, half_with_elements<fill_range_edges>);
         }
   }
   CHECK(pairs >= 10);
 }
-
-namespace {
-
-void flush_mixed_fill(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
-                      std::uint64_t& c) {
-  if (r.below(2)) fill_flush_edges(in, out, r, a, b, K, c);
-  else fill_element(in, out, r, a, b, K, c);
-}
-
-}  // namespace
 
 // Issue 25: the AMD rows on host-float paths: CDNA2's fp16, bf16 and bf16-legacy rows on the
 // binary32 trees (sim ieee_tree.hpp), CDNA3's rows (c added after, sim after_add.hpp; the mixed
@@ -314,12 +251,7 @@ TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[ke
           const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
                                     " " + in.name + "->" + out.name + " [" + path + "]";
           INFO(label);
-          const Tally tb = batch_campaign(unit, row, in, out, r, batch_total, label, flush_mixed_fill);
-          const Tally tg = gemm_campaign(unit, row, in, out, r, gemm_total, label, flush_mixed_fill);
-          print_tallies(label, tb, tg);
-          CHECK(tb.mismatches == 0);
-          CHECK(tb.planar_mismatches == 0);
-          CHECK(tg.mismatches == 0);
+          check_pair(unit, row, in, out, r, batch_total, gemm_total, label, half_with_elements<fill_flush_edges>);
         }
   }
   if (only) return;
@@ -328,43 +260,6 @@ TEST_CASE("kernel differential: AMD rows on binary32 trees and FMA chains", "[ke
   CHECK(exacts == 2);  // mi100 fp16, bf16
   CHECK(afters == 10);  // mi300x v2 and v1: fp16, bf16, e4m3fnuz, e5m2fnuz, xf32 (fp32)
 }
-
-namespace {
-
-// Block-scaled rows without scales (every scale 1: dot_batch and gemm): elements of
-// kernel_cases.hpp, and on purpose groups of 16 products that cancel exactly beside groups
-// that do not (a zero group sum sets no E), c = +-1 or a power of two with tiny products
-// (subnormal elements: truncated or kept by the alignment), and zero blocks.
-void fill_groups(const Format& in, const Format& out, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K,
-                 std::uint64_t& c) {
-  fill_element(in, out, r, a, b, K, c);
-  switch (r.below(4)) {
-    case 0:  // some groups of 16 cancel exactly
-      for (std::size_t g = 0; g < K; g += 16)
-        if (r.below(2))
-          for (std::size_t t = g; t + 1 < std::min(K, g + 16); t += 2) {
-            a[t + 1] = negate(in, a[t]);
-            b[t + 1] = b[t];
-          }
-      break;
-    case 1: {  // c = +-2^e (often +-1), products of subnormal or tiny elements
-      const int e = r.below(2) ? 0 : r.range(-40, 40);
-      std::uint64_t p = 0;
-      if (power_of_two(out, e, r.next() & 1, p)) c = p;
-      for (std::size_t t = 0; t < K; ++t) {
-        a[t] = r.below(4) ? random_subnormal_or_tiny(in, r) : zero_pattern(in, r);
-        b[t] = r.below(2) ? random_subnormal_or_tiny(in, r) : random_finite(in, r);
-      }
-      break;
-    }
-    case 2:  // a zero block: every product has a zero factor
-      for (std::size_t t = 0; t < K; ++t) a[t] = zero_pattern(in, r);
-      break;
-    default: break;
-  }
-}
-
-}  // namespace
 
 // Issue 25: the block-scaled rows of b200 and rtx5090 without scales (dot, dot_batch and gemm
 // take every scale as 1): kind::mxf8f6f4 is then its adder's plain block FMA (the kernel), and
@@ -394,12 +289,7 @@ TEST_CASE("kernel differential: block-scaled rows without scales on b200 and rtx
           CHECK(path == (row.block_scale->group_size > 0 ? "kernel (group sums)" : "kernel"));
           ++pairs;
           if (only && label.find(only) == std::string::npos) continue;
-          const Tally tb = batch_campaign(unit, row, in, out, r, total, label, fill_groups);
-          const Tally tg = gemm_campaign(unit, row, in, out, r, total, label, fill_groups);
-          print_tallies(label, tb, tg);
-          CHECK(tb.mismatches == 0);
-          CHECK(tb.planar_mismatches == 0);
-          CHECK(tg.mismatches == 0);
+          check_pair(unit, row, in, out, r, total, total, label, fill_groups);
         }
     }
   }

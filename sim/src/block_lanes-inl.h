@@ -136,6 +136,50 @@ struct OutRounding {
   }
 };
 
+// The steps of a block FMA after its largest exponent E, in binary64 lanes: one
+// implementation for BlockFma, BlockFmaGroups (block_lanes.cpp) and RoundTailLanes below.
+struct BlockEnd {
+  using D = hn::ScalableTag<double>;
+  using VD = hn::Vec<D>;
+  using VU = hn::Vec<hn::RebindToUnsigned<D>>;
+  using M = hn::Mask<D>;
+  D d;
+  VD F, min_e, wrap, no_term, lo_scale, hi_scale;
+  bool directed;
+  int alignment;
+
+  explicit BlockEnd(const LaneParams& p)
+      : F(hn::Set(d, p.fraction_bits)), min_e(hn::Set(d, p.min_exponent)), wrap(hn::Set(d, p.wrap_limit)),
+        no_term(hn::Set(d, -1.0e8)), lo_scale(hn::Set(d, -1000.0)), hi_scale(hn::Set(d, 1000.0)),
+        directed(p.alignment == 1 || p.alignment == 2), alignment(p.alignment) {}
+
+  // E over the terms (kZeroExponent where none is nonzero) clamped to the row's minimum
+  // exponent; returns the lanes without a nonzero term (a zero and its sign rules).
+  M ClampE(VD& E) const {
+    const M none = hn::Lt(E, no_term);
+    E = hn::Max(E, min_e);
+    return none;
+  }
+  // shift = F - E and scale = 2^shift, which aligns the terms at E with F fraction bits;
+  // returns the lanes whose shift is beyond +-1000 (the exact path).
+  M Scale(VD E, VD& shift, VD& scale) const {
+    shift = hn::Sub(F, E);
+    scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
+    return hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale));
+  }
+  // A term (a product, a group sum or c) scaled and aligned to an integer in the row's mode.
+  VD Term(VD term, VD scale) const { return Align(d, Scaled(d, term, scale, directed), alignment); }
+  // The aligned sum s (an integer) times 2^-shift, exact in binary64, rounded into the
+  // output format; returns bad | the lanes the exact path must take (zero sums, wraps,
+  // results outside the normal range).
+  M Round(const OutRounding& rounding, VD s, VD shift, M bad, VU& out, VD& value, VD& eref) const {
+    bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
+    bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
+    const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
+    return hn::Or(bad, rounding.Round(v, out, value, eref));
+  }
+};
+
 inline void StoreFlags(hn::ScalableTag<double> d, hn::Mask<hn::ScalableTag<double>> bad, std::uint8_t* fixup) {
   const hn::RebindToUnsigned<decltype(d)> du;
   HWY_ALIGN std::uint64_t flags[HWY_MAX_BYTES / sizeof(double)];
@@ -221,23 +265,15 @@ HWY_INLINE void RoundTailLanes(const LaneParams& p, const OutRounding& rounding,
   using VD = hn::Vec<decltype(d)>;
   using VU = hn::Vec<decltype(du)>;
   const std::size_t N = hn::Lanes(d);
-  const bool directed = p.alignment == 1 || p.alignment == 2;
-  const VD F = hn::Set(d, p.fraction_bits), wrap = hn::Set(d, p.wrap_limit);
-  const VD lo_scale = hn::Set(d, -1000.0), hi_scale = hn::Set(d, 1000.0);
+  const BlockEnd end(p);
   for (std::size_t i = 0; i < m; i += N) {
-    const VD E = hn::Load(d, exps + i);
-    const VD shift = hn::Sub(F, E);
-    auto bad = hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale));
-    const VD scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
+    VD shift, scale;
+    auto bad = end.Scale(hn::Load(d, exps + i), shift, scale);
     const VD cv = hn::Load(d, c_value + i);
-    const VD c_term = Align(d, Scaled(d, hn::IfThenElseZero(hn::IsFinite(cv), cv), scale, directed), p.alignment);
-    const VD s = hn::Add(hn::Load(d, sums + i), c_term);
-    bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
-    bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
-    const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
+    const VD s = hn::Add(hn::Load(d, sums + i), end.Term(hn::IfThenElseZero(hn::IsFinite(cv), cv), scale));
     VU out;
     VD value, eref;
-    bad = hn::Or(bad, rounding.Round(v, out, value, eref));
+    bad = end.Round(rounding, s, shift, bad, out, value, eref);
     hn::StoreU(out, du, d_out + i);
     HWY_ALIGN std::uint8_t flags[HWY_MAX_BYTES / sizeof(double)];
     StoreFlags(d, bad, flags);

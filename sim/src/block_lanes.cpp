@@ -26,11 +26,8 @@ void BlockFma(const LaneParams& p, std::size_t n, std::size_t len, const double*
   using VD = hn::Vec<decltype(d)>;
   using VU = hn::Vec<decltype(du)>;
   const std::size_t N = hn::Lanes(d);
-  const bool directed = p.alignment == 1 || p.alignment == 2;
-  const VD F = hn::Set(d, p.fraction_bits), min_e = hn::Set(d, p.min_exponent);
-  const VD wrap = hn::Set(d, p.wrap_limit), no_term = hn::Set(d, -1.0e8);
-  const VD lo_scale = hn::Set(d, -1000.0), hi_scale = hn::Set(d, 1000.0);
   const OutRounding rounding(p, p.final_rounding);
+  const BlockEnd end(p);
 
   for (std::size_t i = 0; i < n; i += N) {
     // E over the nonzero terms (zeros carry kZeroExponent), then the clamp.
@@ -39,25 +36,19 @@ void BlockFma(const LaneParams& p, std::size_t n, std::size_t len, const double*
       const VD ea = a_broadcast ? hn::Set(d, a_eref[t]) : hn::LoadU(d, a_eref + t * ld + i);
       E = hn::Max(E, hn::Add(ea, hn::LoadU(d, b_eref + t * ld + i)));
     }
-    auto bad = hn::Lt(E, no_term);  // no nonzero term: a zero and its sign rules
-    E = hn::Max(E, min_e);
-    const VD shift = hn::Sub(F, E);
-    bad = hn::Or(bad, hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale)));
-    const VD scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
-    VD s = Align(d, Scaled(d, hn::LoadU(d, c_value + i), scale, directed), p.alignment);
+    auto bad = end.ClampE(E);
+    VD shift, scale;
+    bad = hn::Or(bad, end.Scale(E, shift, scale));
+    VD s = end.Term(hn::LoadU(d, c_value + i), scale);
     for (std::size_t t = 0; t < len; ++t) {
       const VD va = a_broadcast ? hn::Set(d, a_value[t]) : hn::LoadU(d, a_value + t * ld + i);
-      s = hn::Add(s, Align(d, Scaled(d, hn::Mul(va, hn::LoadU(d, b_value + t * ld + i)), scale, directed), p.alignment));
+      s = hn::Add(s, end.Term(hn::Mul(va, hn::LoadU(d, b_value + t * ld + i)), scale));
     }
     // NaN/Inf operands make s non-finite; zero sums, wraps go to the exact path.
     bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
-    bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
-    bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
-    // The value s * 2^(E - F), exact in binary64, rounded into the output format.
-    const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
     VU out;
     VD value, eref;
-    bad = hn::Or(bad, rounding.Round(v, out, value, eref));
+    bad = end.Round(rounding, s, shift, bad, out, value, eref);
     hn::StoreU(out, du, d_out + i);
     if (d_value) hn::StoreU(value, d, d_value + i);
     if (d_eref) hn::StoreU(eref, d, d_eref + i);
@@ -75,12 +66,10 @@ void BlockFmaGroups(const LaneParams& p, std::size_t n, std::size_t len, std::si
   using VU = hn::Vec<decltype(du)>;
   const std::size_t N = hn::Lanes(d);
   constexpr std::size_t kMaxGroups = kMaxPatternLen;
-  const bool directed = p.alignment == 1 || p.alignment == 2;
-  const VD F = hn::Set(d, p.fraction_bits), min_e = hn::Set(d, p.min_exponent);
-  const VD wrap = hn::Set(d, p.wrap_limit), no_term = hn::Set(d, -1.0e8), zero_e = hn::Set(d, kZeroExponent);
-  const VD lo_scale = hn::Set(d, -1000.0), hi_scale = hn::Set(d, 1000.0), bias = hn::Set(d, 1023.0);
+  const VD zero_e = hn::Set(d, kZeroExponent), bias = hn::Set(d, 1023.0);
   const VU field_mask = hn::Set(du, 0x7ff);
   const OutRounding rounding(p, p.final_rounding);
+  const BlockEnd end(p);
   const std::size_t groups = (len + group - 1) / group;
   VD G[kMaxGroups];
 
@@ -97,21 +86,16 @@ void BlockFmaGroups(const LaneParams& p, std::size_t n, std::size_t len, std::si
       const VD lead = hn::Sub(hn::ConvertTo(d, hn::BitCast(di, field)), bias);
       E = hn::Max(E, hn::IfThenElse(hn::Eq(sum, hn::Zero(d)), zero_e, lead));
     }
-    auto bad = hn::Lt(E, no_term);  // no nonzero term: a zero and its sign rules
-    E = hn::Max(E, min_e);
-    const VD shift = hn::Sub(F, E);
-    bad = hn::Or(bad, hn::Or(hn::Lt(shift, lo_scale), hn::Gt(shift, hi_scale)));
-    const VD scale = PowerOfTwo(d, hn::Min(hn::Max(shift, lo_scale), hi_scale));
-    VD s = Align(d, Scaled(d, hn::LoadU(d, c_value + i), scale, directed), p.alignment);
-    for (std::size_t g = 0; g < groups; ++g) s = hn::Add(s, Align(d, Scaled(d, G[g], scale, directed), p.alignment));
+    auto bad = end.ClampE(E);
+    VD shift, scale;
+    bad = hn::Or(bad, end.Scale(E, shift, scale));
+    VD s = end.Term(hn::LoadU(d, c_value + i), scale);
+    for (std::size_t g = 0; g < groups; ++g) s = hn::Add(s, end.Term(G[g], scale));
     // NaN/Inf operands make s non-finite; zero sums, wraps go to the exact path.
     bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
-    bad = hn::Or(bad, hn::Eq(s, hn::Zero(d)));
-    bad = hn::Or(bad, hn::Ge(hn::Abs(s), wrap));
-    const VD v = hn::Mul(s, PowerOfTwo(d, hn::Min(hn::Max(hn::Neg(shift), lo_scale), hi_scale)));
     VU out;
     VD value, eref;
-    bad = hn::Or(bad, rounding.Round(v, out, value, eref));
+    bad = end.Round(rounding, s, shift, bad, out, value, eref);
     hn::StoreU(out, du, d_out + i);
     hn::StoreU(value, d, d_value + i);
     hn::StoreU(eref, d, d_eref + i);

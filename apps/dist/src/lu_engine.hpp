@@ -19,6 +19,8 @@
 namespace tcsim::dist::lu_parts {
 
 class Engine {
+  using Update = models::lu_detail::Update;  // how a block update is computed and stored
+
  public:
   Engine(MPI_Comm comm, Grid grid, const models::Unit& unit, const Format& in, std::size_t n,
          const models::LuOptions& o, models::LuResult& res)
@@ -65,7 +67,7 @@ class Engine {
       panel(k0, k1, pr, pc);
       if (k1 < n_) {
         std::vector<PassReport> mine(2);  // solve_u, then the update: one agreement for both
-        if (k1 - k0 >= 2) solve_u(k0, k1, pr, pc, mine[0]);
+        if (k1 - k0 >= 2) solve_u(arith_, k0, k1, k1, n_, pr, pc, mine[0]);
         update(k0, k1, pr, pc, mine[1]);
         const std::vector<PassReport> all = agree(comm_, mine, received_);
         solve_u_outcome(all[0].firsts);
@@ -180,14 +182,7 @@ class Engine {
     throw LuBreakdown(models::lu_detail::breakdown_message(step, r_, what));
   }
   void record(const Firsts& fs, std::size_t step, const std::string& where, bool inner_column) {
-    auto put = [&](LuEvent& ev, const Failure& f) {
-      if (ev.found || !f.found()) return;
-      const std::size_t s = step == Failure::kNone ? f.outer : step;
-      const std::size_t row = inner_column ? f.inner : f.outer, col = inner_column ? f.column : f.inner;
-      ev = {true, s + 1, s / r_ + 1, row, col, f.stored, where};
-    };
-    put(res_.events.overflow, fs.inf);
-    put(res_.events.nan, fs.nan);
+    models::lu_detail::record_events(res_.events, fs, step, r_, where, inner_column);
   }
 
   // The block column k0..k1 on grid column pc: per column the pivot search (MPI_MAXLOC in
@@ -259,13 +254,8 @@ class Engine {
     if (p_ == pr) mine.pivot = piv, mine.has_pivot = 1;
     for (std::size_t l = rows_.below(j + 1); l < lr_; ++l) {
       const std::size_t i = rows_.global(l);
-      double* row = &a(l, lj);
-      const double m = p(row[0] / piv);
-      row[0] = m;
-      if (!std::isfinite(m)) mine.firsts.note({i, j, 0, m, m});
-      axpy_rounded(p, row, prow.data(), m, 1, w);
-      for (std::size_t c = 1; c < w; ++c)
-        if (!std::isfinite(row[c])) mine.firsts.note({i, j + c, 0, row[c], row[c]});
+      models::lu_detail::eliminate_row(p, &a(l, lj), prow.data(), piv, w,
+                                       [&](std::size_t c, double v) { mine.firsts.note({i, j + c, 0, v, v}); });
     }
   }
 
@@ -279,12 +269,9 @@ class Engine {
     auto eliminate_row = [&](double* row, std::size_t i, const double* d) {
       for (std::size_t j = 0; j < kb; ++j) {
         if (k0 + j >= i) break;  // rows of the diagonal block: only the columns left of i
-        const double m = p(row[j] / d[j * kb + j]);
-        row[j] = m;
-        if (!std::isfinite(m)) mine[j].firsts.note({i, k0 + j, 0, m, m});
-        axpy_rounded(p, row, &d[j * kb], m, j + 1, kb);
-        for (std::size_t c = j + 1; c < kb; ++c)
-          if (!std::isfinite(row[c])) mine[j].firsts.note({i, k0 + c, 0, row[c], row[c]});
+        models::lu_detail::eliminate_row(p, row + j, &d[j * kb + j], d[j * kb + j], kb - j, [&](std::size_t c, double v) {
+          mine[j].firsts.note({i, k0 + j + c, 0, v, v});
+        });
       }
     };
     if (p_ == pr) {
@@ -315,9 +302,7 @@ class Engine {
     }
     const Firsts& fs = all.firsts;
     if (!fs.found()) return;
-    if (!cont_)
-      breakdown(j, "the elimination gives " + at(fs.first().outer, fs.first().inner) + " = " + number(fs.first().value) +
-                       ", not finite in " + p.name() + " storage");
+    if (!cont_) breakdown(j, models::lu_detail::not_finite_text(fs.first().outer, fs.first().inner, fs.first().value, p));
     record(fs, j, "the elimination", false);
   }
 
@@ -337,11 +322,11 @@ class Engine {
     }
   }
 
-  // U's block row, columns k1..n: L_kk (broadcast along grid row pr from grid column pc)
-  // applied by forward substitution, each entry's products in column order.
-  void solve_u(std::size_t k0, std::size_t k1, int pr, int pc, PassReport& mine) {
+  // U's block row k0..k1, columns u0..u1: L_kk (broadcast along grid row pr from grid column
+  // pc) applied by forward substitution in p, each entry's products in column order.
+  void solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1, int pr, int pc,
+               PassReport& mine) {
     const Scope phase(kSolveU);
-    const Precision p = arith_;
     const std::size_t kb = k1 - k0;
     if (p_ == pr) {
       std::vector<double> L(kb * kb);
@@ -352,7 +337,7 @@ class Engine {
         MPI_Bcast(L.data(), static_cast<int>(L.size()), MPI_DOUBLE, pc, comms_.row);
       }
       if (q_ != pc) received_ += static_cast<double>(L.size() * sizeof(double));
-      substitute(p, k0, kb, L, cols_.below(k1), lc_, mine);
+      substitute(p, k0, kb, L, cols_.below(u0), cols_.below(u1), mine);
     }
   }
   // Local columns [c0, c1) of U's block row (rows k0..k0 + kb) solved with L_kk (kb x kb).
@@ -363,13 +348,12 @@ class Engine {
     const std::size_t chunk = std::max<std::size_t>(64, 16384 / kb);
     for (std::size_t b = c0; b < c1; b += chunk) {
       const std::size_t e = std::min(c1, b + chunk);
-      for (std::size_t j = 0; j < kb; ++j)
-        for (std::size_t i = j + 1; i < kb; ++i) {
-          double* row = &a(rows_.local(k0 + i), 0);
-          axpy_rounded(p, row, &a(rows_.local(k0 + j), 0), L[i * kb + j], b, e);
-          for (std::size_t c = b; c < e; ++c)
-            if (!std::isfinite(row[c])) mine.firsts.note({k0 + j, k0 + i, cols_.global(c), row[c], row[c]});
-        }
+      models::lu_detail::substitute(
+          p, kb, [&](std::size_t t) { return &a(rows_.local(k0 + t), 0); },
+          [&](std::size_t i, std::size_t j) { return L[i * kb + j]; }, b, e, [] { return false; },
+          [&](std::size_t j, std::size_t i, std::size_t c, double v) {
+            mine.firsts.note({k0 + j, k0 + i, cols_.global(c), v, v});
+          });
     }
   }
   void solve_u_outcome(const Firsts& fs) {
@@ -377,8 +361,7 @@ class Engine {
     if (!fs.found()) return;
     if (!cont_) {
       const Failure& f = fs.first();
-      breakdown(f.outer, "the elimination gives " + at(f.inner, f.column) + " = " + number(f.value) + ", not finite in " +
-                             p.name() + " storage");
+      breakdown(f.outer, models::lu_detail::not_finite_text(f.inner, f.column, f.value, p));
     }
     record(fs, Failure::kNone, "the elimination", true);
   }
@@ -406,52 +389,47 @@ class Engine {
       MPI_Bcast(U.data(), static_cast<int>(U.size()), MPI_DOUBLE, pr, comms_.col);
     }
     if (p_ != pr) received_ += static_cast<double>(U.size() * sizeof(double));
-    const Precision store = S_;
-    agreed(comm_, [&] {
-      if (m == 0 || w == 0) return;
-      if (!unit_update_) {
-        for (std::size_t i = 0; i < m; ++i) {
-          double* row = &a(r0 + i, c0);
-          for (std::size_t t = 0; t < kb; ++t) {
-            const double l = L[i * kb + t];
-            const double* u = &U[t * w];
-            axpy_rounded(store, row, u, l, 0, w);
-          }
-          for (std::size_t c = 0; c < w; ++c)
-            if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(r0 + i), cols_.global(c0 + c), 0, row[c], row[c]});
-        }
-        return;
-      }
-      std::vector<double>& C = update_C_;
-      sized(C, m * w);
-      for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(r0 + i, c0), w, &C[i * w]);
-      for (double& x : L) x = -x;
-      models::GemmOptions g = g_;
-      g.variant = variant_;
-      const bool low = variant_ == models::GemmVariant::Fp16 || variant_ == models::GemmVariant::Tc16;
-      const Format& operands = variant_ == models::GemmVariant::Fp16   ? formats::fp16()
-                               : variant_ == models::GemmVariant::Fp32 ? formats::fp32()
-                                                                       : in_;
-      const models::GemmResult up =
-          models::simulate_gemm(unit_, operands, low ? formats::fp16() : formats::fp32(), m, w, kb, L, U, C, g);
-      for (std::size_t i = 0; i < m; ++i) {
-        double* row = &a(r0 + i, c0);
-        const double* d = &up.D[i * w];
-        for (std::size_t c = 0; c < w; ++c) {
-          row[c] = store(d[c]);
-          if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(r0 + i), cols_.global(c0 + c), 0, d[c], row[c]});
-        }
-      }
-    });
+    const Update u{unit_update_, variant_, S_};
+    agreed(comm_, [&] { local_update(u, r0, m, c0, w, L, U, kb, mine); });
     // One process calls the unit once per update (the ieee variants not at all).
     if (unit_update_ && variant_ != models::GemmVariant::Fp16 && variant_ != models::GemmVariant::Fp32) ++res_.unit_calls;
   }
   void update_outcome(std::size_t k1, const Firsts& fs, Precision store) {
     if (!fs.found()) return;
-    if (!cont_)
-      breakdown(k1 - 1, "the update A22 - L21 U12 gives " + at(fs.first().outer, fs.first().inner) + " = " +
-                            number(fs.first().value) + ", not finite in " + store.name() + " storage");
-    record(fs, k1 - 1, "the update A22 - L21 U12", false);
+    if (!cont_) breakdown(k1 - 1, models::lu_detail::update_failure_text(fs.first(), store));
+    record(fs, k1 - 1, models::lu_detail::kUpdateWhere, false);
+  }
+
+  // Local rows [l0, l0 + m) x local columns [c0, c0 + w) minus L U (L: m x kk, U: kk x w,
+  // row-major, in global k order) as one process computes them: one GEMM through the unit
+  // (L is negated in place), or entry by entry in k order; non-finite results noted in mine.
+  void local_update(const Update& u, std::size_t l0, std::size_t m, std::size_t c0, std::size_t w, std::vector<double>& L,
+                    const std::vector<double>& U, std::size_t kk, PassReport& mine) {
+    if (m == 0 || w == 0) return;
+    if (!u.unit) {
+      for (std::size_t i = 0; i < m; ++i) {
+        double* row = &a(l0 + i, c0);
+        models::lu_detail::subtract_products(u.store, row, &L[i * kk], U.data(), w, kk, 0, w, [&](std::size_t c) {
+          mine.firsts.note({rows_.global(l0 + i), cols_.global(c0 + c), 0, row[c], row[c]});
+        });
+      }
+      return;
+    }
+    std::vector<double>& C = update_C_;
+    sized(C, m * w);
+    for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, c0), w, &C[i * w]);
+    for (std::size_t i = 0; i < m * kk; ++i) L[i] = -L[i];
+    models::GemmOptions g = g_;
+    g.variant = u.variant;
+    const models::lu_detail::UpdateFormats f = models::lu_detail::update_formats(u.variant, in_);
+    const models::GemmResult up = models::simulate_gemm(unit_, f.operands, f.out, m, w, kk, L, U, C, g);
+    for (std::size_t i = 0; i < m; ++i) {
+      double* row = &a(l0 + i, c0);
+      const double* d = &up.D[i * w];
+      models::lu_detail::store_rounded(u.store, row, d, w, [&](std::size_t c) {
+        mine.firsts.note({rows_.global(l0 + i), cols_.global(c0 + c), 0, d[c], row[c]});
+      });
+    }
   }
 
 
@@ -487,7 +465,7 @@ class Engine {
           if (unit_update_) ++res_.unit_calls;
         }
         if (round_in_ && p_ == pr) convert(fp16, rows_.local(k0), rows_.local(k0) + (k1 - k0), cols_.below(k1), lc_, mine[1]);
-        if (k1 - k0 >= 2) solve_u(k0, k1, pr, pc, mine[2]);
+        if (k1 - k0 >= 2) solve_u(arith_, k0, k1, k1, n_, pr, pc, mine[2]);
         const std::vector<PassReport> all = agree(comm_, mine, received_);
         if (k0 > 0) update_outcome(k0, all[0].firsts, Precision{unit_update_ ? 32 : S_.bits});
         convert_outcome(fp16, k0, all[1].firsts);
@@ -518,12 +496,8 @@ class Engine {
   }
   void convert_outcome(Precision p, std::size_t step, const Firsts& fs) {
     if (!fs.found()) return;
-    const std::string what = "converting the fp32 buffer to " + std::string(p.name());
-    if (!cont_) {
-      const Failure& f = fs.first();
-      breakdown(step, what + " gives " + at(f.outer, f.inner) + " = " + number(f.stored) + " (from " + number(f.value) + ")");
-    }
-    record(fs, step, what, false);
+    if (!cont_) breakdown(step, models::lu_detail::convert_failure_text(fs.first(), p));
+    record(fs, step, models::lu_detail::convert_where(p), false);
   }
 
   // The left-looking update of depth k0: the block column (column = true: rows k0..n of
@@ -541,120 +515,80 @@ class Engine {
     // L: rows [l0, l1) of this grid row, columns 0..k0 from every grid column (to grid
     // column `owner` for a block column, to all of grid row `owner` for a block row).
     std::vector<double> L, U;
-    if (column || p_ == owner) L = gather_l(l0, l1, k0, column ? owner : -1);
-    if (!column || q_ == owner) U = gather_u(c0, c1, k0, column ? -1 : owner);
+    if (column || p_ == owner) L = gather_l(l0, l1, 0, k0, column ? owner : -1);
+    if (!column || q_ == owner) U = gather_u(c0, c1, 0, k0, column ? -1 : owner);
     if (!mine_column) return;
-    const std::size_t m = l1 - l0, w = c1 - c0;
-    [&] {  // an exception here is shared by the caller (agreed)
-      if (m == 0 || w == 0) return;
-      if (!unit_update_) {  // ref-ll: entry by entry, k in order
-        for (std::size_t i = 0; i < m; ++i) {
-          double* row = &a(l0 + i, c0);
-          for (std::size_t t = 0; t < k0; ++t) axpy_rounded(S_, row, &U[t * w], L[i * k0 + t], 0, w);
-          for (std::size_t c = 0; c < w; ++c)
-            if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(l0 + i), cols_.global(c0 + c), 0, row[c], row[c]});
-        }
-        return;
-      }
-      std::vector<double> C(m * w);
-      for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, c0), w, &C[i * w]);
-      for (double& x : L) x = -x;
-      models::GemmOptions g = g_;
-      g.variant = models::GemmVariant::Tc32;
-      const models::GemmResult up = models::simulate_gemm(unit_, in_, formats::fp32(), m, w, k0, L, U, C, g);
-      const Precision fp32{32};
-      for (std::size_t i = 0; i < m; ++i) {
-        double* row = &a(l0 + i, c0);
-        const double* d = &up.D[i * w];
-        for (std::size_t c = 0; c < w; ++c) {
-          row[c] = fp32(d[c]);
-          if (!std::isfinite(row[c])) mine.firsts.note({rows_.global(l0 + i), cols_.global(c0 + c), 0, d[c], row[c]});
-        }
-      }
-    }();
+    // ll, ll-fp32-panel: through the unit in TC32 into the fp32 buffer; ref-ll: entry by entry.
+    const Update u{unit_update_, models::GemmVariant::Tc32, unit_update_ ? Precision{32} : S_};
+    local_update(u, l0, l1 - l0, c0, c1 - c0, L, U, k0, mine);  // an exception is shared by the caller (agreed)
   }
 
-  // L's rows [l0, l1) (local), columns 0..k0 in global order, from every rank of the grid row:
-  // to grid column `root`, or to all (root < 0).
-  std::vector<double> gather_l(std::size_t l0, std::size_t l1, std::size_t k0, int root) {
+  // L's rows [l0, l1) (local), columns k0..k1 in global order (m x (k1 - k0), row-major),
+  // from every rank of the grid row: to grid column `root`, or to all (root < 0).
+  std::vector<double> gather_l(std::size_t l0, std::size_t l1, std::size_t k0, std::size_t k1, int root) {
     const Scope phase(kGathers);
-    const std::size_t m = l1 - l0, mine_cols = cols_.below(k0);
-    std::vector<double> packed(m * mine_cols);
-    for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, 0), mine_cols, &packed[i * mine_cols]);
+    const std::size_t m = l1 - l0, kk = k1 - k0, t0 = cols_.below(k0), nt = cols_.below(k1) - t0;
+    std::vector<double> packed(m * nt);
+    for (std::size_t i = 0; i < m; ++i) std::copy_n(&a(l0 + i, t0), nt, &packed[i * nt]);
     std::vector<int> counts(static_cast<std::size_t>(Q_)), displs(static_cast<std::size_t>(Q_));
     for (int q = 0, at = 0; q < Q_; ++q) {
       Cyclic c = cols_;
       c.me = static_cast<std::size_t>(q);
-      counts[q] = static_cast<int>(m * c.below(k0)), displs[q] = at, at += counts[q];
+      counts[q] = static_cast<int>(m * (c.below(k1) - c.below(k0))), displs[q] = at, at += counts[q];
     }
     const bool receive = root < 0 || q_ == root;
-    std::vector<double> all(receive ? m * k0 : 0), L(receive ? m * k0 : 0);
+    std::vector<double> all(receive ? m * kk : 0), L(receive ? m * kk : 0);
     if (root < 0)
       MPI_Allgatherv(packed.data(), counts[q_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, comms_.row);
     else
       MPI_Gatherv(packed.data(), counts[q_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, root, comms_.row);
     if (!receive) return L;
-    received_ += static_cast<double>((m * k0 - packed.size()) * sizeof(double));
+    received_ += static_cast<double>((m * kk - packed.size()) * sizeof(double));
     for (int q = 0; q < Q_; ++q) {
       Cyclic c = cols_;
       c.me = static_cast<std::size_t>(q);
-      const std::size_t nc = c.below(k0);
+      const std::size_t b = c.below(k0), nc = c.below(k1) - b;
       for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t t = 0; t < nc; ++t) L[i * k0 + c.global(t)] = all[static_cast<std::size_t>(displs[q]) + i * nc + t];
+        for (std::size_t t = 0; t < nc; ++t)
+          L[i * kk + c.global(b + t) - k0] = all[static_cast<std::size_t>(displs[q]) + i * nc + t];
     }
     return L;
   }
-  // U's rows 0..k0 in global order, local columns [c0, c1), from every rank of the grid
-  // column: to grid row `root`, or to all (root < 0).
-  std::vector<double> gather_u(std::size_t c0, std::size_t c1, std::size_t k0, int root) {
+  // U's rows k0..k1 in global order, local columns [c0, c1) ((k1 - k0) x w, row-major), from
+  // every rank of the grid column: to grid row `root`, or to all (root < 0).
+  std::vector<double> gather_u(std::size_t c0, std::size_t c1, std::size_t k0, std::size_t k1, int root) {
     const Scope phase(kGathers);
-    const std::size_t w = c1 - c0, mine_rows = rows_.below(k0);
-    std::vector<double> packed(mine_rows * w);
-    for (std::size_t t = 0; t < mine_rows; ++t) std::copy_n(&a(t, c0), w, &packed[t * w]);
+    const std::size_t w = c1 - c0, kk = k1 - k0, t0 = rows_.below(k0), nt = rows_.below(k1) - t0;
+    std::vector<double> packed(nt * w);
+    for (std::size_t t = 0; t < nt; ++t) std::copy_n(&a(t0 + t, c0), w, &packed[t * w]);
     std::vector<int> counts(static_cast<std::size_t>(P_)), displs(static_cast<std::size_t>(P_));
     for (int p = 0, at = 0; p < P_; ++p) {
       Cyclic r = rows_;
       r.me = static_cast<std::size_t>(p);
-      counts[p] = static_cast<int>(r.below(k0) * w), displs[p] = at, at += counts[p];
+      counts[p] = static_cast<int>((r.below(k1) - r.below(k0)) * w), displs[p] = at, at += counts[p];
     }
     const bool receive = root < 0 || p_ == root;
-    std::vector<double> all(receive ? k0 * w : 0), U(receive ? k0 * w : 0);
+    std::vector<double> all(receive ? kk * w : 0), U(receive ? kk * w : 0);
     if (root < 0)
       MPI_Allgatherv(packed.data(), counts[p_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, comms_.col);
     else
       MPI_Gatherv(packed.data(), counts[p_], MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, root, comms_.col);
     if (!receive) return U;
-    received_ += static_cast<double>((k0 * w - packed.size()) * sizeof(double));
+    received_ += static_cast<double>((kk * w - packed.size()) * sizeof(double));
     for (int p = 0; p < P_; ++p) {
       Cyclic r = rows_;
       r.me = static_cast<std::size_t>(p);
-      const std::size_t nr = r.below(k0);
+      const std::size_t b = r.below(k0), nr = r.below(k1) - b;
       for (std::size_t t = 0; t < nr; ++t)
-        std::copy_n(&all[static_cast<std::size_t>(displs[p]) + t * w], w, &U[r.global(t) * w]);
+        std::copy_n(&all[static_cast<std::size_t>(displs[p]) + t * w], w, &U[(r.global(b + t) - k0) * w]);
     }
     return U;
   }
 
-  // dp (lopez2022 Algorithm 5.2): models/src/lu.cpp's schemes replayed step by step with
-  // general distributed passes, each agreed on before the next, in the serial order.
-  struct Update {
-    bool unit = true;
-    models::GemmVariant variant = models::GemmVariant::Tc32;
-    Precision store;
-  };
-  struct Scheme {
-    enum Kind { Unblocked, RightLooking, LeftLooking } kind = Unblocked;
-    Precision arith;
-    Update update;
-    std::size_t block = 0;
-    const Scheme* panel = nullptr;
-    bool round_in = false, round_out = false;
-  };
-
-  // lu_dp.cpp
+  // dp (lopez2022 Algorithm 5.2, lu_dp.cpp): models' schemes walked pass by pass
+  // (models/src/lu_steps.hpp), each pass distributed and agreed on before the next.
+  struct DpPasses;
   void run_dp();
-  void factor(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u_end);
-  void solve_row_block(const Scheme& s, std::size_t c0, std::size_t c1, std::size_t u0, std::size_t u1);
   void g_eliminate(Precision p, std::size_t k0, std::size_t k1);
   void g_solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1);
   void g_convert(Precision p, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t step);

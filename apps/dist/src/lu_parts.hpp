@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "lu_impl.hpp"  // models' private Precision: the same rounding code as the serial LU
+#include "lu_steps.hpp"  // models' private Precision and LU steps: the same code as the serial LU
 #include "tcsim/dist/session.hpp"
 #include "tcsim/models/lu.hpp"
 
@@ -105,31 +105,10 @@ void agreed(MPI_Comm comm, F&& f) {
   }
 }
 
-// The first non-finite value of a pass in the serial loop order ((outer, inner, column)
-// lexicographically), as models/src/lu.cpp's Failure and Firsts: each rank notes its own
-// entries' firsts, and the merge of all ranks' is the serial pass's.
-struct Failure {
-  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t outer = kNone, inner = kNone, column = kNone;
-  double value = 0, stored = 0;
-  bool found() const { return outer != kNone; }
-  bool before(const Failure& o) const {
-    return outer != o.outer ? outer < o.outer : inner != o.inner ? inner < o.inner : column < o.column;
-  }
-};
-struct Firsts {
-  Failure inf, nan;
-  bool found() const { return inf.found() || nan.found(); }
-  void note(const Failure& f) {
-    Failure& slot = std::isnan(f.stored) ? nan : inf;
-    if (!slot.found() || f.before(slot)) slot = f;
-  }
-  void merge(const Firsts& o) {
-    if (o.inf.found()) note(o.inf);
-    if (o.nan.found()) note(o.nan);
-  }
-  const Failure& first() const { return !nan.found() || (inf.found() && inf.before(nan)) ? inf : nan; }
-};
+// The first non-finite value of a pass in the serial loop order (models/src/lu_steps.hpp):
+// each rank notes its own entries' firsts, and the merge of all ranks' is the serial pass's.
+using models::lu_detail::Failure;
+using models::lu_detail::Firsts;
 
 // One rank's view of a pass: its firsts and, on the rank holding it, the pivot.
 struct PassReport {
