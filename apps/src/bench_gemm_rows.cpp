@@ -1,5 +1,5 @@
 // tcsim bench gemm --all-rows: every built-in datapath row (unit, input and output format,
-// instruction) through Unit::gemm_into beside Eigen's native GEMM on the same matrices (binary32,
+// instruction) through Unit::gemm_into (block-scaled rows: Unit::gemm_scaled) beside Eigen's native GEMM on the same matrices (binary32,
 // binary64 for the fp64 rows), one line per row as it finishes (docs/performance.md keeps the
 // table). Rows that share one datapath (a generic row serving several instructions) are one line.
 #include "bench_gemm_rows.hpp"
