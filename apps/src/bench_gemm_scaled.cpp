@@ -1,6 +1,7 @@
 // Block-scaled rows in tcsim bench gemm, and the benches' memory figures (bench_gemm_scaled.hpp).
 #include "bench_gemm_scaled.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
