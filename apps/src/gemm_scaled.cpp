@@ -108,6 +108,10 @@ std::optional<ScaledSetup> scaled_setup(const models::Unit& unit, const Format& 
                              : req.scales.empty() ? "--scale-a"
                                                   : "--scales";
   const models::DatapathSpec* row = &unit.datapath(in_a, in_b, out, instruction);
+  if (!(in_a == in_b))  // Unit::gemm_scaled takes one input format
+    throw std::invalid_argument(in_a.name + " x " + in_b.name +
+                                " with block scales: a block-scaled GEMM takes one input format for A and B (each "
+                                "mixed pair with its scales: tcsim dot, Unit::dot_scaled)");
   if (!row->block_scale) {
     const std::string operands = in_a == in_b ? in_a.name : in_a.name + " x " + in_b.name;
     std::vector<std::string> scaled;
@@ -264,7 +268,7 @@ ScaledRun run_scaled_gemm(const models::Unit& unit, const ScaledSetup& setup, co
   ScaledRun run;
   models::GemmResult& r = run.r;
   const auto t0 = std::chrono::steady_clock::now();
-  r.bits = unit.gemm_scaled(in_a, in_b, out, m, n, k, ops.A, ops.B, ops.C, sf, ops.scale_a, ops.scale_b,
+  r.bits = unit.gemm_scaled(in_a, out, m, n, k, ops.A, ops.B, ops.C, sf, ops.scale_a, ops.scale_b,
                             setup.block_size, setup.instruction, threads);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.m = m, r.n = n, r.k = k;

@@ -97,16 +97,7 @@ std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& out
                                              const Format& scale_format, std::span<const std::uint64_t> scale_a,
                                              std::span<const std::uint64_t> scale_b, int block_size,
                                              std::string_view instruction, unsigned threads) const {
-  return gemm_scaled(in, in, out, m, n, K, A, B, C, scale_format, scale_a, scale_b, block_size, instruction, threads);
-}
-
-std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& in_b, const Format& out, std::size_t m,
-                                             std::size_t n, std::size_t K, std::span<const std::uint64_t> A,
-                                             std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
-                                             const Format& scale_format, std::span<const std::uint64_t> scale_a,
-                                             std::span<const std::uint64_t> scale_b, int block_size,
-                                             std::string_view instruction, unsigned threads) const {
-  const std::size_t ri = scaled_row(in, in_b, out, scale_format, block_size, instruction);
+  const std::size_t ri = scaled_row(in, in, out, scale_format, block_size, instruction);
   const std::size_t bs = static_cast<std::size_t>(block_size), nb = (K + bs - 1) / bs;
   auto check = [](const char* what, std::size_t got, std::size_t want, const char* dims) {
     if (got != want)
@@ -128,12 +119,12 @@ std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& in_
   if (m == 0 || n == 0) return D;
   const DatapathSpec& row = spec_.datapaths[ri];
   const auto& r = impl_->rows[ri];
-  const std::size_t pair = r.pair_index(in, in_b, out), o = r.out_index(out);
+  const std::size_t pair = r.pair_index(in, in, out), o = r.out_index(out);
   const BlockKernel* kernel = r.kernels[pair].get();
   const BlockKernel* gk = r.group_kernels[pair].get();
   const int group = row.block_scale->group_size;
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
-  const AdderConfig& cfg = r.adder(in, in_b, out).config();
+  const AdderConfig& cfg = r.adder(in, out).config();
   const std::uint64_t one = round_bits(ExactValue::finite(false, 1, 0), scale_format, Rounding::NearestEven);
 
   // Output (i, j)'s block [pos, pos + len) from c by the reference, its scales per product.

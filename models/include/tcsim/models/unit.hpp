@@ -355,13 +355,6 @@ class Unit {
                                          const Format& scale_format, std::span<const std::uint64_t> scale_a,
                                          std::span<const std::uint64_t> scale_b, int block_size = 0,
                                          std::string_view instruction = "", unsigned threads = 0) const;
-  // Mixed operand formats (kind::mxf8f6f4 pairs): A of `in_a`, B of `in_b`, each with its scales.
-  std::vector<std::uint64_t> gemm_scaled(const Format& in_a, const Format& in_b, const Format& out, std::size_t m,
-                                         std::size_t n, std::size_t K, std::span<const std::uint64_t> A,
-                                         std::span<const std::uint64_t> B, std::span<const std::uint64_t> C,
-                                         const Format& scale_format, std::span<const std::uint64_t> scale_a,
-                                         std::span<const std::uint64_t> scale_b, int block_size = 0,
-                                         std::string_view instruction = "", unsigned threads = 0) const;
 
  private:
   // The block-scaled row dot_scaled and gemm_scaled use; checks scale_format and block_size
