@@ -1,5 +1,5 @@
 // tcsim bench gemm --all-rows: every built-in datapath row (unit, input and output format,
-// instruction) through Unit::gemm_into beside Eigen's native GEMM on the same matrices (binary32,
+// instruction) through Unit::gemm_into (block-scaled rows: Unit::gemm_scaled) beside Eigen's native GEMM on the same matrices (binary32,
 // binary64 for the fp64 rows), one line per row as it finishes (docs/performance.md keeps the
 // table). Rows that share one datapath (a generic row serving several instructions) are one line.
 #include "bench_gemm_rows.hpp"
@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_gemm_scaled.hpp"
 #include "json_output.hpp"
 #include "native_gemm.hpp"
 #include "progress.hpp"
@@ -160,8 +161,7 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     const std::string label = unit.name() + " " + in.name + "->" + out.name +
                               (instruction.empty() ? "" : " " + instruction);
     progress.update("row " + label, r, rows.size());
-    const std::string path = gemm_path(unit, in, out, instruction);
-    const bool reference = path.rfind("reference", 0) == 0;
+    const bool reference = gemm_path(unit, in, out, instruction).rfind("reference", 0) == 0;
     const std::size_t rn = reference ? std::min(n, kReferenceN) : n;
     const int runs = reference ? 1 : 3;
     const bool binary64 = in.precision > 24 || out.precision > 24;
@@ -169,13 +169,17 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     const auto& B = inputs.get(rn, 1, in);
     const auto& C = inputs.get(rn, 2, out);
     std::vector<std::uint64_t> D(rn * rn);
+    // Block-scaled rows: Unit::gemm_scaled with random scales (bench_gemm_scaled.hpp).
+    const std::optional<BenchScales> scales = bench_scales(unit, in, out, instruction, rn, rn, rn, seed);
+    const std::string path = scales ? unit.batch_path(in, out, instruction) + ", " + scales->label
+                                    : gemm_path(unit, in, out, instruction);
     // Peak resident memory of the simulated GEMM beyond what is resident before (inputs, D).
     const std::size_t rss_before = status_bytes("VmRSS");
     reset_peak();
     double sim_seconds = 1e300;
     for (int run = 0; run < runs; ++run) {
       const auto t0 = Clock::now();
-      unit.gemm_into(in, out, rn, rn, rn, A, B, C, D, instruction, threads);
+      bench_gemm_run(unit, in, out, rn, rn, rn, A, B, C, D, instruction, threads, scales);
       sim_seconds = std::min(sim_seconds, std::chrono::duration<double>(Clock::now() - t0).count());
     }
     const std::size_t peak = status_bytes("VmHWM");
@@ -190,11 +194,9 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     }
     // 16 sampled entries against Unit::dot (the reference path).
     std::size_t mismatches = 0, checked = 0;
-    std::vector<std::uint64_t> column(rn);
     for (std::size_t s = 0; s < 16; ++s, ++checked) {
       const std::size_t i = counter_random(seed + 7, 2 * s) % rn, j = counter_random(seed + 7, 2 * s + 1) % rn;
-      for (std::size_t t = 0; t < rn; ++t) column[t] = B[t * rn + j];
-      mismatches += unit.dot(in, out, std::span(A).subspan(i * rn, rn), column, C[i * rn + j], instruction) != D[i * rn + j];
+      mismatches += bench_gemm_entry(unit, in, out, rn, rn, A, B, C, instruction, scales, i, j) != D[i * rn + j];
     }
     total_mismatches += mismatches;
     const double n3 = static_cast<double>(rn) * static_cast<double>(rn) * static_cast<double>(rn);

@@ -17,6 +17,8 @@
 #include "bench_gemm_mpi.hpp"
 #include "bench_fit.hpp"
 #include "bench_gemm_rows.hpp"
+#include "bench_gemm_scaled.hpp"
+#include "distributed_items.hpp"
 #include "bench_lu.hpp"
 #include "bench_verify.hpp"
 #include "json_output.hpp"
@@ -231,7 +233,13 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   Progress progress("tcsim bench gemm", !a.has("quiet"));
   ProgressTicker ticker(progress);
   Rng rng{seed};
-  std::vector<std::uint64_t> A(n * n), B(n * n), C(n * n);
+  // m = n; --k: A n x k, B k x n (default k = n).
+  const auto k = static_cast<std::size_t>(a.get_int("k", 1, 1 << 20, static_cast<long long>(n)));
+  const std::optional<BenchScales> scales = bench_scales(unit, in, out, instruction, n, n, k, seed);
+  if ((k != n || scales) && job_ranks() > 1)
+    throw std::invalid_argument("tcsim bench gemm under mpirun runs square unscaled GEMMs (--k = --n, no block-scaled "
+                                "instruction)");
+  std::vector<std::uint64_t> A(n * k), B(k * n), C(n * n);
   for (auto& x : A) x = uniform_value(in, rng);
   ticker.phase("random inputs", 1.0 / 3);
   for (auto& x : B) x = uniform_value(in, rng);
@@ -244,32 +252,37 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     return r;
   };
   // Under mpirun: the distributed GEMM against one rank (bench_gemm_mpi.hpp); rank 0 goes on alone.
-  const nlohmann::json mpi = bench_gemm_distributed(unit, in, out, n, A, B, C, instruction, threads, 3);
+  const nlohmann::json mpi =
+      k == n && !scales ? bench_gemm_distributed(unit, in, out, n, A, B, C, instruction, threads, 3) : nlohmann::json();
   if (mpi.contains("rank")) return 0;
   const std::vector<float> Af = to_float(in, A), Bf = to_float(in, B), Cf = to_float(out, C);
   // Both sides measured alike: the best of 3 runs, each writing into an output allocated once.
   std::vector<std::uint64_t> D(n * n);
   double sim_seconds = 1e300;
+  // Peak resident bytes of the simulated GEMM beyond what is resident before it (the inputs,
+  // D and their binary32 copies): its packed operands and per-thread tiles.
+  const std::size_t rss_before = status_field_bytes("VmRSS");
+  reset_peak_resident();
   for (int run = 0; run < 3; ++run) {
     ticker.phase("simulated GEMM, run " + std::to_string(run + 1) + " of 3", run / 3.0);
-    sim_seconds = std::min(sim_seconds, seconds_of([&] { unit.gemm_into(in, out, n, n, n, A, B, C, D, instruction, threads); }));
+    sim_seconds = std::min(sim_seconds, seconds_of([&] { bench_gemm_run(unit, in, out, n, n, k, A, B, C, D, instruction, threads, scales); }));
   }
+  const std::size_t peak = status_field_bytes("VmHWM"), peak_bytes = peak > rss_before ? peak - rss_before : 0;
   ticker.phase("native GEMM (Eigen), 3 runs", 0);
-  const NativeGemm native = native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
+  const NativeGemm native = k == n ? native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads))
+                                   : native_gemm_f32_mnk(n, n, k, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
   // A sample of D against Unit::dot.
   ticker.phase("checking 64 entries against Unit::dot", 0);
   std::size_t checked = 0, mismatches = 0;
-  std::vector<std::uint64_t> column(n);
   for (std::size_t s = 0; s < 64; ++s) {
     const std::size_t i = static_cast<std::size_t>(rng.next() % n), j = static_cast<std::size_t>(rng.next() % n);
-    for (std::size_t t = 0; t < n; ++t) column[t] = B[t * n + j];
-    mismatches += unit.dot(in, out, std::span(A).subspan(i * n, n), column, C[i * n + j], instruction) != D[i * n + j];
+    mismatches += bench_gemm_entry(unit, in, out, n, k, A, B, C, instruction, scales, i, j) != D[i * n + j];
     ++checked;
   }
   progress.done();
-  const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
   const double ratio = sim_seconds / native.seconds;
-  const std::string path = unit.batch_path(in, out, instruction);
+  const std::string path = unit.batch_path(in, out, instruction) + (scales ? ", " + scales->label : "");
   if (a.has("json")) {
     nlohmann::json j;
     j["benchmark"] = "gemm";
@@ -277,8 +290,11 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     j["in"] = in.name;
     j["out"] = out.name;
     j["n"] = n;
+    j["k"] = k;
     j["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
     j["path"] = path;
+    j["peak_bytes"] = peak_bytes;
+    j["load_average"] = load_average_text();
     j["sim_seconds"] = sim_seconds;
     j["native_seconds"] = native.seconds;
     j["ratio"] = ratio;
@@ -291,9 +307,10 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     if (!mpi.is_null()) j["mpi"] = mpi;
     print_json(j);
   } else {
-    std::printf("unit %s, %s -> %s, n = %zu (%s)\n", unit.name().c_str(), in.name.c_str(), out.name.c_str(), n,
-                path.c_str());
-    std::printf("simulated GEMM: %.3f s (%.3g MAC/s)\n", sim_seconds, n3 / sim_seconds);
+    std::printf("unit %s, %s -> %s, n = %zu%s (%s)\n", unit.name().c_str(), in.name.c_str(), out.name.c_str(), n,
+                k == n ? "" : (", k = " + std::to_string(k)).c_str(), path.c_str());
+    std::printf("simulated GEMM: %.3f s (%.3g MAC/s), peak %.3g MB beyond the inputs\n", sim_seconds,
+                n3 / sim_seconds, static_cast<double>(peak_bytes) * 1e-6);
     std::printf("native binary32 GEMM (Eigen, %s, %d threads): %.4f s (%.1f GFLOP/s)\n", native.isa.c_str(),
                 native.threads, native.seconds, 2 * n3 / native.seconds * 1e-9);
     std::printf("ratio simulated / native: %.1f\n", ratio);
@@ -328,7 +345,8 @@ int cmd_bench(const Args& args) {
   p.option("in", "input format (default fp16)", "fmt");
   p.option("out", "output format (default fp32)", "fmt");
   p.option("instruction", "datapath by instruction (default: the unit's default for the formats)", "name");
-  p.option("k", "products per element (default: one instruction's K, the row's FMA size or 2k for pairs-mod4 rows)", "K");
+  p.option("k", "products per element (default: one instruction's K, the row's FMA size or 2k for pairs-mod4 rows); "
+                "gemm: the inner dimension, A n x k and B k x n (default n)", "K");
   p.option("elements", "elements per dot_batch call (default 65536)", "N");
   p.option("threads", "threads of dot_batch (default 0: all cores)", "T");
   p.option("seconds", "minimum measuring time (default 1)", "S");

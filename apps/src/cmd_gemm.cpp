@@ -19,6 +19,7 @@
 #include "distributed_items.hpp"
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
+#include "gemm_scaled.hpp"
 #include "gemm_run.hpp"
 #include "item_bytes.hpp"
 #include "json_output.hpp"
@@ -59,6 +60,55 @@ std::string sci(double x) {
   return buf;
 }
 
+// The block-scaled GEMM (Unit::gemm_scaled, gemm_scaled.hpp): scales from --scale-a/--scale-b
+// files or chosen by --scales, its errors against the exact product of the scaled operands.
+int scaled_gemm(const ParsedArgs& a, const models::Unit& unit, const ScaledSetup& setup, const Format& in,
+                const Format& in_b, const Format& out, std::size_t m, std::size_t n, std::size_t k,
+                const std::vector<double>& A, const std::vector<double>& B, const std::vector<double>& C,
+                const models::GemmOptions& o, const std::string& source, long long check, Progress& progress) {
+  std::optional<ScaleValues> given_a, given_b;
+  if (setup.scales == "files") {
+    auto read = [&](const std::string& option) {
+      const std::string path = a.get(option);
+      const apps::Matrix mtx = apps::read_matrix(path, "--" + option);
+      ScaleValues v{mtx.rows, mtx.cols, mtx.values, "--" + option + ": " + path, {}};
+      v.entry = [name = v.name](std::size_t r, std::size_t c) {
+        return name + ": entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")";
+      };
+      return v;
+    };
+    given_a = read("scale-a");
+    given_b = read("scale-b");
+  }
+  const ScaledOperands ops = scaled_operands(setup, in, in_b, out, m, n, k, A, B, C, given_a ? &*given_a : nullptr,
+                                             given_b ? &*given_b : nullptr, o.input_rounding);
+  progress.update("simulating the block-scaled GEMM", 0.0);
+  const ScaledRun run = run_scaled_gemm(unit, setup, in, in_b, out, m, n, k, ops, o.threads, check,
+                                        progress.hook("exact errors (MPFR)"));
+  progress.done();
+  if (a.has("write-d")) apps::write_hex_matrix(a.get("write-d"), m, n, run.r.bits, (out.width + 3) / 4);
+  const std::string operands = in == in_b ? in.name : in.name + " x " + in_b.name;
+  if (a.has("json")) {
+    nlohmann::json j = scaled_report_json(unit, setup, in, in_b, out, ops, run);
+    j["problem"] = source;
+    j["seconds"] = run.seconds;
+    print_json(j);
+    return 0;
+  }
+  std::printf("unit %s, %s -> %s, %s, variant %s (D held in %s), path %s\n", unit.name().c_str(), operands.c_str(),
+              out.name.c_str(), setup.instruction.c_str(), run.r.variant.c_str(), run.r.storage.c_str(),
+              run.r.path.c_str());
+  std::printf("block scales: %s\n", ops.how.c_str());
+  std::printf("D = C + A B with m = %zu, n = %zu, k = %zu: %s\n", m, n, k, source.c_str());
+  std::printf("simulated in %.3f s (1 block-scaled GEMM through the unit, Unit::gemm_scaled)\n", run.seconds);
+  std::printf("errors against the exact product of the scaled operands (MPFR), %s:\n",
+              checked_rows_text(run.err, m, "--check-rows all").c_str());
+  std::printf("  componentwise max |D^ - D| / (|C| + |A||B|)       = %s   bound %s (%s)\n",
+              sci(run.err.componentwise).c_str(), sci(run.bound.componentwise).c_str(), run.bound.source.c_str());
+  std::printf("  normwise ||D^ - D|| / (||C|| + ||A|| ||B||) (inf) = %s\n", sci(run.err.normwise).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_gemm(const Args& args) {
@@ -97,6 +147,14 @@ int cmd_gemm(const Args& args) {
   p.option("split-k", "split-K: s slices of k, each through the unit, summed in binary32", "s");
   p.option("check-rows", "rows of D checked against the exact product: all (or 0), or a count spread evenly "
                          "(default: all when m n k <= 2^25, else as many as fit that work, at least 8)", "R|all");
+  p.option("scale-format", "block-scaled instructions (tcgen05.mxf8f6f4, tcgen05.mxf4nvf4, mma.sync.mxf8f6f4, "
+                          "mma.sync.mxf4nvf4): format of the scales, ue8m0 or ue4m3 (default: the row's first)", "fmt");
+  p.option("scale-a", "block-scaled: A's scales from a Matrix Market or NumPy file, m x k/block-size values of "
+                      "--scale-format (exactly; then A and B hold the elements)", "file");
+  p.option("scale-b", "block-scaled: B's scales, k/block-size x n, as --scale-a", "file");
+  p.option("block-size", "block-scaled: k indices per scale (default: the row's first; must divide k)", "N");
+  p.option("scales", "block-scaled without --scale-a/--scale-b: from-data (default: per block from A's rows and "
+                     "B's columns as OCP MX conversion does; ue4m3: amax / the element's largest) or one", "how");
   p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
   p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
                    "possible); the bits do not depend on it", "PxQ");
@@ -124,6 +182,18 @@ int cmd_gemm(const Args& args) {
     check_output_file("--write-d", a.get("write-d"));
   }
   const long long check_rows = a.has("check-rows") ? parse_check_rows(a.get("check-rows"), "--check-rows") : -1;
+  // Block scales (gemm_scaled.hpp): given by an option or by the instruction's row.
+  ScaleRequest scale_request;
+  scale_request.scale_format = a.get_or("scale-format", "");
+  scale_request.block_size = static_cast<int>(a.get_int("block-size", 1, 65536, 0));
+  scale_request.scales = a.get_or("scales", "");
+  scale_request.scale_a = a.has("scale-a");
+  scale_request.scale_b = a.has("scale-b");
+  const std::optional<ScaledSetup> scaled =
+      scaled_setup(unit, in, *inputs.b, out, a.get_or("instruction", ""), scale_request);
+  if (scaled && job_ranks() > 1)
+    throw std::invalid_argument("a block-scaled GEMM (instruction '" + scaled->instruction +
+                                "') runs on one process; run it without mpirun");
 
   // The problem.
   const bool from_files = a.has("a") || a.has("b");
@@ -238,7 +308,8 @@ int cmd_gemm(const Args& args) {
   // File and generated entries must fit the formats they are converted into (else they would
   // become Inf or NaN there and the error be infinite beside a finite bound), unless a scaling
   // brings them into range.
-  if (!o.scaling && !o.scaled_words) {
+  if (scaled) refuse_unscaled_options(*scaled, o);
+  if (!o.scaling && !o.scaled_words && !(scaled && scaled->scales == "from-data")) {
     auto largest = [](const Format& f) {
       return std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
     };
@@ -260,6 +331,8 @@ int cmd_gemm(const Args& args) {
   }
 
   Progress progress("tcsim gemm", !a.has("quiet"));
+  if (scaled) return scaled_gemm(a, unit, *scaled, in, *inputs.b, out, m, n, k, A, B, C, o, source,
+                                 check_rows >= 0 ? check_rows : default_check_rows(m, n, k), progress);
   o.progress = progress.hook("simulating the GEMM");
   // The GEMM and its exact errors (by blocks of rows, for the progress bar), distributed under
   // mpirun (gemm_run.hpp); then the variant's bound. Only rank 0 reports.

@@ -21,6 +21,10 @@ NativeGemm native_gemm_f32(std::size_t n, const float* A, const float* B, const 
 // The same in binary64 (the baseline of the fp64 rows in `tcsim bench gemm --all-rows`).
 NativeGemm native_gemm_f64(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads);
 
+// A (m x k) B (k x n) + C in binary32 (`tcsim bench gemm --k`), timed as native_gemm_f32.
+NativeGemm native_gemm_f32_mnk(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
+                               const float* C, int runs, int threads);
+
 // Eigen's binary32 LU with partial pivoting of the row-major n x n A (the baseline of
 // `tcsim bench lu`), timed the same way.
 NativeGemm native_lu_f32(std::size_t n, const float* A, int runs, int threads);
@@ -30,6 +34,10 @@ NativeGemm native_gemm_f32_avx512(std::size_t n, const float* A, const float* B,
 NativeGemm native_gemm_f32_default(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
 NativeGemm native_gemm_f64_avx512(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads);
 NativeGemm native_gemm_f64_default(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads);
+NativeGemm native_gemm_f32_mnk_avx512(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
+                                      const float* C, int runs, int threads);
+NativeGemm native_gemm_f32_mnk_default(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
+                                       const float* C, int runs, int threads);
 NativeGemm native_lu_f32_avx512(std::size_t n, const float* A, int runs, int threads);
 NativeGemm native_lu_f32_default(std::size_t n, const float* A, int runs, int threads);
 }  // namespace detail

@@ -133,3 +133,16 @@ TEST_CASE("gemm_scaled refuses wrong sizes and scale formats with the argument's
   CHECK_THROWS_WITH(unit.gemm_scaled(e2, f32, 2, 3, 64, A, B, C, formats::ue8m0(), sa, wide, 16, "tcgen05.mxf4nvf4"),
                     "scale_b[0] = 0x100 has bits above the 8-bit width of ue8m0");
 }
+
+TEST_CASE("gemm_scaled: a hand-checked e4m3 sum over two scale blocks", "[kernel]") {
+  // k = 64, A = B = 448 (e4m3's largest), scales 2^-8 and 2^-1 for block 1, 2^2 and 2^-3 for
+  // block 2: 32 * 200704 * 2^-9 + 32 * 200704 * 2^-1 = 12544 + 3211264 = 3223808, exact in
+  // binary32 (0x4a44c400).
+  const Unit& unit = builtin_unit("b200");
+  const Format &e4 = formats::e4m3(), &f32 = formats::fp32(), &ue8 = formats::ue8m0();
+  const std::vector<std::uint64_t> A(64, 0x7e), B(64, 0x7e), C(1, 0);
+  const std::vector<std::uint64_t> sa{127 - 8, 127 + 2}, sb{127 - 1, 127 - 3};
+  const auto D = unit.gemm_scaled(e4, f32, 1, 1, 64, A, B, C, ue8, sa, sb, 32, "tcgen05.mxf8f6f4");
+  CHECK(D[0] == 0x4a44c400);
+  CHECK(D[0] == unit.dot_scaled(e4, f32, A, B, ue8, sa, sb, 0, 32, "tcgen05.mxf8f6f4"));
+}

@@ -9,6 +9,7 @@
 
 #include "gemm_problem.hpp"
 #include "gemm_report.hpp"
+#include "gemm_scaled.hpp"
 #include "matrices.hpp"
 #include "value_checks.hpp"
 #include "tcsim/models/gemm.hpp"
@@ -29,6 +30,10 @@ struct GemmCall {
   const Format* out = nullptr;
   MatrixArg A, B, C;
   models::GemmOptions o;
+  // A block-scaled GEMM (scale_a, scale_b, scale_format, block_size, scales, or a block-scaled
+  // instruction): Unit::gemm_scaled, as tcsim gemm (apps/src/gemm_scaled.hpp).
+  std::optional<cli::ScaledSetup> scaled;
+  std::optional<cli::ScaleValues> scale_a, scale_b;
 };
 
 // The CLI's checks of `tcsim gemm` options, named as the Python arguments.
@@ -57,7 +62,8 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   static const char* const known[] = {"variant", "instruction", "input_rounding", "words", "scaled_words",
                                       "all_word_products", "word_order", "scaling", "subnormals", "fabsum",
                                       "fabsum_combine", "split_k", "threads", "check_rows", "progress",
-                                      "in_format_a", "in_format_b"};
+                                      "in_format_a", "in_format_b", "scale_a", "scale_b", "scale_format",
+                                      "block_size", "scales"};
   for (const auto& item : kw) {
     const std::string key = py::str(item.first);
     bool ok = false;
@@ -100,6 +106,14 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
     throw std::invalid_argument("fabsum_combine needs fabsum");
   o.split_k = get("split_k").is_none() ? 0 : static_cast<int>(int_arg(get("split_k"), "split_k", kFn, 1, 1 << 26));
   o.threads = get("threads").is_none() ? 0 : static_cast<unsigned>(int_arg(get("threads"), "threads", kFn, 0, 1024));
+  cli::ScaleRequest req;
+  req.scale_format = str_arg(get("scale_format"), "scale_format", kFn);
+  req.block_size = get("block_size").is_none() ? 0 : static_cast<int>(int_arg(get("block_size"), "block_size", kFn, 1, 65536));
+  req.scales = str_arg(get("scales"), "scales", kFn);
+  req.scale_a = !get("scale_a").is_none();
+  req.scale_b = !get("scale_b").is_none();
+  g.scaled = cli::scaled_setup(*g.unit, *inputs.a, *inputs.b, *g.out, str_arg(get("instruction"), "instruction", kFn), req);
+  if (g.scaled) cli::refuse_unscaled_options(*g.scaled, o);
 
   g.A = matrix_arg(A, "A", *g.in, o.threads);
   g.B = matrix_arg(B, "B", o.b_format ? *o.b_format : *g.in, o.threads);
@@ -118,7 +132,7 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   auto largest = [](const Format& f) {
     return std::ldexp(static_cast<double>(f.max_finite_significand()), f.emax - f.fraction_bits);
   };
-  const bool scaled = o.scaling || o.scaled_words;
+  const bool scaled = o.scaling || o.scaled_words || (g.scaled && g.scaled->scales == "from-data");
   const bool fp32_variant = o.variant == models::GemmVariant::Fp32;
   const Format& ab = fp32_variant ? formats::fp32() : *g.in;
   const Format& cf = fp32_variant || o.variant == models::GemmVariant::Tc32 ? formats::fp32()
@@ -128,7 +142,31 @@ GemmCall gemm_call(const py::object& A, const py::object& B, const py::object& C
   const Format& bb = fp32_variant || !o.b_format ? ab : *o.b_format;
   check_entries(g.B, "B", scaled ? 0 : largest(bb), bb.name + ", the format B is converted into (or scaling=True)");
   check_entries(g.C, "C", largest(cf), cf.name + ", the format C is converted into");
+  if (g.scaled && g.scaled->scales == "files") {
+    for (const char* name : {"scale_a", "scale_b"}) {
+      const MatrixArg s = matrix_arg(get(name), name, *g.scaled->scale_format, o.threads);
+      cli::ScaleValues v{s.rows, s.cols, s.values, name, {}};
+      v.entry = [name = std::string(name)](std::size_t r, std::size_t c) {
+        return name + "[" + std::to_string(r) + ", " + std::to_string(c) + "]";
+      };
+      (std::string(name) == "scale_a" ? g.scale_a : g.scale_b) = std::move(v);
+    }
+  }
   return g;
+}
+
+// The block-scaled GEMM of a GemmCall with g.scaled (check_rows < 0: no errors).
+std::pair<cli::ScaledOperands, cli::ScaledRun> run_scaled(const GemmCall& g, long long check_rows,
+                                                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  py::gil_scoped_release release;
+  const Format& in_b = g.o.b_format ? *g.o.b_format : *g.in;
+  const std::size_t m = g.A.rows, n = g.B.cols, k = g.A.cols;
+  cli::ScaledOperands ops =
+      cli::scaled_operands(*g.scaled, *g.in, in_b, *g.out, m, n, k, g.A.values, g.B.values, g.C.values,
+                           g.scale_a ? &*g.scale_a : nullptr, g.scale_b ? &*g.scale_b : nullptr, g.o.input_rounding);
+  cli::ScaledRun run = cli::run_scaled_gemm(*g.unit, *g.scaled, *g.in, in_b, *g.out, m, n, k, ops, g.o.threads,
+                                            check_rows, progress);
+  return {std::move(ops), std::move(run)};
 }
 
 models::GemmResult run(const GemmCall& g) {
@@ -143,6 +181,23 @@ py::tuple matmul(const py::object& A, const py::object& B, const py::object& C, 
   if (kw.contains("check_rows")) throw py::type_error("unknown argument 'check_rows' for tcsim.matmul (tcsim.gemm_errors takes it)");
   GemmCall g = gemm_call(A, B, C, unit, in_format, out_format, kw);
   cli::Progress progress("tcsim.matmul", cli::progress_enabled(progress_arg(kw_object(kw, "progress"), "matmul")));
+  if (g.scaled) {
+    const auto [ops, sr] = run_scaled(g, -1, {});
+    progress.done();
+    const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(sr.r.m), static_cast<py::ssize_t>(sr.r.n)};
+    py::dict info;
+    info["variant"] = sr.r.variant;
+    info["storage"] = sr.r.storage;
+    info["path"] = sr.r.path;
+    info["unit_calls"] = sr.r.unit_calls;
+    info["instruction"] = g.scaled->instruction;
+    info["scale_format"] = g.scaled->scale_format->name;
+    info["block_size"] = g.scaled->block_size;
+    info["scales"] = g.scaled->scales;
+    info["scales_how"] = ops.how;
+    return py::make_tuple(matrix_array(sr.r.D, sr.r.m, sr.r.n),
+                          patterns_array(*g.out, shape, sr.r.bits.data(), sr.r.bits.size()), info);
+  }
   g.o.progress = progress.hook("simulating the GEMM");
   const models::GemmResult r = run(g);
   progress.done();
@@ -167,6 +222,16 @@ py::dict gemm_errors(const py::object& A, const py::object& B, const py::object&
                               : int_arg(rows, "check_rows", "gemm_errors", 0, 1ll << 40);
   cli::Progress progress("tcsim.gemm_errors",
                          cli::progress_enabled(progress_arg(kw_object(kw, "progress"), "gemm_errors")));
+  if (g.scaled) {
+    const auto [ops, sr] = run_scaled(g, check, progress.hook("exact errors (MPFR)"));
+    progress.done();
+    nlohmann::json j = cli::scaled_report_json(*g.unit, *g.scaled, *g.in, g.o.b_format ? *g.o.b_format : *g.in,
+                                               *g.out, ops, sr);
+    j["seconds"] = sr.seconds;
+    py::dict d = to_python(j);
+    d["D"] = matrix_array(sr.r.D, sr.r.m, sr.r.n);
+    return d;
+  }
   g.o.progress = progress.hook("simulating the GEMM");
   const auto t0 = std::chrono::steady_clock::now();
   const models::GemmResult r = run(g);

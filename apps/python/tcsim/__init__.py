@@ -143,6 +143,13 @@ def matmul(A, B, C=None, unit=None, in_format=None, out_format="fp32", variant=N
     split_k, threads, progress (None: on when stderr is a terminal; True; False). Returns D's
     values (float64; a torch tensor for torch inputs); with
     ``return_bits=True`` the pair (values, bits), bits in D's storage format.
+
+    Block-scaled instructions (b200 ``tcgen05.mxf8f6f4`` / ``tcgen05.mxf4nvf4``, rtx5090
+    ``mma.sync.mxf8f6f4`` / ``mma.sync.mxf4nvf4``) run ``Unit::gemm_scaled`` as ``tcsim gemm``
+    does: ``scale_a`` (m x k/block_size) and ``scale_b`` (k/block_size x n) give the scales
+    (float values of ``scale_format`` exactly, or unsigned patterns of it), else ``scales``
+    chooses them: "from-data" (default: per block from the data, OCP MX conversion) or "one".
+    ``scale_format`` and ``block_size`` default to the row's first. docs/gemm.md.
     """
     values, bits, _info = _tcsim._matmul(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
                                          in_format=in_format, out_format=out_format, variant=variant, **options)
@@ -157,7 +164,9 @@ def gemm_errors(A, B, C=None, unit=None, in_format=None, out_format="fp32", vari
     values under "D". ``check_rows``: rows checked, "all" (or 0) or a count spread evenly
     (default: all when m n k <= 2^25, else as many as fit that work, at least 8; the report's
     "checked_rows" lists them). Errors that are not finite are float('inf'), never None.
-    ``progress``: None (a bar when stderr is a terminal), True, False; docs/python.md."""
+    ``progress``: None (a bar when stderr is a terminal), True, False; docs/python.md.
+    Block-scaled instructions take scale_a, scale_b, scale_format, block_size, scales as
+    ``matmul``; the errors are then against the exact product of the scaled operands."""
     return _tcsim._gemm_errors(_numpy(A), _numpy(B), None if C is None else _numpy(C), unit=unit,
                                in_format=in_format, out_format=out_format, variant=variant, check_rows=check_rows,
                                progress=progress, **options)

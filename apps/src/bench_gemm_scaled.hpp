@@ -1,0 +1,50 @@
+// tcsim bench gemm on block-scaled rows (b200 tcgen05.mxf8f6f4 / mxf4nvf4, rtx5090
+// mma.sync.mxf8f6f4 / mxf4nvf4): the GEMM runs Unit::gemm_scaled with random scales, the
+// sample is checked against Unit::dot_scaled. Also the process's memory figures the benches
+// report (peak resident bytes of a GEMM) and the load average.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tcsim/models/unit.hpp"
+
+namespace tcsim::cli {
+
+// Random scales of a block-scaled row: the row's first scale format and block size, each
+// scale a pattern whose value is in [2^-4, 2^4] (uniform over those patterns), from `seed`.
+struct BenchScales {
+  const Format* format = nullptr;
+  int block_size = 0;
+  std::vector<std::uint64_t> a, b;  // m x ceil(k/bs), ceil(k/bs) x n
+  std::string label;                // "gemm_scaled, random ue8m0 scales in [2^-4, 2^4] per 16"
+};
+
+// nullopt when the row of (in, out, instruction) is not block-scaled.
+std::optional<BenchScales> bench_scales(const models::Unit& unit, const Format& in, const Format& out,
+                                        const std::string& instruction, std::size_t m, std::size_t n, std::size_t k,
+                                        std::uint64_t seed);
+
+// D = C + A B: Unit::gemm_into, or Unit::gemm_scaled with `scales`.
+void bench_gemm_run(const models::Unit& unit, const Format& in, const Format& out, std::size_t m, std::size_t n,
+                    std::size_t k, std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
+                    std::span<const std::uint64_t> C, std::span<std::uint64_t> D, const std::string& instruction,
+                    unsigned threads, const std::optional<BenchScales>& scales);
+
+// Entry (i, j) by the reference path: Unit::dot, or Unit::dot_scaled with the scales.
+std::uint64_t bench_gemm_entry(const models::Unit& unit, const Format& in, const Format& out, std::size_t n,
+                               std::size_t k, std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
+                               std::span<const std::uint64_t> C, const std::string& instruction,
+                               const std::optional<BenchScales>& scales, std::size_t i, std::size_t j);
+
+// /proc/self/status fields in bytes (0 where unreadable); reset_peak_resident() resets VmHWM
+// (writing 5 to /proc/self/clear_refs, Linux) so that one GEMM's peak can be read.
+std::size_t status_field_bytes(const char* field);
+void reset_peak_resident();
+// /proc/loadavg's first three fields ("1.52 1.40 1.31"; "" where unreadable).
+std::string load_average_text();
+
+}  // namespace tcsim::cli
