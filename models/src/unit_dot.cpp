@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "block_scaled.hpp"
+#include "tcsim/sim/fma_lanes.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
@@ -306,6 +307,7 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
       return;
     }
     if (r.fma_chains[pair]) {
+      const fma_lanes::DefaultFloatEnvironment env;  // std::fma as in the default environment (no FTZ/DAZ)
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o], out.width == 32);
       return;
     }
