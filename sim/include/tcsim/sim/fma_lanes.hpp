@@ -16,6 +16,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #if defined(__SSE__) || defined(__x86_64__)
 #include <xmmintrin.h>
@@ -54,6 +55,11 @@ void chain(std::size_t rows, std::size_t K, const double* a, std::size_t lda, co
 bool lanes_fused(bool binary64);
 // The Highway target chain() dispatches to ("AVX3", "AVX2", "SSE4", ...).
 const char* target_name();
+// The GEMM path of the fma-chain rows as `tcsim units` and `tcsim bench gemm` name it:
+// "fma-chain (lanes)", or "fma-chain (scalar)" where the lanes do not fuse.
+inline std::string gemm_path_label(bool binary64) {
+  return lanes_fused(binary64) ? "fma-chain (lanes)" : "fma-chain (scalar)";
+}
 
 // RAII: the x86 MXCSR at its default (round to nearest even, flush-to-zero and
 // denormals-are-zero off, exceptions masked) while alive, restored after. Elsewhere a no-op.
