@@ -1,6 +1,6 @@
-// The fma-chain rows' GEMM (unit_gemm_fma.hpp): A decoded once into values, B packed once into
-// strips of columns (sim fma_lanes.hpp), then tasks of 16 rows x 256 columns, each running its
-// rows' chains in the lanes with the accumulators (c, then every step's result) kept as values.
+// The fma-chain rows' GEMM (unit_gemm_fma.hpp): B packed once into strips of columns (sim
+// fma_lanes.hpp), then tasks of 16 rows x 256 columns, each decoding its rows of A and running
+// their chains in the lanes with the accumulators (c, then every step's result) kept as values.
 #include "unit_gemm_fma.hpp"
 
 #include <algorithm>
@@ -32,10 +32,9 @@ void gemm_chains(std::size_t k, std::size_t m, std::size_t n, std::size_t K, con
   constexpr std::size_t W = fma_lanes::kStrip<T>, kTaskStrips = kTaskColumns / W;
   const std::size_t padding = K == 0 ? k : (k - K % k) % k;
   const std::size_t S = fma_lanes::strips<T>(n);
-  // Uninitialized: every entry is written before it is read.
-  const std::unique_ptr<T[]> Av(new T[std::max<std::size_t>(m * K, 1)]);
+  // B packed once (uninitialized: every entry is written before it is read); each task decodes
+  // its 16 rows of A (K values each) into a buffer of its thread: O(m K n / 256) decodes in all.
   const std::unique_ptr<T[]> Bp(new T[std::max<std::size_t>(S * K * W, 1)]);
-  for (std::size_t i = 0; i < m * K; ++i) Av[i] = value(A[i]);
   fma_lanes::pack_b(K, n, B, n, Bp.get());
   const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, strip_blocks = (S + kTaskStrips - 1) / kTaskStrips;
   auto task = [&](std::size_t ib, std::size_t sb) {
@@ -43,14 +42,16 @@ void gemm_chains(std::size_t k, std::size_t m, std::size_t n, std::size_t K, con
     const std::size_t i0 = ib * kTaskRows, rows = std::min(m, i0 + kTaskRows) - i0;
     const std::size_t s0 = sb * kTaskStrips, s1 = std::min(S, s0 + kTaskStrips), width = (s1 - s0) * W;
     const std::size_t j0 = s0 * W, valid = std::min(n, j0 + width) - j0;
-    thread_local std::vector<T> acc;
+    thread_local std::vector<T> acc, av;
     acc.resize(kTaskRows * kTaskColumns);
+    av.resize(rows * K);
+    for (std::size_t x = 0; x < rows * K; ++x) av[x] = value(A[i0 * K + x]);
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t j = 0; j < valid; ++j) acc[r * width + j] = value(C[(i0 + r) * n + j0 + j]);
       std::fill(acc.begin() + static_cast<std::ptrdiff_t>(r * width + valid),
                 acc.begin() + static_cast<std::ptrdiff_t>((r + 1) * width), T(0));
     }
-    fma_lanes::chain(rows, K, Av.get() + i0 * K, K, Bp.get(), s0, s1, acc.data(), width);
+    fma_lanes::chain(rows, K, av.data(), K, Bp.get(), s0, s1, acc.data(), width);
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t j = 0; j < valid; ++j) {
         T x = acc[r * width + j];
