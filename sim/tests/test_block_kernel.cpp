@@ -352,7 +352,7 @@ TEST_CASE("block kernel: the 32-bit planar path serves tf32-like formats only", 
 }
 
 // Patterns with bits between the format's width and 32 are not tf32 patterns: the lanes flag
-// them and the reference decides, as run() does.
+// them and the exact path refuses them with run()'s message.
 TEST_CASE("block kernel: run_planar32 hands patterns beyond the width to the exact path", "[adder][kernel]") {
   const AdderConfig cfg = row(formats::tf32(), formats::fp32(), 24, 4, Rounding::TowardZero, -132);
   const BlockKernel kernel(cfg, 4);
@@ -366,6 +366,12 @@ TEST_CASE("block kernel: run_planar32 hands patterns beyond the width to the exa
       at[t * n + i] = static_cast<std::uint32_t>(a[i * 4 + t]);
       bt[t * n + i] = static_cast<std::uint32_t>(b[i * 4 + t]);
     }
+  CHECK_THROWS_WITH(kernel.run(n, 4, a.data(), 4, b.data(), 4, c.data(), d.data()),
+                    "a[2] = 0x9f802 has bits above the 19-bit width of tf32");
+  CHECK_THROWS_WITH(kernel.run_planar32(n, 4, at.data(), n, bt.data(), n, c.data(), d32.data()),
+                    "a[2] = 0x9f802 has bits above the 19-bit width of tf32");
+  // Without them both give the same bits.
+  for (std::size_t i = 0; i < n; ++i) a[i * 4 + 2] = at[2 * n + i] = 0x1f802u;
   kernel.run(n, 4, a.data(), 4, b.data(), 4, c.data(), d.data());
   kernel.run_planar32(n, 4, at.data(), n, bt.data(), n, c.data(), d32.data());
   CHECK(d32 == d);
