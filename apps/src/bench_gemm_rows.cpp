@@ -22,6 +22,7 @@
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/block_kernel.hpp"
 #include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/fma_lanes.hpp"
 #include "tcsim/sim/format.hpp"
 #include "tcsim/sim/rounding.hpp"
 
@@ -120,9 +121,10 @@ std::vector<T> values_of(const Format& f, const std::vector<std::uint64_t>& bits
 }
 
 // How Unit::gemm evaluates the row: the kernel's tiles (binary32 lanes) or binary64 lanes,
-// fma-chain, or "reference: <why>" (Unit::batch_path; the kernel built as Unit builds it).
+// fma-chain (lanes or scalar), or "reference: <why>" (Unit::batch_path; the kernel built as Unit builds it).
 std::string gemm_path(const models::Unit& unit, const Format& in, const Format& out, const std::string& instruction) {
   const std::string path = unit.batch_path(in, out, instruction);
+  if (path == "fma-chain") return fma_lanes::gemm_path_label(out.width == 64);  // sim fma_lanes.hpp
   if (path != "kernel") return path;
   const BlockKernel kernel(unit.adder(in, out, instruction).config(),
                            static_cast<std::size_t>(unit.datapath(in, out, instruction).fma_size));

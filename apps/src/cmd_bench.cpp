@@ -29,6 +29,7 @@
 #include "tcsim/models/unit.hpp"
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
+#include "tcsim/sim/fma_lanes.hpp"
 #include "tcsim/sim/rounding.hpp"
 
 namespace tcsim::cli {
@@ -227,9 +228,12 @@ class ProgressTicker {
 
 int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, const Format& out,
                const std::string& instruction, std::size_t n, unsigned threads, std::uint64_t seed) {
-  if (in.precision > 24 || out != formats::fp32())
-    throw std::invalid_argument("tcsim bench gemm compares with a binary32 GEMM: --out must be fp32 and --in a format "
-                                "binary32 holds (fp16, bf16, tf32, fp8, ...)");
+  // The native baseline: Eigen's binary64 GEMM for fp64 output (the fp64 rows), else binary32.
+  const bool binary64 = out == formats::fp64();
+  if (binary64 ? in.precision > 53 : (in.precision > 24 || out != formats::fp32()))
+    throw std::invalid_argument("tcsim bench gemm compares with a binary32 GEMM, or a binary64 one for fp64 output: "
+                                "--out must be fp32 and --in a format binary32 holds (fp16, bf16, tf32, fp8, ...), "
+                                "or --out fp64");
   Progress progress("tcsim bench gemm", !a.has("quiet"));
   ProgressTicker ticker(progress);
   Rng rng{seed};
@@ -255,12 +259,11 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   const nlohmann::json mpi =
       k == n && !scales ? bench_gemm_distributed(unit, in, out, n, A, B, C, instruction, threads, 3) : nlohmann::json();
   if (mpi.contains("rank")) return 0;
-  const std::vector<float> Af = to_float(in, A), Bf = to_float(in, B), Cf = to_float(out, C);
   // Both sides measured alike: the best of 3 runs, each writing into an output allocated once.
   std::vector<std::uint64_t> D(n * n);
   double sim_seconds = 1e300;
-  // Peak resident bytes of the simulated GEMM beyond what is resident before it (the inputs,
-  // D and their binary32 copies): its packed operands and per-thread tiles.
+  // Peak resident bytes of the simulated GEMM beyond what is resident before it (the inputs
+  // and D): its packed operands and per-thread tiles.
   const std::size_t rss_before = status_field_bytes("VmRSS");
   reset_peak_resident();
   for (int run = 0; run < 3; ++run) {
@@ -269,8 +272,22 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   }
   const std::size_t peak = status_field_bytes("VmHWM"), peak_bytes = peak > rss_before ? peak - rss_before : 0;
   ticker.phase("native GEMM (Eigen), 3 runs", 0);
-  const NativeGemm native = k == n ? native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads))
-                                   : native_gemm_f32_mnk(n, n, k, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
+  NativeGemm native;
+  if (binary64) {
+    auto to_double_values = [](const Format& f, const std::vector<std::uint64_t>& v) {
+      std::vector<double> r(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) r[i] = to_double(decode(f, v[i]));
+      return r;
+    };
+    const std::vector<double> Ad = to_double_values(in, A), Bd = to_double_values(in, B), Cd = to_double_values(out, C);
+    native = k == n ? native_gemm_f64(n, Ad.data(), Bd.data(), Cd.data(), 3, static_cast<int>(threads))
+                    : native_gemm_f64_mnk(n, n, k, Ad.data(), Bd.data(), Cd.data(), 3, static_cast<int>(threads));
+  } else {
+    const std::vector<float> Af = to_float(in, A), Bf = to_float(in, B), Cf = to_float(out, C);
+    native = k == n ? native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads))
+                    : native_gemm_f32_mnk(n, n, k, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
+  }
+  const char* native_kind = binary64 ? "binary64" : "binary32";
   // A sample of D against Unit::dot.
   ticker.phase("checking 64 entries against Unit::dot", 0);
   std::size_t checked = 0, mismatches = 0;
@@ -282,7 +299,9 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   progress.done();
   const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
   const double ratio = sim_seconds / native.seconds;
-  const std::string path = unit.batch_path(in, out, instruction) + (scales ? ", " + scales->label : "");
+  std::string path = unit.batch_path(in, out, instruction);
+  if (path == "fma-chain") path = fma_lanes::gemm_path_label(out.width == 64);  // GEMM: the lanes (sim fma_lanes.hpp)
+  if (scales) path += ", " + scales->label;
   if (a.has("json")) {
     nlohmann::json j;
     j["benchmark"] = "gemm";
@@ -300,6 +319,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     j["ratio"] = ratio;
     j["macs_per_second"] = n3 / sim_seconds;
     j["native_gflops"] = 2 * n3 / native.seconds * 1e-9;
+    j["native"] = native_kind;
     j["native_isa"] = native.isa;
     j["native_threads"] = native.threads;
     j["checked"] = checked;
@@ -311,7 +331,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
                 k == n ? "" : (", k = " + std::to_string(k)).c_str(), path.c_str());
     std::printf("simulated GEMM: %.3f s (%.3g MAC/s), peak %.3g MB beyond the inputs\n", sim_seconds,
                 n3 / sim_seconds, static_cast<double>(peak_bytes) * 1e-6);
-    std::printf("native binary32 GEMM (Eigen, %s, %d threads): %.4f s (%.1f GFLOP/s)\n", native.isa.c_str(),
+    std::printf("native %s GEMM (Eigen, %s, %d threads): %.4f s (%.1f GFLOP/s)\n", native_kind, native.isa.c_str(),
                 native.threads, native.seconds, 2 * n3 / native.seconds * 1e-9);
     std::printf("ratio simulated / native: %.1f\n", ratio);
     std::printf("check: %zu of %zu sampled elements equal Unit::dot\n", checked - mismatches, checked);
@@ -331,7 +351,7 @@ int cmd_bench(const Args& args) {
               "benchmarks (speed targets live here, not in the tests; docs/performance.md). 'tcsim bench dot': "
               "block FMAs per second through Unit::dot_batch on random inputs, beside the reference path, "
               "with a bit-for-bit check of a sample. 'tcsim bench gemm': the simulated n x n GEMM beside "
-              "Eigen's native binary32 GEMM on the same matrices (best ISA, all threads), ratio and GFLOP/s. "
+              "Eigen's native binary32 GEMM (binary64 for fp64 output) on the same matrices (best ISA, all threads), ratio and GFLOP/s. "
               "'tcsim bench lu': the simulated rl TC32 LU of an n x n hpl-ai matrix beside Eigen's binary32 LU "
               "(PartialPivLU, all threads) of the same matrix, and their ratio. 'tcsim bench verify': the differential "
               "campaign (docs/reliability.md): --cases random cases (built-in and user-defined rows, edge cases) "

@@ -11,6 +11,7 @@
 #include "json_output.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
+#include "tcsim/sim/fma_lanes.hpp"
 
 namespace tcsim::cli {
 
@@ -121,6 +122,8 @@ void print_unit(const models::Unit& unit, bool evidence) {
     {
       const std::string path = unit.batch_path(parse_format(r.input_formats[0]), parse_format(r.output_formats[0]), r.instruction);
       std::printf("      batch path: %s\n", path.c_str());
+      if (path == "fma-chain")  // gemm runs the chains in SIMD lanes where they fuse (sim fma_lanes.hpp)
+        std::printf("      gemm path: %s\n", fma_lanes::gemm_path_label(r.output_formats[0] == "fp64").c_str());
     }
     if (r.mixed_inputs && r.input_formats.size() > 1) {  // the mixed pairs, grouped by their batch path
       std::vector<std::string> paths;

@@ -25,6 +25,10 @@ NativeGemm native_gemm_f64(std::size_t n, const double* A, const double* B, cons
 NativeGemm native_gemm_f32_mnk(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
                                const float* C, int runs, int threads);
 
+// The same in binary64 (`tcsim bench gemm --k` on the fp64 rows).
+NativeGemm native_gemm_f64_mnk(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                               const double* C, int runs, int threads);
+
 // Eigen's binary32 LU with partial pivoting of the row-major n x n A (the baseline of
 // `tcsim bench lu`), timed the same way.
 NativeGemm native_lu_f32(std::size_t n, const float* A, int runs, int threads);
@@ -38,6 +42,10 @@ NativeGemm native_gemm_f32_mnk_avx512(std::size_t m, std::size_t n, std::size_t 
                                       const float* C, int runs, int threads);
 NativeGemm native_gemm_f32_mnk_default(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
                                        const float* C, int runs, int threads);
+NativeGemm native_gemm_f64_mnk_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                                      const double* C, int runs, int threads);
+NativeGemm native_gemm_f64_mnk_default(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                                       const double* C, int runs, int threads);
 NativeGemm native_lu_f32_avx512(std::size_t n, const float* A, int runs, int threads);
 NativeGemm native_lu_f32_default(std::size_t n, const float* A, int runs, int threads);
 }  // namespace detail

@@ -3,6 +3,7 @@
 #define NATIVE_GEMM_NAME native_gemm_f32_avx512
 #define NATIVE_GEMM_MNK_NAME native_gemm_f32_mnk_avx512
 #define NATIVE_GEMM64_NAME native_gemm_f64_avx512
+#define NATIVE_GEMM64_MNK_NAME native_gemm_f64_mnk_avx512
 #define NATIVE_GEMM_ISA "avx512"
 #define NATIVE_LU_NAME native_lu_f32_avx512
 #include "native_gemm_impl.hpp"

@@ -3,6 +3,7 @@
 #define NATIVE_GEMM_NAME native_gemm_f32_default
 #define NATIVE_GEMM_MNK_NAME native_gemm_f32_mnk_default
 #define NATIVE_GEMM64_NAME native_gemm_f64_default
+#define NATIVE_GEMM64_MNK_NAME native_gemm_f64_mnk_default
 #define NATIVE_GEMM_ISA "default"
 #define NATIVE_LU_NAME native_lu_f32_default
 #include "native_gemm_impl.hpp"
@@ -36,6 +37,14 @@ NativeGemm native_gemm_f32_mnk(std::size_t m, std::size_t n, std::size_t k, cons
       __builtin_cpu_supports("avx512vl"))
     return detail::native_gemm_f32_mnk_avx512(m, n, k, A, B, C, runs, threads);
   return detail::native_gemm_f32_mnk_default(m, n, k, A, B, C, runs, threads);
+}
+
+NativeGemm native_gemm_f64_mnk(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                               const double* C, int runs, int threads) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl"))
+    return detail::native_gemm_f64_mnk_avx512(m, n, k, A, B, C, runs, threads);
+  return detail::native_gemm_f64_mnk_default(m, n, k, A, B, C, runs, threads);
 }
 
 }  // namespace tcsim::cli

@@ -64,6 +64,11 @@ NativeGemm NATIVE_GEMM_MNK_NAME(std::size_t m, std::size_t n, std::size_t k, con
   return gemm_body_mnk(m, n, k, A, B, C, runs, threads);
 }
 
+NativeGemm NATIVE_GEMM64_MNK_NAME(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                                  const double* C, int runs, int threads) {
+  return gemm_body_mnk(m, n, k, A, B, C, runs, threads);
+}
+
 NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
   return gemm_body(n, A, B, C, runs, threads);
 }

@@ -48,6 +48,27 @@ tcsim_check(NAME "bench gemm: simulated and native times, ratio, a sample equal 
   STDOUT "\"benchmark\":\"gemm\"" "\"path\":\"kernel\"" "\"sim_seconds\":[0-9]" "\"native_seconds\":[0-9]"
          "\"ratio\":[0-9]" "\"macs_per_second\":[0-9]" "\"native_gflops\":[0-9]" "\"mismatches\":0")
 
+# Issue 25: fp64 rows beside Eigen's binary64 GEMM of the same matrices; the GEMM runs the FMA
+# chains in SIMD lanes where the machine's vectors fuse.
+tcsim_check(NAME "bench gemm on an fp64 row compares with Eigen's binary64 GEMM"
+  ARGS bench gemm --unit a100 --in fp64 --out fp64 --n 40 --json
+  STDOUT "\"benchmark\":\"gemm\"" "\"native\":\"binary64\"" "\"path\":\"fma-chain \\((lanes|scalar)\\)\""
+         "\"ratio\":[0-9]" "\"mismatches\":0")
+
+tcsim_check(NAME "bench gemm on an fp64 row names the binary64 baseline in text"
+  ARGS bench gemm --unit mi250x --in fp64 --out fp64 --n 33 --quiet
+  STDOUT "unit mi250x, fp64 -> fp64, n = 33 \\(fma-chain \\((lanes|scalar)\\)\\)" "native binary64 GEMM \\(Eigen, "
+         "check: 64 of 64 sampled elements equal Unit::dot")
+
+tcsim_check(NAME "bench gemm on an fp32 FMA-chain row compares with binary32"
+  ARGS bench gemm --unit mi100 --in fp32 --out fp32 --n 33 --json
+  STDOUT "\"native\":\"binary32\"" "\"path\":\"fma-chain \\((lanes|scalar)\\)\"" "\"mismatches\":0")
+
+tcsim_check(NAME "bench gemm refuses fp64 input with binary32 output"
+  ARGS bench gemm --unit a100 --in fp64 --out fp32 --n 8
+  EXIT 2
+  STDERR_IS "tcsim bench: error: tcsim bench gemm compares with a binary32 GEMM, or a binary64 one for fp64 output: --out must be fp32 and --in a format binary32 holds (fp16, bf16, tf32, fp8, ...), or --out fp64\n")
+
 tcsim_check(NAME "bench gemm needs binary32 output"
   ARGS bench gemm --unit h100 --in fp16 --out fp16 --n 8
   EXIT 2
@@ -66,7 +87,7 @@ tcsim_check(NAME "bench gemm does not take --r"
 tcsim_check(NAME "bench gemm --all-rows --unit: one line per datapath, path, native baseline (binary64 for fp64)"
   ARGS bench gemm --all-rows --unit a100 --n 32 --json --quiet
   STDOUT "\"benchmark\":\"gemm-all-rows\"" "\"in\":\"bf16\"" "\"in\":\"tf32\"" "\"path\":\"kernel \\(tiles\\)\""
-         "\"path\":\"fma-chain\",\"peak_bytes\":[0-9]+,\"ratio\":[0-9]" "\"native\":\"binary64\"" "\"native\":\"binary32\""
+         "\"path\":\"fma-chain \\((lanes|scalar)\\)\",\"peak_bytes\":[0-9]+,\"ratio\":[0-9]" "\"native\":\"binary64\"" "\"native\":\"binary32\""
          "\"native_gflops\":[0-9]" "\"instructions\":\\[\"wmma\",\"mma.sync\"\\]" "\"load_average_before\":\"[0-9]"
          "\"mismatches\":0")
 
@@ -74,4 +95,4 @@ tcsim_check(NAME "bench gemm --all-rows --unit: one line per datapath, path, nat
 tcsim_check(NAME "bench gemm --all-rows runs mi100's rows on exact-block and fma-chain at the n asked"
   ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
   STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| exact-block \\| 300 \\|"
-         "\\| mi100 \\| fp32 -> fp32 \\| [^|]*\\| fma-chain \\| 300 \\|" "check: 0 mismatches")
+         "\\| mi100 \\| fp32 -> fp32 \\| [^|]*\\| fma-chain \\((lanes|scalar)\\) \\| 300 \\|" "check: 0 mismatches")

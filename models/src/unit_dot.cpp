@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "block_scaled.hpp"
+#include "tcsim/sim/fma_lanes.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
@@ -240,6 +241,30 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
                    kernel->run(m, len, A + pos, lda, B + pos, lda, x, y);
                  });
   };
+  // tf32 (issue 25): the planar lanes of 32-bit patterns (BlockKernel::run_planar32), each chunk
+  // regrouped product-major; a chunk with a pattern wider than 32 bits stays element-major.
+  const bool planar32 = kernel && kernel->planar32_supported() && row.k_split != KSplit::PairsMod4;
+  auto run_planar32 = [&](std::size_t lo, std::size_t hi) {
+    const std::size_t m = hi - lo;
+    const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : (ik ? ik : std::max<std::size_t>(K, 1));
+    thread_local std::vector<std::uint32_t> ta, tb;
+    ta.resize(m * K);
+    tb.resize(m * K);
+    std::uint64_t wide = 0;
+    for (std::size_t e = 0; e < m; ++e)
+      for (std::size_t t = 0; t < K; ++t) {
+        const std::uint64_t x = a[(lo + e) * K + t], y = b[(lo + e) * K + t];
+        wide |= (x | y) >> 32;
+        ta[t * m + e] = static_cast<std::uint32_t>(x);
+        tb[t * m + e] = static_cast<std::uint32_t>(y);
+      }
+    if (wide) return run_kernel(lo, hi);
+    chain_blocks(row, r, out, m, K, group, c + lo, d + lo,
+                 [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
+                   kernel->run_planar32(m, len, len ? ta.data() + pos * m : ta.data(), m,
+                                        len ? tb.data() + pos * m : tb.data(), m, x, y);
+                 });
+  };
   // Block-scaled rows with group sums, every scale 1 (as dot_in_row): each chunk's operands
   // decoded product-major for the lanes (chain_group_blocks).
   const BlockKernel* gk = r.group_kernels[pair].get();
@@ -279,6 +304,7 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
   const AfterAddKernel* after = r.afters[pair].get();
   const ExactBlockKernel* exact = r.exacts[pair].get();
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
+    if (planar32 && hi > lo) return run_planar32(lo, hi);
     if (kernel && hi > lo) return run_kernel(lo, hi);
     if (gk && hi > lo) return run_groups(lo, hi);
     if (tree && hi > lo) {  // binary32 trees (accumulator rows, products in order)
@@ -306,6 +332,7 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
       return;
     }
     if (r.fma_chains[pair]) {
+      const fma_lanes::DefaultFloatEnvironment env;  // std::fma as in the default environment (no FTZ/DAZ)
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o], out.width == 32);
       return;
     }

@@ -23,6 +23,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "unit_gemm_fma.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
@@ -142,32 +143,9 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
   const std::size_t panels = (n + kPanel - 1) / kPanel;
 
   if (!kernel && r.fma_chains[r.pair_index(in, in_b, out)]) {  // binary64/32 FMA chains (detail::is_fma_chain)
-    // Each element's chain in index order (as detail::fma_chain), a row of A against a panel of
-    // columns at a time so that B is read row by row.
-    const std::size_t k = static_cast<std::size_t>(row.fma_size), o = r.out_index(out);
-    const std::size_t padding = K == 0 ? k : (k - K % k) % k;
-    auto chains = [&](auto zero) {
-      using T = decltype(zero);
-      using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-      auto value = [](std::uint64_t bits) { return std::bit_cast<T>(static_cast<U>(bits)); };
-      run_tasks(threads, m, panels, [&](std::size_t i, std::size_t p) {
-        const std::size_t j0 = p * kPanel, w = std::min(n, j0 + kPanel) - j0;
-        thread_local std::vector<T> acc;
-        acc.resize(w);
-        for (std::size_t j = 0; j < w; ++j) acc[j] = value(C[i * n + j0 + j]);
-        for (std::size_t t = 0; t < K; ++t) {
-          const T x = value(A[i * K + t]);
-          const std::uint64_t* brow = B.data() + t * n + j0;
-          for (std::size_t j = 0; j < w; ++j) acc[j] = std::fma(x, value(brow[j]), acc[j]);
-        }
-        for (std::size_t t = 0; t < padding; ++t)
-          for (std::size_t j = 0; j < w; ++j) acc[j] = std::fma(zero, zero, acc[j]);
-        for (std::size_t j = 0; j < w; ++j)
-          D[i * n + j0 + j] = std::isnan(acc[j]) ? r.nan_out[o] : static_cast<std::uint64_t>(std::bit_cast<U>(acc[j]));
-      });
-    };
-    if (out.width == 32) chains(0.0f);
-    else chains(0.0);
+    // Each element's chain in index order (as detail::fma_chain), in SIMD lanes (unit_gemm_fma.hpp).
+    detail::gemm_fma_chain(out.width == 32, static_cast<std::size_t>(row.fma_size), m, n, K, A.data(), B.data(),
+                           C.data(), D.data(), r.nan_out[r.out_index(out)], threads);
     return;
   }
   if (const Binary32TreeKernel* tree = r.trees[r.pair_index(in, in_b, out)].get(); !kernel && tree) {

@@ -109,6 +109,7 @@ std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rn
   const std::size_t batch = 1000;
   std::vector<std::uint64_t> a(batch * k), b(batch * k), c(batch), d(batch), d_planar(batch), pa(k), pb(k), ea(k), eb(k);
   std::vector<std::uint16_t> at, bt;
+  std::vector<std::uint32_t> at32, bt32;  // run_planar32 (formats of 17 to 32 bits: tf32)
   for (std::size_t done = 0; done < cases; done += batch) {
     const std::size_t n = std::min(batch, cases - done);
     const std::size_t len = r.below(4) == 0 ? r.below(k + 1) : k;
@@ -131,6 +132,18 @@ std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rn
         }
       kernel.run_planar(n, len, at.data(), ld, bt.data(), ld, c.data(), d_planar.data());
     }
+    const bool planar32 = !planar && cfg.a_format.width <= 32 && cfg.b_format.width <= 32;
+    if (planar32) {
+      const std::size_t ld = n + 3;
+      at32.assign(ld * k, 0);
+      bt32.assign(ld * k, 0);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t t = 0; t < len; ++t) {
+          at32[t * ld + i] = static_cast<std::uint32_t>(a[i * k + t]);
+          bt32[t * ld + i] = static_cast<std::uint32_t>(b[i * k + t]);
+        }
+      kernel.run_planar32(n, len, at32.data(), ld, bt32.data(), ld, c.data(), d_planar.data());
+    }
     for (std::size_t i = 0; i < n; ++i) {
       std::fill(pa.begin(), pa.end(), 0);
       std::fill(pb.begin(), pb.end(), 0);
@@ -142,7 +155,7 @@ std::size_t compare(const AdderConfig& cfg, std::size_t k, std::size_t cases, Rn
                     label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
                     hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c[i]).c_str(),
                     bits_to_hex(cfg.out_format, d[i]).c_str(), bits_to_hex(cfg.out_format, want).c_str());
-      if (planar && d_planar[i] != want && ++mismatches <= 3)
+      if ((planar || planar32) && d_planar[i] != want && ++mismatches <= 3)
         std::printf("[block-kernel] MISMATCH planar %s (%s), len %zu: a = %s, b = %s, c = %s: kernel %s, reference %s\n",
                     label.c_str(), cfg.describe().c_str(), len, hex_list(cfg.a_format, pa.data(), k).c_str(),
                     hex_list(cfg.b_format, pb.data(), k).c_str(), bits_to_hex(cfg.c_format, c[i]).c_str(),
@@ -298,6 +311,7 @@ TEST_CASE("block kernel: every compiled SIMD target gives the reference's bits",
     CHECK(compare(row(f16, f16, 23, 4, rne, -19), 4, cases, r, "v100 fp16->fp16 on " + name) == 0);
     CHECK(compare(row(e4, f32, 13, 7, rz, -133), 32, cases, r, "h100 e4m3->fp32 on " + name) == 0);
     CHECK(compare(row(formats::bf16(), f32, 24, 5, rz, -132), 8, cases, r, "a100 bf16->fp32 on " + name) == 0);
+    CHECK(compare(row(formats::tf32(), f32, 24, 4, rz, -132), 4, cases, r, "a100 tf32->fp32 on " + name) == 0);
   }
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
 }
@@ -320,4 +334,45 @@ TEST_CASE("block kernel: the planar path serves the rz rows of binary16-like for
   AdderConfig rd = row(f16, f32, 25, 6, Rounding::TowardZero, -133);
   rd.alignment_rounding = Rounding::Down;
   CHECK_FALSE(BlockKernel(rd, 16).planar_supported());
+}
+
+// Issue 25: tf32 (19-bit patterns in 32-bit words) on the planar lanes of 32-bit patterns:
+// the rz rows of formats laid out as binary32's top bits with at most 12 significand bits.
+TEST_CASE("block kernel: the 32-bit planar path serves tf32-like formats only", "[adder][kernel]") {
+  const Format &f16 = formats::fp16(), &f32 = formats::fp32(), &tf = formats::tf32();
+  const bool simd = (hwy::SupportedTargets() & HWY_TARGETS & ~static_cast<std::int64_t>(HWY_SCALAR)) != 0;
+  CHECK(BlockKernel(row(tf, f32, 24, 4, Rounding::TowardZero, -132), 4).planar32_supported() == simd);
+  CHECK(BlockKernel(row(tf, f32, 25, 6, Rounding::TowardZero, -133), 8).planar32_supported() == simd);
+  CHECK_FALSE(BlockKernel(row(f16, f32, 25, 6, Rounding::TowardZero, -133), 16).planar32_supported());  // 16 bits
+  CHECK_FALSE(BlockKernel(row(formats::bf16(), f32, 24, 5, Rounding::TowardZero, -132), 8).planar32_supported());
+  CHECK_FALSE(BlockKernel(row(tf, f32, 30, 3, Rounding::TowardZero, -132), 4).planar32_supported());  // int32 sum
+  AdderConfig rd = row(tf, f32, 24, 4, Rounding::TowardZero, -132);
+  rd.alignment_rounding = Rounding::Down;
+  CHECK_FALSE(BlockKernel(rd, 4).planar32_supported());
+}
+
+// Patterns with bits between the format's width and 32 are not tf32 patterns: the lanes flag
+// them and the exact path refuses them with run()'s message.
+TEST_CASE("block kernel: run_planar32 hands patterns beyond the width to the exact path", "[adder][kernel]") {
+  const AdderConfig cfg = row(formats::tf32(), formats::fp32(), 24, 4, Rounding::TowardZero, -132);
+  const BlockKernel kernel(cfg, 4);
+  const std::size_t n = 64;
+  std::vector<std::uint64_t> a(n * 4), b(n * 4), c(n, 0), d(n), d32(n);
+  std::vector<std::uint32_t> at(n * 4), bt(n * 4);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t t = 0; t < 4; ++t) {
+      a[i * 4 + t] = 0x1f800u + t + (i % 7 == 0 && t == 2 ? 0x80000u << (i % 13) : 0);  // 0.5 + ulps; bits 19..31 set on some
+      b[i * 4 + t] = 0x1fc00u;  // 1.0
+      at[t * n + i] = static_cast<std::uint32_t>(a[i * 4 + t]);
+      bt[t * n + i] = static_cast<std::uint32_t>(b[i * 4 + t]);
+    }
+  CHECK_THROWS_WITH(kernel.run(n, 4, a.data(), 4, b.data(), 4, c.data(), d.data()),
+                    "a[2] = 0x9f802 has bits above the 19-bit width of tf32");
+  CHECK_THROWS_WITH(kernel.run_planar32(n, 4, at.data(), n, bt.data(), n, c.data(), d32.data()),
+                    "a[2] = 0x9f802 has bits above the 19-bit width of tf32");
+  // Without them both give the same bits.
+  for (std::size_t i = 0; i < n; ++i) a[i * 4 + 2] = at[2 * n + i] = 0x1f802u;
+  kernel.run(n, 4, a.data(), 4, b.data(), 4, c.data(), d.data());
+  kernel.run_planar32(n, 4, at.data(), n, bt.data(), n, c.data(), d32.data());
+  CHECK(d32 == d);
 }

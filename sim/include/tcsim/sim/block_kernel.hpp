@@ -53,6 +53,13 @@ class BlockKernel {
   void run_planar(std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
                   std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
 
+  // The same on 32-bit patterns product-major (formats of 17 to 32 bits: tf32; issue 25). Where
+  // planar32_supported(), one element per SIMD lane (sim/src/block_planar32.hpp); otherwise
+  // regrouped element-major for run(). Bits equal run().
+  bool planar32_supported() const;
+  void run_planar32(std::size_t n, std::size_t len, const std::uint32_t* a, std::size_t lda, const std::uint32_t* b,
+                    std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
+
   // ---- Decoded panels (GEMM): operands decoded once, reused by many block FMAs.
   // An operand as the SIMD lanes use it: its exact value and the exponent the adder aligns
   // on (e_ref); zeros never set E, NaN/Inf make the lane take the exact path.
