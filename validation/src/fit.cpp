@@ -100,14 +100,18 @@ class DumpEvaluator {
                     std::size_t* first_case = nullptr, bool graded = false) {
     const std::size_t K = d_.k;
     std::size_t mism = 0;
-    if (!prio_.empty()) {
-      out_.resize(prio_.size());
-      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data(), instruction);
-      case_evaluations += prio_.size();
-      for (std::size_t i = 0; i < prio_.size(); ++i)
-        if (!same_result(d_.out, out_[i], pd_[i])) {
-          if (mism == 0 && first_case) *first_case = prio_[i];
-          mism += graded ? result_cost(d_.out, out_[i], pd_[i]) : 1;
+    // The deciding cases in growing chunks (32, 128, 512): most candidates are refuted by the
+    // first few, so a refuted candidate costs a few dozen cases rather than all 512.
+    for (std::size_t s = 0, chunk = 32; s < prio_.size(); s += chunk, chunk *= 4) {
+      const std::size_t m = std::min(chunk, prio_.size() - s);
+      out_.resize(m);
+      unit->dot_batch(d_.in, d_.out, m, K, pa_.data() + s * K, pb_.data() + s * K, pc_.data() + s, out_.data(),
+                      instruction);
+      case_evaluations += m;
+      for (std::size_t i = 0; i < m; ++i)
+        if (!same_result(d_.out, out_[i], pd_[s + i])) {
+          if (mism == 0 && first_case) *first_case = prio_[s + i];
+          mism += graded ? result_cost(d_.out, out_[i], pd_[s + i]) : 1;
           if (mism >= bound) return mism;
         }
     }
