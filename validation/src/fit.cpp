@@ -227,13 +227,22 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const Pairs& pairs, 
     return std::find(o.exclude_units.begin(), o.exclude_units.end(), u) != o.exclude_units.end();
   };
   auto serves = [](const std::vector<std::string>& v, const std::string& f) { return std::find(v.begin(), v.end(), f) != v.end(); };
-  for (int pass = 0; pass < 3 && seeds.empty(); ++pass)
+  // Pass 0: the rows serving the first pair; pass 1 (when pass 0 gives fewer than max_seeds
+  // distinct rows, e.g. CDNA3 xf32's fp32 -> fp32, served elsewhere only by FMA chains): every
+  // row with that output, read with the dumps' inputs; pass 2 (none yet): every row.
+  auto distinct = [&] {
+    std::vector<DatapathSpec> v;
+    for (const auto& s : seeds)
+      if (std::find(v.begin(), v.end(), s.second) == v.end()) v.push_back(s.second);
+    return v.size();
+  };
+  for (int pass = 0; pass < 3 && (seeds.empty() || (pass == 1 && distinct() < o.max_seeds)); ++pass)
     for (const auto& u : models::builtin_unit_specs()) {
       if (excluded(u.name)) continue;
       for (const auto& r : u.datapaths) {
         if (r.block_scale) continue;
         const bool in_ok = serves(r.input_formats, in.name), out_ok = serves(r.output_formats, out.name);
-        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok) || pass == 2) {
+        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok && !in_ok) || pass == 2) {
           DatapathSpec seed = r;
           // The other pairs' per-output entries from the same unit's default rows, when it has them.
           for (std::size_t j = 1; j < pairs.size(); ++j) {
@@ -352,6 +361,46 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
   return best;
 }
 
+// Restart rows for a search that found nothing exact: the closest row `r` with the AMD keys
+// searched, as it is, and moved into each datapath family of the AMD rows (docs/units/amd.md):
+// c added after the products' sum (CDNA3: the after_add defaults, products overflowing to Inf),
+// a pairwise tree of correctly rounded binary32 additions (CDNA2: per-step, products rounded
+// RNE, F 50 with a sticky bit). The descent from each then infers the family's own parameters
+// (widths, roundings, k, input truncation, flushing, ...).
+std::vector<std::pair<std::string, DatapathSpec>> restarts(const DatapathSpec& r) {
+  std::vector<std::pair<std::string, DatapathSpec>> v;
+  v.push_back({"with the AMD keys", r});
+  {
+    DatapathSpec a = r;
+    a.c_placement = CPlacement::After;
+    a.after_add = {};
+    a.late_products_rounding.reset();
+    a.c_entry = models::CEntry::Accumulator;
+    a.final_add_rounding.clear();
+    a.normalization = Normalization::Deferred;
+    a.product_rounding.reset();
+    a.product_overflow_inf = true;
+    a.min_exponent.clear();  // c after sets the floor itself (E >= e_c): no clamp, no sticky bit
+    a.sticky_bit = false;
+    if (a.fraction_bits == DatapathSpec::kExactFractionBits) a.fraction_bits = 24;
+    v.push_back({"restarted with c after the products", a});
+  }
+  {
+    DatapathSpec t = r;
+    t.c_placement = CPlacement::Aligned;
+    t.late_products_rounding.reset();
+    t.normalization = Normalization::PerStep;
+    t.order = AccumulationOrder::Pairwise;
+    t.sticky_bit = true;
+    t.fraction_bits = 50;
+    t.product_rounding = Rounding::NearestEven;
+    t.product_overflow_inf = false;  // per-step products overflow through their rounding
+    t.product_groups = 1;
+    v.push_back({"restarted as a binary32 tree", t});
+  }
+  return v;
+}
+
 }  // namespace
 
 models::UnitSpec fitted_unit(const DatapathSpec& row, const std::string& name) { return one_row_unit(row, name); }
@@ -435,39 +484,58 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1, nullptr, true), i});
   std::stable_sort(order.begin(), order.end());
   std::vector<DatapathSpec> done;
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
-  for (const auto& [count, i] : order) {
-    if (count == kInvalid || done.size() >= options.max_seeds) continue;
-    if (!done.empty() && Clock::now() > deadline) break;  // the time limit covers every seed's descent
-    DatapathSpec row = seeds[i].second;
-    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
-    done.push_back(row);
-    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, deadline);
-    ScoredRow s{row, 0, {}, seeds[i].first};
+  const auto limit = std::chrono::duration<double>(options.time_limit_seconds);
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(limit);
+  // The seeds' descents leave a share of the time to the restarts below (they find what the
+  // seeds' structures cannot reach: the AMD families).
+  const auto seeds_deadline =
+      t0 + std::chrono::duration_cast<Clock::duration>(limit * (1 - std::clamp(options.restart_share, 0.0, 1.0)));
+  auto scored = [&](const DatapathSpec& row, const std::string& from) {
+    ScoredRow s{row, 0, {}, from};
     for (std::size_t j = 0; j < dumps.size(); ++j) {
       std::vector<std::size_t> first;
       s.mismatches += count_mismatches(row, dumps[j], &first, options.max_report);
       for (auto f : first)
         if (s.first_mismatches.size() < options.max_report) s.first_mismatches.push_back({j, f});
     }
-    res.closest.push_back(std::move(s));
+    return s;
+  };
+  for (const auto& [count, i] : order) {
+    if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    if (!done.empty() && Clock::now() > seeds_deadline) break;  // the time limit covers every seed's descent
+    DatapathSpec row = seeds[i].second;
+    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+    done.push_back(row);
+    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
+    res.closest.push_back(scored(row, seeds[i].first));
     if (res.closest.back().mismatches == 0) break;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
   std::stable_sort(res.closest.begin(), res.closest.end(), fewest);
-  // Nothing fits without the AMD keys: the closest row descends again with them, while time is left.
-  if (res.closest.front().mismatches > 0 && !uses_amd_keys(res.closest.front().row) && Clock::now() < deadline) {
-    DatapathSpec row = res.closest.front().row;
-    descend(row, ps, ev, deadline);
-    ScoredRow s{row, 0, {}, res.closest.front().seed + ", with the AMD keys"};
-    for (std::size_t j = 0; j < dumps.size(); ++j) {
-      std::vector<std::size_t> first;
-      s.mismatches += count_mismatches(row, dumps[j], &first, options.max_report);
-      for (auto f : first)
-        if (s.first_mismatches.size() < options.max_report) s.first_mismatches.push_back({j, f});
+  // Nothing fits: restarts from the closest row in the whole space (the AMD keys included),
+  // as it is and moved into each datapath family the built-in AMD rows use (restarts()), those
+  // whose graded cost is at most twice the closest row's (a family far from the data is not
+  // descended: NVIDIA-like rows keep their time), each with an equal share of the time left.
+  if (res.closest.front().mismatches > 0 && Clock::now() < deadline) {
+    const ScoredRow from = res.closest.front();
+    const std::size_t from_cost = ev.count(from.row, kInvalid - 1, nullptr, true);
+    std::vector<std::pair<std::string, DatapathSpec>> starts;
+    for (auto& [name, row] : restarts(from.row)) {
+      if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+      if (row == from.row ? uses_amd_keys(row) : ev.count(row, 2 * from_cost + 1, nullptr, true) > 2 * from_cost) continue;
+      starts.push_back({name, row});
     }
-    if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+    for (std::size_t r = 0; r < starts.size() && Clock::now() < deadline; ++r) {
+      DatapathSpec row = starts[r].second;
+      done.push_back(row);
+      const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
+      descend(row, ps, ev, Clock::now() + share);
+      ScoredRow s = scored(row, from.seed + ", " + starts[r].first);
+      const bool exact = s.mismatches == 0;
+      if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+      if (exact) break;
+    }
   }
   res.best = res.closest.front();
   res.exact = res.best.mismatches == 0;

@@ -61,9 +61,18 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
                  {"sequential", [](DatapathSpec& r) { r.order = AccumulationOrder::Sequential; }},
                  {"pairwise", [](DatapathSpec& r) { r.order = AccumulationOrder::Pairwise; }}}});
   ps.push_back({"c_placement", [](const DatapathSpec& r) { return models::schema_string(r.c_placement); },
-                {{"aligned", [](DatapathSpec& r) { r.c_placement = CPlacement::Aligned; r.late_products_rounding.reset(); }},
-                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; }},
-                 {"after", [](DatapathSpec& r) { r.c_placement = CPlacement::After; r.late_products_rounding.reset(); }}}});
+                {{"aligned", [](DatapathSpec& r) { r.c_placement = CPlacement::Aligned; r.late_products_rounding.reset(); r.product_groups = 1; }},
+                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; r.product_groups = 1; }},
+                 // c after excludes a clamp, a sticky bit and per-step sums (AdderConfig::validate):
+                 // the move drops them, else it is refused from every NVIDIA-like row (they clamp).
+                 {"after", [](DatapathSpec& r) {
+                    r.c_placement = CPlacement::After;
+                    r.late_products_rounding.reset();
+                    r.min_exponent.clear();
+                    r.sticky_bit = false;
+                    r.normalization = Normalization::Deferred;
+                    r.product_rounding.reset();
+                  }}}});
   // The AMD keys (docs/units/amd.md, models/src/unit_table_amd.cpp). The after_add fields
   // act only with c_placement "after" (elsewhere their setters leave the row unchanged).
   auto after_only = [](std::function<void(DatapathSpec&)> f) {
