@@ -11,6 +11,9 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
+#include <cstdlib>
+#include "tcsim/models/unit_json.hpp"
 
 namespace tcsim::validation {
 namespace {
@@ -513,25 +516,36 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
   std::stable_sort(res.closest.begin(), res.closest.end(), fewest);
-  // Nothing fits: restarts from the closest row in the whole space (the AMD keys included),
-  // as it is and moved into each datapath family the built-in AMD rows use (restarts()), those
-  // whose graded cost is at most twice the closest row's (a family far from the data is not
-  // descended: NVIDIA-like rows keep their time), each with an equal share of the time left.
+  // Nothing fits: restarts in the whole space (the AMD keys included): the closest row as it
+  // is, then each datapath family of the built-in AMD rows (restarts()) applied to the seed
+  // result where it costs least, cheapest first; each with an equal share of the time left.
   if (res.closest.front().mismatches > 0 && Clock::now() < deadline) {
     const ScoredRow from = res.closest.front();
     const std::size_t from_cost = ev.count(from.row, kInvalid - 1, nullptr, true);
-    std::vector<std::pair<std::string, DatapathSpec>> starts;
-    for (auto& [name, row] : restarts(from.row)) {
-      if (std::find(done.begin(), done.end(), row) != done.end()) continue;
-      if (row == from.row ? uses_amd_keys(row) : ev.count(row, 2 * from_cost + 1, nullptr, true) > 2 * from_cost) continue;
-      starts.push_back({name, row});
+    // Each restart from the seed result (closest) where it costs least.
+    std::vector<std::tuple<std::size_t, std::string, DatapathSpec>> starts;  // (cost, name, row)
+    const std::size_t families = restarts(from.row).size();
+    for (std::size_t f = 0; f < families; ++f) {
+      std::size_t best_cost = kInvalid;
+      std::pair<std::string, DatapathSpec> best;
+      for (const auto& c : res.closest) {
+        auto [name, row] = restarts(c.row)[f];
+        if (f == 0 && (c.row != from.row || uses_amd_keys(row))) continue;  // the closest as it is, unless searched so
+        if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+        const std::size_t cost = ev.count(row, best_cost == kInvalid ? kInvalid - 1 : best_cost, nullptr, true);
+        if (std::getenv("TCSIM_FIT_DEBUG")) std::fprintf(stderr, "restart %s from %s: cost %zu (closest %zu)\n", name.c_str(), c.seed.c_str(), cost, from_cost);
+        if (cost < best_cost) { best_cost = cost; best = {c.seed + ", " + name, row}; }
+      }
+      if (best_cost != kInvalid) starts.push_back({f == 0 ? 0 : best_cost, best.first, best.second});
     }
+    std::stable_sort(starts.begin(), starts.end(), [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
     for (std::size_t r = 0; r < starts.size() && Clock::now() < deadline; ++r) {
-      DatapathSpec row = starts[r].second;
+      DatapathSpec row = std::get<2>(starts[r]);
       done.push_back(row);
       const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
       descend(row, ps, ev, Clock::now() + share);
-      ScoredRow s = scored(row, from.seed + ", " + starts[r].first);
+      ScoredRow s = scored(row, std::get<1>(starts[r]));
+      if (std::getenv("TCSIM_FIT_DEBUG")) std::fprintf(stderr, "restart %s: %zu mismatches %s\n", s.seed.c_str(), s.mismatches, models::to_json(row, "r").dump().c_str());
       const bool exact = s.mismatches == 0;
       if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
       if (exact) break;
