@@ -12,8 +12,6 @@
 #include <memory>
 #include <stdexcept>
 #include <tuple>
-#include <cstdlib>
-#include "tcsim/models/unit_json.hpp"
 
 namespace tcsim::validation {
 namespace {
@@ -533,7 +531,6 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
         if (f == 0 && (c.row != from.row || uses_amd_keys(row))) continue;  // the closest as it is, unless searched so
         if (std::find(done.begin(), done.end(), row) != done.end()) continue;
         const std::size_t cost = ev.count(row, best_cost == kInvalid ? kInvalid - 1 : best_cost, nullptr, true);
-        if (std::getenv("TCSIM_FIT_DEBUG")) std::fprintf(stderr, "restart %s from %s: cost %zu (closest %zu)\n", name.c_str(), c.seed.c_str(), cost, from_cost);
         if (cost < best_cost) { best_cost = cost; best = {c.seed + ", " + name, row}; }
       }
       if (best_cost != kInvalid) starts.push_back({f == 0 ? 0 : best_cost, best.first, best.second});
@@ -545,7 +542,6 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
       descend(row, ps, ev, Clock::now() + share);
       ScoredRow s = scored(row, std::get<1>(starts[r]));
-      if (std::getenv("TCSIM_FIT_DEBUG")) std::fprintf(stderr, "restart %s: %zu mismatches %s\n", s.seed.c_str(), s.mismatches, models::to_json(row, "r").dump().c_str());
       const bool exact = s.mismatches == 0;
       if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
       if (exact) break;
