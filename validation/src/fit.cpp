@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 namespace tcsim::validation {
 namespace {
@@ -100,14 +101,18 @@ class DumpEvaluator {
                     std::size_t* first_case = nullptr, bool graded = false) {
     const std::size_t K = d_.k;
     std::size_t mism = 0;
-    if (!prio_.empty()) {
-      out_.resize(prio_.size());
-      unit->dot_batch(d_.in, d_.out, prio_.size(), K, pa_.data(), pb_.data(), pc_.data(), out_.data(), instruction);
-      case_evaluations += prio_.size();
-      for (std::size_t i = 0; i < prio_.size(); ++i)
-        if (!same_result(d_.out, out_[i], pd_[i])) {
-          if (mism == 0 && first_case) *first_case = prio_[i];
-          mism += graded ? result_cost(d_.out, out_[i], pd_[i]) : 1;
+    // The deciding cases in growing chunks (32, 128, 512): most candidates are refuted by the
+    // first few, so a refuted candidate costs a few dozen cases rather than all 512.
+    for (std::size_t s = 0, chunk = 32; s < prio_.size(); s += chunk, chunk *= 4) {
+      const std::size_t m = std::min(chunk, prio_.size() - s);
+      out_.resize(m);
+      unit->dot_batch(d_.in, d_.out, m, K, pa_.data() + s * K, pb_.data() + s * K, pc_.data() + s, out_.data(),
+                      instruction);
+      case_evaluations += m;
+      for (std::size_t i = 0; i < m; ++i)
+        if (!same_result(d_.out, out_[i], pd_[s + i])) {
+          if (mism == 0 && first_case) *first_case = prio_[s + i];
+          mism += graded ? result_cost(d_.out, out_[i], pd_[s + i]) : 1;
           if (mism >= bound) return mism;
         }
     }
@@ -223,13 +228,22 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const Pairs& pairs, 
     return std::find(o.exclude_units.begin(), o.exclude_units.end(), u) != o.exclude_units.end();
   };
   auto serves = [](const std::vector<std::string>& v, const std::string& f) { return std::find(v.begin(), v.end(), f) != v.end(); };
-  for (int pass = 0; pass < 3 && seeds.empty(); ++pass)
+  // Pass 0: the rows serving the first pair; pass 1 (when pass 0 gives fewer than max_seeds
+  // distinct rows, e.g. CDNA3 xf32's fp32 -> fp32, served elsewhere only by FMA chains): every
+  // row with that output, read with the dumps' inputs; pass 2 (none yet): every row.
+  auto distinct = [&] {
+    std::vector<DatapathSpec> v;
+    for (const auto& s : seeds)
+      if (std::find(v.begin(), v.end(), s.second) == v.end()) v.push_back(s.second);
+    return v.size();
+  };
+  for (int pass = 0; pass < 3 && (seeds.empty() || (pass == 1 && distinct() < o.max_seeds)); ++pass)
     for (const auto& u : models::builtin_unit_specs()) {
       if (excluded(u.name)) continue;
       for (const auto& r : u.datapaths) {
         if (r.block_scale) continue;
         const bool in_ok = serves(r.input_formats, in.name), out_ok = serves(r.output_formats, out.name);
-        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok) || pass == 2) {
+        if ((pass == 0 && in_ok && out_ok) || (pass == 1 && out_ok && !in_ok) || pass == 2) {
           DatapathSpec seed = r;
           // The other pairs' per-output entries from the same unit's default rows, when it has them.
           for (std::size_t j = 1; j < pairs.size(); ++j) {
@@ -348,6 +362,46 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
   return best;
 }
 
+// Restart rows for a search that found nothing exact: the closest row `r` with the AMD keys
+// searched, as it is, and moved into each datapath family of the AMD rows (docs/units/amd.md):
+// c added after the products' sum (CDNA3: the after_add defaults, products overflowing to Inf),
+// a pairwise tree of correctly rounded binary32 additions (CDNA2: per-step, products rounded
+// RNE, F 50 with a sticky bit). The descent from each then infers the family's own parameters
+// (widths, roundings, k, input truncation, flushing, ...).
+std::vector<std::pair<std::string, DatapathSpec>> restarts(const DatapathSpec& r) {
+  std::vector<std::pair<std::string, DatapathSpec>> v;
+  v.push_back({"with the AMD keys", r});
+  {
+    DatapathSpec a = r;
+    a.c_placement = CPlacement::After;
+    a.after_add = {};
+    a.late_products_rounding.reset();
+    a.c_entry = models::CEntry::Accumulator;
+    a.final_add_rounding.clear();
+    a.normalization = Normalization::Deferred;
+    a.product_rounding.reset();
+    a.product_overflow_inf = true;
+    a.min_exponent.clear();  // c after sets the floor itself (E >= e_c): no clamp, no sticky bit
+    a.sticky_bit = false;
+    if (a.fraction_bits == DatapathSpec::kExactFractionBits) a.fraction_bits = 24;
+    v.push_back({"restarted with c after the products", a});
+  }
+  {
+    DatapathSpec t = r;
+    t.c_placement = CPlacement::Aligned;
+    t.late_products_rounding.reset();
+    t.normalization = Normalization::PerStep;
+    t.order = AccumulationOrder::Pairwise;
+    t.sticky_bit = true;
+    t.fraction_bits = 50;
+    t.product_rounding = Rounding::NearestEven;
+    t.product_overflow_inf = false;  // per-step products overflow through their rounding
+    t.product_groups = 1;
+    v.push_back({"restarted as a binary32 tree", t});
+  }
+  return v;
+}
+
 }  // namespace
 
 models::UnitSpec fitted_unit(const DatapathSpec& row, const std::string& name) { return one_row_unit(row, name); }
@@ -431,39 +485,67 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1, nullptr, true), i});
   std::stable_sort(order.begin(), order.end());
   std::vector<DatapathSpec> done;
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_seconds));
-  for (const auto& [count, i] : order) {
-    if (count == kInvalid || done.size() >= options.max_seeds) continue;
-    if (!done.empty() && Clock::now() > deadline) break;  // the time limit covers every seed's descent
-    DatapathSpec row = seeds[i].second;
-    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
-    done.push_back(row);
-    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, deadline);
-    ScoredRow s{row, 0, {}, seeds[i].first};
+  const auto limit = std::chrono::duration<double>(options.time_limit_seconds);
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(limit);
+  // The seeds' descents leave a share of the time to the restarts below (they find what the
+  // seeds' structures cannot reach: the AMD families).
+  const auto seeds_deadline =
+      t0 + std::chrono::duration_cast<Clock::duration>(limit * (1 - std::clamp(options.restart_share, 0.0, 1.0)));
+  auto scored = [&](const DatapathSpec& row, const std::string& from) {
+    ScoredRow s{row, 0, {}, from};
     for (std::size_t j = 0; j < dumps.size(); ++j) {
       std::vector<std::size_t> first;
       s.mismatches += count_mismatches(row, dumps[j], &first, options.max_report);
       for (auto f : first)
         if (s.first_mismatches.size() < options.max_report) s.first_mismatches.push_back({j, f});
     }
-    res.closest.push_back(std::move(s));
+    return s;
+  };
+  for (const auto& [count, i] : order) {
+    if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    if (!done.empty() && Clock::now() > seeds_deadline) break;  // the time limit covers every seed's descent
+    DatapathSpec row = seeds[i].second;
+    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+    done.push_back(row);
+    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
+    res.closest.push_back(scored(row, seeds[i].first));
     if (res.closest.back().mismatches == 0) break;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
   std::stable_sort(res.closest.begin(), res.closest.end(), fewest);
-  // Nothing fits without the AMD keys: the closest row descends again with them, while time is left.
-  if (res.closest.front().mismatches > 0 && !uses_amd_keys(res.closest.front().row) && Clock::now() < deadline) {
-    DatapathSpec row = res.closest.front().row;
-    descend(row, ps, ev, deadline);
-    ScoredRow s{row, 0, {}, res.closest.front().seed + ", with the AMD keys"};
-    for (std::size_t j = 0; j < dumps.size(); ++j) {
-      std::vector<std::size_t> first;
-      s.mismatches += count_mismatches(row, dumps[j], &first, options.max_report);
-      for (auto f : first)
-        if (s.first_mismatches.size() < options.max_report) s.first_mismatches.push_back({j, f});
+  // Nothing fits: restarts in the whole space (the AMD keys included): the closest row as it
+  // is, then each datapath family of the built-in AMD rows (restarts()) applied to the seed
+  // result where it costs least, cheapest first; each with an equal share of the time left.
+  if (res.closest.front().mismatches > 0 && Clock::now() < deadline) {
+    const ScoredRow from = res.closest.front();
+    const std::size_t from_cost = ev.count(from.row, kInvalid - 1, nullptr, true);
+    // Each restart from the seed result (closest) where it costs least.
+    std::vector<std::tuple<std::size_t, std::string, DatapathSpec>> starts;  // (cost, name, row)
+    const std::size_t families = restarts(from.row).size();
+    for (std::size_t f = 0; f < families; ++f) {
+      std::size_t best_cost = kInvalid;
+      std::pair<std::string, DatapathSpec> best;
+      for (const auto& c : res.closest) {
+        auto [name, row] = restarts(c.row)[f];
+        if (f == 0 && (c.row != from.row || uses_amd_keys(row))) continue;  // the closest as it is, unless searched so
+        if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+        const std::size_t cost = ev.count(row, best_cost == kInvalid ? kInvalid - 1 : best_cost, nullptr, true);
+        if (cost < best_cost) { best_cost = cost; best = {c.seed + ", " + name, row}; }
+      }
+      if (best_cost != kInvalid) starts.push_back({f == 0 ? 0 : best_cost, best.first, best.second});
     }
-    if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+    std::stable_sort(starts.begin(), starts.end(), [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
+    for (std::size_t r = 0; r < starts.size() && Clock::now() < deadline; ++r) {
+      DatapathSpec row = std::get<2>(starts[r]);
+      done.push_back(row);
+      const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
+      descend(row, ps, ev, Clock::now() + share);
+      ScoredRow s = scored(row, std::get<1>(starts[r]));
+      const bool exact = s.mismatches == 0;
+      if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+      if (exact) break;
+    }
   }
   res.best = res.closest.front();
   res.exact = res.best.mismatches == 0;

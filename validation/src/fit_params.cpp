@@ -61,9 +61,18 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
                  {"sequential", [](DatapathSpec& r) { r.order = AccumulationOrder::Sequential; }},
                  {"pairwise", [](DatapathSpec& r) { r.order = AccumulationOrder::Pairwise; }}}});
   ps.push_back({"c_placement", [](const DatapathSpec& r) { return models::schema_string(r.c_placement); },
-                {{"aligned", [](DatapathSpec& r) { r.c_placement = CPlacement::Aligned; r.late_products_rounding.reset(); }},
-                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; }},
-                 {"after", [](DatapathSpec& r) { r.c_placement = CPlacement::After; r.late_products_rounding.reset(); }}}});
+                {{"aligned", [](DatapathSpec& r) { r.c_placement = CPlacement::Aligned; r.late_products_rounding.reset(); r.product_groups = 1; }},
+                 {"late", [](DatapathSpec& r) { r.c_placement = CPlacement::Late; r.product_groups = 1; }},
+                 // c after excludes a clamp, a sticky bit and per-step sums (AdderConfig::validate):
+                 // the move drops them, else it is refused from every NVIDIA-like row (they clamp).
+                 {"after", [](DatapathSpec& r) {
+                    r.c_placement = CPlacement::After;
+                    r.late_products_rounding.reset();
+                    r.min_exponent.clear();
+                    r.sticky_bit = false;
+                    r.normalization = Normalization::Deferred;
+                    r.product_rounding.reset();
+                  }}}});
   // The AMD keys (docs/units/amd.md, models/src/unit_table_amd.cpp). The after_add fields
   // act only with c_placement "after" (elsewhere their setters leave the row unchanged).
   auto after_only = [](std::function<void(DatapathSpec&)> f) {
@@ -195,7 +204,8 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
 // of their values): the alignment (F, its rounding, the sticky bit), each output's rounding
 // (final rounding, result fraction bits), the entry of c (placement, late rounding, final
 // add and its rounding), the block structure (k, k split, carry bits, normalization,
-// order), the range (clamps, subnormals) and the edge rules (overflow, zero sign). A single
+// order), the range (clamps, subnormals, flushed inputs' sign with the zero sign: a flushed
+// input decides the sign of a zero result) and the edge rules (overflow, zero sign). A single
 // change cannot leave a row where two coupled parameters are both wrong; a group can.
 std::vector<std::vector<std::size_t>> parameter_groups(const std::vector<Param>& ps) {
   static const std::vector<std::vector<std::string>> kGroups = {
@@ -204,7 +214,7 @@ std::vector<std::vector<std::size_t>> parameter_groups(const std::vector<Param>&
       {"c_placement", "late_products_rounding", "c_entry", "final_add_rounding"},
       {"fma_size", "k_split", "carry_bits", "normalization", "order"},
       {"normalization", "order", "product_rounding", "sticky_bit"},
-      {"min_exponent", "subnormal_outputs", "subnormal_inputs", "flushed_input_sign"},
+      {"min_exponent", "subnormal_outputs", "subnormal_inputs", "flushed_input_sign", "zero_sign"},
       {"overflow", "zero_sign", "product_overflow"},
       {"c_placement", "after_add.sum_fraction_bits", "after_add.rounding", "after_add.renormalize_fraction_bits"},
       {"c_placement", "after_add.c_fraction_bits", "after_add.drop_c_below", "product_groups"}};

@@ -89,11 +89,14 @@ def _fit_bits(x, fmt, name, ndim):
     return bits.astype(np.uint64)
 
 
-def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None):
+def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruction_k=None):
     """The unit row that reproduces a dump d = c + sum a_i b_i (``tcsim fit --json``, docs/fit.md).
 
     ``a``, ``b``: (n, K) arrays, ``c``, ``d``: (n,) arrays (None for c: c = 0), as values (float,
     exact values of the formats) or unsigned bit patterns of ``in_format`` / ``out_format``.
+    ``k`` fixes the block FMA size (``--k``); ``instruction_k`` (``--instruction-k``): the dump's
+    K is chained by instructions of that many products, and the row names the shape
+    ``fit.m16n16k<instruction_k>`` (evaluate it with ``instruction=`` that name).
     Returns ``(row, report)``: the row as a dict in the schema ``Unit.from_json`` reads, and the
     report (``exact``, ``parameters`` with the values that fit and the deciding cases in hex,
     ``closest`` rows when nothing fits, ``seconds``)."""
@@ -109,7 +112,7 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None):
     for name, v in (("c", C), ("d", D)):
         if v.shape[0] != A.shape[0]:
             raise ValueError(f"{name} must hold one value per case ({A.shape[0]}), got {v.shape[0]}")
-    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base)
+    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k)
     return report["row"], report
 
 

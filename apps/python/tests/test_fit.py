@@ -69,3 +69,39 @@ def test_fit_bad_inputs():
         tcsim.fit(a, b, np.array(["x"] * 10), d.values, in_format="fp16", out_format="fp32")
     with pytest.raises(ValueError, match=r"^base: unknown unit 'p100'"):
         tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", base="p100")
+
+
+def test_fit_instruction_k_chains_the_dump_by_instructions():
+    # A row of fma_size 8 run as instructions of K_i = 4 (as CDNA3's 16x16x4 f16 on its blocks
+    # of 8): a dump of K = 16 is 4 chained instructions. tcsim.fit(instruction_k=4) must name the
+    # shape and reproduce the hidden row through it on further cases (the CLI's --instruction-k).
+    hidden = {"input_formats": ["fp16"], "output_formats": ["fp32"], "fma_size": 8, "fraction_bits": 24,
+              "carry_bits": 3, "alignment_rounding": "rz", "sticky_bit": False, "normalization": "deferred",
+              "order": "largest-first", "c_placement": "aligned", "final_rounding": {"fp32": "rz"},
+              "subnormal_inputs": True, "subnormal_outputs": True, "shapes": ["fit.m16n16k4"]}
+    unit = tcsim.Unit.from_json({"name": "hidden", "architecture": "user", "datapaths": [hidden]})
+
+    def hidden_dump(n, seed):
+        a, b, c, _ = dump("a100", n, 16, seed)
+        d = tcsim.dot(unit, a, b, c, in_format="fp16", out_format="fp32", instruction="fit.m16n16k4")
+        return a, b, c, d
+
+    a, b, c, d = hidden_dump(2000, SEED + 5)
+    row, report = tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", instruction_k=4)
+    assert report["exact"] is True
+    assert row["shapes"] == ["fit.m16n16k4"]
+    fitted = tcsim.Unit.from_json({"name": "fitted", "architecture": "user", "datapaths": [row]})
+    a2, b2, c2, d2 = hidden_dump(20000, SEED + 6)
+    got = tcsim.dot(fitted, a2, b2, c2, in_format="fp16", out_format="fp32", instruction="fit.m16n16k4")
+    assert np.array_equal(got.bits, d2.bits)
+
+
+def test_fit_instruction_k_refusals_match_the_cli():
+    # The CLI refuses --instruction-k outside 1..256 and non-integers (B268, B269, B315);
+    # Python refuses the same with the parameter's Python name (P77-P79).
+    a, b, c, d = dump("a100", 10, 8, SEED + 7)
+    for bad in (0, 257):
+        with pytest.raises(ValueError, match=rf"^argument 'instruction_k' of tcsim\.fit expects an integer in 1\.\.256, got {bad}$"):
+            tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", instruction_k=bad)
+    with pytest.raises(TypeError, match=r"^argument 'instruction_k' of tcsim\.fit expects an integer in 1\.\.256, got 'x'$"):
+        tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", instruction_k="x")

@@ -23,6 +23,9 @@ struct FitOptions {
   std::size_t max_report = 5;                 // first mismatching cases kept per closest row
   std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
   double time_limit_seconds = 90;             // the descent stops here (the first seed's row is still reported)
+  // Share of time_limit_seconds kept for the restarts when the seeds' descents find nothing
+  // exact (fit.cpp restarts(): the closest row with the AMD keys and in the AMD families).
+  double restart_share = 0.4;
   // > 0 (--instruction-k): the dumps are of one instruction of this K (K_i), chained over the
   // dump's K as the unit chains instructions (blocks of min(K_i, fma_size) products, padded),
   // while fma_size is still searched. The fitted row then names the shape "fit.m16n16k<K_i>"
