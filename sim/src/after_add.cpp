@@ -283,6 +283,23 @@ void AfterAddKernel::decode_plane(const Format& f, std::uint64_t bits, double& v
   }
 }
 
+void AfterAddKernel::decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride,
+                                   double* value, double* inv) const {
+  if (f.width > 16 || count < (std::size_t{4} << f.width)) {
+    for (std::size_t i = 0; i < count; ++i) decode_plane(f, bits[i * stride], value[i], inv[i]);
+    return;
+  }
+  const std::size_t size = std::size_t{1} << f.width;
+  thread_local std::vector<double> tv, ti;
+  tv.resize(size), ti.resize(size);
+  for (std::size_t p = 0; p < size; ++p) decode_plane(f, p, tv[p], ti[p]);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t x = bits[i * stride];
+    if (x < size) value[i] = tv[x], inv[i] = ti[x];
+    else decode_plane(f, x, value[i], inv[i]);  // not a pattern of f: decode's error
+  }
+}
+
 void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
                          const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
   if (!lanes_ || n == 0) return run_scalar(n, len, a, lda, b, ldb, c, d);
@@ -293,13 +310,11 @@ void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a,
   thread_local std::vector<std::uint8_t> fix;
   av.assign(len * np, 0.0), ai.assign(len * np, HUGE_VAL), bv.assign(len * np, 0.0), bi.assign(len * np, HUGE_VAL);
   cf.assign(np, 0.0f), out.resize(np), fix.resize(np);
-  for (std::size_t e = 0; e < n; ++e) {
-    for (std::size_t t = 0; t < len; ++t) {
-      decode_plane(cfg_.a_format, a[e * lda + t], av[t * np + e], ai[t * np + e]);
-      decode_plane(cfg_.b_format, b[e * ldb + t], bv[t * np + e], bi[t * np + e]);
-    }
-    cf[e] = std::bit_cast<float>(static_cast<std::uint32_t>(c[e]));
+  for (std::size_t t = 0; t < len; ++t) {
+    decode_planes(cfg_.a_format, n, a + t, lda, av.data() + t * np, ai.data() + t * np);
+    decode_planes(cfg_.b_format, n, b + t, ldb, bv.data() + t * np, bi.data() + t * np);
   }
+  for (std::size_t e = 0; e < n; ++e) cf[e] = std::bit_cast<float>(static_cast<std::uint32_t>(c[e]));
   amd_lanes::Block blk;
   blk.w = np, blk.len = len, blk.a_val = av.data(), blk.a_inv = ai.data(), blk.a_per_lane = true;
   blk.b_val = bv.data(), blk.b_inv = bi.data(), blk.ldb = np;
@@ -317,10 +332,13 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   g.a_val.resize(m * K), g.a_inv.resize(m * K);
   g.b_val.assign(K * g.ldb, 0.0), g.b_inv.assign(K * g.ldb, HUGE_VAL);
-  for (std::size_t i = 0; i < m * K; ++i) decode_plane(cfg_.a_format, A[i], g.a_val[i], g.a_inv[i]);
-  for (std::size_t t = 0; t < K; ++t)
-    for (std::size_t j = 0; j < n; ++j)
-      decode_plane(cfg_.b_format, B[t * n + j], g.b_val[t * g.ldb + j], g.b_inv[t * g.ldb + j]);
+  decode_planes(cfg_.a_format, m * K, A, 1, g.a_val.data(), g.a_inv.data());
+  std::vector<double> bv(K * n), bi(K * n);  // one table for all of B, then rows padded
+  decode_planes(cfg_.b_format, K * n, B, 1, bv.data(), bi.data());
+  for (std::size_t t = 0; t < K; ++t) {
+    std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
+    std::copy_n(bi.data() + t * n, n, g.b_inv.data() + t * g.ldb);
+  }
   return g;
 }
 

@@ -195,6 +195,22 @@ double ExactBlockKernel::plane_value(const Format& f, std::uint64_t bits) const 
   }
 }
 
+void ExactBlockKernel::decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride,
+                                     double* value) const {
+  if (f.width > 16 || count < (std::size_t{4} << f.width)) {
+    for (std::size_t i = 0; i < count; ++i) value[i] = plane_value(f, bits[i * stride]);
+    return;
+  }
+  const std::size_t size = std::size_t{1} << f.width;
+  thread_local std::vector<double> tv;
+  tv.resize(size);
+  for (std::size_t p = 0; p < size; ++p) tv[p] = plane_value(f, p);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t x = bits[i * stride];
+    value[i] = x < size ? tv[x] : plane_value(f, x);  // not a pattern of f: decode's error
+  }
+}
+
 void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
                            const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
   if (n == 0) return;
@@ -205,13 +221,11 @@ void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* 
   thread_local std::vector<std::uint8_t> fix;
   av.assign(len * np, 0.0), bv.assign(len * np, 0.0);
   cf.assign(np, 0.0f), out.resize(np), fix.resize(np);
-  for (std::size_t e = 0; e < n; ++e) {
-    for (std::size_t t = 0; t < len; ++t) {
-      av[t * np + e] = plane_value(config().a_format, a[e * lda + t]);
-      bv[t * np + e] = plane_value(config().b_format, b[e * ldb + t]);
-    }
-    cf[e] = std::bit_cast<float>(static_cast<std::uint32_t>(c[e]));
+  for (std::size_t t = 0; t < len; ++t) {
+    decode_planes(config().a_format, n, a + t, lda, av.data() + t * np);
+    decode_planes(config().b_format, n, b + t, ldb, bv.data() + t * np);
   }
+  for (std::size_t e = 0; e < n; ++e) cf[e] = std::bit_cast<float>(static_cast<std::uint32_t>(c[e]));
   amd_lanes::Block blk;
   blk.w = np, blk.len = len, blk.a_val = av.data(), blk.a_per_lane = true, blk.b_val = bv.data(), blk.ldb = np;
   blk.c = cf.data(), blk.out = out.data(), blk.fix = fix.data(), blk.ldc = np;
@@ -228,9 +242,10 @@ ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, st
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   g.a_val.resize(m * K);
   g.b_val.assign(K * g.ldb, 0.0);
-  for (std::size_t i = 0; i < m * K; ++i) g.a_val[i] = plane_value(config().a_format, A[i]);
-  for (std::size_t t = 0; t < K; ++t)
-    for (std::size_t j = 0; j < n; ++j) g.b_val[t * g.ldb + j] = plane_value(config().b_format, B[t * n + j]);
+  decode_planes(config().a_format, m * K, A, 1, g.a_val.data());
+  std::vector<double> bv(K * n);  // one table for all of B, then rows padded
+  decode_planes(config().b_format, K * n, B, 1, bv.data());
+  for (std::size_t t = 0; t < K; ++t) std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
   return g;
 }
 

@@ -80,6 +80,10 @@ class AfterAddKernel {
  private:
   Operand decode(const Format& f, std::uint64_t bits) const;
   void decode_plane(const Format& f, std::uint64_t bits, double& value, double& inv) const;
+  // decode_plane of `count` patterns (at bits[i * stride]) into value[i], inv[i] (i < count), through
+  // a table of every pattern where that is cheaper.
+  void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride, double* value,
+                     double* inv) const;
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;

@@ -79,6 +79,10 @@ class ExactBlockKernel {
  private:
   Operand decode(const Format& f, std::uint64_t bits) const;
   double plane_value(const Format& f, std::uint64_t bits) const;
+  // plane_value of `count` patterns (at bits[i * stride]) into value[i], through a table of every
+  // pattern where that is cheaper.
+  void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride,
+                     double* value) const;
   FixedPointAdder ref_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
