@@ -87,7 +87,7 @@ bool AfterAddBlock(const AfterParams& p, const Block& b) {
     for (std::size_t j = 0; j < b.w; j += N) {
       // The largest e_ref of each group's nonzero products: the least 2^-e_ref.
       VD inv[kMaxGroups], sum[kMaxGroups];
-      for (std::size_t g = 0; g < G; ++g) inv[g] = inv_cap, sum[g] = zero;
+      for (int g = 0; g < kMaxGroups; ++g) inv[g] = inv_cap, sum[g] = zero;
       for (std::size_t t = 0; t < b.len; ++t) {
         const VD pi = hn::Mul(LoadA(b, b.a_inv, ai, t, j), hn::LoadU(d, b.b_inv + t * b.ldb + j));
         inv[t % G] = hn::Min(inv[t % G], pi);
