@@ -53,6 +53,13 @@ HWY_INLINE VD Pow2(VI e) {
   return hn::BitCast(d, hn::ShiftLeft<52>(hn::BitCast(du, biased)));
 }
 
+// Vectors wider than the planes' padding (none on x86): every lane to the scalar block.
+HWY_INLINE bool TooWide(const Block& b) {
+  if (hn::Lanes(D()) <= kPad) return false;
+  for (std::size_t r = 0; r < b.rows; ++r) std::fill_n(b.fix + r * b.ldc, b.w, std::uint8_t{1});
+  return true;
+}
+
 HWY_INLINE void StoreFix(hn::Mask<D> bad, std::uint8_t* fix) {
   const D d;
   const DU du;
@@ -68,6 +75,7 @@ HWY_INLINE VD LoadA(const Block& b, const double* plane, const double* row, std:
 }
 
 bool AfterAddBlock(const AfterParams& p, const Block& b) {
+  if (TooWide(b)) return true;
   const D d;
   const DF df;
   const DI di;
@@ -146,6 +154,7 @@ HWY_INLINE void TwoSum(VD a, VD b, VD& s, VD& e) {
 }
 
 bool ExactBlockBlock(bool positive_zero, const Block& b) {
+  if (TooWide(b)) return true;
   const D d;
   const DF df;
   const DU du;
