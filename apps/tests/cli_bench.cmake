@@ -94,5 +94,5 @@ tcsim_check(NAME "bench gemm --all-rows --unit: one line per datapath, path, nat
 # mi100's rows left the reference path (issue 25: exact-block, fma-chain): they run at the n asked.
 tcsim_check(NAME "bench gemm --all-rows runs mi100's rows on exact-block and fma-chain at the n asked"
   ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
-  STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| exact-block \\| 300 \\|"
+  STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| exact-block \\(lanes\\) \\| 300 \\|"
          "\\| mi100 \\| fp32 -> fp32 \\| [^|]*\\| fma-chain \\((lanes|scalar)\\) \\| 300 \\|" "check: 0 mismatches")

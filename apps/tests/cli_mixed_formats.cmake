@@ -49,7 +49,7 @@ tcsim_check(NAME "gemm: --in-a e4m3 --in-b e5m2 on rtx5090 (kernel path)"
   STDOUT "\"in\":\"e4m3 x e5m2\"" "\"in_b\":\"e5m2\"" "\"path\":\"kernel\"")
 tcsim_check(NAME "gemm: mi300x fp8_bf8 (after-add path)"
   ARGS gemm --unit mi300x --in-a e4m3fnuz --in-b e5m2fnuz --m 4 --n 4 --k 32 --dist uniform-11 --seed 3 --json
-  STDOUT "\"in\":\"e4m3fnuz x e5m2fnuz\"" "\"path\":\"after-add\"")
+  STDOUT "\"in\":\"e4m3fnuz x e5m2fnuz\"" "\"path\":\"after-add \\(lanes\\)\"")
 
 # tcsim units: the mixed pairs and their batch paths.
 tcsim_check(NAME "units: the mixed pairs of a row and their batch path"
@@ -57,7 +57,7 @@ tcsim_check(NAME "units: the mixed pairs of a row and their batch path"
   STDOUT "mixed_inputs" "mixed a x b e4m3 x e5m2, e5m2 x e4m3: batch path: kernel")
 tcsim_check(NAME "units --json: the mixed pairs' batch paths"
   ARGS units --unit mi300x --json
-  STDOUT "\"mixed_inputs\": true" "\"e4m3fnuz x e5m2fnuz->fp32\": \"after-add\"")
+  STDOUT "\"mixed_inputs\": true" "\"e4m3fnuz x e5m2fnuz->fp32\": \"after-add \\(lanes\\)\"")
 
 # Block-scaled kind::mxf8f6f4 with a mixed pair, each operand with its own scales:
 # 448 (e4m3) * 2^-3 times 6 (e2m1) * 4 = 1344 (0x44a80000), the exact value, so RZ = RNE.

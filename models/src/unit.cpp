@@ -421,8 +421,8 @@ std::string Unit::batch_path(const Format& in_a, const Format& in_b, const Forma
   if (r.kernels[p]) return "kernel";
   if (r.group_kernels[p]) return "kernel (group sums)";
   if (r.trees[p]) return "binary32-tree";
-  if (r.afters[p]) return "after-add";
-  if (r.exacts[p]) return "exact-block";
+  if (r.afters[p]) return r.afters[p]->lanes_supported() ? "after-add (lanes)" : "after-add";
+  if (r.exacts[p]) return r.exacts[p]->lanes_supported() ? "exact-block (lanes)" : "exact-block";
   return r.fma_chains[p] ? "fma-chain" : "reference: " + r.kernel_refusals[p];
 }
 

@@ -175,8 +175,18 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     return;
   }
   if (const AfterAddKernel* after = r.afters[r.pair_index(in, in_b, out)].get(); !kernel && after) {
-    // c added after the products (AMD CDNA3), element by element in int64 on operands decoded once.
+    // c added after the products (AMD CDNA3) on operands decoded once: SIMD lanes, else element by
+    // element in int64.
     const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
+    if (after->lanes_supported()) {  // SIMD lanes across columns (sim amd_lanes.hpp), tiles of rows x panel
+      const auto ops = after->gemm_operands(m, n, K, A.data(), B.data());
+      run_tasks(threads, (m + kTaskRows - 1) / kTaskRows, panels, [&](std::size_t ib, std::size_t p) {
+        const std::size_t i0 = ib * kTaskRows, j0 = p * kPanel;
+        after->gemm_tile(ops, i0, std::min(m, i0 + kTaskRows) - i0, j0, std::min(n, j0 + kPanel) - j0, group,
+                         C.data(), D.data());
+      });
+      return;
+    }
     // B decoded column by column (Bd[j * K + t]): each element's chain reads contiguous operands.
     std::vector<AfterAddKernel::Operand> Ad(m * K), Bd(K * n), row_buf(n);
     after->decode_a(m * K, A.data(), Ad.data());
@@ -204,8 +214,18 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     return;
   }
   if (const ExactBlockKernel* exact = r.exacts[r.pair_index(in, in_b, out)].get(); !kernel && exact) {
-    // Exact blocks (AMD CDNA1), element by element in 128-bit integers on operands decoded once.
+    // Exact blocks (AMD CDNA1) on operands decoded once: SIMD lanes, else element by element in
+    // 128-bit integers.
     const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
+    if (exact->lanes_supported()) {  // SIMD lanes across columns (sim amd_lanes.hpp), tiles of rows x panel
+      const auto ops = exact->gemm_operands(m, n, K, A.data(), B.data());
+      run_tasks(threads, (m + kTaskRows - 1) / kTaskRows, panels, [&](std::size_t ib, std::size_t p) {
+        const std::size_t i0 = ib * kTaskRows, j0 = p * kPanel;
+        exact->gemm_tile(ops, i0, std::min(m, i0 + kTaskRows) - i0, j0, std::min(n, j0 + kPanel) - j0, group,
+                         C.data(), D.data());
+      });
+      return;
+    }
     // B (decoded and as patterns) column by column: each element's chain reads contiguous operands.
     std::vector<ExactBlockKernel::Operand> Ad(m * K), Bd(K * n), row_buf(n);
     std::vector<std::uint64_t> Bt(K * n);

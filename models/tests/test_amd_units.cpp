@@ -103,9 +103,9 @@ TEST_CASE("amd units: CDNA2 flushing and CDNA3 corner rules", "[amd]") {
 // exact_block.hpp); a user row that one of them cannot prove exact falls back to the reference.
 TEST_CASE("amd units: the rows name their kernels, a row they refuse falls back visibly", "[amd]") {
   const Format& f32 = formats::fp32();
-  CHECK(builtin_unit("mi300x").batch_path(formats::fp16(), f32) == "after-add");
+  CHECK(builtin_unit("mi300x").batch_path(formats::fp16(), f32) == "after-add (lanes)");
   CHECK(builtin_unit("mi250x").batch_path(formats::fp16(), f32) == "binary32-tree");
-  CHECK(builtin_unit("mi100").batch_path(formats::fp16(), f32) == "exact-block");
+  CHECK(builtin_unit("mi100").batch_path(formats::fp16(), f32) == "exact-block (lanes)");
   CHECK(builtin_unit("mi250x").batch_path(f32, f32) == "fma-chain");  // std::fmaf
   UnitSpec spec = builtin_unit("mi250x").spec();
   spec.name = "narrow-cdna2";

@@ -393,7 +393,7 @@ TEST_CASE("mixed formats: batches and gemm give dot()'s bits on every mixed pair
   // The paths: the NVIDIA rows keep the fast kernel, the CDNA3 fp8 rows after-add (issue 25).
   CHECK(builtin_unit("rtx5090").batch_path(formats::e4m3(), formats::e5m2(), formats::fp32()) == "kernel");
   CHECK(builtin_unit("b200").batch_path(formats::e5m2(), parse_format("e2m1"), formats::fp32(), "tcgen05") == "kernel");
-  CHECK(builtin_unit("mi300x").batch_path(formats::e4m3fnuz(), formats::e5m2fnuz(), formats::fp32()) == "after-add");
+  CHECK(builtin_unit("mi300x").batch_path(formats::e4m3fnuz(), formats::e5m2fnuz(), formats::fp32()) == "after-add (lanes)");
 }
 
 TEST_CASE("mixed formats: pairs no row serves are refused with the allowed pairs", "[mixed]") {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "amd_lanes.hpp"
 #include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -64,6 +65,9 @@ std::optional<std::string> after_add_unsupported(const AdderConfig& cfg, std::si
 AfterAddKernel::AfterAddKernel(const AdderConfig& cfg, std::size_t k) : cfg_(cfg), k_(k) {
   if (auto why = after_add_unsupported(cfg, k)) throw std::invalid_argument("after-add kernel: " + *why);
   nan_ = cfg.nan_pattern ? *cfg.nan_pattern : cfg.out_format.canonical_nan();
+  const auto& r = cfg.after.renormalize_fraction_bits;
+  const auto& drop = cfg.after.drop_c_below;
+  lanes_ = cfg.subnormal_inputs && cfg.product_groups <= 4 && (!r || *r > 0) && (!drop || *drop >= 0);
 }
 
 // adder.cpp read(): input_fraction_bits truncation of the encoding, then the flush rule.
@@ -234,7 +238,7 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
   return std::bit_cast<std::uint32_t>(v);
 }
 
-void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
+void AfterAddKernel::run_scalar(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
                          const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
   Operand x[kMaxK], y[kMaxK];
   for (std::size_t i = 0; i < n; ++i) {
@@ -242,6 +246,132 @@ void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a,
     decode_b(len, b + i * ldb, y);
     d[i] = block(len, x, 1, y, 1, c[i]);
   }
+}
+
+}  // namespace tcsim
+
+namespace tcsim {
+
+namespace {
+
+amd_lanes::AfterParams lane_params(const AdderConfig& cfg) {
+  amd_lanes::AfterParams p;
+  p.fraction_bits = cfg.fraction_bits;
+  p.groups = cfg.product_groups;
+  p.sum_bits = cfg.after.sum_fraction_bits;
+  p.c_bits = cfg.after.c_fraction_bits;
+  p.renormalize_bits = cfg.after.renormalize_fraction_bits.value_or(0);
+  p.drop_c_below = cfg.after.drop_c_below.value_or(-1);
+  p.positive_zero = cfg.zero_sign == ZeroSign::Positive;
+  return p;
+}
+
+}  // namespace
+
+// The lanes' form of an operand: its exact value (NaN for NaN/Inf) and 2^-e_ref (+Inf for zeros).
+void AfterAddKernel::decode_plane(const Format& f, std::uint64_t bits, double& value, double& inv) const {
+  const Operand o = decode(f, bits);
+  switch (o.kind) {
+    case kZero: value = o.negative ? -0.0 : 0.0, inv = HUGE_VAL; break;
+    case kFinite: {
+      const double v = static_cast<double>(o.sig) * pow2(o.q);
+      value = o.negative ? -v : v;
+      inv = pow2(-o.e_ref);
+      break;
+    }
+    default: value = std::nan(""), inv = 1.0; break;
+  }
+}
+
+void AfterAddKernel::decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride,
+                                   double* value, double* inv) const {
+  if (f.width > 16 || count < (std::size_t{4} << f.width)) {
+    for (std::size_t i = 0; i < count; ++i) decode_plane(f, bits[i * stride], value[i], inv[i]);
+    return;
+  }
+  const std::size_t size = std::size_t{1} << f.width;
+  thread_local std::vector<double> tv, ti;
+  tv.resize(size), ti.resize(size);
+  for (std::size_t p = 0; p < size; ++p) decode_plane(f, p, tv[p], ti[p]);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t x = bits[i * stride];
+    if (x < size) value[i] = tv[x], inv[i] = ti[x];
+    else decode_plane(f, x, value[i], inv[i]);  // not a pattern of f: decode's error
+  }
+}
+
+void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
+                         const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
+  if (!lanes_ || n == 0) return run_scalar(n, len, a, lda, b, ldb, c, d);
+  // Product-major planes of the n elements, padded with +0 operands and c = +0.
+  const std::size_t np = amd_lanes::padded(n);
+  thread_local std::vector<double> av, ai, bv, bi;
+  thread_local std::vector<float> cf, out;
+  thread_local std::vector<std::uint8_t> fix;
+  av.assign(len * np, 0.0), ai.assign(len * np, HUGE_VAL), bv.assign(len * np, 0.0), bi.assign(len * np, HUGE_VAL);
+  cf.assign(np, 0.0f), out.resize(np), fix.resize(np);
+  for (std::size_t t = 0; t < len; ++t) {
+    decode_planes(cfg_.a_format, n, a + t, lda, av.data() + t * np, ai.data() + t * np);
+    decode_planes(cfg_.b_format, n, b + t, ldb, bv.data() + t * np, bi.data() + t * np);
+  }
+  for (std::size_t e = 0; e < n; ++e) cf[e] = std::bit_cast<float>(static_cast<std::uint32_t>(c[e]));
+  amd_lanes::Block blk;
+  blk.w = np, blk.len = len, blk.a_val = av.data(), blk.a_inv = ai.data(), blk.a_per_lane = true;
+  blk.b_val = bv.data(), blk.b_inv = bi.data(), blk.ldb = np;
+  blk.c = cf.data(), blk.out = out.data(), blk.fix = fix.data(), blk.ldc = np;
+  const bool any = amd_lanes::after_add_block(lane_params(cfg_), blk);
+  for (std::size_t e = 0; e < n; ++e) {
+    if (any && fix[e]) run_scalar(1, len, a + e * lda, lda, b + e * ldb, ldb, c + e, d + e);
+    else d[e] = std::bit_cast<std::uint32_t>(out[e]);
+  }
+}
+
+AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
+                                                            const std::uint64_t* A, const std::uint64_t* B) const {
+  GemmOperands g;
+  g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
+  g.a_val.resize(m * K), g.a_inv.resize(m * K);
+  g.b_val.assign(K * g.ldb, 0.0), g.b_inv.assign(K * g.ldb, HUGE_VAL);
+  decode_planes(cfg_.a_format, m * K, A, 1, g.a_val.data(), g.a_inv.data());
+  std::vector<double> bv(K * n), bi(K * n);  // one table for all of B, then rows padded
+  decode_planes(cfg_.b_format, K * n, B, 1, bv.data(), bi.data());
+  for (std::size_t t = 0; t < K; ++t) {
+    std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
+    std::copy_n(bi.data() + t * n, n, g.b_inv.data() + t * g.ldb);
+  }
+  return g;
+}
+
+void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
+                               std::size_t w, std::size_t group, const std::uint64_t* C, std::uint64_t* D) const {
+  const std::size_t n = ops.n, K = ops.K, wp = amd_lanes::padded(w);
+  thread_local std::vector<float> acc;
+  acc.assign(rows * wp, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < w; ++j)
+      acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
+  const amd_lanes::AfterParams params = lane_params(cfg_);
+  const std::size_t ia = i0 * K;
+  amd_lanes::chain(
+      rows, wp, w, K, k_, group, acc.data(),
+      [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
+        amd_lanes::Block blk;
+        blk.rows = rows, blk.w = wp, blk.len = len;
+        blk.a_val = ops.a_val.data() + ia + pos, blk.a_inv = ops.a_inv.data() + ia + pos, blk.lda = K;
+        blk.b_val = ops.b_val.data() + pos * ops.ldb + j0, blk.b_inv = ops.b_inv.data() + pos * ops.ldb + j0;
+        blk.ldb = ops.ldb, blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
+        return amd_lanes::after_add_block(params, blk);
+      },
+      [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) -> std::uint64_t {
+        Operand x[kMaxK], y[kMaxK];
+        for (std::size_t t = 0; t < len; ++t) {
+          x[t] = decode(cfg_.a_format, ops.a_bits[(i0 + r) * K + pos + t]);
+          y[t] = decode(cfg_.b_format, ops.b_bits[(pos + t) * n + j0 + j]);
+        }
+        return block(len, x, 1, y, 1, c);
+      });
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < w; ++j) D[(i0 + r) * n + j0 + j] = std::bit_cast<std::uint32_t>(acc[r * wp + j]);
 }
 
 }  // namespace tcsim

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "amd_lanes.hpp"
 #include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -167,7 +168,7 @@ std::uint64_t ExactBlockKernel::block(std::size_t len, const Operand* a, const s
   return std::bit_cast<std::uint32_t>(f);
 }
 
-void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
+void ExactBlockKernel::run_scalar(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
                            const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
   Operand x[kMaxK], y[kMaxK];
   for (std::size_t i = 0; i < n; ++i) {
@@ -175,6 +176,112 @@ void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* 
     decode_b(len, b + i * ldb, y);
     d[i] = block(len, x, a + i * lda, 1, y, b + i * ldb, 1, c[i]);
   }
+}
+
+}  // namespace tcsim
+
+namespace tcsim {
+
+// The lanes' form of an operand: its exact value (NaN for NaN/Inf).
+double ExactBlockKernel::plane_value(const Format& f, std::uint64_t bits) const {
+  const Operand o = decode(f, bits);
+  switch (o.kind) {
+    case kZero: return o.negative ? -0.0 : 0.0;
+    case kFinite: {
+      const double v = static_cast<double>(o.sig) * pow2(o.q);
+      return o.negative ? -v : v;
+    }
+    default: return std::nan("");
+  }
+}
+
+void ExactBlockKernel::decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride,
+                                     double* value) const {
+  if (f.width > 16 || count < (std::size_t{4} << f.width)) {
+    for (std::size_t i = 0; i < count; ++i) value[i] = plane_value(f, bits[i * stride]);
+    return;
+  }
+  const std::size_t size = std::size_t{1} << f.width;
+  thread_local std::vector<double> tv;
+  tv.resize(size);
+  for (std::size_t p = 0; p < size; ++p) tv[p] = plane_value(f, p);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t x = bits[i * stride];
+    value[i] = x < size ? tv[x] : plane_value(f, x);  // not a pattern of f: decode's error
+  }
+}
+
+void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda,
+                           const std::uint64_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
+  if (n == 0) return;
+  // Product-major planes of the n elements, padded with +0 operands and c = +0.
+  const std::size_t np = amd_lanes::padded(n);
+  thread_local std::vector<double> av, bv;
+  thread_local std::vector<float> cf, out;
+  thread_local std::vector<std::uint8_t> fix;
+  av.assign(len * np, 0.0), bv.assign(len * np, 0.0);
+  cf.assign(np, 0.0f), out.resize(np), fix.resize(np);
+  for (std::size_t t = 0; t < len; ++t) {
+    decode_planes(config().a_format, n, a + t, lda, av.data() + t * np);
+    decode_planes(config().b_format, n, b + t, ldb, bv.data() + t * np);
+  }
+  for (std::size_t e = 0; e < n; ++e) cf[e] = std::bit_cast<float>(static_cast<std::uint32_t>(c[e]));
+  amd_lanes::Block blk;
+  blk.w = np, blk.len = len, blk.a_val = av.data(), blk.a_per_lane = true, blk.b_val = bv.data(), blk.ldb = np;
+  blk.c = cf.data(), blk.out = out.data(), blk.fix = fix.data(), blk.ldc = np;
+  const bool any = amd_lanes::exact_block_block(config().zero_sign == ZeroSign::Positive, blk);
+  for (std::size_t e = 0; e < n; ++e) {
+    if (any && fix[e]) run_scalar(1, len, a + e * lda, lda, b + e * ldb, ldb, c + e, d + e);
+    else d[e] = std::bit_cast<std::uint32_t>(out[e]);
+  }
+}
+
+ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
+                                                                const std::uint64_t* A, const std::uint64_t* B) const {
+  GemmOperands g;
+  g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
+  g.a_val.resize(m * K);
+  g.b_val.assign(K * g.ldb, 0.0);
+  decode_planes(config().a_format, m * K, A, 1, g.a_val.data());
+  std::vector<double> bv(K * n);  // one table for all of B, then rows padded
+  decode_planes(config().b_format, K * n, B, 1, bv.data());
+  for (std::size_t t = 0; t < K; ++t) std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
+  return g;
+}
+
+void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
+                                 std::size_t w, std::size_t group, const std::uint64_t* C, std::uint64_t* D) const {
+  const std::size_t n = ops.n, K = ops.K, wp = amd_lanes::padded(w);
+  thread_local std::vector<float> acc;
+  acc.assign(rows * wp, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < w; ++j)
+      acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
+  const bool positive_zero = config().zero_sign == ZeroSign::Positive;
+  const std::size_t ia = i0 * K;
+  amd_lanes::chain(
+      rows, wp, w, K, k_, group, acc.data(),
+      [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
+        amd_lanes::Block blk;
+        blk.rows = rows, blk.w = wp, blk.len = len;
+        blk.a_val = ops.a_val.data() + ia + pos, blk.lda = K;
+        blk.b_val = ops.b_val.data() + pos * ops.ldb + j0, blk.ldb = ops.ldb;
+        blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
+        return amd_lanes::exact_block_block(positive_zero, blk);
+      },
+      [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) -> std::uint64_t {
+        Operand x[kMaxK], y[kMaxK];
+        std::uint64_t xb[kMaxK], yb[kMaxK];
+        for (std::size_t t = 0; t < len; ++t) {
+          xb[t] = ops.a_bits[(i0 + r) * K + pos + t];
+          yb[t] = ops.b_bits[(pos + t) * n + j0 + j];
+          x[t] = decode(config().a_format, xb[t]);
+          y[t] = decode(config().b_format, yb[t]);
+        }
+        return block(len, x, xb, 1, y, yb, 1, c);
+      });
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < w; ++j) D[(i0 + r) * n + j0 + j] = std::bit_cast<std::uint32_t>(acc[r * wp + j]);
 }
 
 }  // namespace tcsim

@@ -1,13 +1,17 @@
-// AfterAddKernel (AMD CDNA3's c added after the products, in int64; issue 25) against the
-// reference FixedPointAdder: the configurations of the mi300x rows (v1 and v2; fp16, bf16,
-// xf32's truncated fp32, fp8 groups with c dropped, mixed fp8 x bf8) on random cases aimed at
-// the floors, the renormalization, zeros, subnormal results, overflow and specials.
+// AfterAddKernel (AMD CDNA3's c added after the products, in int64 and in SIMD lanes; issue 25)
+// against the reference FixedPointAdder: the configurations of the mi300x rows (v1 and v2;
+// fp16, bf16, xf32's truncated fp32, fp8 groups with c dropped, mixed fp8 x bf8) on random
+// cases aimed at the floors, the renormalization, zeros, subnormal results, overflow and
+// specials; the lanes also on every compiled SIMD target and in GEMM tiles.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <hwy/targets.h>
+
+#include "amd_lane_checks.hpp"
 #include "flush_edges.hpp"
 #include "operand_gen.hpp"
 #include "tcsim/sim/after_add.hpp"
@@ -86,7 +90,7 @@ TEST_CASE("after-add kernel: random cases against the reference", "[after_add]")
         for (std::size_t t = 0; t < x.k; ++t) pa[t] = t < len ? a[t] : 0, pb[t] = t < len ? b[t] : 0;
         const std::uint64_t want = ref.dot(pa, pb, c);
         std::uint64_t got = 0;
-        kern.run(1, len, a.data(), x.k, b.data(), x.k, &c, &got);
+        kern.run_scalar(1, len, a.data(), x.k, b.data(), x.k, &c, &got);
         ++cases;
         if (got != want && mismatches++ < 5)
           std::printf("[after-add] MISMATCH %s x %s %s len %zu: a = %s b = %s c = 0x%08llx: %08llx, want %08llx\n",
@@ -98,5 +102,129 @@ TEST_CASE("after-add kernel: random cases against the reference", "[after_add]")
     }
   std::printf("[after-add] %llu cases, %llu mismatches\n", static_cast<unsigned long long>(cases),
               static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
+}
+
+namespace {
+
+struct LaneCfg {
+  const Format *a, *b;
+  std::size_t k;
+};
+
+std::vector<LaneCfg> lane_cfgs() {
+  const Format &h = formats::fp16(), &bf = formats::bf16(), &f32 = formats::fp32();
+  const Format &e4 = parse_format("e4m3fnuz"), &e5 = parse_format("e5m2fnuz");
+  return {{&h, &h, 8}, {&bf, &bf, 8}, {&h, &h, 4}, {&f32, &f32, 4}, {&e4, &e4, 16}, {&e5, &e5, 16}, {&e4, &e5, 16},
+          {&e5, &e4, 16}};
+}
+
+// Elements aimed at the lanes' edges: c = +-1 or a power of two with tiny products (floored
+// away or not), zero-heavy blocks, products near 2^128 (e_dot >= 127: the scalar fallback), c
+// near binary32's overflow, even and odd groups far apart with c around E - 25 (fp8: dropped or
+// not), the flush edges of tests/flush_edges.hpp; NaN/Inf sprinkled.
+void fill_lane_edges(const Format& fa, const Format& fb, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t k,
+                     std::uint64_t& c) {
+  const Format& f32 = formats::fp32();
+  switch (r.below(7)) {
+    case 0:  // c = +-1 (or a power of two) with tiny products
+      for (std::size_t t = 0; t < k; ++t) {
+        a[t] = r.below(2) ? random_subnormal_or_tiny(fa, r) : value_with_lead(fa, r, r.range(lowest_lead(fa), 0));
+        b[t] = r.below(2) ? random_subnormal_or_tiny(fb, r) : value_with_lead(fb, r, r.range(lowest_lead(fb), 0));
+      }
+      power_of_two(f32, r.below(2) ? 0 : r.range(-126, 20), r.below(2) != 0, c);
+      break;
+    case 1:  // zero-heavy
+      for (std::size_t t = 0; t < k; ++t) {
+        a[t] = r.below(4) ? zero_pattern(fa, r) : random_finite(fa, r);
+        b[t] = r.below(3) ? zero_pattern(fb, r) : random_finite(fb, r);
+      }
+      c = r.below(3) ? zero_pattern(f32, r) : r.below(2) ? random_subnormal_or_tiny(f32, r) : random_finite(f32, r);
+      break;
+    case 2:  // the largest products: e_dot >= 127 where the formats reach it
+      for (std::size_t t = 0; t < k; ++t) {
+        a[t] = r.below(4) ? random_huge(fa, r) : random_finite(fa, r);
+        b[t] = r.below(4) ? random_huge(fb, r) : random_finite(fb, r);
+      }
+      c = r.below(2) ? random_huge(f32, r) : random_finite(f32, r);
+      break;
+    case 3:  // c at binary32's overflow threshold, products that may push it over
+      for (std::size_t t = 0; t < k; ++t) a[t] = random_finite(fa, r), b[t] = random_finite(fb, r);
+      c = (0x7f7fffffu - r.below(4)) | (r.below(2) ? 0x80000000u : 0u);
+      break;
+    case 4: {  // even and odd products far apart, c around E - 25
+      const int hi = r.range(fa.emin, fa.emax), lo = hi - static_cast<int>(r.below(20));
+      for (std::size_t t = 0; t < k; ++t) {
+        a[t] = value_with_lead(fa, r, t % 2 ? lo : hi);
+        b[t] = value_with_lead(fb, r, r.range(fb.emin, fb.emin + 4));
+      }
+      c = value_with_lead(f32, r, hi + fb.emin + r.range(-30, 2));
+      break;
+    }
+    default: {
+      std::vector<std::uint64_t> bb(k);
+      fill_flush_edges(fa, f32, r, a, bb.data(), k, c);
+      for (std::size_t t = 0; t < k; ++t) b[t] = fa == fb ? bb[t] : r.below(8) ? random_finite(fb, r) : random_pattern(fb, r);
+    }
+  }
+  if (r.below(16) == 0) a[r.below(k)] = random_special(fa, r);
+  if (r.below(32) == 0) c = random_special(f32, r);
+}
+
+std::string lane_label(const LaneCfg& x, bool v2, bool ieee_zero) {
+  return x.a->name + " x " + x.b->name + " k " + std::to_string(x.k) + (v2 ? " v2" : " v1") + (ieee_zero ? " ieee-zero" : "");
+}
+
+}  // namespace
+
+// The lanes (run() on batches, gemm_tile) against the reference: every mi300x configuration, and
+// one with IEEE zero signs (its zero results take the scalar block). TCSIM_TEST_SCALE=100 runs
+// 10^7 batch cases per configuration (docs/reliability.md records that run).
+TEST_CASE("after-add kernel: SIMD lanes against the reference (batches, GEMM tiles, edge cases)", "[after_add][lanes]") {
+  Rng r(tcsim::test::seed("after-add lanes", 0xa11e5add));
+  const std::uint64_t total = tcsim::test::count(100'000), gemm_total = tcsim::test::count(20'000);
+  std::uint64_t cases = 0, mismatches = 0;
+  for (const LaneCfg& x : lane_cfgs())
+    for (bool v2 : {true, false})
+      for (bool ieee_zero : {false, true}) {
+        if (ieee_zero && (!v2 || x.k != 8)) continue;
+        AdderConfig cfg = cdna3(*x.a, *x.b, v2);
+        if (ieee_zero) cfg.zero_sign = ZeroSign::Ieee;
+        const FixedPointAdder ref(cfg);
+        const AfterAddKernel kern(cfg, x.k);
+        REQUIRE(kern.lanes_supported());
+        const std::string label = lane_label(x, v2, ieee_zero);
+        const LaneTally tb = lanes_batches(kern, ref, x.k, fill_lane_edges, r, total, label);
+        const LaneTally tg = lanes_gemm(kern, ref, x.k, fill_lane_edges, r, gemm_total, label);
+        std::printf("[after-add lanes] %-36s batches %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
+                    label.c_str(), static_cast<unsigned long long>(tb.cases),
+                    static_cast<unsigned long long>(tb.mismatches), static_cast<unsigned long long>(tg.cases),
+                    static_cast<unsigned long long>(tg.mismatches));
+        cases += tb.cases + tg.cases;
+        mismatches += tb.mismatches + tg.mismatches;
+      }
+  std::printf("[after-add lanes] %llu cases, %llu mismatches\n", static_cast<unsigned long long>(cases),
+              static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
+}
+
+// Each compiled SIMD target this CPU runs (AVX-512, AVX2, SSE4, SSSE3, EMU128...) forced in turn.
+TEST_CASE("after-add kernel: every compiled SIMD target gives the reference's bits", "[after_add][lanes]") {
+  Rng r(tcsim::test::seed("after-add lanes targets", 0xa11e7a6e));
+  const std::uint64_t total = tcsim::test::count(10'000);
+  std::uint64_t mismatches = 0;
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const LaneCfg& x : lane_cfgs()) {
+      const AdderConfig cfg = cdna3(*x.a, *x.b, true);
+      const FixedPointAdder ref(cfg);
+      const AfterAddKernel kern(cfg, x.k);
+      const std::string label = lane_label(x, true, false) + " on " + name;
+      mismatches += lanes_batches(kern, ref, x.k, fill_lane_edges, r, total, label).mismatches;
+    }
+    std::printf("[after-add lanes] target %s done\n", name.c_str());
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
   CHECK(mismatches == 0);
 }

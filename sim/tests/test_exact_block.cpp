@@ -1,13 +1,17 @@
-// ExactBlockKernel (AMD CDNA1's exact blocks in 128-bit integers; issue 25) against the
-// reference FixedPointAdder with fraction_bits exact: the mi100 configurations on random cases
-// (zeros of both signs, subnormals, cancellation, specials, wide exponent spans that take the
-// fallback) and a few directed ones.
+// ExactBlockKernel (AMD CDNA1's exact blocks in 128-bit integers and in SIMD lanes; issue 25)
+// against the reference FixedPointAdder with fraction_bits exact: the mi100 configurations on
+// random cases (zeros of both signs, subnormals, cancellation, specials, wide exponent spans
+// that take the fallback) and a few directed ones; the lanes also on every compiled SIMD target
+// and in GEMM tiles.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <hwy/targets.h>
+
+#include "amd_lane_checks.hpp"
 #include "flush_edges.hpp"
 #include "operand_gen.hpp"
 #include "tcsim/sim/exact_block.hpp"
@@ -78,7 +82,7 @@ TEST_CASE("exact-block kernel: random cases against the reference", "[exact_bloc
           for (std::size_t t = 0; t < k; ++t) pa[t] = t < len ? a[t] : 0, pb[t] = t < len ? b[t] : 0;
           const std::uint64_t want = ref.dot(pa, pb, c);
           std::uint64_t got = 0;
-          kern.run(1, len, a.data(), k, b.data(), k, &c, &got);
+          kern.run_scalar(1, len, a.data(), k, b.data(), k, &c, &got);
           ++cases;
           if (got != want && mismatches++ < 5)
             std::printf("[exact-block] MISMATCH %s k %zu len %zu: a = %s b = %s c = 0x%08llx: %08llx, want %08llx\n",
@@ -89,5 +93,96 @@ TEST_CASE("exact-block kernel: random cases against the reference", "[exact_bloc
       }
   std::printf("[exact-block] %llu cases, %llu mismatches\n", static_cast<unsigned long long>(cases),
               static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
+}
+
+namespace {
+
+// Elements for the lanes: the flush edges and exponent windows above, c = +-1 with tiny products
+// (long exact sums: the double-double must hold them or flag them), zero-heavy blocks, terms
+// spread over 60-300 bits (the chain of errors inexact: the scalar block), c near binary32's
+// overflow; NaN/Inf sprinkled.
+void fill_exact_lanes(const Format& fa, const Format&, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t k,
+                      std::uint64_t& c) {
+  const Format& f32 = formats::fp32();
+  switch (r.below(6)) {
+    case 0:
+      for (std::size_t t = 0; t < k; ++t)
+        a[t] = value_with_lead(fa, r, r.range(lowest_lead(fa), 0)), b[t] = random_subnormal_or_tiny(fa, r);
+      power_of_two(f32, r.below(2) ? 0 : r.range(-126, 127), r.below(2) != 0, c);
+      break;
+    case 1:
+      for (std::size_t t = 0; t < k; ++t) {
+        a[t] = r.below(4) ? zero_pattern(fa, r) : random_finite(fa, r);
+        b[t] = r.below(3) ? zero_pattern(fa, r) : random_finite(fa, r);
+      }
+      c = r.below(3) ? zero_pattern(f32, r) : random_finite(f32, r);
+      break;
+    case 2:  // terms spread apart: a few far above, a few far below
+      for (std::size_t t = 0; t < k; ++t) {
+        const int lead = t % 2 ? r.range(fa.emax - 6, fa.emax) : r.range(lowest_lead(fa), lowest_lead(fa) + 8);
+        a[t] = value_with_lead(fa, r, lead), b[t] = value_with_lead(fa, r, r.range(lead - 20, lead));
+      }
+      c = value_with_lead(f32, r, r.range(-149, 127));
+      break;
+    case 3:
+      for (std::size_t t = 0; t < k; ++t) a[t] = random_finite(fa, r), b[t] = random_finite(fa, r);
+      c = (0x7f7fffffu - r.below(4)) | (r.below(2) ? 0x80000000u : 0u);
+      break;
+    case 4: fill_window(fa, f32, r, a, b, k, c); break;
+    default: fill_flush_edges(fa, f32, r, a, b, k, c); break;
+  }
+  if (r.below(16) == 0) a[r.below(k)] = random_special(fa, r);
+  if (r.below(32) == 0) c = random_special(f32, r);
+}
+
+}  // namespace
+
+// The lanes (run() on batches, gemm_tile) against the reference, with +0 and IEEE zero signs
+// (the latter's zero results take the scalar block). TCSIM_TEST_SCALE=100 runs 10^7 batch cases
+// per configuration (docs/reliability.md records that run).
+TEST_CASE("exact-block kernel: SIMD lanes against the reference (batches, GEMM tiles, edge cases)",
+          "[exact_block][lanes]") {
+  Rng r(tcsim::test::seed("exact-block lanes", 0xe8ac71a5));
+  const std::uint64_t total = tcsim::test::count(100'000), gemm_total = tcsim::test::count(20'000);
+  std::uint64_t cases = 0, mismatches = 0;
+  for (const Format* in : {&formats::fp16(), &formats::bf16()})
+    for (std::size_t k : {2u, 4u})
+      for (bool positive_zero : {true, false}) {
+        const AdderConfig cfg = cdna1(*in, positive_zero);
+        const FixedPointAdder ref(cfg);
+        const ExactBlockKernel kern(cfg, k);
+        const std::string label = in->name + " k " + std::to_string(k) + (positive_zero ? "" : " ieee-zero");
+        const LaneTally tb = lanes_batches(kern, ref, k, fill_exact_lanes, r, total, label);
+        const LaneTally tg = lanes_gemm(kern, ref, k, fill_exact_lanes, r, gemm_total, label);
+        std::printf("[exact-block lanes] %-20s batches %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
+                    label.c_str(), static_cast<unsigned long long>(tb.cases),
+                    static_cast<unsigned long long>(tb.mismatches), static_cast<unsigned long long>(tg.cases),
+                    static_cast<unsigned long long>(tg.mismatches));
+        cases += tb.cases + tg.cases;
+        mismatches += tb.mismatches + tg.mismatches;
+      }
+  std::printf("[exact-block lanes] %llu cases, %llu mismatches\n", static_cast<unsigned long long>(cases),
+              static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
+}
+
+// Each compiled SIMD target this CPU runs forced in turn.
+TEST_CASE("exact-block kernel: every compiled SIMD target gives the reference's bits", "[exact_block][lanes]") {
+  Rng r(tcsim::test::seed("exact-block lanes targets", 0xe8ac7a6e));
+  const std::uint64_t total = tcsim::test::count(20'000);
+  std::uint64_t mismatches = 0;
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const Format* in : {&formats::fp16(), &formats::bf16()}) {
+      const AdderConfig cfg = cdna1(*in);
+      const FixedPointAdder ref(cfg);
+      const ExactBlockKernel kern(cfg, 4);
+      mismatches += lanes_batches(kern, ref, 4, fill_exact_lanes, r, total, in->name + " on " + name).mismatches;
+    }
+    std::printf("[exact-block lanes] target %s done\n", name.c_str());
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
   CHECK(mismatches == 0);
 }

@@ -10,11 +10,17 @@
 // into binary32. NaN, Inf (products >= 2^128 with product_overflow_inf) and zero signs follow
 // the reference's rules. Proven equal to it by sim/tests/test_after_add.cpp and
 // models/tests/test_kernel_differential.cpp.
+//
+// The same steps run in SIMD lanes across output elements (sim/src/amd_lanes.cpp: run() and
+// the GEMM tiles), each element in exact binary64 arithmetic; lanes that cannot be sure (NaN,
+// Inf, products near 2^128, binary32 overflow, zero results without the +0 rule) take block().
+// run_scalar() keeps the element-by-element path (the tests compare both).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tcsim/sim/adder.hpp"
 
@@ -46,15 +52,42 @@ class AfterAddKernel {
   std::uint64_t block(std::size_t len, const Operand* a, std::size_t sa, const Operand* b, std::size_t sb,
                       std::uint64_t c) const;
 
-  // As BlockKernel::run (element-major patterns).
+  // As BlockKernel::run (element-major patterns): on the lanes when lanes_supported().
   void run(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
            std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
+  // The same, element by element through block().
+  void run_scalar(std::size_t n, std::size_t len, const std::uint64_t* a, std::size_t lda, const std::uint64_t* b,
+                  std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
+
+  // Whether the lanes serve this configuration (subnormal inputs kept, at most 4 groups).
+  bool lanes_supported() const { return lanes_; }
+
+  // A GEMM's operands decoded once for the lanes: per operand its value (NaN for NaN/Inf) and
+  // 2^-e_ref (+Inf for zeros); B's columns padded to a multiple of 16 (+0 operands).
+  struct GemmOperands {
+    std::size_t m = 0, n = 0, K = 0, ldb = 0;
+    std::vector<double> a_val, a_inv, b_val, b_inv;
+    const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
+  };
+  GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
+                             const std::uint64_t* B) const;
+  // D = C + A B for rows i0..i0+rows and columns j0..j0+w (j0 a multiple of 16) of a GEMM on the
+  // lanes: each element chained over K in instructions of `group` products and blocks of k, as
+  // block() by block() (K = 0: one block). C, D: m x n binary32 patterns.
+  void gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
+                 std::size_t group, const std::uint64_t* C, std::uint64_t* D) const;
 
  private:
   Operand decode(const Format& f, std::uint64_t bits) const;
+  void decode_plane(const Format& f, std::uint64_t bits, double& value, double& inv) const;
+  // decode_plane of `count` patterns (at bits[i * stride]) into value[i], inv[i] (i < count), through
+  // a table of every pattern where that is cheaper.
+  void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride, double* value,
+                     double* inv) const;
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
+  bool lanes_ = false;
 };
 
 }  // namespace tcsim
