@@ -357,8 +357,11 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
-        blk.a_val = ops.a_val.data() + ia + pos, blk.a_inv = ops.a_inv.data() + ia + pos, blk.lda = K;
-        blk.b_val = ops.b_val.data() + pos * ops.ldb + j0, blk.b_inv = ops.b_inv.data() + pos * ops.ldb + j0;
+        // K = 0: the planes are empty (null data()), and the block reads no products.
+        blk.a_val = K == 0 ? nullptr : ops.a_val.data() + ia + pos;
+        blk.a_inv = K == 0 ? nullptr : ops.a_inv.data() + ia + pos, blk.lda = K;
+        blk.b_val = K == 0 ? nullptr : ops.b_val.data() + pos * ops.ldb + j0;
+        blk.b_inv = K == 0 ? nullptr : ops.b_inv.data() + pos * ops.ldb + j0;
         blk.ldb = ops.ldb, blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
         return amd_lanes::after_add_block(params, blk);
       },

@@ -264,8 +264,9 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
-        blk.a_val = ops.a_val.data() + ia + pos, blk.lda = K;
-        blk.b_val = ops.b_val.data() + pos * ops.ldb + j0, blk.ldb = ops.ldb;
+        // K = 0: the planes are empty (null data()), and the block reads no products.
+        blk.a_val = K == 0 ? nullptr : ops.a_val.data() + ia + pos, blk.lda = K;
+        blk.b_val = K == 0 ? nullptr : ops.b_val.data() + pos * ops.ldb + j0, blk.ldb = ops.ldb;
         blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
         return amd_lanes::exact_block_block(positive_zero, blk);
       },

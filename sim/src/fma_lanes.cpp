@@ -52,7 +52,7 @@ void ChainScalar(std::size_t rows, std::size_t K, const T* a, std::size_t lda, c
   constexpr std::size_t W = kStrip<T>;
   for (std::size_t s = s0; s < s1; ++s)
     for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t w = 0; w < W; ++w) {
+      for (std::size_t w = 0; w < W && K > 0; ++w) {  // K = 0: nothing to add (and packed may be null)
         T x = acc[r * ldacc + (s - s0) * W + w];
         const T* bp = packed + s * K * W + w;
         for (std::size_t t = 0; t < K; ++t) x = std::fma(a[r * lda + t], bp[t * W], x);
