@@ -6,26 +6,13 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
   return()
 endif()
-function(expect_error ranks expected)
-  mpi_run(${ranks} out err rc ${ARGN})
-  if(NOT rc EQUAL 2)
-    mpi_fail("-n ${ranks} ${ARGN}: exit code ${rc}, expected 2 (stderr: ${err})")
-  endif()
-  if(NOT err STREQUAL "${expected}\n")
-    mpi_fail("-n ${ranks} ${ARGN}: stderr is\n${err}\nexpected once:\n${expected}")
-  endif()
-  if(NOT out STREQUAL "")
-    mpi_fail("-n ${ranks} ${ARGN}: unexpected stdout: ${out}")
-  endif()
-  message(STATUS "-n ${ranks}: reported once, exit 2: ${expected}")
-endfunction()
-expect_error(3 "tcsim gemm: error: option '--m' for 'tcsim gemm' expects an integer in 1..1048576, got '0'"
+mpi_expect_error(3 2 "tcsim gemm: error: option '--m' for 'tcsim gemm' expects an integer in 1..1048576, got '0'"
   gemm --unit v100 --in fp16 --m 0 --n 5 --k 7)
-expect_error(4 "tcsim gemm: error: --split-k must be between 1 and k = 29, got 30 (0 or 1: off)"
+mpi_expect_error(4 2 "tcsim gemm: error: --split-k must be between 1 and k = 29, got 30 (0 or 1: off)"
   gemm --unit v100 --in fp16 --m 37 --n 53 --k 29 --split-k 30)
-expect_error(3 "tcsim gemm: error: --grid: '2x2' has 4 processes; the job has 3 (P Q must equal it)"
+mpi_expect_error(3 2 "tcsim gemm: error: --grid: '2x2' has 4 processes; the job has 3 (P Q must equal it)"
   gemm --unit v100 --in fp16 --m 37 --n 53 --k 29 --grid 2x2)
-expect_error(0 "tcsim gemm: error: --grid: '1x2' has 2 processes; the job has 1 (P Q must equal it)"
+mpi_expect_error(0 2 "tcsim gemm: error: --grid: '1x2' has 2 processes; the job has 1 (P Q must equal it)"
   gemm --unit v100 --in fp16 --m 37 --n 53 --k 29 --grid 1x2)
-expect_error(0 "tcsim gemm: error: --grid: '2by2' is not a process grid; allowed: PxQ with P, Q >= 1, e.g. 2x2"
+mpi_expect_error(0 2 "tcsim gemm: error: --grid: '2by2' is not a process grid; allowed: PxQ with P, Q >= 1, e.g. 2x2"
   gemm --unit v100 --in fp16 --m 37 --n 53 --k 29 --grid 2by2)

@@ -7,30 +7,20 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_lu_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
   return()
 endif()
-function(expect_error ranks code expected)
-  mpi_run(${ranks} out err rc ${ARGN})
-  if(NOT rc EQUAL code)
-    mpi_fail("-n ${ranks} ${ARGN}: exit code ${rc}, expected ${code} (stderr: ${err})")
-  endif()
-  if(NOT err STREQUAL "${expected}\n")
-    mpi_fail("-n ${ranks} ${ARGN}: stderr is\n${err}\nexpected once:\n${expected}")
-  endif()
-  message(STATUS "-n ${ranks}: reported once, exit ${code}: ${expected}")
-endfunction()
-expect_error(3 2 "tcsim lu: error: option '--n' for 'tcsim lu' expects an integer in 1..32768, got '0'"
+mpi_expect_error(3 2 "tcsim lu: error: option '--n' for 'tcsim lu' expects an integer in 1..32768, got '0'"
   lu --unit v100 --n 0)
-expect_error(2 2 "tcsim lu: error: --s must be between 1 and --r = 8, got 9"
+mpi_expect_error(2 2 "tcsim lu: error: --s must be between 1 and --r = 8, got 9"
   lu --unit v100 --n 37 --alg dp --r 8 --s 9 --quiet)
-expect_error(3 2 "tcsim lu: error: --grid: '2x2' has 4 processes; the job has 3 (P Q must equal it)"
+mpi_expect_error(3 2 "tcsim lu: error: --grid: '2x2' has 4 processes; the job has 3 (P Q must equal it)"
   lu --unit v100 --n 37 --grid 2x2)
-expect_error(0 2 "tcsim lu: error: --grid: '2x1' has 2 processes; the job has 1 (P Q must equal it)"
+mpi_expect_error(0 2 "tcsim lu: error: --grid: '2x1' has 2 processes; the job has 1 (P Q must equal it)"
   lu --unit v100 --n 37 --grid 2x1)
 # dp on [1 300 300; 300 4 4; 300 4 4] (docs/lu.md) meets the zero pivot; ll (r = 1) the
 # overflow of the fp32 buffer's conversion.
 file(WRITE "${WORK_DIR}/g3.mtx" "%%MatrixMarket matrix array real general\n3 3\n1\n300\n300\n300\n4\n4\n300\n4\n4\n")
-expect_error(2 1 "tcsim lu: LU breakdown at step 3 (block 1): pivot U[2][2] = 0 is zero (no pivoting: try --pivot)"
+mpi_expect_error(2 1 "tcsim lu: LU breakdown at step 3 (block 1): pivot U[2][2] = 0 is zero (no pivoting: try --pivot)"
   lu --unit h100 --matrix "${WORK_DIR}/g3.mtx" --scale off --alg dp --quiet)
-expect_error(3 1 "tcsim lu: LU breakdown at step 2 (block 2): converting the fp32 buffer to fp16 gives A[1][1] = -inf (from -89996)"
+mpi_expect_error(3 1 "tcsim lu: LU breakdown at step 2 (block 2): converting the fp32 buffer to fp16 gives A[1][1] = -inf (from -89996)"
   lu --unit h100 --matrix "${WORK_DIR}/g3.mtx" --scale off --alg ll --r 1 --quiet)
 
 # Each rank's seconds per phase (docs/scale.md "Where the time goes"): the exact keys, one

@@ -6,41 +6,28 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/mpi_test.cmake)
 if(NOT TCSIM_MPI OR NOT MPIEXEC)
   return()
 endif()
-function(expect_error ranks expected)
-  mpi_run(${ranks} out err rc ${ARGN})
-  if(NOT rc EQUAL 2)
-    mpi_fail("-n ${ranks} ${ARGN}: exit code ${rc}, expected 2 (stderr: ${err})")
-  endif()
-  if(NOT err STREQUAL "${expected}\n")
-    mpi_fail("-n ${ranks} ${ARGN}: stderr is\n${err}\nexpected once:\n${expected}")
-  endif()
-  if(NOT out STREQUAL "")
-    mpi_fail("-n ${ranks} ${ARGN}: unexpected stdout: ${out}")
-  endif()
-  message(STATUS "-n ${ranks}: reported once, exit 2: ${expected}")
-endfunction()
 file(WRITE "${WORK_DIR}/a-file" "")
-expect_error(3 "tcsim explore: error: --vary: 'foo' is not a parameter; allowed: fraction_bits, carry_bits, fma_size, alignment_rounding, final_rounding, normalization, sticky_bit, product_groups, input_fraction_bits, after_add.sum_fraction_bits, after_add.c_fraction_bits, after_add.renormalize_fraction_bits"
+mpi_expect_error(3 2 "tcsim explore: error: --vary: 'foo' is not a parameter; allowed: fraction_bits, carry_bits, fma_size, alignment_rounding, final_rounding, normalization, sticky_bit, product_groups, input_fraction_bits, after_add.sum_fraction_bits, after_add.c_fraction_bits, after_add.renormalize_fraction_bits"
   explore --base v100 --vary foo=1)
-expect_error(2 "tcsim explore: error: --out-dir: ${WORK_DIR}/a-file: is a file, not a folder"
+mpi_expect_error(2 2 "tcsim explore: error: --out-dir: ${WORK_DIR}/a-file: is a file, not a folder"
   explore --base v100 --vary fraction_bits=20,21 --out-dir "${WORK_DIR}/a-file")
 # Design 3 (value 'x') is rank 1's item of 2 and rank 0's of 3.
-expect_error(2 "tcsim explore: error: --vary fraction_bits: 'x' is not an integer"
+mpi_expect_error(2 2 "tcsim explore: error: --vary fraction_bits: 'x' is not an integer"
   explore --base v100 --vary fraction_bits=20,21,22,x --workload gemm:k=16,m=2,n=2 --monotonicity-budget 0
   --out-dir "${WORK_DIR}/explore")
-expect_error(3 "tcsim explore: error: --vary fraction_bits: 'x' is not an integer"
+mpi_expect_error(3 2 "tcsim explore: error: --vary fraction_bits: 'x' is not an integer"
   explore --base v100 --vary fraction_bits=20,21,22,x --workload gemm:k=16,m=2,n=2 --monotonicity-budget 0
   --out-dir "${WORK_DIR}/explore")
-expect_error(3 "tcsim monotonicity: error: option '--budget' for 'tcsim monotonicity' expects an integer in 1..1099511627776, got '0'"
+mpi_expect_error(3 2 "tcsim monotonicity: error: option '--budget' for 'tcsim monotonicity' expects an integer in 1..1099511627776, got '0'"
   monotonicity --unit v100 --in fp16 --out fp32 --budget 0)
-expect_error(4 "tcsim bench: error: option '--cases' for 'tcsim bench' expects an integer in 1..1000000000000, got '0'"
+mpi_expect_error(4 2 "tcsim bench: error: option '--cases' for 'tcsim bench' expects an integer in 1..1000000000000, got '0'"
   bench verify --cases 0)
 # Case 832 (group 13: rank 1 of 2 and of 3) is a wide-format case: rank 1 alone could tell.
-expect_error(2 "tcsim bench: error: --inject: case 832 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
+mpi_expect_error(2 2 "tcsim bench: error: --inject: case 832 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
   bench verify --cases 1000 --threads 1 --inject planar@832)
-expect_error(3 "tcsim bench: error: --inject: case 832 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
+mpi_expect_error(3 2 "tcsim bench: error: --inject: case 832 has no planar result to flip (the planar check runs on inputs of at most 16 bits only); nothing was injected"
   bench verify --cases 1000 --threads 1 --inject planar@832)
-expect_error(3 "tcsim experiment: error: --out: ${WORK_DIR}/a-file: is a file, not a folder"
+mpi_expect_error(3 2 "tcsim experiment: error: --out: ${WORK_DIR}/a-file: is a file, not a folder"
   experiment blanchard2020-fig4.2 --quick --out "${WORK_DIR}/a-file")
-expect_error(2 "tcsim experiment: error: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1, blanchard2020-fig3.2, mary2021-multiword, mary2021-fabsum, mary2024-fig5.1, mary2024-fig5.2, km25-multiword, km25-cdna-multiword, blanchard2020-fig4.2, lopez2022-fig2a, lopez2022-fig3a, lopez2022-fig4a, lopez2022-fig5, units-gemm-accuracy, fasi2021-suite"
+mpi_expect_error(2 2 "tcsim experiment: error: experiment 'nosuch' is not known; allowed: blanchard2020-fig3.1, blanchard2020-fig3.2, mary2021-multiword, mary2021-fabsum, mary2024-fig5.1, mary2024-fig5.2, km25-multiword, km25-cdna-multiword, blanchard2020-fig4.2, lopez2022-fig2a, lopez2022-fig3a, lopez2022-fig4a, lopez2022-fig5, units-gemm-accuracy, fasi2021-suite"
   experiment nosuch)

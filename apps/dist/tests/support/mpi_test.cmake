@@ -36,6 +36,23 @@ function(mpi_run ranks out_var err_var rc_var)
   set(${rc_var} "${rc}" PARENT_SCOPE)
 endfunction()
 
+# mpi_expect_error(<ranks> <code> <expected> ARGS...): tcsim ARGS under mpirun -n <ranks> (0:
+# alone) exits with <code> and prints <expected> on stderr exactly once (rank 0 alone reports);
+# for usage errors (code 2) stdout stays empty.
+function(mpi_expect_error ranks code expected)
+  mpi_run(${ranks} out err rc ${ARGN})
+  if(NOT rc EQUAL code)
+    mpi_fail("-n ${ranks} ${ARGN}: exit code ${rc}, expected ${code} (stderr: ${err})")
+  endif()
+  if(NOT err STREQUAL "${expected}\n")
+    mpi_fail("-n ${ranks} ${ARGN}: stderr is\n${err}\nexpected once:\n${expected}")
+  endif()
+  if(code EQUAL 2 AND NOT out STREQUAL "")
+    mpi_fail("-n ${ranks} ${ARGN}: unexpected stdout: ${out}")
+  endif()
+  message(STATUS "-n ${ranks}: reported once, exit ${code}: ${expected}")
+endfunction()
+
 # mpi_same_as_alone(NAME <name> RUNS <ranks>:<grid> ... ARGS <tcsim gemm args>): tcsim gemm
 # alone, then under mpirun for each run (grid "auto": no --grid); the --write-d files must be
 # identical and the --json output the same but for "seconds".
