@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <omp.h>
+#include <optional>
 
 #include "native_gemm.hpp"
 
@@ -11,48 +12,36 @@ namespace tcsim::cli::detail {
 
 namespace {  // internal linkage: each build (flags) keeps its own instantiations
 
-template <class T>
-NativeGemm gemm_body(std::size_t n, const T* A, const T* B, const T* C, int runs, int threads) {
-  using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const auto N = static_cast<Eigen::Index>(n);
-  const M a = Eigen::Map<const M>(A, N, N), b = Eigen::Map<const M>(B, N, N), c = Eigen::Map<const M>(C, N, N);
-  M d(N, N);
+// Runs `once` runs + 1 times on `threads` threads (0: all); the first run warms up, the best
+// of the others is kept. The caller sets the checksum, outside the timed runs.
+template <class Once>
+NativeGemm best_of(int runs, int threads, Once once) {
   NativeGemm r;
   r.isa = NATIVE_GEMM_ISA;
   r.threads = threads > 0 ? threads : omp_get_max_threads();
   Eigen::setNbThreads(r.threads);
   r.seconds = 1e300;
-  for (int k = 0; k < std::max(1, runs) + 1; ++k) {  // the first run warms up
+  for (int run = 0; run < std::max(1, runs) + 1; ++run) {
     const auto t0 = std::chrono::steady_clock::now();
-    d = c;
-    d.noalias() += a * b;
+    once();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (k > 0) r.seconds = std::min(r.seconds, s);
+    if (run > 0) r.seconds = std::min(r.seconds, s);
   }
-  r.checksum = static_cast<double>(d.sum());
   return r;
 }
 
-// A (m x k) B (k x n) + C, for `tcsim bench gemm --k` (k != n).
+// D = C + A (m x k) B (k x n), row-major.
 template <class T>
-NativeGemm gemm_body_mnk(std::size_t m, std::size_t n, std::size_t k, const T* A, const T* B, const T* C, int runs,
-                         int threads) {
+NativeGemm gemm_body(std::size_t m, std::size_t n, std::size_t k, const T* A, const T* B, const T* C, int runs,
+                     int threads) {
   using M = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto Mi = static_cast<Eigen::Index>(m), Ni = static_cast<Eigen::Index>(n), Ki = static_cast<Eigen::Index>(k);
   const M a = Eigen::Map<const M>(A, Mi, Ki), b = Eigen::Map<const M>(B, Ki, Ni), c = Eigen::Map<const M>(C, Mi, Ni);
   M d(Mi, Ni);
-  NativeGemm r;
-  r.isa = NATIVE_GEMM_ISA;
-  r.threads = threads > 0 ? threads : omp_get_max_threads();
-  Eigen::setNbThreads(r.threads);
-  r.seconds = 1e300;
-  for (int run = 0; run < std::max(1, runs) + 1; ++run) {  // the first run warms up
-    const auto t0 = std::chrono::steady_clock::now();
+  NativeGemm r = best_of(runs, threads, [&] {
     d = c;
     d.noalias() += a * b;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (run > 0) r.seconds = std::min(r.seconds, s);
-  }
+  });
   r.checksum = static_cast<double>(d.sum());
   return r;
 }
@@ -61,20 +50,20 @@ NativeGemm gemm_body_mnk(std::size_t m, std::size_t n, std::size_t k, const T* A
 
 NativeGemm NATIVE_GEMM_MNK_NAME(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
                                 const float* C, int runs, int threads) {
-  return gemm_body_mnk(m, n, k, A, B, C, runs, threads);
+  return gemm_body(m, n, k, A, B, C, runs, threads);
 }
 
 NativeGemm NATIVE_GEMM64_MNK_NAME(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
                                   const double* C, int runs, int threads) {
-  return gemm_body_mnk(m, n, k, A, B, C, runs, threads);
+  return gemm_body(m, n, k, A, B, C, runs, threads);
 }
 
 NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
-  return gemm_body(n, A, B, C, runs, threads);
+  return gemm_body(n, n, n, A, B, C, runs, threads);
 }
 
 NativeGemm NATIVE_GEMM64_NAME(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads) {
-  return gemm_body(n, A, B, C, runs, threads);
+  return gemm_body(n, n, n, A, B, C, runs, threads);
 }
 
 // Eigen's blocked LU with partial pivoting (PartialPivLU: recursive panels, GEMM updates on
@@ -83,18 +72,9 @@ NativeGemm NATIVE_LU_NAME(std::size_t n, const float* A, int runs, int threads) 
   using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto N = static_cast<Eigen::Index>(n);
   const M a = Eigen::Map<const M>(A, N, N);
-  NativeGemm r;
-  r.isa = NATIVE_GEMM_ISA;
-  r.threads = threads > 0 ? threads : omp_get_max_threads();
-  Eigen::setNbThreads(r.threads);
-  r.seconds = 1e300;
-  for (int k = 0; k < std::max(1, runs) + 1; ++k) {  // the first run warms up
-    const auto t0 = std::chrono::steady_clock::now();
-    Eigen::PartialPivLU<M> lu(a);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (k > 0) r.seconds = std::min(r.seconds, s);
-    r.checksum = static_cast<double>(lu.matrixLU().sum());
-  }
+  std::optional<Eigen::PartialPivLU<M>> lu;  // built inside each timed run, as a user would
+  NativeGemm r = best_of(runs, threads, [&] { lu.emplace(a); });
+  r.checksum = static_cast<double>(lu->matrixLU().sum());
   return r;
 }
 
