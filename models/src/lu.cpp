@@ -10,6 +10,8 @@
 #include "tcsim/models/lu.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -188,6 +190,10 @@ class Engine {
       update_events(u, k1 - 1, fs);
       return;
     }
+    if (u.variant == GemmVariant::Tc32) {  // TC32: the unit's gemm_into on reused pattern buffers
+      update_tc32(u, r0, r1, c0, c1, k0, k1);
+      return;
+    }
     Lneg_.resize(m * kb);
     U_.resize(kb * w);
     C_.resize(m * w);
@@ -215,6 +221,62 @@ class Engine {
     });
     update_events(u, k1 - 1, fs);
   }
+  // update() for the TC32 variant without simulate_gemm's per-call conversions and buffers:
+  // the same operand patterns (-L and U rounded to the unit's input by the Converter
+  // simulate_gemm uses, C's fp32 values as patterns), Unit::gemm_into as run_unit calls it,
+  // and the fp32 result stored as store_rounded stores simulate_gemm's D. The buffers grow
+  // once (the first update is the largest): no allocation or first touch per step.
+  void update_tc32(const Update& u, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t k0,
+                   std::size_t k1) {
+    const std::size_t m = r1 - r0, w = c1 - c0, kb = k1 - k0, n = n_;
+    std::vector<double>& a = a_;
+    const lu_detail::UpdateFormats f = lu_detail::update_formats(u.variant, in_);
+    GemmOptions g = g_;
+    g.variant = u.variant;
+    if (!tc32_checked_) {  // simulate_gemm's checks of the unit and instruction (its errors), once
+      const std::vector<double> za(kb, 0.0), zc(1, 0.0);
+      (void)simulate_gemm(unit_, f.operands, f.out, 1, 1, kb, za, za, zc, g);
+      tc32_checked_ = true;
+    }
+    const Converter in(f.operands, g.input_rounding, !g.subnormals), c32(f.out, g.input_rounding, false);
+    Ab_.resize(m * kb);
+    Bb_.resize(kb * w);
+    Cb_.resize(m * w);
+    Db_.resize(m * w);
+    parallel_first(m, grain_for(w + kb), [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        const double* row = &a[(r0 + i) * n];
+        for (std::size_t c = 0; c < kb; ++c) Ab_[i * kb + c] = in(-row[k0 + c]);
+        for (std::size_t c = 0; c < w; ++c) {  // an fp32 value's pattern is its binary32 bits
+          const double x = row[c0 + c];
+          const float x32 = static_cast<float>(x);
+          Cb_[i * w + c] = static_cast<double>(x32) == x ? std::bit_cast<std::uint32_t>(x32) : c32(x);
+        }
+      }
+      return Firsts{};
+    });
+    parallel_first(kb, 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t t = b; t < e; ++t)
+        for (std::size_t c = 0; c < w; ++c) Bb_[t * w + c] = in(a[(k0 + t) * n + c0 + c]);
+      return Firsts{};
+    });
+    unit_.gemm_into(f.operands, f.out, m, w, kb, Ab_, Bb_, Cb_, Db_, g.instruction, g.threads);
+    res_.unit_calls += 1;
+    const Firsts fs = parallel_first(m, grain_for(w), [&](std::size_t b, std::size_t e) {
+      Firsts first;
+      for (std::size_t i = b; i < e; ++i) {
+        double* row = &a[(r0 + i) * n + c0];
+        const std::uint64_t* d = &Db_[i * w];
+        for (std::size_t c = 0; c < w; ++c) row[c] = u.store(std::bit_cast<float>(static_cast<std::uint32_t>(d[c])));
+        for (std::size_t c = 0; c < w; ++c)
+          if (!std::isfinite(row[c]))
+            first.note({r0 + i, c0 + c, 0, std::bit_cast<float>(static_cast<std::uint32_t>(d[c])), row[c]});
+      }
+      return first;
+    });
+    update_events(u, k1 - 1, fs);
+  }
+
   void update_events(const Update& u, std::size_t step, const Firsts& fs) {
     if (!fs.found()) return;
     if (!cont_) breakdown(step, lu_detail::update_failure_text(fs.first(), u.store));
@@ -234,6 +296,8 @@ class Engine {
   std::function<void(double)> progress_;
   std::optional<tbb::task_arena> arena_;  // threads > 1 (0: the default arena; 1: serial)
   std::vector<double> Lneg_, U_, C_;
+  std::vector<std::uint64_t> Ab_, Bb_, Cb_, Db_;  // update_tc32's patterns, reused by every step
+  bool tc32_checked_ = false;
 };
 
 struct Plan {
