@@ -22,6 +22,10 @@
 #include <numeric>
 #include <utility>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "lu_steps.hpp"
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -45,11 +49,36 @@ constexpr Precision kFp16{16}, kFp32{32};
 // row[c] <- fl32(row[c] - fl32(l * prow[c])) for c in [c0, c1): axpy_rounded for fp32, built
 // for the wider SIMD units too (the same operations element by element; no fused multiply-add,
 // the file is compiled with -ffp-contract=off).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void axpy32(double* __restrict row,
-                                                                          const double* __restrict prow, double l,
-                                                                          std::size_t c0, std::size_t c1) {
+#if defined(__x86_64__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void axpy32(double* __restrict row, const double* __restrict prow, double l, std::size_t c0, std::size_t c1) {
   for (std::size_t c = c0; c < c1; ++c)
     row[c] = static_cast<double>(static_cast<float>(row[c] - static_cast<double>(static_cast<float>(l * prow[c]))));
+}
+
+// x[c] (negated: -x[c]) as binary16 patterns (RNE, subnormals kept) for c < count: the F16C conversion
+// of the binary32 value where the result is a normal binary16 number or zero (one correct
+// rounding, as the Converter's), the Converter `conv` everywhere else.
+#if defined(__x86_64__)
+__attribute__((target("f16c"))) void fp16_patterns_f16c(const double* x, std::size_t count, bool negate,
+                                                       std::uint64_t* out, const Converter& conv) {
+  for (std::size_t c = 0; c < count; ++c) {
+    const double v = negate ? -x[c] : x[c], av = std::fabs(v);
+    const float v32 = static_cast<float>(v);
+    const bool plain = static_cast<double>(v32) == v && ((av >= 0x1p-14 && av <= 65504.0) || v == 0);
+    out[c] = plain ? static_cast<std::uint16_t>(_cvtss_sh(v32, 0)) : conv(v);
+  }
+}
+bool cpu_has_f16c() { return __builtin_cpu_supports("f16c"); }
+#else
+bool cpu_has_f16c() { return false; }
+#endif
+void fp16_patterns(bool f16c, const double* x, std::size_t count, bool negate, std::uint64_t* out, const Converter& conv) {
+#if defined(__x86_64__)
+  if (f16c) return fp16_patterns_f16c(x, count, negate, out, conv);
+#endif
+  for (std::size_t c = 0; c < count; ++c) out[c] = conv(negate ? -x[c] : x[c]);
 }
 
 // Whether v[0..count) are all finite.
@@ -325,22 +354,28 @@ class Engine {
       tc32_checked_ = true;
     }
     const Converter in(f.operands, g.input_rounding, !g.subnormals), c32(f.out, g.input_rounding, false);
+    static const bool has_f16c = cpu_has_f16c();
+    const bool f16c = has_f16c && f.operands == formats::fp16() && g.input_rounding == Rounding::NearestEven && g.subnormals;
     const std::span<std::uint64_t> A = grow(Ab_, m * kb), B = grow(Bb_, kb * w), C = grow(Cb_, m * w), D = grow(Db_, m * w);
     parallel_first(m, grain_for(w + kb), [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
         const double* row = &a[(r0 + i) * n];
-        for (std::size_t c = 0; c < kb; ++c) A[i * kb + c] = in(-row[k0 + c]);
-        for (std::size_t c = 0; c < w; ++c) {  // an fp32 value's pattern is its binary32 bits
-          const double x = row[c0 + c];
-          const float x32 = static_cast<float>(x);
-          C[i * w + c] = static_cast<double>(x32) == x ? std::bit_cast<std::uint32_t>(x32) : c32(x);
+        fp16_patterns(f16c, row + k0, kb, true, &A[i * kb], in);
+        bool exact = true;  // an fp32 value's pattern is its binary32 bits
+        for (std::size_t c = 0; c < w; ++c) {
+          const float x32 = static_cast<float>(row[c0 + c]);
+          exact &= static_cast<double>(x32) == row[c0 + c];
+          C[i * w + c] = std::bit_cast<std::uint32_t>(x32);
         }
+        if (!exact)
+          for (std::size_t c = 0; c < w; ++c)
+            if (static_cast<double>(static_cast<float>(row[c0 + c])) != row[c0 + c]) C[i * w + c] = c32(row[c0 + c]);
       }
       return Firsts{};
     });
     parallel_first(kb, 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t t = b; t < e; ++t)
-        for (std::size_t c = 0; c < w; ++c) B[t * w + c] = in(a[(k0 + t) * n + c0 + c]);
+        fp16_patterns(f16c, &a[(k0 + t) * n + c0], w, false, &B[t * w], in);
       return Firsts{};
     });
     unit_.gemm_into(f.operands, f.out, m, w, kb, A, B, C, D, g.instruction, g.threads);
@@ -350,7 +385,10 @@ class Engine {
       for (std::size_t i = b; i < e; ++i) {
         double* row = &a[(r0 + i) * n + c0];
         const std::uint64_t* d = &D[i * w];
-        for (std::size_t c = 0; c < w; ++c) row[c] = u.store(std::bit_cast<float>(static_cast<std::uint32_t>(d[c])));
+        if (u.store.bits == 32)  // a binary32 value is its own fp32 rounding
+          for (std::size_t c = 0; c < w; ++c) row[c] = std::bit_cast<float>(static_cast<std::uint32_t>(d[c]));
+        else
+          for (std::size_t c = 0; c < w; ++c) row[c] = u.store(std::bit_cast<float>(static_cast<std::uint32_t>(d[c])));
         for (std::size_t c = 0; c < w; ++c)
           if (!std::isfinite(row[c]))
             first.note({r0 + i, c0 + c, 0, std::bit_cast<float>(static_cast<std::uint32_t>(d[c])), row[c]});
