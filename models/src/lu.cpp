@@ -10,14 +10,21 @@
 #include "tcsim/models/lu.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <numeric>
 #include <utility>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "lu_steps.hpp"
 #include <tbb/parallel_for.h>
@@ -38,6 +45,48 @@ namespace {
 
 constexpr Precision kFp16{16}, kFp32{32};
 
+
+// row[c] <- fl32(row[c] - fl32(l * prow[c])) for c in [c0, c1): axpy_rounded for fp32, built
+// for the wider SIMD units too (the same operations element by element; no fused multiply-add,
+// the file is compiled with -ffp-contract=off).
+#if defined(__x86_64__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void axpy32(double* __restrict row, const double* __restrict prow, double l, std::size_t c0, std::size_t c1) {
+  for (std::size_t c = c0; c < c1; ++c)
+    row[c] = static_cast<double>(static_cast<float>(row[c] - static_cast<double>(static_cast<float>(l * prow[c]))));
+}
+
+// x[c] (negated: -x[c]) as binary16 patterns (RNE, subnormals kept) for c < count: the F16C conversion
+// of the binary32 value where the result is a normal binary16 number or zero (one correct
+// rounding, as the Converter's), the Converter `conv` everywhere else.
+#if defined(__x86_64__)
+__attribute__((target("f16c"))) void fp16_patterns_f16c(const double* x, std::size_t count, bool negate,
+                                                       std::uint64_t* out, const Converter& conv) {
+  for (std::size_t c = 0; c < count; ++c) {
+    const double v = negate ? -x[c] : x[c], av = std::fabs(v);
+    const float v32 = static_cast<float>(v);
+    const bool plain = static_cast<double>(v32) == v && ((av >= 0x1p-14 && av <= 65504.0) || v == 0);
+    out[c] = plain ? static_cast<std::uint16_t>(_cvtss_sh(v32, 0)) : conv(v);
+  }
+}
+bool cpu_has_f16c() { return __builtin_cpu_supports("f16c"); }
+#else
+bool cpu_has_f16c() { return false; }
+#endif
+void fp16_patterns(bool f16c, const double* x, std::size_t count, bool negate, std::uint64_t* out, const Converter& conv) {
+#if defined(__x86_64__)
+  if (f16c) return fp16_patterns_f16c(x, count, negate, out, conv);
+#endif
+  for (std::size_t c = 0; c < count; ++c) out[c] = conv(negate ? -x[c] : x[c]);
+}
+
+// Whether v[0..count) are all finite.
+bool all_finite(const double* v, std::size_t count) {
+  bool ok = true;
+  for (std::size_t c = 0; c < count; ++c) ok &= std::isfinite(v[c]);
+  return ok;
+}
 
 class Engine {
  public:
@@ -112,6 +161,7 @@ class Engine {
   // Algorithm 3.1 line 4 and 6, or a PanelFactor's inner panel): L's multipliers and U's
   // entries of the diagonal block.
   void eliminate(Precision p, std::size_t k0, std::size_t k1) {
+    if (!pivot_ && p.bits == 32 && eliminate_by_rows(k0, k1)) return;
     std::vector<double>& a = a_;
     const std::size_t n = n_;
     for (std::size_t j = k0; j < k1; ++j) {
@@ -150,10 +200,55 @@ class Engine {
     }
   }
 
+  // eliminate() in fp32 without pivoting, row by row: the diagonal block's rows first (the
+  // pivot rows), then each row below through every column of the block while it is in cache.
+  // An entry sees the same operations in the same order as in the column-by-column loop. Any
+  // pivot outside the normal range or any non-finite value: the panel is restored and false
+  // is returned (the column loop then finds the first failure in its order and its message).
+  bool eliminate_by_rows(std::size_t k0, std::size_t k1) {
+    std::vector<double>& a = a_;
+    const std::size_t n = n_, kb = k1 - k0, rows = n - k0;
+    if (backup_.size() < rows * kb) backup_.resize(rows * kb);
+    for (std::size_t i = 0; i < rows; ++i) std::copy_n(&a[(k0 + i) * n + k0], kb, &backup_[i * kb]);
+    auto restore = [&] {
+      for (std::size_t i = 0; i < rows; ++i) std::copy_n(&backup_[i * kb], kb, &a[(k0 + i) * n + k0]);
+      return false;
+    };
+    // One row i through columns k0..min(i, k1) (the pivot rows done before it).
+    auto row_pass = [&](std::size_t i) {
+      double* row = &a[i * n];
+      for (std::size_t j = k0; j < std::min(i, k1); ++j) {
+        const double* prow = &a[j * n];
+        row[j] = static_cast<double>(static_cast<float>(row[j] / prow[j]));
+        axpy32(row, prow, row[j], j + 1, k1);
+      }
+    };
+    for (std::size_t j = k0; j < k1; ++j) {
+      const double piv = a[j * n + j];
+      if (!(std::fabs(piv) >= 0x1p-126) || !std::isfinite(piv)) return restore();
+      if (j + 1 == k1) break;
+      row_pass(j + 1);  // row j+1 of the diagonal block, through columns k0..j
+      if (!all_finite(&a[(j + 1) * n + k0], kb)) return restore();
+    }
+    const Firsts fs = parallel_first(n - k1, grain_for(kb * kb / 8 + 1), [&](std::size_t b, std::size_t e) {
+      Firsts first;
+      for (std::size_t i = k1 + b; i < k1 + e; ++i) {
+        row_pass(i);
+        if (!all_finite(&a[i * n + k0], kb)) {
+          first.note({i, k0, 0, 0, 0});
+          break;
+        }
+      }
+      return first;
+    });
+    return fs.found() ? restore() : true;
+  }
+
   // U's block row: L_kk U_ki = A_ki for columns u0..u1 by forward substitution (unit
   // diagonal), each entry's products subtracted in column order.
   void solve_u(Precision p, std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1) {
     if (u0 >= u1 || k1 - k0 < 2) return;
+    if (p.bits == 32 && solve_u32(k0, k1, u0, u1)) return;
     // Columns are independent: each chunk of columns runs the whole substitution.
     const Firsts fs = parallel_first(u1 - u0, std::max<std::size_t>(64, 16384 / (k1 - k0)), [&](std::size_t b, std::size_t e) {
       Firsts first;
@@ -167,6 +262,28 @@ class Engine {
     if (!fs.found()) return;
     if (!cont_) not_finite(fs.first().outer, fs.first().inner, fs.first().column, fs.first().value, p);
     record(fs, Failure::kNone, "the elimination", true);
+  }
+
+  // solve_u in fp32 on the wider SIMD units, without the per-row checks: any non-finite
+  // value in the block row afterwards and the block row is restored and false returned (the
+  // checked loop then finds the first in its order).
+  bool solve_u32(std::size_t k0, std::size_t k1, std::size_t u0, std::size_t u1) {
+    const std::size_t kb = k1 - k0, w = u1 - u0, n = n_;
+    std::vector<double>& a = a_;
+    if (backup_.size() < kb * w) backup_.resize(kb * w);
+    for (std::size_t t = 0; t < kb; ++t) std::copy_n(&a[(k0 + t) * n + u0], w, &backup_[t * w]);
+    const Firsts fs = parallel_first(w, std::max<std::size_t>(64, 16384 / kb), [&](std::size_t b, std::size_t e) {
+      Firsts first;
+      for (std::size_t j = 0; j < kb; ++j)
+        for (std::size_t i = j + 1; i < kb; ++i)
+          axpy32(&a[(k0 + i) * n], &a[(k0 + j) * n], a[(k0 + i) * n + k0 + j], u0 + b, u0 + e);
+      for (std::size_t t = 0; t < kb; ++t)
+        if (!all_finite(&a[(k0 + t) * n + u0 + b], e - b)) first.note({k0, u0, 0, 0, 0});
+      return first;
+    });
+    if (!fs.found()) return true;
+    for (std::size_t t = 0; t < kb; ++t) std::copy_n(&backup_[t * w], w, &a[(k0 + t) * n + u0]);
+    return false;
   }
 
   // A[r0..r1][c0..c1] -= L[r0..r1][k0..k1] U[k0..k1][c0..c1].
@@ -186,6 +303,10 @@ class Engine {
         return first;
       });
       update_events(u, k1 - 1, fs);
+      return;
+    }
+    if (u.variant == GemmVariant::Tc32) {  // TC32: the unit's gemm_into on reused pattern buffers
+      update_tc32(u, r0, r1, c0, c1, k0, k1);
       return;
     }
     Lneg_.resize(m * kb);
@@ -215,6 +336,75 @@ class Engine {
     });
     update_events(u, k1 - 1, fs);
   }
+  // update() for the TC32 variant without simulate_gemm's per-call conversions and buffers:
+  // the same operand patterns (-L and U rounded to the unit's input by the Converter
+  // simulate_gemm uses, C's fp32 values as patterns), Unit::gemm_into as run_unit calls it,
+  // and the fp32 result stored as store_rounded stores simulate_gemm's D. The buffers grow
+  // once (the first update is the largest): no allocation or first touch per step.
+  void update_tc32(const Update& u, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1, std::size_t k0,
+                   std::size_t k1) {
+    const std::size_t m = r1 - r0, w = c1 - c0, kb = k1 - k0, n = n_;
+    std::vector<double>& a = a_;
+    const lu_detail::UpdateFormats f = lu_detail::update_formats(u.variant, in_);
+    GemmOptions g = g_;
+    g.variant = u.variant;
+    if (!tc32_checked_) {  // simulate_gemm's checks of the unit and instruction (its errors), once
+      const std::vector<double> za(kb, 0.0), zc(1, 0.0);
+      (void)simulate_gemm(unit_, f.operands, f.out, 1, 1, kb, za, za, zc, g);
+      tc32_checked_ = true;
+    }
+    const Converter in(f.operands, g.input_rounding, !g.subnormals), c32(f.out, g.input_rounding, false);
+    static const bool has_f16c = cpu_has_f16c();
+    const bool f16c = has_f16c && f.operands == formats::fp16() && g.input_rounding == Rounding::NearestEven && g.subnormals;
+    const std::span<std::uint64_t> A = grow(Ab_, m * kb), B = grow(Bb_, kb * w), C = grow(Cb_, m * w), D = grow(Db_, m * w);
+    parallel_first(m, grain_for(w + kb), [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        const double* row = &a[(r0 + i) * n];
+        fp16_patterns(f16c, row + k0, kb, true, &A[i * kb], in);
+        bool exact = true;  // an fp32 value's pattern is its binary32 bits
+        for (std::size_t c = 0; c < w; ++c) {
+          const float x32 = static_cast<float>(row[c0 + c]);
+          exact &= static_cast<double>(x32) == row[c0 + c];
+          C[i * w + c] = std::bit_cast<std::uint32_t>(x32);
+        }
+        if (!exact)
+          for (std::size_t c = 0; c < w; ++c)
+            if (static_cast<double>(static_cast<float>(row[c0 + c])) != row[c0 + c]) C[i * w + c] = c32(row[c0 + c]);
+      }
+      return Firsts{};
+    });
+    parallel_first(kb, 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t t = b; t < e; ++t)
+        fp16_patterns(f16c, &a[(k0 + t) * n + c0], w, false, &B[t * w], in);
+      return Firsts{};
+    });
+    unit_.gemm_into(f.operands, f.out, m, w, kb, A, B, C, D, g.instruction, g.threads);
+    res_.unit_calls += 1;
+    const Firsts fs = parallel_first(m, grain_for(w), [&](std::size_t b, std::size_t e) {
+      Firsts first;
+      for (std::size_t i = b; i < e; ++i) {
+        double* row = &a[(r0 + i) * n + c0];
+        const std::uint64_t* d = &D[i * w];
+        if (u.store.bits == 32)  // a binary32 value is its own fp32 rounding
+          for (std::size_t c = 0; c < w; ++c) row[c] = std::bit_cast<float>(static_cast<std::uint32_t>(d[c]));
+        else
+          for (std::size_t c = 0; c < w; ++c) row[c] = u.store(std::bit_cast<float>(static_cast<std::uint32_t>(d[c])));
+        for (std::size_t c = 0; c < w; ++c)
+          if (!std::isfinite(row[c]))
+            first.note({r0 + i, c0 + c, 0, std::bit_cast<float>(static_cast<std::uint32_t>(d[c])), row[c]});
+      }
+      return first;
+    });
+    update_events(u, k1 - 1, fs);
+  }
+
+  // The first `count` entries of v, grown (never shrunk) on transparent huge pages: a 4 KiB
+  // page fault costs several microseconds on this kind of (virtual) machine.
+  static std::span<std::uint64_t> grow(std::vector<std::uint64_t>& v, std::size_t count) {
+    if (v.size() < count) v = gemm_detail::huge_vector<std::uint64_t>(count);
+    return {v.data(), count};
+  }
+
   void update_events(const Update& u, std::size_t step, const Firsts& fs) {
     if (!fs.found()) return;
     if (!cont_) breakdown(step, lu_detail::update_failure_text(fs.first(), u.store));
@@ -234,6 +424,9 @@ class Engine {
   std::function<void(double)> progress_;
   std::optional<tbb::task_arena> arena_;  // threads > 1 (0: the default arena; 1: serial)
   std::vector<double> Lneg_, U_, C_;
+  std::vector<double> backup_;  // the entries a fast pass restores before the checked one
+  std::vector<std::uint64_t> Ab_, Bb_, Cb_, Db_;  // update_tc32's patterns, reused by every step
+  bool tc32_checked_ = false;
 };
 
 struct Plan {
@@ -394,7 +587,7 @@ LuResult simulate_lu(const Unit& unit, const Format& in, std::size_t n, std::spa
 
   res.perm.resize(n);
   std::iota(res.perm.begin(), res.perm.end(), std::size_t{0});
-  res.LU.resize(n * n);
+  res.LU = gemm_detail::huge_vector<double>(n * n);
   const bool cont = o.on_breakdown == LuOnBreakdown::Continue;
   for (std::size_t i = 0; i < n * n; ++i) {
     res.LU[i] = S(A[i]);
