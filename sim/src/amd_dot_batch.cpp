@@ -29,28 +29,32 @@ std::shared_ptr<AmdPlaneTables> new_amd_plane_tables() { return std::make_shared
 namespace {
 
 // Product-major planes of n elements (padded to np with +0 operands: value 0, inv +Inf):
-// plane[t * np + e] from bits[e * se + t * st]. decode_one(bits, value, inv) is the kernel's own
-// decoding; table (may be empty) holds it for every pattern below its size.
-template <class T, class DecodeOne>
+// plane[t * np + e] from bits[e * se + t * st]. decode_one(bits, value,
+// inv) is the kernel's own decoding; table (may be empty) holds it for every pattern below its
+// size. With_inv: the after-add lanes' 2^-e_ref plane too.
+template <bool WithInv, class T, class DecodeOne>
 void fill_planes(const std::vector<std::array<double, 2>>& table, std::size_t n, std::size_t np, std::size_t K,
                  const T* bits, std::size_t se, std::size_t st, double* value, double* inv,
                  const DecodeOne& decode_one) {
   const std::size_t size = table.size();
-  for (std::size_t t = 0; t < K; ++t) {
-    double* v = value + t * np;
-    double* iv = inv ? inv + t * np : nullptr;
-    for (std::size_t e = 0; e < n; ++e) {
-      const std::uint64_t x = bits[e * se + t * st];
-      if (x < size) {
-        v[e] = table[x][0];
-        if (iv) iv[e] = table[x][1];
-      } else {
-        double unused = 0;
-        decode_one(x, v[e], iv ? iv[e] : unused);  // a wider format, or not a pattern of it: decode's error
-      }
+  auto one = [&](std::size_t e, std::size_t t) {
+    const std::uint64_t x = bits[e * se + t * st];
+    const std::size_t o = t * np + e;
+    if (x < size) [[likely]] {
+      value[o] = table[x][0];
+      if constexpr (WithInv) inv[o] = table[x][1];
+    } else {
+      double unused = 0;
+      decode_one(x, value[o], WithInv ? inv[o] : unused);  // a wider format, or not a pattern of it: decode's error
     }
-    std::fill(v + n, v + np, 0.0);
-    if (iv) std::fill(iv + n, iv + np, HUGE_VAL);
+  };
+  // Plane by plane (element-major input too: writing 2 K planes at once is slower than reading
+  // a chunk's patterns K times from L1/L2).
+  for (std::size_t t = 0; t < K; ++t)
+    for (std::size_t e = 0; e < n; ++e) one(e, t);
+  for (std::size_t t = 0; t < K; ++t) {
+    std::fill(value + t * np + n, value + (t + 1) * np, 0.0);
+    if constexpr (WithInv) std::fill(inv + t * np + n, inv + (t + 1) * np, HUGE_VAL);
   }
 }
 
@@ -97,8 +101,8 @@ void AfterAddKernel::dot_chain_any(std::size_t n, std::size_t K, std::size_t gro
   thread_local std::vector<double> av, ai, bv, bi;
   thread_local std::vector<float> acc;
   av.resize(K * np), ai.resize(K * np), bv.resize(K * np), bi.resize(K * np);
-  fill_planes(table_of(*dot_tables_, 0, cfg_.a_format, decode_a), n, np, K, a, se, st, av.data(), ai.data(), decode_a);
-  fill_planes(table_of(*dot_tables_, 1, cfg_.b_format, decode_b), n, np, K, b, se, st, bv.data(), bi.data(), decode_b);
+  fill_planes<true>(table_of(*dot_tables_, 0, cfg_.a_format, decode_a), n, np, K, a, se, st, av.data(), ai.data(), decode_a);
+  fill_planes<true>(table_of(*dot_tables_, 1, cfg_.b_format, decode_b), n, np, K, b, se, st, bv.data(), bi.data(), decode_b);
   load_acc(n, np, c, acc);
   const amd_lanes::AfterParams params = after_params(cfg_);
   amd_lanes::chain(
@@ -144,9 +148,9 @@ void ExactBlockKernel::dot_chain_any(std::size_t n, std::size_t K, std::size_t g
   thread_local std::vector<double> av, bv;
   thread_local std::vector<float> acc;
   av.resize(K * np), bv.resize(K * np);
-  fill_planes(table_of(*dot_tables_, 0, config().a_format, decode_a), n, np, K, a, se, st, av.data(), nullptr,
+  fill_planes<false>(table_of(*dot_tables_, 0, config().a_format, decode_a), n, np, K, a, se, st, av.data(), nullptr,
               decode_a);
-  fill_planes(table_of(*dot_tables_, 1, config().b_format, decode_b), n, np, K, b, se, st, bv.data(), nullptr,
+  fill_planes<false>(table_of(*dot_tables_, 1, config().b_format, decode_b), n, np, K, b, se, st, bv.data(), nullptr,
               decode_b);
   load_acc(n, np, c, acc);
   const bool positive_zero = config().zero_sign == ZeroSign::Positive;
