@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.hpp"
+#include "bench_dot_rows.hpp"
 #include "bench_gemm_mpi.hpp"
 #include "bench_fit.hpp"
 #include "bench_gemm_rows.hpp"
@@ -63,6 +64,20 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// --seconds: the minimum measuring time of each call (bench dot).
+double bench_seconds(const ParsedArgs& a) {
+  const std::string text = a.get_or("seconds", "1");
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != text.size() || !(v >= 0.01 && v <= 600))
+    throw std::invalid_argument("option '--seconds' for 'tcsim bench' must be a number in 0.01..600, got '" + text + "'");
+  return v;
+}
+
 int bench_dot(const ParsedArgs& a) {
   a.require_one_of({"unit", "unit-config"});
   const Format& in = parse_format(a.get_or("in", "fp16"), "--in");
@@ -80,18 +95,7 @@ int bench_dot(const ParsedArgs& a) {
   const auto n = static_cast<std::size_t>(int_option("elements", 1 << 16, 1, 1 << 24));
   const auto threads = static_cast<unsigned>(int_option("threads", 0, 0, 1024));
   const unsigned used_threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  const double min_seconds = [&] {
-    const std::string text = a.get_or("seconds", "1");
-    std::size_t used = 0;
-    double v = -1;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-    }
-    if (used != text.size() || !(v >= 0.01 && v <= 600))
-      throw std::invalid_argument("option '--seconds' for 'tcsim bench' must be a number in 0.01..600, got '" + text + "'");
-    return v;
-  }();
+  const double min_seconds = bench_seconds(a);
   Rng rng{static_cast<std::uint64_t>(int_option("seed", 1, 0, (1ll << 62)))};
 
   std::vector<std::uint64_t> A(n * K), B(n * K), C(n), D(n);
@@ -383,8 +387,8 @@ int cmd_bench(const Args& args) {
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
   p.option("inject", "verify, testing the campaign itself: flip the last bit of one result (kernel|planar|mpfr@<case>)",
            "check@I");
-  p.flag("all-rows", "gemm: every built-in row (unit, formats, instruction; --unit: that unit's rows), one line each "
-         "(reference-path rows at n = 256)");
+  p.flag("all-rows", "gemm, dot: every built-in row (unit, formats, instruction; --unit: that unit's rows), one line each "
+         "(gemm: reference-path rows at n = 256; dot: one instruction's K, elements/s beside the target)");
   p.flag("json", "print one JSON object");
   p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
   const auto a = p.parse(args);
@@ -402,8 +406,19 @@ int cmd_bench(const Args& args) {
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");
-  if (a.has("all-rows") && which != "gemm")
-    throw std::invalid_argument("--all-rows applies to 'tcsim bench gemm' only");
+  if (a.has("all-rows") && which != "gemm" && which != "dot")
+    throw std::invalid_argument("--all-rows applies to 'tcsim bench gemm' and 'tcsim bench dot' only");
+  if (which == "dot" && a.has("all-rows")) {
+    for (const char* name : {"unit-config", "in", "out", "instruction", "k", "n", "r"})
+      if (a.has(name))
+        throw std::invalid_argument(std::string("--") + name +
+                                    " cannot be combined with --all-rows (it runs every built-in row; --unit keeps one "
+                                    "unit's rows)");
+    const SelectedUnit selected = a.has("unit") ? select_unit(a) : SelectedUnit{};
+    return bench_dot_all_rows(a, selected.unit, static_cast<std::size_t>(a.get_int("elements", 1, 1 << 24, 1 << 16)),
+                              static_cast<unsigned>(a.get_int("threads", 0, 1024, 0)), bench_seconds(a),
+                              static_cast<std::uint64_t>(a.get_int("seed", 0, 1ll << 62, 1)));
+  }
   if (which == "dot") return bench_dot(a);
   if (a.has("all-rows")) {
     for (const char* name : {"unit-config", "in", "out", "instruction", "r"})

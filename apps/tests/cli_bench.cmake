@@ -96,3 +96,21 @@ tcsim_check(NAME "bench gemm --all-rows runs mi100's rows on exact-block and fma
   ARGS bench gemm --all-rows --unit mi100 --n 300 --quiet
   STDOUT "\\| mi100 \\| fp16 -> fp32 \\| v_mfma_f32_32x32x4f16[^|]*\\| exact-block \\(lanes\\) \\| 300 \\|"
          "\\| mi100 \\| fp32 -> fp32 \\| [^|]*\\| fma-chain \\((lanes|scalar)\\) \\| 300 \\|" "check: 0 mismatches")
+
+# Issue 25: bench dot --all-rows, one line per datapath row: layout and path, elements per
+# second beside the target (1e8; 3e8 for h100 fp16), a sample of both layouts against Unit::dot.
+tcsim_check(NAME "bench dot --all-rows --unit: one line per datapath, layout, path, target, sample equal to Unit::dot"
+  ARGS bench dot --all-rows --unit mi250x --elements 300 --seconds 0.01 --threads 2 --json --quiet
+  STDOUT "\"benchmark\":\"dot-all-rows\"" "\"in\":\"fp16\"" "\"in\":\"bf16\"" "\"in\":\"fp64\""
+         "\"path\":\"binary32-tree \\(lanes, planar\\)\"" "\"path\":\"fma-chain\"" "\"K\":4"
+         "\"elements_per_second\":[0-9]" "\"element_major_elements_per_second\":[0-9]"
+         "\"planar_elements_per_second\":[0-9]" "\"target\":100000000" "\"meets_target\":(true|false)"
+         "\"checked\":300" "\"load_average_before\":\"[0-9]" "\"threads\":2" "\"mismatches\":0")
+
+tcsim_check(NAME "bench dot --all-rows in text: h100's rows with their targets, 0 mismatches"
+  ARGS bench dot --all-rows --unit h100 --elements 200 --seconds 0.01 --quiet
+  STDOUT "\\| unit \\| in -> out \\| instruction \\| K \\| layout, path \\| elements/s \\| target \\| check \\|"
+         "\\| h100 \\| fp16 -> fp32 \\| wmma, mma.sync \\| 16 \\| [a-z-]+, kernel[^|]*\\| [0-9.e+]+ \\| 3e\\+08( \\(met\\))? \\| 200/200 \\|"
+         "\\| h100 \\| e4m3 -> fp32 \\| wgmma \\| 32 \\| "
+         "\\| h100 \\| tf32 -> fp32 \\| [^|]*\\| 8 \\| element-major, kernel \\| [0-9.e+]+ \\| 1e\\+08"
+         "rows below their target; check: 0 mismatches against Unit::dot")

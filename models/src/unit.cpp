@@ -436,6 +436,11 @@ std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, cons
   const auto& r = impl_->rows[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in_a, in_b, out)].get();
   if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split != KSplit::PairsMod4) return "kernel (planar)";
+  // The AMD lanes read the product-major patterns themselves (dot_batch_planar, issue 25).
+  const std::size_t pair = r.pair_index(in_a, in_b, out);
+  if (!kernel && r.trees[pair]) return "binary32-tree (lanes, planar)";
+  if (!kernel && r.afters[pair] && r.afters[pair]->lanes_supported()) return "after-add (lanes, planar)";
+  if (!kernel && !r.afters[pair] && r.exacts[pair] && r.exacts[pair]->lanes_supported()) return "exact-block (lanes, planar)";
   return "regrouped for dot_batch: " + batch_path(in_a, in_b, out, instruction);
 }
 

@@ -307,16 +307,15 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
     if (planar32 && hi > lo) return run_planar32(lo, hi);
     if (kernel && hi > lo) return run_kernel(lo, hi);
     if (gk && hi > lo) return run_groups(lo, hi);
-    if (tree && hi > lo) {  // binary32 trees (accumulator rows, products in order)
+    if (tree && hi > lo) {  // binary32 trees (accumulator rows, products in order; sim ieee_tree_dot.cpp)
       const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
-      chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
-                   [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
-                     tree->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
-                   });
-      return;
+      // The chunk's whole chains on SIMD lanes, one element per lane (issue 25).
+      return tree->dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
     }
     if (exact && hi > lo) {  // exact blocks in 128-bit integers (accumulator rows, products in order)
       const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+      // The chunk's whole chains on the lanes, many elements per vector (issue 25).
+      if (exact->lanes_supported()) return exact->dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
       chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
                    [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
                      exact->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
@@ -325,6 +324,8 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
     }
     if (after && hi > lo) {  // c added after the products, in int64 (accumulator rows, products in order)
       const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
+      // The chunk's whole chains on the lanes, many elements per vector (issue 25).
+      if (after->lanes_supported()) return after->dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
       chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
                    [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
                      after->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
@@ -362,6 +363,13 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
   // The planar kernel serves rows whose instructions take the products in order.
   const bool planar = kernel && kernel->planar_supported() && row.k_split != KSplit::PairsMod4;
   const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : (ik ? ik : std::max<std::size_t>(K, 1));
+  const std::size_t pair = r.pair_index(in, in_b, out);
+  const AfterAddKernel* after = kernel ? nullptr : r.afters[pair].get();
+  const ExactBlockKernel* exact = kernel ? nullptr : r.exacts[pair].get();
+  const Binary32TreeKernel* tree = kernel ? nullptr : r.trees[pair].get();
+  const bool tree_planar = tree && K > 0;
+  const bool after_planar = !tree && after && after->lanes_supported() && K > 0;
+  const bool exact_planar = !tree && !after_planar && exact && exact->lanes_supported() && K > 0;
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
     if (planar) {
@@ -372,6 +380,10 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
                    });
       return;
     }
+    // The AMD lanes read product-major patterns directly (issue 25).
+    if (tree_planar) return tree->dot_chain_planar(m, K, group, a + lo, b + lo, n, c + lo, d + lo);
+    if (after_planar) return after->dot_chain_planar(m, K, group, a + lo, b + lo, n, c + lo, d + lo);
+    if (exact_planar) return exact->dot_chain_planar(m, K, group, a + lo, b + lo, n, c + lo, d + lo);
     // Other rows: the chunk regrouped element-major for dot_batch.
     std::vector<std::uint64_t> ea(m * K), eb(m * K);
     for (std::size_t t = 0; t < K; ++t)

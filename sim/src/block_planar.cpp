@@ -44,6 +44,29 @@ struct Planar16Lanes {
         fraction_bits(f.precision - 1), sign_shift(f.width - 1), to_binary16(10 - (f.precision - 1)),
         has_special(f.nan != 2), check_invalid(f.width < 16), direct(is_bf16(f)) {}
 
+  // Whether Value() moves the fields (formats narrower than binary16's layout).
+  bool relocates() const { return !direct && (to_binary16 != 0 || sign_shift != 15); }
+
+  // Full int16 vectors of patterns moved to binary16's places, once per operand (issue 25):
+  // the value times 2^(15 - bias) as a binary16 pattern, the exponent field unchanged. Bits
+  // above the format's width are dropped: callers check them on the patterns as given.
+  V16 Relocate(V16 x) const {
+    const V16 mag = hn::And(x, hn::Set(d16, static_cast<std::int16_t>((1u << sign_shift) - 1)));
+    const V16 sign = hn::And(hn::ShiftLeftSame(x, 15 - sign_shift), hn::Set(d16, static_cast<std::int16_t>(0x8000)));
+    return hn::Or(hn::ShiftLeftSame(mag, to_binary16), sign);
+  }
+
+  // The lanes of Relocate()d patterns: binary16's layout, the same fields and specials.
+  Planar16Lanes AsBinary16() const {
+    Planar16Lanes r = *this;
+    r.abs_mask = hn::Set(d16, static_cast<std::int16_t>(0x7fff));
+    r.special_from = hn::ShiftLeftSame(special_from, to_binary16);
+    r.invalid = zero;
+    r.check_invalid = false;
+    r.fraction_bits = 10, r.sign_shift = 15, r.to_binary16 = 0;
+    return r;
+  }
+
   static bool is_bf16(const PatternCodec& f) {
     return f.width == 16 && f.precision == 8 && f.bias == 127 && f.emin == -126 && f.top_field == 255 && f.nan == 0;
   }
@@ -110,11 +133,16 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
   using VI = hn::Vec<decltype(di)>;
   using V16 = hn::Vec<decltype(d16)>;
   const std::size_t NF = hn::Lanes(df), N16 = hn::Lanes(d16), ND = hn::Lanes(d);
-  const Planar16Lanes la(ca), lb(cb);
+  // Narrow formats (fp8, fp6, fp4) are moved to binary16's places once, when their rows are
+  // copied (issue 25); the E and sum passes then read binary16 layouts (la, lb).
+  const Planar16Lanes la_given(ca), lb_given(cb);
+  const bool relocate_a = la_given.relocates(), relocate_b = lb_given.relocates();
+  const Planar16Lanes la = relocate_a ? la_given.AsBinary16() : la_given;
+  const Planar16Lanes lb = relocate_b ? lb_given.AsBinary16() : lb_given;
   const PatternLanes lc(cc, true);
   const OutRounding rounding(p, p.final_rounding);
-  const bool check_invalid = la.check_invalid || lb.check_invalid;
-  const V16 invalid_a = la.invalid, invalid_b = lb.invalid;
+  const bool check_invalid = la_given.check_invalid || lb_given.check_invalid;
+  const V16 invalid_a = la_given.invalid, invalid_b = lb_given.invalid;
   const VI flag = hn::Set(di, kPlanarFlag), no_term = hn::Set(di, kTileZero);
   const VI biases = hn::Set(di, ca.bias + cb.bias);
   const VI min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
@@ -133,7 +161,7 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
   HWY_ALIGN std::uint16_t pa[kMaxPatternLen * kStride], pb[kMaxPatternLen * kStride];
   HWY_ALIGN double c_value[kChunk], sums[kChunk], exps[kChunk];
   HWY_ALIGN std::int64_t c_eref[kChunk];
-  HWY_ALIGN std::int16_t raw16[kChunk];
+  HWY_ALIGN std::int16_t raw16[kChunk], invalid16[kChunk];
   HWY_ALIGN std::int32_t e32[kChunk], s32[kChunk], bad32[kChunk];
   HWY_ALIGN float scales[kChunk];
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
@@ -142,11 +170,17 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
     // The copy by vectors (a string move's start-up is long against 256 bytes), and the next
     // chunk's rows fetched meanwhile: 2 len streams are too many for the hardware prefetcher.
     const bool next = i0 + kChunk < n;
+    if (check_invalid) std::fill_n(invalid16, m, std::int16_t{0});
     for (std::size_t t = 0; t < len; ++t) {
       const std::uint16_t *ra = a + t * lda + i0, *rb = b + t * ldb + i0;
       for (std::size_t i = 0; i < m; i += N16) {
-        hn::Store(hn::LoadU(du16, ra + i), du16, pa + t * kStride + i);
-        hn::Store(hn::LoadU(du16, rb + i), du16, pb + t * kStride + i);
+        const V16 xa = hn::BitCast(d16, hn::LoadU(du16, ra + i)), xb = hn::BitCast(d16, hn::LoadU(du16, rb + i));
+        // Bits above the format's width, on the patterns as given.
+        if (check_invalid)
+          hn::Store(hn::Or(hn::Load(d16, invalid16 + i), hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b))), d16,
+                    invalid16 + i);
+        hn::Store(hn::BitCast(du16, relocate_a ? la_given.Relocate(xa) : xa), du16, pa + t * kStride + i);
+        hn::Store(hn::BitCast(du16, relocate_b ? lb_given.Relocate(xb) : xb), du16, pb + t * kStride + i);
       }
       if (next)
         for (std::size_t line = 0; line < kChunk * 2; line += 64) {
@@ -157,15 +191,14 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
     // E pass: the largest sum of exponent fields over the nonzero products, in int16 lanes.
     for (std::size_t i = 0; i < m; i += N16) {
       V16 e = hn::Set(d16, static_cast<std::int16_t>(2 * kTileZero16));
-      V16 bits = hn::Zero(d16);
       for (std::size_t t = 0; t < len; ++t) {
         const V16 xa = hn::BitCast(d16, hn::Load(du16, pa + t * kStride + i));
         const V16 xb = hn::BitCast(d16, hn::Load(du16, pb + t * kStride + i));
         e = hn::Max(e, hn::Add(la.Eref(xa), lb.Eref(xb)));
-        if (check_invalid) bits = hn::Or(bits, hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b)));
       }
       // Patterns with bits above the format's width count as special operands.
-      if (check_invalid) e = hn::IfThenElse(hn::Ne(bits, hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
+      if (check_invalid)
+        e = hn::IfThenElse(hn::Ne(hn::Load(d16, invalid16 + i), hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
       hn::Store(e, d16, raw16 + i);
     }
     // E with c and the clamp, the flags, and the scales, in int32 lanes.

@@ -376,3 +376,39 @@ TEST_CASE("block kernel: run_planar32 hands patterns beyond the width to the exa
   kernel.run_planar32(n, 4, at.data(), n, bt.data(), n, c.data(), d32.data());
   CHECK(d32 == d);
 }
+
+// Issue 25: the 16-bit planar path moves fp8/fp6/fp4 patterns to binary16's places once, when
+// it copies their rows, and checks the bits above the format's width there: such patterns go
+// to the exact path, which refuses them with run()'s message, on every element and position.
+TEST_CASE("block kernel: run_planar hands e4m3 patterns beyond the width to the exact path", "[adder][kernel]") {
+  const AdderConfig cfg = row(formats::e4m3(), formats::fp32(), 13, 4, Rounding::TowardZero, -133);
+  const BlockKernel kernel(cfg, 4);
+  REQUIRE(kernel.planar_supported());
+  const std::size_t n = 256;
+  for (std::size_t bad = 0; bad < n; bad += 37) {
+    std::vector<std::uint64_t> a(n * 4), b(n * 4), c(n, 0), d(n), dp(n);
+    std::vector<std::uint16_t> at(n * 4), bt(n * 4);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t t = 0; t < 4; ++t) {
+        a[i * 4 + t] = 0x30u + t + (i % 5) * 8;                  // 0.5 .. 4 and their neighbours
+        b[i * 4 + t] = (i == bad && t == 1 ? 0x100u << (bad % 8) : 0) | (0xb8u - t);  // -1 and neighbours
+        at[t * n + i] = static_cast<std::uint16_t>(a[i * 4 + t]);
+        bt[t * n + i] = static_cast<std::uint16_t>(b[i * 4 + t]);
+      }
+    std::string message;
+    try {
+      kernel.run(n, 4, a.data(), 4, b.data(), 4, c.data(), d.data());
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    INFO("bad element " << bad);
+    CHECK(message.find("has bits above the 8-bit width of e4m3") != std::string::npos);
+    CHECK_THROWS_WITH(kernel.run_planar(n, 4, at.data(), n, bt.data(), n, c.data(), dp.data()), message);
+    // Without them both give the same bits.
+    b[bad * 4 + 1] &= 0xff;
+    bt[n + bad] &= 0xff;
+    kernel.run(n, 4, a.data(), 4, b.data(), 4, c.data(), d.data());
+    kernel.run_planar(n, 4, at.data(), n, bt.data(), n, c.data(), dp.data());
+    CHECK(dp == d);
+  }
+}

@@ -18,6 +18,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ namespace tcsim {
 
 // Why `cfg` with blocks of `k` products cannot run on AfterAddKernel, or nullopt.
 std::optional<std::string> after_add_unsupported(const AdderConfig& cfg, std::size_t k);
+
+// Every pattern of a <= 16-bit operand format decoded once for the dot_batch lanes (built on
+// first use; sim/src/amd_dot_batch.cpp).
+struct AmdPlaneTables;
+std::shared_ptr<AmdPlaneTables> new_amd_plane_tables();
 
 class AfterAddKernel {
  public:
@@ -77,7 +83,20 @@ class AfterAddKernel {
   void gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
                  std::size_t group, const std::uint64_t* C, std::uint64_t* D) const;
 
+  // dot_batch (issue 25): n independent elements, each chained over K products in
+  // instructions of `group` (blocks of k; K = 0 runs one block) on the lanes, many elements per
+  // vector, operands decoded once per call through tables of every pattern; flagged lanes take
+  // block(). Element e's product t: a[e * K + t] (element-major) or a[t * ld + e] (planar).
+  void dot_chain(std::size_t n, std::size_t K, std::size_t group, const std::uint64_t* a, const std::uint64_t* b,
+                 const std::uint64_t* c, std::uint64_t* d) const;
+  void dot_chain_planar(std::size_t n, std::size_t K, std::size_t group, const std::uint16_t* a, const std::uint16_t* b,
+                        std::size_t ld, const std::uint64_t* c, std::uint64_t* d) const;
+
  private:
+  template <class T>
+  void dot_chain_any(std::size_t n, std::size_t K, std::size_t group, const T* a, const T* b, std::size_t se,
+                     std::size_t st, const std::uint64_t* c, std::uint64_t* d) const;
+  std::shared_ptr<AmdPlaneTables> dot_tables_ = new_amd_plane_tables();
   Operand decode(const Format& f, std::uint64_t bits) const;
   void decode_plane(const Format& f, std::uint64_t bits, double& value, double& inv) const;
   // decode_plane of `count` patterns (at bits[i * stride]) into value[i], inv[i] (i < count), through

@@ -58,7 +58,19 @@ class Binary32TreeKernel {
   void run_chain(std::size_t rows, std::size_t n, std::size_t KK, std::size_t group, const float* a,
                  std::size_t lda, const float* b, std::size_t ldb, float* acc, std::size_t ldacc) const;
 
+  // dot_batch (issue 25; sim/src/ieee_tree_dot.cpp): n independent elements, each chained
+  // over K products in instructions of `group` (blocks of k; K = 0 runs one block), one element
+  // per SIMD lane with its own operands. Element e's product t: a[e * K + t] (element-major)
+  // or a[t * ld + e] (planar); c and d binary32 patterns.
+  void dot_chain(std::size_t n, std::size_t K, std::size_t group, const std::uint64_t* a, const std::uint64_t* b,
+                 const std::uint64_t* c, std::uint64_t* d) const;
+  void dot_chain_planar(std::size_t n, std::size_t K, std::size_t group, const std::uint16_t* a, const std::uint16_t* b,
+                        std::size_t ld, const std::uint64_t* c, std::uint64_t* d) const;
+
  private:
+  template <class T>
+  void dot_chain_any(std::size_t n, std::size_t K, std::size_t group, const T* a, const T* b, std::size_t se,
+                     std::size_t st, const std::uint64_t* c, std::uint64_t* d) const;
   AdderConfig cfg_;
   std::size_t k_;
   // Operand field layout (a and b share the format).

@@ -1,0 +1,206 @@
+// tcsim bench dot --all-rows: every built-in datapath row (unit, input and output format,
+// instruction) through Unit::dot_batch (element-major 64-bit patterns) and, for operands of at
+// most 16 bits, Unit::dot_batch_planar (product-major 16-bit patterns), one line per row as it
+// finishes, beside issue 25's target (docs/performance.md keeps the table). Rows that share one
+// datapath (a generic row serving several instructions) are one line.
+#include "bench_dot_rows.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "json_output.hpp"
+#include "progress.hpp"
+#include "tcsim/sim/adder.hpp"
+#include "tcsim/sim/format.hpp"
+
+namespace tcsim::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Issue 25's targets for `tcsim bench dot`, elements per second on the 2-core machine.
+constexpr double kTarget = 1e8, kTargetH100Fp16 = 3e8;
+
+struct DotRow {
+  const models::Unit* unit = nullptr;
+  const Format* in = nullptr;
+  const Format* out = nullptr;
+  std::vector<std::string> instructions;  // every instruction this datapath serves ("" if none named)
+};
+
+std::vector<DotRow> dot_rows(const models::Unit* only) {
+  std::vector<DotRow> rows;
+  for (const auto& spec : models::builtin_unit_specs()) {
+    const models::Unit& u = models::builtin_unit(spec.name);
+    if (only && only != &u) continue;
+    for (const std::string& pair : u.format_pairs()) {
+      const std::size_t arrow = pair.find("->");
+      const Format& in = parse_format(pair.substr(0, arrow), "--in");
+      const Format& out = parse_format(pair.substr(arrow + 2), "--out");
+      std::vector<std::string> instructions = u.instructions(in, out);
+      if (instructions.empty()) instructions.push_back("");
+      std::map<std::size_t, std::size_t> by_datapath;  // datapath index -> position in rows
+      for (const std::string& instruction : instructions) {
+        const auto [it, fresh] = by_datapath.emplace(u.datapath_index(in, out, instruction), rows.size());
+        if (fresh) rows.push_back({&u, &in, &out, {}});
+        rows[it->second].instructions.push_back(instruction);
+      }
+    }
+  }
+  return rows;
+}
+
+// A finite value of `f` with leading exponent in [-4, 1] (clamped to the format's normal
+// range), random sign and fraction: the inputs of `tcsim bench dot`.
+std::uint64_t random_value(const Format& f, std::uint64_t seed, std::uint64_t& index) {
+  const int lo = std::max(-4, f.emin), hi = std::min(1, f.emax);
+  const int e = lo + static_cast<int>(counter_random(seed, index++) % static_cast<std::uint64_t>(hi - lo + 1));
+  std::uint64_t frac = f.fraction_bits ? counter_random(seed, index++) & ((std::uint64_t{1} << f.fraction_bits) - 1) : 0;
+  if (e == f.emax) frac = std::min<std::uint64_t>(frac, f.max_finite_significand() - (std::uint64_t{1} << f.fraction_bits));
+  const std::uint64_t sign = (counter_random(seed, index++) & 1) ? f.sign_mask() : 0;
+  return sign | (static_cast<std::uint64_t>(e + f.bias) << f.fraction_bits) | frac;
+}
+
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(generic)") : x);
+  return s;
+}
+
+}  // namespace
+
+int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_t n, unsigned threads,
+                       double min_seconds, std::uint64_t seed) {
+  const bool json = a.has("json");
+  const std::vector<DotRow> rows = dot_rows(only);
+  Progress progress("tcsim bench dot", !a.has("quiet"));
+  const std::string load_before = load_average();
+  const unsigned used_threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  nlohmann::json out_rows = nlohmann::json::array();
+  std::size_t total_mismatches = 0, below = 0;
+  if (!json) {
+    std::printf("tcsim bench dot --all-rows: %zu elements per call, %u thread%s, load average %s\n", n, used_threads,
+                used_threads == 1 ? "" : "s", load_before.c_str());
+    std::printf("| unit | in -> out | instruction | K | layout, path | elements/s | target | check |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    std::fflush(stdout);
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const DotRow& row = rows[r];
+    const models::Unit& unit = *row.unit;
+    const Format &in = *row.in, &out = *row.out;
+    const std::string& instruction = row.instructions.front();
+    progress.update("row " + unit.name() + " " + in.name + "->" + out.name + (instruction.empty() ? "" : " " + instruction),
+                    r, rows.size());
+    const models::DatapathSpec& spec = unit.datapath(in, out, instruction);
+    // One instruction's K, as `tcsim bench dot`: 2k for the pairs-mod4 rows.
+    const std::size_t K = static_cast<std::size_t>(spec.k_split == models::KSplit::PairsMod4 ? 2 * spec.fma_size
+                                                                                              : spec.fma_size);
+    std::uint64_t index = 0;
+    std::vector<std::uint64_t> A(n * K), B(n * K), C(n), D(n), D_planar(n);
+    for (auto& x : A) x = random_value(in, seed, index);
+    for (auto& x : B) x = random_value(in, seed, index);
+    for (auto& x : C) x = random_value(out, seed, index);
+    auto measure = [&](const auto& call) {
+      call();  // warm-up
+      std::size_t runs = 0;
+      double elapsed = 0;
+      while (elapsed < min_seconds) {
+        const auto t0 = Clock::now();
+        call();
+        elapsed += std::chrono::duration<double>(Clock::now() - t0).count();
+        ++runs;
+      }
+      return static_cast<double>(runs * n) / elapsed;
+    };
+    const double rate =
+        measure([&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); });
+    const bool planar = in.width <= 16;
+    double planar_rate = 0;
+    if (planar) {
+      std::vector<std::uint16_t> At(n * K), Bt(n * K);
+      for (std::size_t t = 0; t < K; ++t)
+        for (std::size_t e = 0; e < n; ++e) {
+          At[t * n + e] = static_cast<std::uint16_t>(A[e * K + t]);
+          Bt[t * n + e] = static_cast<std::uint16_t>(B[e * K + t]);
+        }
+      planar_rate = measure([&] {
+        unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), D_planar.data(), instruction, threads);
+      });
+    }
+    // A sample of both layouts' results against Unit::dot (the reference path).
+    const std::size_t sample = std::min<std::size_t>(n, 2000);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < sample; ++i) {
+      const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, {B.data() + i * K, K}, C[i], instruction);
+      mismatches += want != D[i] || (planar && want != D_planar[i]);
+    }
+    total_mismatches += mismatches;
+    const bool planar_faster = planar_rate > rate;
+    const double best = std::max(rate, planar_rate);
+    const double target = unit.name() == "h100" && in.name == "fp16" ? kTargetH100Fp16 : kTarget;
+    below += best < target;
+    const std::string path = planar_faster ? unit.batch_path_planar(in, out, instruction) : unit.batch_path(in, out, instruction);
+    const std::string layout = planar_faster ? "planar" : "element-major";
+    if (json) {
+      nlohmann::json j;
+      j["unit"] = unit.name();
+      j["in"] = in.name;
+      j["out"] = out.name;
+      j["instruction"] = instruction;
+      j["instructions"] = row.instructions;
+      j["K"] = K;
+      j["layout"] = layout;
+      j["path"] = path;
+      j["elements_per_second"] = best;
+      j["element_major_elements_per_second"] = rate;
+      if (planar) j["planar_elements_per_second"] = planar_rate;
+      j["target"] = target;
+      j["meets_target"] = best >= target;
+      j["checked"] = sample;
+      j["mismatches"] = mismatches;
+      out_rows.push_back(j);
+    } else {
+      std::printf("| %s | %s -> %s | %s | %zu | %s, %s | %.3g | %.0e%s | %zu/%zu |\n", unit.name().c_str(), in.name.c_str(),
+                  out.name.c_str(), join(row.instructions).c_str(), K, layout.c_str(), path.c_str(), best, target,
+                  best >= target ? " (met)" : "", sample - mismatches, sample);
+      std::fflush(stdout);
+    }
+  }
+  progress.done();
+  const std::string load_after = load_average();
+  if (json) {
+    nlohmann::json j;
+    j["benchmark"] = "dot-all-rows";
+    j["elements"] = n;
+    j["threads"] = used_threads;
+    j["load_average_before"] = load_before;
+    j["load_average_after"] = load_after;
+    j["rows"] = out_rows;
+    j["below_target"] = below;
+    j["mismatches"] = total_mismatches;
+    print_json(j);
+  } else {
+    std::printf("load average after: %s; %zu of %zu rows below their target; check: %zu mismatches against Unit::dot\n",
+                load_after.c_str(), below, rows.size(), total_mismatches);
+  }
+  return total_mismatches == 0 ? 0 : 1;
+}
+
+}  // namespace tcsim::cli
