@@ -31,6 +31,7 @@ struct Hidden {
   DatapathSpec row;     // one input, one output
   std::size_t K = 0;
   bool spoiled = false;  // every 50th result changed by one unit in the last place: no row fits
+  std::size_t draw = static_cast<std::size_t>(-1);  // random rows: the draw's index (its dump's seed with --only)
 };
 
 DatapathSpec one_pair(DatapathSpec r, const std::string& in, const std::string& out) {
@@ -128,6 +129,23 @@ DatapathSpec random_row(std::mt19937_64& g) {
   }
 }
 
+// The schema keys in which `fitted` differs from `hidden` ("carry_bits 3 -> 5, ..."): what
+// a failed or disagreeing fit got wrong, for the evaluation's failure classes (docs/fit.md).
+std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitted) {
+  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
+  std::string t;
+  auto text = [](const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); };
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : h.items()) keys.push_back(k);
+  for (const auto& [k, v] : f.items())
+    if (!h.contains(k)) keys.push_back(k);
+  for (const auto& k : keys) {
+    if (k == "nan_pattern" || text(h, k) == text(f, k)) continue;
+    t += (t.empty() ? "" : ", ") + k + " " + text(h, k) + " -> " + text(f, k);
+  }
+  return t.empty() ? "none" : t;
+}
+
 }  // namespace
 
 int bench_fit(const ParsedArgs& a) {
@@ -146,17 +164,20 @@ int bench_fit(const ParsedArgs& a) {
     for (std::size_t i = 0; i < rows_wanted; ++i) {
       Hidden h{"random " + std::to_string(i + 1), "", random_row(g), 0};
       h.K = std::max<std::size_t>(instruction_k(h.row), 4);
+      h.draw = i;
       hidden.push_back(std::move(h));
     }
   } else {
     hidden = builtin_rows();
-    if (a.has("only")) {  // --only TEXT: the rows whose label contains TEXT ("mi" for the AMD rows)
-      const std::string only = a.get("only");
-      hidden.erase(std::remove_if(hidden.begin(), hidden.end(),
-                                  [&](const Hidden& h) { return h.label.find(only) == std::string::npos; }),
-                   hidden.end());
-      if (hidden.empty()) throw std::invalid_argument("--only: no built-in row label contains '" + only + "'");
-    }
+  }
+  if (a.has("only")) {  // --only TEXT: the rows whose label contains TEXT ("mi" for the AMD rows, "random 17")
+    const std::string only = a.get("only");
+    hidden.erase(std::remove_if(hidden.begin(), hidden.end(),
+                                [&](const Hidden& h) { return h.label.find(only) == std::string::npos; }),
+                 hidden.end());
+    if (hidden.empty()) throw std::invalid_argument("--only: no row label contains '" + only + "' (built-in rows: 'a100 fp16 -> fp32', ...; random rows: 'random 1' .. 'random <rows>')");
+  }
+  if (evaluate != "random") {
     if (evaluate.empty()) {  // the speed benchmark: a few representative rows
       std::vector<Hidden> few;
       for (auto& h : hidden)
@@ -180,11 +201,12 @@ int bench_fit(const ParsedArgs& a) {
     std::printf("%-34s %5s %6s %8s %9s %s\n", "row", "K", "cases", "fit (s)", "rows", check ? "disagree on further cases" : "");
   for (std::size_t i = 0; i < hidden.size(); ++i) {
     const Hidden& h = hidden[i];
+    const std::size_t at = h.draw != static_cast<std::size_t>(-1) ? h.draw : i;  // the dump's seed
     const Format& in = parse_format(h.row.input_formats[0]);
     const Format& out = parse_format(h.row.output_formats[0]);
     try {
     std::vector<std::uint64_t> x, y, z;
-    validation::structured_cases(in, out, h.K, cases, seed + 7919 * i, x, y, z);
+    validation::structured_cases(in, out, h.K, cases, seed + 7919 * at, x, y, z);
     validation::DumpSet dump = validation::simulated_dump(h.row, in, out, h.K, x, y, z);
     if (h.spoiled)
       for (std::size_t c = 0; c < dump.n; c += 50) dump.d[c] ^= 1;
@@ -206,7 +228,7 @@ int bench_fit(const ParsedArgs& a) {
     if (check && r.exact) {
       ++checked;
       std::vector<std::uint64_t> x2, y2, z2;
-      validation::structured_cases(in, out, h.K, check, seed + 7919 * i + 1, x2, y2, z2);
+      validation::structured_cases(in, out, h.K, check, seed + 7919 * at + 1, x2, y2, z2);
       differ = validation::count_mismatches(r.best.row, validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2));
       agree += differ == 0;
     }
@@ -219,6 +241,14 @@ int bench_fit(const ParsedArgs& a) {
         std::printf("  NOT EXACT: %zu mismatches\n    hidden %s\n    fitted %s", r.best.mismatches,
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
       else if (check) std::printf("  %zu of %zu", differ, check);
+      if (!h.spoiled && (!r.exact || differ > 0))
+        std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
+      if (differ > 0) {  // what the fit reported open: the disagreement should be among these
+        std::string open;
+        for (const auto& p : r.parameters)
+          if (!p.decided() && p.name.rfind("nan_pattern.", 0) != 0) open += (open.empty() ? "" : ", ") + p.name;
+        std::printf("\n    reported undecided: %s", open.empty() ? "none" : open.c_str());
+      }
       std::printf("\n");
       std::fflush(stdout);
     }

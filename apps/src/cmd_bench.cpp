@@ -381,7 +381,7 @@ int cmd_bench(const Args& args) {
   p.option("evaluate", "fit: builtin (every built-in row and pair) or random (--rows random user rows)", "set");
   p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90)", "S");
   p.option("rows", "fit --evaluate random: number of random rows (default 200)", "N");
-  p.option("only", "fit --evaluate builtin: only the rows whose label contains this text (e.g. mi300x)", "text");
+  p.option("only", "fit --evaluate: only the rows whose label contains this text (e.g. mi300x, 'random 17')", "text");
   p.option("check", "fit: further cases on which the fitted row must agree (default 1000000 with --evaluate, else 0)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -290,6 +291,7 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
     return false;
   };
   const auto groups = parameter_groups(ps);
+  std::size_t pair_cursor = 0;
   for (int round = 0; round < 40 && best > 0; ++round) {
     bool improved = false;
     // Steepest single change: every value of every parameter against the same row, the best
@@ -344,15 +346,19 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
       for (std::size_t i = 0; i < ps.size(); ++i)
         for (std::size_t j = i + 1; j < ps.size(); ++j)
           if (coupled(i, j) == (pass == 0)) pairs.push_back({i, j});
-    for (const auto& [i, j] : pairs) {
+    // The scan resumes at the pair that last helped (a round that starts at the first pair
+    // again re-runs thousands of refuted pairs); a whole cycle without help ends the descent.
+    for (std::size_t step = 0; step < pairs.size(); ++step) {
       if (improved) break;
+      const std::size_t at = (pair_cursor + step) % pairs.size();
+      const auto [i, j] = pairs[at];
         for (const auto& [n1, s1] : ps[i].values) {
           for (const auto& [n2, s2] : ps[j].values) {
             if (Clock::now() > deadline) return best;
             DatapathSpec cand = row;
             s1(cand);
             s2(cand);
-            if (try_row(cand)) { improved = true; break; }
+            if (try_row(cand)) { improved = true; pair_cursor = at; break; }
           }
           if (improved) break;
         }
@@ -485,6 +491,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   for (std::size_t i = 0; i < seeds.size(); ++i) order.push_back({ev.count(seeds[i].second, kInvalid - 1, nullptr, true), i});
   std::stable_sort(order.begin(), order.end());
   std::vector<DatapathSpec> done;
+  std::optional<DatapathSpec> cut_off;  // the row whose descent the seeds' deadline stopped while it still improved
   const auto limit = std::chrono::duration<double>(options.time_limit_seconds);
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(limit);
   // The seeds' descents leave a share of the time to the restarts below (they find what the
@@ -509,11 +516,23 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     done.push_back(row);
     descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
     res.closest.push_back(scored(row, seeds[i].first));
+    if (Clock::now() > seeds_deadline) cut_off = row;
     if (res.closest.back().mismatches == 0) break;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
   std::stable_sort(res.closest.begin(), res.closest.end(), fewest);
+  // Family separation: a closest row of the NVIDIA-like space whose descent was stopped by
+  // the seeds' deadline while still improving continues there first (the AMD families below
+  // are other datapaths: random user rows of the NVIDIA space never fit from them, and the
+  // time they took left such rows unfitted).
+  if (res.closest.front().mismatches > 0 && Clock::now() < deadline && cut_off && *cut_off == res.closest.front().row &&
+      !uses_amd_keys(*cut_off)) {
+    DatapathSpec row = *cut_off;
+    descend(row, ps_basic, ev, deadline);
+    ScoredRow s = scored(row, res.closest.front().seed + ", continued");
+    if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+  }
   // Nothing fits: restarts in the whole space (the AMD keys included): the closest row as it
   // is, then each datapath family of the built-in AMD rows (restarts()) applied to the seed
   // result where it costs least, cheapest first; each with an equal share of the time left.
