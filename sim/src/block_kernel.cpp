@@ -191,14 +191,16 @@ struct BlockKernel::Impl {
   // bf16 and tf32 products may leave binary32's range: block_tile flags every output whose
   // E could overflow a product (E > kTileMaxE) or whose terms reach below the normal range
   // (E - F < -120); products below that range truncate to 0 as their exact values do.
+  // Blocks longer than 2^(29 - F) products sum in int32 chunks of that length, added in
+  // binary64 (lanes::tile_chunk_len; exact: this Impl's lanes need F + 3 + log2(k + 1) <= 53).
   bool tile_conditions() const {
-    int terms_bits = 0;  // k terms below 2^(F+2) each sum below 2^(F+2+terms_bits)
-    while ((std::size_t{1} << terms_bits) < max_products) ++terms_bits;
+    const std::size_t chunk = lanes::tile_chunk_len(cfg.fraction_bits);
     auto exact_in_binary32 = [](const FieldCodec& f) {
       return f.precision <= 24 && f.emax <= 127 && f.emin - (f.precision - 1) >= -149;
     };
     return cfg.alignment_rounding == Rounding::TowardZero && a.precision <= 12 && b.precision <= 12 &&
-           exact_in_binary32(a) && exact_in_binary32(b) && cfg.fraction_bits + 2 + terms_bits <= 31 &&
+           exact_in_binary32(a) && exact_in_binary32(b) && chunk > 0 &&
+           (max_products + chunk - 1) / chunk <= lanes::kTileMaxChunks &&
            exact_in_binary32(c) && exact_in_binary32(out);
   }
 

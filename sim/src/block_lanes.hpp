@@ -61,7 +61,8 @@ void block_fma_patterns(const LaneParams& p, const PatternCodec& a, const Patter
 // The planar path: 16-bit patterns product-major (operand t of element i at a[t * lda + i]),
 // one element per lane. Operand formats with exponent fields of 1 to 5 bits and at most 10
 // fraction bits (decoded by moving the fields to binary16's places), subnormals kept, rz
-// alignment, F + 2 + log2(max_len) <= 31 (the int32 block sum is exact), c as for
+// alignment, the int32 sum of each chunk of tile_chunk_len(F) products exact (at most kTileMaxChunks
+// chunks, added in binary64), c as for
 // patterns_supported.
 bool planar16_supported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
                         bool keep_subnormals, std::size_t max_len);
@@ -110,7 +111,8 @@ namespace tcsim::lanes {
 
 // ---- Tiles of a GEMM in binary32 lanes (block_tile.cpp): for rz alignment, operands exact in
 // binary32 with at most 12 significand bits (fp16, bf16, tf32, fp8, ...), F + 2 + log2(k) <= 31
-// (the block sum is exact in int32) and c/d formats exact in binary32 (block_kernel.cpp checks
+// (the block sum is exact in int32) or blocks of at most kTileMaxChunks int32 chunks summed in
+// binary64 (F + 3 + log2(k) <= 53) and c/d formats exact in binary32 (block_kernel.cpp checks
 // all this); outputs whose products could leave binary32's range are flagged (kTileMaxE).
 // An operand is its value (binary32, exact) and e_ref (int32); zeros carry kTileZero and
 // NaN/Inf (or patterns out of range) kTileSpecial, so that a block touching them is flagged.
@@ -122,6 +124,13 @@ inline constexpr std::size_t kTileRows = 4;  // rows of A per micro-tile
 // zero + normal <= -5700, special + anything >= 5700, special + special fits int16.
 inline constexpr std::int16_t kTileZero16 = -6000;
 inline constexpr std::int16_t kTileSpecial16 = 12000;
+// Products per int32 partial sum: 2^(29 - F) keeps F + 2 + log2(chunk) <= 31. Blocks of up to
+// kTileMaxChunks chunks run on the tiles, their chunk sums added in binary64 (issue 25: the
+// fp8/fp6/fp4 rows with F = 25 and k = 32 take two chunks of 16); 0 where F > 29.
+inline constexpr std::size_t kTileMaxChunks = 4;
+inline std::size_t tile_chunk_len(double fraction_bits) {
+  return fraction_bits >= 0 && fraction_bits <= 29 ? std::size_t{1} << (29 - static_cast<int>(fraction_bits)) : 0;
+}
 inline constexpr std::int32_t kTileFlagLimit = 4096;  // |raw E| beyond it: no nonzero term, or a special
 // Raw E above it is flagged: a product a b < 2^(E + 2) with at most 24 significant bits is a
 // finite binary32 number up to E = 126 (bf16 and tf32 products reach 2^256).

@@ -102,6 +102,15 @@ inline int DirectShift(const PatternCodec& f) {
   return upper ? 32 - f.width : 0;
 }
 
+// Products per int32 sum in FloatPatternChunk: the whole block where F + 2 + log2(len) <= 31,
+// else tile_chunk_len(F) if that is a whole number of vectors (each lane then sums at most
+// chunk / NF terms, the fold at most chunk); 0: no chunking fits.
+inline std::size_t FloatChunkLen(const LaneParams& p, std::size_t len) {
+  const std::size_t chunk = tile_chunk_len(p.fraction_bits), NF = hn::Lanes(hn::ScalableTag<float>());
+  if (chunk != 0 && len <= chunk) return len;
+  return chunk >= NF && chunk % NF == 0 ? chunk : 0;
+}
+
 #if HWY_TARGET != HWY_SCALAR
 // The binary32 form of the pattern path, for rz alignment and operands whose products are
 // exact binary32 numbers (FloatElementSupported): 32-bit lanes, twice as many per vector as
@@ -237,6 +246,7 @@ HWY_NOINLINE void FloatPatternChunk(const LaneParams& p, const FloatPatternLanes
   const L::DI di;
   const PatternLanes::DU du64;
   const std::size_t NF = hn::Lanes(df), stride = (len + NF - 1) / NF * NF;
+  const std::size_t chunk = FloatChunkLen(p, len);
   constexpr std::size_t kMaxNF = HWY_MAX_BYTES / 4;
   HWY_ALIGN float prods[kMaxNF * (kMaxPatternLen + kMaxNF)];
   HWY_ALIGN float scales[kMaxNF];
@@ -286,23 +296,31 @@ HWY_NOINLINE void FloatPatternChunk(const LaneParams& p, const FloatPatternLanes
     for (std::size_t l = 0; l < count; ++l) ok[g + l] = lane_out[l] == 0 && !high_bits;
     hn::Store(E, di, lane_out);
     for (std::size_t l = 0; l < count; ++l) exps[g + l] = static_cast<double>(lane_out[l]);
-    for (std::size_t l = count; l < NF; ++l) fold[slot[l]] = hn::Zero(di);
-    for (std::size_t l = 0; l < count; ++l) {
-      const float* pr = prods + l * stride;
-      const L::VF scale = hn::Set(df, scales[l]);
-      L::VI sum = TruncToInt32(di, hn::Mul(hn::Load(df, pr), scale));
-      for (std::size_t t = NF; t < len; t += NF) sum = hn::Add(sum, TruncToInt32(di, hn::Mul(hn::Load(df, pr + t), scale)));
-      fold[slot[l]] = sum;
+    // The int32 sums by chunks of products (FloatChunkLen: each exact in int32, a multiple of
+    // NF), added in binary64.
+    for (std::size_t l = 0; l < count; ++l) sums[g + l] = 0;
+    for (std::size_t c0 = 0; c0 < len; c0 += chunk) {
+      const std::size_t c1 = std::min(len, c0 + chunk);
+      for (std::size_t l = count; l < NF; ++l) fold[slot[l]] = hn::Zero(di);
+      for (std::size_t l = 0; l < count; ++l) {
+        const float* pr = prods + l * stride;
+        const L::VF scale = hn::Set(df, scales[l]);
+        L::VI sum = TruncToInt32(di, hn::Mul(hn::Load(df, pr + c0), scale));
+        for (std::size_t t = c0 + NF; t < c1; t += NF)
+          sum = hn::Add(sum, TruncToInt32(di, hn::Mul(hn::Load(df, pr + t), scale)));
+        fold[slot[l]] = sum;
+      }
+      hn::Store(FoldLanes(di, fold, [](auto x, auto y) { return hn::Add(x, y); }), di, lane_out);
+      for (std::size_t l = 0; l < count; ++l) sums[g + l] += static_cast<double>(lane_out[l]);
     }
-    hn::Store(FoldLanes(di, fold, [](auto x, auto y) { return hn::Add(x, y); }), di, lane_out);
-    for (std::size_t l = 0; l < count; ++l) sums[g + l] = static_cast<double>(lane_out[l]);
   }
 }
 #endif
 
 // The conditions of FloatPatternElement: rz alignment; values and powers of two 2^(e_ref -
 // (p-1)) normal binary32 numbers; products exact in binary32 (lowest lsb >= 2^-149, below
-// 2^127); the block sum below 2^31.
+// 2^127); the block sum below 2^31, or (issue 25: fp8/fp6/fp4 at F = 25, k = 32) its sums by
+// chunks of FloatChunkLen products, at most kTileMaxChunks of them, added in binary64.
 bool FloatElementSupported(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, bool keep_subnormals,
                            std::size_t len) {
   if (HWY_TARGET == HWY_SCALAR || p.alignment != 0 || len == 0) return false;
@@ -312,9 +330,8 @@ bool FloatElementSupported(const LaneParams& p, const PatternCodec& a, const Pat
   };
   const int top = (static_cast<int>(a.top_field) - a.bias) + (static_cast<int>(b.top_field) - b.bias);
   const int lowest = (a.emin - (a.precision - 1)) + (b.emin - (b.precision - 1));
-  int len_bits = 0;
-  while ((std::size_t{1} << len_bits) < len) ++len_bits;
-  if (p.fraction_bits + 2 + len_bits > 31) return false;
+  const std::size_t chunk = FloatChunkLen(p, len);
+  if (chunk == 0 || (len + chunk - 1) / chunk > kTileMaxChunks) return false;
   // bf16 and tf32 (both operands): decoded by a shift, their range flagged in FloatPatternChunk.
   if (keep_subnormals && DirectShift(a) && DirectShift(b)) return true;
   return fits(a) && fits(b) && lowest >= -149 && top + 2 <= 127;

@@ -114,7 +114,7 @@ std::size_t Planar16LaneCount() {
 // sum in binary32/int32 lanes, one element per lane; then c, the sum and the rounding in
 // binary64 lanes (RoundTailLanes). Exactness as block_fma_patterns' binary32 form: products of
 // two binary16 values are exact in binary32, the scaling is exact or the term is below 1 and
-// truncates to 0, every term is below 2^(F+2) and the sum below 2^31.
+// truncates to 0, every term is below 2^(F+2) and the sum of each chunk below 2^31.
 void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const PatternCodec& cb, const PatternCodec& cc,
                       std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
                       std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d_out, std::uint8_t* fixup) {
@@ -162,7 +162,10 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
   HWY_ALIGN double c_value[kChunk], sums[kChunk], exps[kChunk];
   HWY_ALIGN std::int64_t c_eref[kChunk];
   HWY_ALIGN std::int16_t raw16[kChunk], invalid16[kChunk];
-  HWY_ALIGN std::int32_t e32[kChunk], s32[kChunk], bad32[kChunk];
+  HWY_ALIGN std::int32_t e32[kChunk], s32[kTileMaxChunks * kChunk], bad32[kChunk];
+  // Blocks longer than tile_chunk_len(F) products (fp8/fp6/fp4 at F = 25, k = 32; issue 25).
+  const std::size_t chunk = std::max<std::size_t>(1, tile_chunk_len(p.fraction_bits));
+  const std::size_t chunks = std::max<std::size_t>(1, (len + chunk - 1) / chunk);
   HWY_ALIGN float scales[kChunk];
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
     const std::size_t m = std::min(kChunk, n - i0);
@@ -223,18 +226,22 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
       hn::Store(E, di, e32 + i);
       hn::Store(hn::VecFromMask(di, bad), di, bad32 + i);
     }
-    // Sum pass: one element per lane.
+    // Sum pass: one element per lane, an int32 sum per chunk of products (tile_chunk_len).
     for (std::size_t i = 0; i < m; i += NF) {
       const VF scale = hn::Load(df, scales + i);
-      VI sum = hn::Zero(di);
-      for (std::size_t t = 0; t < len; ++t) {
-        const VF va = la.Value(df, pa + t * kStride + i), vb = lb.Value(df, pb + t * kStride + i);
-        sum = hn::Add(sum, TruncToInt32(di, hn::Mul(hn::Mul(va, vb), scale)));
+      for (std::size_t ci = 0; ci < chunks; ++ci) {
+        VI sum = hn::Zero(di);
+        for (std::size_t t = ci * chunk; t < std::min(len, (ci + 1) * chunk); ++t) {
+          const VF va = la.Value(df, pa + t * kStride + i), vb = lb.Value(df, pb + t * kStride + i);
+          sum = hn::Add(sum, TruncToInt32(di, hn::Mul(hn::Mul(va, vb), scale)));
+        }
+        hn::Store(sum, di, s32 + ci * kChunk + i);
       }
-      hn::Store(sum, di, s32 + i);
     }
     for (std::size_t i = 0; i < m; i += ND) {
-      hn::Store(hn::PromoteTo(d, hn::Load(di_d, s32 + i)), d, sums + i);
+      auto s = hn::PromoteTo(d, hn::Load(di_d, s32 + i));  // the chunks' sums: exact in binary64
+      for (std::size_t ci = 1; ci < chunks; ++ci) s = hn::Add(s, hn::PromoteTo(d, hn::Load(di_d, s32 + ci * kChunk + i)));
+      hn::Store(s, d, sums + i);
       hn::Store(hn::PromoteTo(d, hn::Load(di_d, e32 + i)), d, exps + i);
     }
     for (std::size_t i = 0; i < m; ++i) fixup[i0 + i] = bad32[i] != 0 || !std::isfinite(c_value[i]);
@@ -269,7 +276,10 @@ bool planar16_supported(const LaneParams& p, const PatternCodec& a, const Patter
   } else if (!keep_subnormals || p.alignment != 0 || !fits(a) || !fits(b) || max_len > kMaxPatternLen) return false;
   int len_bits = 0;
   while ((std::size_t{1} << len_bits) < max_len) ++len_bits;
-  if (p.fraction_bits + 2 + len_bits > 31) return false;  // the int32 sum of the block stays exact
+  // The int32 sum of each chunk of tile_chunk_len(F) products stays exact (issue 25: blocks
+  // of several chunks, added in binary64).
+  const std::size_t chunk = tile_chunk_len(p.fraction_bits);
+  if (chunk == 0 || (max_len + chunk - 1) / chunk > kTileMaxChunks) return false;
   // c decoded into binary64 exactly (as patterns_supported); c's term and the sum exact there.
   return c.precision <= 53 && c.emin - (c.precision - 1) >= -1022 && c.bias < 1023 && p.fraction_bits + 3 + len_bits <= 53;
 }

@@ -25,6 +25,9 @@ constexpr std::int32_t kFlagLimit = kTileFlagLimit;
 
 std::size_t TileColumns() { return kTileVectors * hn::Lanes(hn::ScalableTag<float>()); }
 
+// Entries of one chunk's sums (and of exps, eflags) in BlockTile's buffers.
+constexpr std::size_t kTileSlots = kTileRows * kTileVectors * HWY_MAX_BYTES / 4;
+
 // Where MicroTile's outputs go. Fused (binary32 output rounded rz or rne): c's term, the
 // sum, the normalization and the rounding in the int32/binary32 lanes, straight into d;
 // `flagged` collects the outputs (index out0 + r * ldc + column) the exact path must redo.
@@ -36,6 +39,7 @@ struct TileOut {
   float* d_value = nullptr;
   std::int32_t* d_eref = nullptr;
   std::size_t out0 = 0;
+  std::size_t chunk = 0;  // products per int32 partial sum (tile_chunk_len)
   std::uint32_t* flagged = nullptr;
   std::size_t* flagged_count = nullptr;
   std::int32_t* sums = nullptr;
@@ -106,23 +110,31 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
         hn::StoreU(hn::VecFromMask(di, bad), di, o.eflags + r * NV * NF + v * NF);
       }
     }
+  // The sum in chunks of o.chunk products, each exact in int32 (F + 2 + log2(chunk) <= 31);
+  // the chunks' sums are added in binary64 by BlockTile (fused: one chunk, len <= chunk).
   VI S[MR][NV];
-  for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Zero(di);
-  for (std::size_t t = 0; t < len; ++t) {
-    VF vb[NV];
-    for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, b_value + t * ldb + v * NF);
-    for (std::size_t r = 0; r < MR; ++r) {
-      const VF va = hn::Set(df, a_value[r * lda + t]);
-      for (std::size_t v = 0; v < NV; ++v)
-        S[r][v] = hn::Add(S[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
-    }
-  }
-  if (!o.fused) {
+  std::size_t t0 = 0;
+  for (std::size_t ci = 0;; ++ci) {
+    const std::size_t t1 = std::min(len, t0 + o.chunk);
     for (std::size_t r = 0; r < MR; ++r)
-      for (std::size_t v = 0; v < NV; ++v) hn::StoreU(S[r][v], di, o.sums + r * NV * NF + v * NF);
-    return;
+      for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Zero(di);
+    for (std::size_t t = t0; t < t1; ++t) {
+      VF vb[NV];
+      for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, b_value + t * ldb + v * NF);
+      for (std::size_t r = 0; r < MR; ++r) {
+        const VF va = hn::Set(df, a_value[r * lda + t]);
+        for (std::size_t v = 0; v < NV; ++v)
+          S[r][v] = hn::Add(S[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+      }
+    }
+    if (!o.fused)
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v)
+          hn::StoreU(S[r][v], di, o.sums + ci * kTileSlots + r * NV * NF + v * NF);
+    t0 = t1;
+    if (t0 >= len) break;
   }
+  if (!o.fused) return;
 #if HWY_TARGET != HWY_SCALAR
   // Fused binary32 epilogue. c's term trunc(c 2^(F - E)) is exact in int32 (|c| < 2^(E+1):
   // below 2^(F+1); a product that leaves the normal range is below 1 and truncates to 0 as
@@ -195,15 +207,19 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
                             p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
                             (p.final_rounding == 0 || p.final_rounding == 3);
   // The same, rounded in the binary32 lanes inside MicroTile (not on the scalar target).
-  const bool fused = binary32_out && HWY_TARGET != HWY_SCALAR;
+  // Blocks longer than one int32 chunk (fp8/fp6/fp4 at F = 25, k = 32: issue 25) add their
+  // chunk sums in the binary64 epilogue.
+  const std::size_t chunk = tile_chunk_len(p.fraction_bits);
+  const std::size_t chunks = len == 0 ? 1 : (len + chunk - 1) / chunk;
+  const bool fused = binary32_out && HWY_TARGET != HWY_SCALAR && chunks == 1;
   const hn::Rebind<std::uint32_t, decltype(d)> du_half;
   const VU rz_mask = hn::Set(du, ~((std::uint64_t{1} << 29) - 1));
   const VD min_normal = hn::Set(d, 0x1p-126), max_finite = hn::Set(d, 0x1.fffffep127);
   const auto exp_mask = hn::Set(du_half, 0xffu);
   const auto bias32 = hn::Set(di_half, 127);
-  HWY_ALIGN std::int32_t sums[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
-  HWY_ALIGN std::int32_t exps[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
-  HWY_ALIGN std::int32_t eflags[kTileRows * kTileVectors * HWY_MAX_BYTES / 4];
+  HWY_ALIGN std::int32_t sums[kTileMaxChunks * kTileSlots];
+  HWY_ALIGN std::int32_t exps[kTileSlots];
+  HWY_ALIGN std::int32_t eflags[kTileSlots];
   HWY_ALIGN std::uint8_t lane_flags[HWY_MAX_BYTES / sizeof(double)];
   const hn::RebindToSigned<decltype(d)> di64;
   std::size_t flagged_count = 0;
@@ -216,6 +232,7 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
       TileOut o;
       o.fused = fused;
       o.out0 = r0 * ldc + j0;
+      o.chunk = chunk;
       o.c_value = c_value + o.out0;
       o.d_bits = d_bits + o.out0;
       o.d_value = d_value + o.out0;
@@ -240,7 +257,9 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
           const VD shift = hn::Sub(F, E);
           const VD cv = hn::PromoteTo(d, hn::LoadU(df_half, c_value + out));
           const VD c_term = hn::Trunc(hn::Mul(hn::IfThenElseZero(hn::IsFinite(cv), cv), PowerOfTwo(d, shift)));
-          const VD s = hn::Add(hn::PromoteTo(d, hn::LoadU(di_half, sums + tile)), c_term);
+          VD s = c_term;  // + the chunk sums: exact integers below 2^53 (tile_conditions)
+          for (std::size_t ci = 0; ci < chunks; ++ci)
+            s = hn::Add(s, hn::PromoteTo(d, hn::LoadU(di_half, sums + ci * kTileSlots + tile)));
           auto bad = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Ge(hn::Abs(s), wrap));
           bad = hn::Or(bad, hn::RebindMask(d, hn::Ne(hn::PromoteTo(di64, hn::LoadU(di_half, eflags + tile)),
                                                      hn::Zero(di64))));
