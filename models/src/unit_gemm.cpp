@@ -346,6 +346,32 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
   const std::uint64_t zero = out.zero(false);
 
   if (kernel->tile_supported()) {
+    // A narrow block result re-encoded in `out` (Impl::to_out) without its per-call checks
+    // where the two formats share sign, exponent field and bias (the 13-bit binary32 results
+    // of Ada and Hopper fp8): the fields move up together; NaN patterns and bits outside the
+    // narrow width take to_out.
+    std::uint64_t n_width_mask = 0, n_sign = 0, n_inf = 0;
+    int n_shift = -1, o_sign_shift = 0;
+    if (const std::optional<Format>& nf = r.narrow[o];
+        nf && out.nan == NanEncoding::Ieee && nf->exponent_bits == out.exponent_bits && nf->bias == out.bias) {
+      n_width_mask = nf->width_mask();
+      n_sign = nf->sign_mask();
+      n_inf = ((std::uint64_t{1} << nf->exponent_bits) - 1) << nf->fraction_bits;
+      o_sign_shift = out.width - nf->width;  // the sign bit moves up with the fraction
+      n_shift = out.fraction_bits - nf->fraction_bits;
+    }
+    // Rows of narrow results into `out`: branch-free over the row, to_out for a row that holds
+    // a NaN or bits outside the narrow width (the constants are copies: no reloads per element).
+    auto widen_row = [=, &r](const std::uint64_t* __restrict src, std::uint64_t* __restrict dst, std::size_t count) {
+      std::uint64_t odd = 0;
+      for (std::size_t j = 0; j < count; ++j) {
+        const std::uint64_t bits = src[j], rest = bits & ~n_sign;
+        odd |= (bits & ~n_width_mask) | static_cast<std::uint64_t>(rest > n_inf);
+        dst[j] = ((bits & n_sign) << (o_sign_shift & 63)) | (rest << (n_shift & 63));
+      }
+      if (n_shift < 0 || odd)
+        for (std::size_t j = 0; j < count; ++j) dst[j] = r.to_out(o, src[j]);
+    };
     // Tiles of kTaskRows rows x kPanel columns: B's block slice is reused from L1 by every row.
     const std::size_t n_pad = ldb;
     // Decoded once, uninitialized (every entry is written).
@@ -386,9 +412,13 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
           // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
           // Padding columns (j >= valid) are never computed exactly nor read back.
           if (r.narrow[o]) {
-            for (std::size_t rr = 0; rr < rows; ++rr)
-              for (std::size_t j = 0; j < w; ++j)
-                x.bits[rr * w + j] = j < valid ? r.to_out(o, tmp.bits[rr * w + j]) : 0;
+            // Plain pointers: the thread_local vectors would be looked up again per element.
+            std::uint64_t* xb = x.bits.data();
+            const std::uint64_t* tb = tmp.bits.data();
+            for (std::size_t rr = 0; rr < rows; ++rr) {
+              widen_row(tb + rr * w, xb + rr * w, valid);
+              std::fill(xb + rr * w + valid, xb + (rr + 1) * w, std::uint64_t{0});
+            }
           } else {
             std::swap(x.bits, tmp.bits);
           }

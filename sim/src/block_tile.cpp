@@ -149,6 +149,19 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
   const auto exp_mask = hn::Set(di, 0xff);
   const VF min_normal = hn::Set(df, 0x1p-126f);
   const bool rz = p.final_rounding == 0;
+  // Narrow outputs (p.out_precision < 24): drop = 24 - p bits of binary32 below the output's last
+  // place; the smallest normal and largest finite output as binary32 bits; the pattern is
+  // binary32's bits shifted right by drop, the exponent field rebiased, the sign moved down.
+  const bool narrow = p.out_precision < 24;
+  const int n_drop = narrow ? 24 - p.out_precision : 0;
+  const VI n_rem_mask = hn::Set(di, (1 << n_drop) - 1), n_lsb = hn::Set(di, 1 << n_drop);
+  const VI n_half = hn::Set(di, narrow ? 1 << (n_drop - 1) : 0);
+  const VI n_min_bits = hn::Set(di, (p.out_emin + 127) << 23);
+  const VI n_max_bits = hn::Set(di, static_cast<std::int32_t>(
+                                        (static_cast<std::uint32_t>(p.out_emax + 127) << 23) |
+                                        ((static_cast<std::uint32_t>(p.out_max_finite_significand) << n_drop) & 0x7fffffu)));
+  const VI n_rebias = hn::Set(di, (127 - p.out_bias) << (p.out_precision - 1));
+  const int n_sign_shift = 32 - p.out_width;
   HWY_ALIGN std::uint8_t lane_flags[HWY_MAX_BYTES / 4];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) {
@@ -162,9 +175,10 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
                         hn::RebindMask(df, hn::Or(hn::Gt(mag, wrap_below), hn::Lt(mag, hn::Zero(di)))));
       bad = hn::Or(bad, hn::RebindMask(df, hn::Eq(s, hn::Zero(di))));
       // |s| rounded to 24 bits: the conversion rounds to nearest; rz steps back one ulp where
-      // that went up (|s| < 2^30: the conversion back is exact).
+      // that went up (|s| < 2^30: the conversion back is exact). Narrow outputs need the
+      // truncation (and whether it dropped anything: `sticky`) before their own rounding.
       VF m = hn::ConvertTo(df, mag);
-      if (rz) {
+      if (rz || narrow) {
         const auto up = hn::Gt(TruncToInt32(di, m), mag);
         m = hn::BitCast(df, hn::Add(hn::BitCast(di, m), hn::VecFromMask(di, up)));
       }
@@ -172,12 +186,43 @@ void MicroTile(const LaneParams& p, std::size_t len, const float* a_value, const
       const VI unshift = hn::Sub(E[r][v], F);
       bad = hn::Or(bad, hn::RebindMask(df, hn::Or(hn::Lt(unshift, lo), hn::Gt(unshift, hi))));
       const VF pow2 = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(hn::Min(hn::Max(unshift, lo), hi), bias)));
-      const VF x = hn::Mul(m, pow2);
+      VF x = hn::Mul(m, pow2);
       bad = hn::Or(bad, hn::Or(hn::Le(x, min_normal), hn::Not(hn::IsFinite(x))));
-      const auto bits = hn::Or(hn::BitCast(du, x), hn::And(hn::BitCast(du, s), sign_bit));
-      hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, bits)), du64, o.d_bits + at);
-      hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, bits)), du64, o.d_bits + at + NF / 2);
-      hn::StoreU(hn::BitCast(df, bits), df, o.d_value + at);
+      const auto sign = hn::And(hn::BitCast(du, s), sign_bit);
+      if (narrow) {
+        // Narrow output (p < 24 significant bits, exponents inside binary32's normal range):
+        // the truncated binary32 bits of |x| hold its `drop` = 24 - p bits below the output's
+        // last place; with the sticky bit they decide the rounding, and a carry runs into the
+        // exponent field as IEEE's layout allows. Results below 2^out_emin (tiny before
+        // rounding) or above the largest finite output go to the exact path.
+        const VI xb = hn::BitCast(di, x);
+        const VI rem = hn::And(xb, n_rem_mask);
+        const auto sticky = hn::Ne(TruncToInt32(di, m), mag);
+        const auto inexact = hn::Or(hn::Ne(rem, hn::Zero(di)), sticky);
+        const auto negative = hn::Lt(s, hn::Zero(di));
+        hn::Mask<decltype(di)> up;
+        switch (p.final_rounding) {
+          case 3:
+            up = hn::Or(hn::Gt(rem, n_half), hn::And(hn::Eq(rem, n_half),
+                                                     hn::Or(sticky, hn::Ne(hn::And(xb, n_lsb), hn::Zero(di)))));
+            break;
+          case 1: up = hn::And(inexact, negative); break;
+          case 2: up = hn::AndNot(negative, inexact); break;
+          default: up = hn::And(inexact, hn::Not(inexact)); break;  // rz: never
+        }
+        const VI yb = hn::Add(hn::AndNot(n_rem_mask, xb), hn::IfThenElseZero(up, n_lsb));
+        bad = hn::Or(bad, hn::RebindMask(df, hn::Or(hn::Lt(xb, n_min_bits), hn::Gt(yb, n_max_bits))));
+        const VI pattern = hn::Sub(hn::ShiftRightSame(yb, n_drop), n_rebias);
+        const auto out_bits = hn::Or(hn::BitCast(du, pattern), hn::ShiftRightSame(sign, n_sign_shift));
+        hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, out_bits)), du64, o.d_bits + at);
+        hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, out_bits)), du64, o.d_bits + at + NF / 2);
+        x = hn::BitCast(df, yb);
+      } else {
+        const auto bits = hn::Or(hn::BitCast(du, x), sign);
+        hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, bits)), du64, o.d_bits + at);
+        hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, bits)), du64, o.d_bits + at + NF / 2);
+      }
+      hn::StoreU(hn::BitCast(df, hn::Or(hn::BitCast(du, x), sign)), df, o.d_value + at);
       hn::StoreU(hn::Sub(hn::And(hn::ShiftRight<23>(hn::BitCast(di, x)), exp_mask), bias), di, o.d_eref + at);
       if (HWY_UNLIKELY(!hn::AllFalse(df, bad))) {
         hn::StoreMaskBits(df, bad, lane_flags);
@@ -206,12 +251,18 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
   const bool binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
                             p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
                             (p.final_rounding == 0 || p.final_rounding == 3);
-  // The same, rounded in the binary32 lanes inside MicroTile (not on the scalar target).
-  // Blocks longer than one int32 chunk (fp8/fp6/fp4 at F = 25, k = 32: issue 25) add their
-  // chunk sums in the binary64 epilogue.
+  // Narrower outputs in binary32's normal range (fp16, the 13-bit results of Ada and Hopper
+  // fp8, fp8 outputs), standard layout, rounded rz/rd/ru/rne: rounded from the binary32 bits.
+  const bool narrow_out = p.out_precision >= 2 && p.out_precision < 24 && p.out_emin >= -126 && p.out_emax <= 127 &&
+                          p.out_emin <= p.out_emax && p.out_width <= 32 && p.final_rounding >= 0 &&
+                          p.final_rounding <= 3 && p.out_max_finite_significand < (std::uint64_t{1} << p.out_precision) &&
+                          p.out_max_finite_significand >= (std::uint64_t{1} << (p.out_precision - 1));
+  // Either rounded in the binary32 lanes inside MicroTile (not on the scalar target). Blocks
+  // longer than one int32 chunk (fp8/fp6/fp4 at F = 25, k = 32: issue 25) add their chunk
+  // sums in the binary64 epilogue: the fused epilogue takes one int32 sum.
   const std::size_t chunk = tile_chunk_len(p.fraction_bits);
   const std::size_t chunks = len == 0 ? 1 : (len + chunk - 1) / chunk;
-  const bool fused = binary32_out && HWY_TARGET != HWY_SCALAR && chunks == 1;
+  const bool fused = (binary32_out || narrow_out) && HWY_TARGET != HWY_SCALAR && chunks == 1;
   const hn::Rebind<std::uint32_t, decltype(d)> du_half;
   const VU rz_mask = hn::Set(du, ~((std::uint64_t{1} << 29) - 1));
   const VD min_normal = hn::Set(d, 0x1p-126), max_finite = hn::Set(d, 0x1.fffffep127);
