@@ -435,6 +435,8 @@ std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, cons
   const std::size_t i = datapath_index(in_a, in_b, out, instruction);
   const auto& r = impl_->rows[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in_a, in_b, out)].get();
+  if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split == KSplit::PairsMod4)
+    return "kernel (planar, pairs-mod4 rows permuted per instruction)";
   if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split != KSplit::PairsMod4) return "kernel (planar)";
   return "regrouped for dot_batch: " + batch_path(in_a, in_b, out, instruction);
 }
