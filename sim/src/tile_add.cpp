@@ -41,7 +41,9 @@ std::size_t AddLanes(std::size_t n, const float* xs, const float* cs, std::uint6
     const auto x = lanes == NF ? hn::LoadU(df, xs + i) : hn::Load(df, xt);
     const auto c = lanes == NF ? hn::LoadU(df, cs + i) : hn::Load(df, ct);
     const auto s = hn::Add(x, c);
-    auto bad = hn::Not(hn::IsFinite(s));
+    // Two zeros: the tile values of zeros need not carry their signs (decode_tile's exact path
+    // keeps +0), so the sign of the sum is left to the exact addition.
+    auto bad = hn::Or(hn::Not(hn::IsFinite(s)), hn::And(hn::Eq(x, hn::Zero(df)), hn::Eq(c, hn::Zero(df))));
     const auto s_sign = hn::And(hn::BitCast(du, s), sign_bit);
     hn::Vec<decltype(du)> bits;
     hn::Vec<decltype(df)> value;

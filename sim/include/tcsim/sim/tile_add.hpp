@@ -13,8 +13,9 @@ namespace tcsim::lanes {
 // binary16 (true), x and c exact values of that format held as binary32. Writes d's pattern,
 // value and e_ref (as decode_tile would: zeros kTileZero, subnormals emin) for every lane it
 // decides and returns the count of the others, whose indices go to `flagged` (NaN/Inf
-// operands, overflow; binary32: subnormal operands or results, so that the host's FTZ/DAZ
-// bits cannot matter). d may be c. Round to nearest even must be the host's rounding mode
+// operands, overflow, two zero operands (a zero's tile value may have lost its sign);
+// binary32: subnormal operands or results, so that the host's FTZ/DAZ bits cannot matter).
+// d may be c. Round to nearest even must be the host's rounding mode
 // (the default).
 std::size_t tile_add_rne(bool binary16, std::size_t n, const float* x, const float* c, std::uint64_t* d_bits,
                          float* d_value, std::int32_t* d_eref, std::uint32_t* flagged);
