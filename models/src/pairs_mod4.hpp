@@ -35,9 +35,11 @@ inline std::uint64_t final_add(FastAdd kind, const Format& out, std::uint64_t d,
                                std::uint64_t nan, OverflowMode overflow) {
   if (kind == FastAdd::Binary32 && ((d | c) >> 32) == 0) {
     auto normal_or_zero = [](std::uint64_t p) { return (p & 0x7f800000u) != 0 || (p & 0x7fffffffu) == 0; };
-    const float s = std::bit_cast<float>(static_cast<std::uint32_t>(d)) + std::bit_cast<float>(static_cast<std::uint32_t>(c));
+    const float x = std::bit_cast<float>(static_cast<std::uint32_t>(d)), y = std::bit_cast<float>(static_cast<std::uint32_t>(c));
+    const float s = x + y;
     const std::uint32_t sb = std::bit_cast<std::uint32_t>(s);
-    if (std::isfinite(s) && normal_or_zero(d) && normal_or_zero(c) && normal_or_zero(sb)) return sb;
+    // (A zero sum of operands that are not opposite would be a flush to zero: FTZ, not IEEE.)
+    if (std::isfinite(s) && normal_or_zero(d) && normal_or_zero(c) && normal_or_zero(sb) && (s != 0 || x == -y)) return sb;
   } else if (kind == FastAdd::Binary16) {
     std::uint64_t s = 0;
     if (lanes::binary16_add_rne(d, c, s)) return s;

@@ -52,6 +52,8 @@ std::size_t AddLanes(std::size_t n, const float* xs, const float* cs, std::uint6
       const auto min_normal = hn::Set(df, 0x1p-126f);
       auto tiny = [&](auto v) { return hn::And(hn::Lt(hn::Abs(v), min_normal), hn::Ne(v, hn::Zero(df))); };
       bad = hn::Or(bad, hn::Or(tiny(s), hn::Or(tiny(x), tiny(c))));
+      // A zero sum of operands that are not opposite: flushed by FTZ (never in the default environment).
+      bad = hn::Or(bad, hn::And(hn::Eq(s, hn::Zero(df)), hn::Ne(x, hn::Neg(c))));
       bits = hn::BitCast(du, s);
       value = s;
       const auto field = hn::BitCast(di, hn::And(hn::ShiftRight<23>(bits), hn::Set(du, 0xffu)));
