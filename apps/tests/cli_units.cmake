@@ -74,4 +74,4 @@ tcsim_check(NAME "units --json writes batch_paths per format pair"
   STDOUT "\"batch_paths\": {\n *\"fp16->fp16\": \"kernel\",\n *\"fp16->fp32\": \"kernel\"\n *}"
          "\"fp64->fp64\": \"fma-chain\""
          "\"planar_paths\": {\n *\"fp16->fp16\": \"kernel \\(planar\\)\",\n *\"fp16->fp32\": \"kernel \\(planar\\)\"\n *}"
-         "\"bf16->fp32\": \"kernel \\(planar\\)\"" "\"e4m3->fp32\": \"regrouped for dot_batch: kernel\"")
+         "\"bf16->fp32\": \"kernel \\(planar\\)\"" "\"e4m3->fp32\": \"kernel \\(planar, pairs-mod4 rows permuted per instruction\\)\"")

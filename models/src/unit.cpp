@@ -435,6 +435,8 @@ std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, cons
   const std::size_t i = datapath_index(in_a, in_b, out, instruction);
   const auto& r = impl_->rows[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in_a, in_b, out)].get();
+  if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split == KSplit::PairsMod4)
+    return "kernel (planar, pairs-mod4 rows permuted per instruction)";
   if (kernel && kernel->planar_supported() && spec_.datapaths[i].k_split != KSplit::PairsMod4) return "kernel (planar)";
   // The AMD lanes read the product-major patterns themselves (dot_batch_planar, issue 25).
   const std::size_t pair = r.pair_index(in_a, in_b, out);

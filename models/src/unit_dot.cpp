@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "block_scaled.hpp"
+#include "pairs_mod4.hpp"
 #include "tcsim/sim/fma_lanes.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
@@ -175,6 +176,7 @@ void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std:
   const std::size_t o = r.out_index(out), k = static_cast<std::size_t>(row.fma_size);
   std::vector<std::uint64_t> acc(c, c + m), blk(m), tmp(m);
   const Rounding add_mode = row.c_entry == CEntry::FinalAdd ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
+  const detail::FastAdd add_kind = detail::fast_add_kind(out, add_mode);
   std::size_t start = 0;
   do {  // instructions (K = 0 runs one)
     const std::size_t end = std::min(KK, start + group);
@@ -188,7 +190,8 @@ void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std:
       pos += len;
     } while (pos < end);
     if (row.c_entry == CEntry::FinalAdd)
-      for (std::size_t e = 0; e < m; ++e) acc[e] = ieee_add(out, blk[e], acc[e], add_mode, r.nan_out[o], r.overflow);
+      for (std::size_t e = 0; e < m; ++e)
+        acc[e] = detail::final_add(add_kind, out, blk[e], acc[e], add_mode, r.nan_out[o], r.overflow);
     start = end;
   } while (start < KK);
   std::copy(acc.begin(), acc.end(), d);
@@ -265,6 +268,26 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
                                         len ? tb.data() + pos * m : tb.data(), m, x, y);
                  });
   };
+  // Pairs-mod4 rows whose kernel has the planar lanes (issue 25): each chunk product-major in
+  // 16-bit patterns, the instructions' rows permuted (pairs_mod4.hpp); a chunk with a pattern
+  // wider than 16 bits stays on run_kernel.
+  const bool pairs_planar = kernel && kernel->planar_supported() && row.k_split == KSplit::PairsMod4;
+  auto run_pairs_planar = [&](std::size_t lo, std::size_t hi) {
+    const std::size_t m = hi - lo;
+    thread_local std::vector<std::uint16_t> ta, tb;
+    ta.resize(m * K);
+    tb.resize(m * K);
+    std::uint64_t wide = 0;
+    for (std::size_t e = 0; e < m; ++e)
+      for (std::size_t t = 0; t < K; ++t) {
+        const std::uint64_t x = a[(lo + e) * K + t], y = b[(lo + e) * K + t];
+        wide |= (x | y) >> 16;
+        ta[t * m + e] = static_cast<std::uint16_t>(x);
+        tb[t * m + e] = static_cast<std::uint16_t>(y);
+      }
+    if (wide) return run_kernel(lo, hi);
+    detail::pairs_planar_chunk(r, row, *kernel, out, m, K, ta.data(), tb.data(), m, c + lo, d + lo);
+  };
   // Block-scaled rows with group sums, every scale 1 (as dot_in_row): each chunk's operands
   // decoded product-major for the lanes (chain_group_blocks).
   const BlockKernel* gk = r.group_kernels[pair].get();
@@ -304,6 +327,7 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
   const AfterAddKernel* after = r.afters[pair].get();
   const ExactBlockKernel* exact = r.exacts[pair].get();
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
+    if (pairs_planar && hi > lo) return run_pairs_planar(lo, hi);
     if (planar32 && hi > lo) return run_planar32(lo, hi);
     if (kernel && hi > lo) return run_kernel(lo, hi);
     if (gk && hi > lo) return run_groups(lo, hi);
@@ -360,6 +384,11 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
   const DatapathSpec& row = spec_.datapaths[i];
   const BlockKernel* kernel = r.kernels[r.pair_index(in, in_b, out)].get();
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  // Pairs-mod4 rows: the planar lanes on each instruction's rows permuted (pairs_mod4.hpp; issue 25).
+  if (kernel && kernel->planar_supported() && row.k_split == KSplit::PairsMod4)
+    return for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
+      detail::pairs_planar_chunk(r, row, *kernel, out, hi - lo, K, K ? a + lo : a, K ? b + lo : b, n, c + lo, d + lo);
+    });
   // The planar kernel serves rows whose instructions take the products in order.
   const bool planar = kernel && kernel->planar_supported() && row.k_split != KSplit::PairsMod4;
   const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : (ik ? ik : std::max<std::size_t>(K, 1));

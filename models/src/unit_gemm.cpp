@@ -23,6 +23,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "pairs_mod4.hpp"
 #include "unit_gemm_fma.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
@@ -343,6 +344,9 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
   const std::size_t o = r.out_index(out);
   const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
   const bool binary32_rne = out == formats::fp32() && add_mode == Rounding::NearestEven;
+  // Final additions in SIMD lanes for binary32 and binary16 outputs rounded to nearest even.
+  const detail::FastAdd add_kind = final_add ? detail::fast_add_kind(out, add_mode) : detail::FastAdd::None;
+  const bool lane_add = add_kind != detail::FastAdd::None;
   const std::uint64_t zero = out.zero(false);
 
   if (kernel->tile_supported()) {
@@ -393,14 +397,23 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
       for (std::size_t rr = 0; rr < rows; ++rr)
         for (std::size_t j = 0; j < w; ++j) acc.bits[rr * w + j] = j < valid ? C[(i0 + rr) * n + j0 + j] : 0;
       kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(), acc.eref.data());
+      thread_local TileState zeros;  // final-add rows: +0, every instruction's start, decoded once per task
+      thread_local std::vector<std::uint32_t> flagged;
+      if (final_add) {
+        zeros.resize(rows * w);
+        std::fill(zeros.bits.begin(), zeros.bits.end(), zero);
+        kernel->decode_tile(BlockKernel::Role::C, zeros.bits.size(), zeros.bits.data(), zeros.value.data(),
+                            zeros.eref.data());
+        flagged.resize(rows * w);
+      }
       std::size_t start = 0;
       do {  // instructions (K = 0 runs one)
         const std::size_t end = std::min(KK, start + group);
         TileState& x = final_add ? blk : acc;
         if (final_add) {
-          std::fill(blk.bits.begin(), blk.bits.end(), zero);
-          kernel->decode_tile(BlockKernel::Role::C, blk.bits.size(), blk.bits.data(), blk.value.data(),
-                              blk.eref.data());
+          std::copy(zeros.bits.begin(), zeros.bits.end(), blk.bits.begin());
+          std::copy(zeros.value.begin(), zeros.value.end(), blk.value.begin());
+          std::copy(zeros.eref.begin(), zeros.eref.end(), blk.eref.begin());
         }
         std::size_t pos = start;
         do {  // blocks of k
@@ -426,7 +439,22 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
           std::swap(x.eref, tmp.eref);
           pos += len;
         } while (pos < end);
-        if (final_add) {
+        if (final_add && lane_add) {
+          // In SIMD lanes on the decoded values (sim tile_add.hpp), into tmp; the lanes it
+          // flags by ieee_add (padding columns are never read back).
+          const std::size_t nf = lanes::tile_add_rne(add_kind == detail::FastAdd::Binary16, rows * w, blk.value.data(),
+                                                     acc.value.data(), tmp.bits.data(), tmp.value.data(),
+                                                     tmp.eref.data(), flagged.data());
+          for (std::size_t f = 0; f < nf; ++f) {
+            const std::size_t e = flagged[f];
+            if (e % w >= valid) continue;
+            tmp.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
+            kernel->decode_tile(BlockKernel::Role::C, 1, tmp.bits.data() + e, tmp.value.data() + e, tmp.eref.data() + e);
+          }
+          std::swap(acc.bits, tmp.bits);
+          std::swap(acc.value, tmp.value);
+          std::swap(acc.eref, tmp.eref);
+        } else if (final_add) {
           for (std::size_t rr = 0; rr < rows; ++rr)
             for (std::size_t j = 0; j < valid; ++j) {
               const std::size_t e = rr * w + j;

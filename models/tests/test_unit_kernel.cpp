@@ -156,8 +156,8 @@ TEST_CASE("batch_path_planar names the planar kernel or the regrouping, and wide
   CHECK(builtin_unit("h100").batch_path_planar(e4, f32) == "kernel (planar)");
   // bf16 runs planar in binary32 lanes (decoded by a 16-bit shift; docs/performance.md).
   CHECK(builtin_unit("a100").batch_path_planar(formats::bf16(), f32) == "kernel (planar)");
-  // The pairs-mod4 emulation reorders each instruction's products: the pattern kernel, regrouped.
-  CHECK(builtin_unit("b200").batch_path_planar(e4, f32) == "regrouped for dot_batch: kernel");
+  // The pairs-mod4 emulation: the planar lanes on each instruction's permuted rows (issue 25).
+  CHECK(builtin_unit("b200").batch_path_planar(e4, f32) == "kernel (planar, pairs-mod4 rows permuted per instruction)");
   CHECK(builtin_unit("b200").batch_path_planar(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
         "regrouped for dot_batch: kernel (group sums)");
   const std::uint16_t x[1] = {0};

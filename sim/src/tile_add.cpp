@@ -1,0 +1,139 @@
+// tile_add_rne (tile_add.hpp), compiled once per SIMD target by Google Highway.
+// binary32: the host's IEEE addition is the operation wherever operands and sum are normal or
+// zero (no FTZ/DAZ question) and the sum is finite. binary16: x + c is rounded to binary32
+// (RNE) and its error taken by TwoSum (exact: every binary16 number is a multiple of 2^-24,
+// so nothing reaches binary32's subnormals, and no sum of two overflows binary32); the binary32
+// sum made round-to-odd from the error's sign keeps 24 >= 11 + 2 bits, so its rounding to
+// binary16 (to nearest even, in integers) is the one correct rounding of the exact sum.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tile_add.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "block_lanes.hpp"
+#include "tcsim/sim/tile_add.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tcsim::lanes::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <bool kBinary16>
+std::size_t AddLanes(std::size_t n, const float* xs, const float* cs, std::uint64_t* d_bits, float* d_value,
+                     std::int32_t* d_eref, std::uint32_t* flagged) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const std::size_t NF = hn::Lanes(df);
+  const auto zero_i = hn::Zero(di), one_i = hn::Set(di, 1);
+  const auto tile_zero = hn::Set(di, kTileZero);
+  const auto sign_bit = hn::Set(du, 0x80000000u);
+  HWY_ALIGN std::uint8_t lane_flags[HWY_MAX_BYTES / 4 + 8];
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; i += NF) {
+    const std::size_t lanes = std::min(NF, n - i);
+    HWY_ALIGN float xt[HWY_MAX_BYTES / 4] = {}, ct[HWY_MAX_BYTES / 4] = {};
+    if (lanes < NF) {  // the tail through one padded vector
+      std::copy_n(xs + i, lanes, xt);
+      std::copy_n(cs + i, lanes, ct);
+    }
+    const auto x = lanes == NF ? hn::LoadU(df, xs + i) : hn::Load(df, xt);
+    const auto c = lanes == NF ? hn::LoadU(df, cs + i) : hn::Load(df, ct);
+    const auto s = hn::Add(x, c);
+    // Two zeros: the tile values of zeros need not carry their signs (decode_tile's exact path
+    // keeps +0), so the sign of the sum is left to the exact addition.
+    auto bad = hn::Or(hn::Not(hn::IsFinite(s)), hn::And(hn::Eq(x, hn::Zero(df)), hn::Eq(c, hn::Zero(df))));
+    const auto s_sign = hn::And(hn::BitCast(du, s), sign_bit);
+    hn::Vec<decltype(du)> bits;
+    hn::Vec<decltype(df)> value;
+    hn::Vec<decltype(di)> eref;
+    if constexpr (!kBinary16) {
+      const auto min_normal = hn::Set(df, 0x1p-126f);
+      auto tiny = [&](auto v) { return hn::And(hn::Lt(hn::Abs(v), min_normal), hn::Ne(v, hn::Zero(df))); };
+      bad = hn::Or(bad, hn::Or(tiny(s), hn::Or(tiny(x), tiny(c))));
+      // A zero sum of operands that are not opposite: flushed by FTZ (never in the default environment).
+      bad = hn::Or(bad, hn::And(hn::Eq(s, hn::Zero(df)), hn::Ne(x, hn::Neg(c))));
+      bits = hn::BitCast(du, s);
+      value = s;
+      const auto field = hn::BitCast(di, hn::And(hn::ShiftRight<23>(bits), hn::Set(du, 0xffu)));
+      eref = hn::IfThenElse(hn::RebindMask(di, hn::Eq(s, hn::Zero(df))), tile_zero, hn::Sub(field, hn::Set(di, 127)));
+    } else {
+      const auto bb = hn::Sub(s, x);
+      const auto err = hn::Add(hn::Sub(x, hn::Sub(s, bb)), hn::Sub(c, bb));  // x + c = s + err exactly
+      const auto inexact = hn::RebindMask(di, hn::Ne(err, hn::Zero(df)));
+      // |exact| < |s| where err's sign differs from s's: truncation is one step down.
+      const auto below = hn::And(inexact, hn::Lt(hn::Xor(hn::BitCast(di, err), hn::BitCast(di, s)), zero_i));
+      auto u = hn::BitCast(di, hn::Abs(s));
+      u = hn::Or(hn::Sub(u, hn::IfThenElseZero(below, one_i)), hn::IfThenElseZero(inexact, one_i));  // round to odd
+      const auto field = hn::ShiftRight<23>(u);
+      const auto sig = hn::Or(hn::And(u, hn::Set(di, 0x7fffff)), hn::IfThenElseZero(hn::Ne(u, zero_i), hn::Set(di, 0x800000)));
+      // Bits below binary16's last place: 13 in its normal range, more below 2^-14 (field 113).
+      const auto under = hn::Max(hn::Sub(hn::Set(di, 113), field), zero_i);
+      const auto drop = hn::BitCast(du, hn::Min(hn::Add(hn::Set(di, 13), under), hn::Set(di, 30)));
+      const auto usig = hn::BitCast(du, sig);
+      const auto kept = usig >> drop;
+      const auto rem = hn::Sub(usig, kept << drop);
+      const auto half = hn::Set(du, 1) << hn::Sub(drop, hn::Set(du, 1));
+      const auto up = hn::Or(hn::Gt(rem, half), hn::And(hn::Eq(rem, half), hn::Ne(hn::And(kept, hn::Set(du, 1)), hn::Zero(du))));
+      const auto rounded = hn::BitCast(di, hn::Add(kept, hn::IfThenElseZero(up, hn::Set(du, 1))));
+      const auto mag16 = hn::Add(hn::ShiftLeft<10>(hn::Max(hn::Sub(field, hn::Set(di, 113)), zero_i)), rounded);
+      bad = hn::Or(bad, hn::RebindMask(df, hn::Gt(mag16, hn::Set(di, 0x7bff))));
+      bits = hn::Or(hn::BitCast(du, mag16), hn::ShiftRight<16>(s_sign));
+      // The value as binary32: normal binary16 fields rebiased; subnormals mag16 * 2^-24.
+      const auto normal = hn::Gt(mag16, hn::Set(di, 0x3ff));
+      const auto as_normal = hn::BitCast(df, hn::Add(hn::ShiftLeft<13>(mag16), hn::Set(di, 112 << 23)));
+      const auto as_sub = hn::Mul(hn::ConvertTo(df, mag16), hn::Set(df, 0x1p-24f));
+      value = hn::BitCast(df, hn::Or(hn::BitCast(du, hn::IfThenElse(hn::RebindMask(df, normal), as_normal, as_sub)), s_sign));
+      eref = hn::IfThenElse(normal, hn::Sub(hn::ShiftRight<10>(mag16), hn::Set(di, 15)), hn::Set(di, -14));
+      eref = hn::IfThenElse(hn::Eq(mag16, zero_i), tile_zero, eref);
+    }
+#if HWY_TARGET != HWY_SCALAR
+    if (lanes == NF) {
+      const hn::Half<decltype(du)> du_half;
+      const hn::Repartition<std::uint64_t, decltype(df)> du64;
+      hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, bits)), du64, d_bits + i);
+      hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, bits)), du64, d_bits + i + NF / 2);
+      hn::StoreU(value, df, d_value + i);
+      hn::StoreU(eref, di, d_eref + i);
+    } else
+#endif
+    {
+      HWY_ALIGN std::uint32_t b32[HWY_MAX_BYTES / 4];
+      HWY_ALIGN float v32[HWY_MAX_BYTES / 4];
+      HWY_ALIGN std::int32_t e32[HWY_MAX_BYTES / 4];
+      hn::Store(bits, du, b32);
+      hn::Store(value, df, v32);
+      hn::Store(eref, di, e32);
+      for (std::size_t l = 0; l < lanes; ++l) d_bits[i + l] = b32[l], d_value[i + l] = v32[l], d_eref[i + l] = e32[l];
+    }
+    if (HWY_UNLIKELY(!hn::AllFalse(df, bad))) {
+      hn::StoreMaskBits(df, bad, lane_flags);
+      for (std::size_t l = 0; l < lanes; ++l)
+        if ((lane_flags[l / 8] >> (l % 8)) & 1) flagged[count++] = static_cast<std::uint32_t>(i + l);
+    }
+  }
+  return count;
+}
+
+std::size_t TileAddRne(bool binary16, std::size_t n, const float* x, const float* c, std::uint64_t* d_bits,
+                       float* d_value, std::int32_t* d_eref, std::uint32_t* flagged) {
+  return binary16 ? AddLanes<true>(n, x, c, d_bits, d_value, d_eref, flagged)
+                  : AddLanes<false>(n, x, c, d_bits, d_value, d_eref, flagged);
+}
+
+}  // namespace tcsim::lanes::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tcsim::lanes {
+
+HWY_EXPORT(TileAddRne);
+
+std::size_t tile_add_rne(bool binary16, std::size_t n, const float* x, const float* c, std::uint64_t* d_bits,
+                         float* d_value, std::int32_t* d_eref, std::uint32_t* flagged) {
+  return HWY_DYNAMIC_DISPATCH(TileAddRne)(binary16, n, x, c, d_bits, d_value, d_eref, flagged);
+}
+
+}  // namespace tcsim::lanes
+#endif
