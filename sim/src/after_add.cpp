@@ -68,6 +68,14 @@ AfterAddKernel::AfterAddKernel(const AdderConfig& cfg, std::size_t k) : cfg_(cfg
   const auto& r = cfg.after.renormalize_fraction_bits;
   const auto& drop = cfg.after.drop_c_below;
   lanes_ = cfg.subnormal_inputs && cfg.product_groups <= 4 && (!r || *r > 0) && (!drop || *drop >= 0);
+  // The binary32 tiles: products exact in binary32 (<= 12 + 12 significand bits), each below
+  // 2^(F+2) units, a group's sum of ceil(k / groups) of them below 2^30.
+  auto bits = [&](const Format& f) {
+    return cfg.input_fraction_bits ? std::min(f.precision, *cfg.input_fraction_bits + 1) : f.precision;
+  };
+  const std::size_t per_group = (k + cfg.product_groups - 1) / static_cast<std::size_t>(cfg.product_groups);
+  tiles_ = lanes_ && cfg.product_groups <= 2 && bits(cfg.a_format) <= 12 && bits(cfg.b_format) <= 12 &&
+           std::ldexp(static_cast<double>(per_group), cfg.fraction_bits + 2) <= 0x1p30;
 }
 
 // adder.cpp read(): input_fraction_bits truncation of the encoding, then the flush rule.
@@ -339,6 +347,20 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
     std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
     std::copy_n(bi.data() + t * n, n, g.b_inv.data() + t * g.ldb);
   }
+  if (tiles_) {  // binary32 values (exact: formats within binary32) and e_ref
+    auto tile = [](const std::vector<double>& val, const std::vector<double>& inv, std::vector<float>& f,
+                   std::vector<std::int32_t>& e) {
+      f.resize(val.size()), e.resize(val.size());
+      for (std::size_t i = 0; i < val.size(); ++i) {
+        f[i] = static_cast<float>(val[i]);
+        e[i] = std::isnan(val[i]) ? amd_lanes::kTileSpecialHi
+               : inv[i] == HUGE_VAL ? amd_lanes::kTileZeroHi
+                                    : -std::ilogb(inv[i]);
+      }
+    };
+    tile(g.a_val, g.a_inv, g.a_f, g.a_e);
+    tile(g.b_val, g.b_inv, g.b_f, g.b_e);
+  }
   return g;
 }
 
@@ -355,6 +377,16 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
+        if (tiles_ && K != 0) {  // the binary32 register tiles
+          amd_lanes::TileBlock blk;
+          blk.rows = rows, blk.w = wp, blk.len = len;
+          blk.a_f = K == 0 ? nullptr : ops.a_f.data() + ia + pos;
+          blk.a_hi = K == 0 ? nullptr : ops.a_e.data() + ia + pos, blk.lda = K;
+          blk.b_f = K == 0 ? nullptr : ops.b_f.data() + pos * ops.ldb + j0;
+          blk.b_hi = K == 0 ? nullptr : ops.b_e.data() + pos * ops.ldb + j0;
+          blk.ldb = ops.ldb, blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
+          return amd_lanes::after_add_tile(params, blk);
+        }
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
         // K = 0: the planes are empty (null data()), and the block reads no products.

@@ -246,6 +246,18 @@ ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, st
   std::vector<double> bv(K * n);  // one table for all of B, then rows padded
   decode_planes(config().b_format, K * n, B, 1, bv.data());
   for (std::size_t t = 0; t < K; ++t) std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
+  // The register tiles' exponents: e_ref = max(ilogb, emin) and the last bit's, e_ref - (p - 1).
+  auto exps = [](const Format& f, const std::vector<double>& val, std::vector<std::int32_t>& hi,
+                 std::vector<std::int32_t>& lo) {
+    hi.resize(val.size()), lo.resize(val.size());
+    for (std::size_t i = 0; i < val.size(); ++i) {
+      if (std::isnan(val[i])) hi[i] = amd_lanes::kTileSpecialHi, lo[i] = amd_lanes::kTileSpecialLo;
+      else if (val[i] == 0) hi[i] = amd_lanes::kTileZeroHi, lo[i] = amd_lanes::kTileZeroLo;
+      else hi[i] = std::max(std::ilogb(val[i]), f.emin), lo[i] = hi[i] - (f.precision - 1);
+    }
+  };
+  exps(config().a_format, g.a_val, g.a_hi, g.a_lo);
+  exps(config().b_format, g.b_val, g.b_hi, g.b_lo);
   return g;
 }
 
@@ -258,10 +270,22 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
     for (std::size_t j = 0; j < w; ++j)
       acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
   const bool positive_zero = config().zero_sign == ZeroSign::Positive;
+  // k products and c below 2^(H+1), multiples of 2^U: exact in binary64 when H - U <= this.
+  const int span_limit = 52 - static_cast<int>(std::bit_width(k_));
   const std::size_t ia = i0 * K;
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
+        if (K != 0 && !ops.a_hi.empty()) {  // the binary64 register tiles
+          amd_lanes::TileBlock blk;
+          blk.rows = rows, blk.w = wp, blk.len = len;
+          blk.a_d = ops.a_val.data() + ia + pos, blk.a_hi = ops.a_hi.data() + ia + pos;
+          blk.a_lo = ops.a_lo.data() + ia + pos, blk.lda = K;
+          blk.b_d = ops.b_val.data() + pos * ops.ldb + j0, blk.b_hi = ops.b_hi.data() + pos * ops.ldb + j0;
+          blk.b_lo = ops.b_lo.data() + pos * ops.ldb + j0, blk.ldb = ops.ldb;
+          blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
+          return amd_lanes::exact_block_tile(positive_zero, span_limit, blk);
+        }
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
         // K = 0: the planes are empty (null data()), and the block reads no products.

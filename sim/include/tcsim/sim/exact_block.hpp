@@ -66,6 +66,9 @@ class ExactBlockKernel {
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
     std::vector<double> a_val, b_val;
+    // For the register tiles: each operand's leading exponent (e_ref) and the exponent of its
+    // last significand bit in int32 (sim amd_lanes.hpp sentinels for zeros and NaN/Inf).
+    std::vector<std::int32_t> a_hi, a_lo, b_hi, b_lo;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
