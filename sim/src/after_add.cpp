@@ -334,10 +334,42 @@ void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a,
   }
 }
 
+namespace {
+
+// The register tiles' form of an operand (value, inv from decode_plane): binary32 value and e_ref.
+void tile_form(double value, double inv, float& f, std::int32_t& e) {
+  f = static_cast<float>(value);  // exact: the operand formats lie within binary32
+  e = std::isnan(value) ? amd_lanes::kTileSpecialHi : inv == HUGE_VAL ? amd_lanes::kTileZeroHi : -std::ilogb(inv);
+}
+
+}  // namespace
+
 AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
                                                             const std::uint64_t* A, const std::uint64_t* B) const {
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
+  if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
+    g.a_f.resize(m * K), g.a_e.resize(m * K);
+    g.b_f.assign(K * g.ldb, 0.0f), g.b_e.assign(K * g.ldb, amd_lanes::kTileZeroHi);
+    auto planes = [&](const Format& f, std::size_t rows, std::size_t cols, const std::uint64_t* bits, std::size_t ld,
+                      float* fv, std::int32_t* ev) {
+      const bool table = f.width <= 16 && rows * cols >= (std::size_t{4} << f.width);
+      const std::size_t size = table ? std::size_t{1} << f.width : 0;
+      std::vector<float> tf(size);
+      std::vector<std::int32_t> te(size);
+      double v = 0, inv = 0;
+      for (std::size_t p = 0; p < size; ++p) decode_plane(f, p, v, inv), tile_form(v, inv, tf[p], te[p]);
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+          const std::uint64_t x = bits[i * cols + j];
+          if (x < size) fv[i * ld + j] = tf[x], ev[i * ld + j] = te[x];
+          else decode_plane(f, x, v, inv), tile_form(v, inv, fv[i * ld + j], ev[i * ld + j]);
+        }
+    };
+    planes(cfg_.a_format, m, K, A, K, g.a_f.data(), g.a_e.data());
+    planes(cfg_.b_format, K, n, B, g.ldb, g.b_f.data(), g.b_e.data());
+    return g;
+  }
   g.a_val.resize(m * K), g.a_inv.resize(m * K);
   g.b_val.assign(K * g.ldb, 0.0), g.b_inv.assign(K * g.ldb, HUGE_VAL);
   decode_planes(cfg_.a_format, m * K, A, 1, g.a_val.data(), g.a_inv.data());
@@ -346,20 +378,6 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   for (std::size_t t = 0; t < K; ++t) {
     std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
     std::copy_n(bi.data() + t * n, n, g.b_inv.data() + t * g.ldb);
-  }
-  if (tiles_) {  // binary32 values (exact: formats within binary32) and e_ref
-    auto tile = [](const std::vector<double>& val, const std::vector<double>& inv, std::vector<float>& f,
-                   std::vector<std::int32_t>& e) {
-      f.resize(val.size()), e.resize(val.size());
-      for (std::size_t i = 0; i < val.size(); ++i) {
-        f[i] = static_cast<float>(val[i]);
-        e[i] = std::isnan(val[i]) ? amd_lanes::kTileSpecialHi
-               : inv[i] == HUGE_VAL ? amd_lanes::kTileZeroHi
-                                    : -std::ilogb(inv[i]);
-      }
-    };
-    tile(g.a_val, g.a_inv, g.a_f, g.a_e);
-    tile(g.b_val, g.b_inv, g.b_f, g.b_e);
   }
   return g;
 }
@@ -377,7 +395,7 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
-        if (tiles_ && K != 0) {  // the binary32 register tiles
+        if (tiles_) {  // the binary32 register tiles (the binary64 planes are not built)
           amd_lanes::TileBlock blk;
           blk.rows = rows, blk.w = wp, blk.len = len;
           blk.a_f = K == 0 ? nullptr : ops.a_f.data() + ia + pos;

@@ -77,11 +77,19 @@ HWY_INLINE VD LoadA(const Block& b, const double* plane, const double* row, std:
 // after_sum from the product sum s (units of 2^(e_dot - F); e_dot below -500 without a nonzero
 // product) and c: the floors, c, the renormalization and the value, exact in binary64 (rounded
 // once by the caller's DemoteTo). bad collects the lanes the scalar block must redo.
-HWY_INLINE VD AfterSum(const AfterParams& p, VD s, VI e_dot, VD cv, hn::Mask<D>& bad) {
+// 2^(M - sum_bits) and 2^(M - c_bits), M = max(sum_bits, c_bits): computed once per call.
+struct AfterUnits {
+  double s_unit, c_unit;
+  explicit AfterUnits(const AfterParams& p)
+      : s_unit(std::ldexp(1.0, std::max(p.sum_bits, p.c_bits) - p.sum_bits)),
+        c_unit(std::ldexp(1.0, std::max(p.sum_bits, p.c_bits) - p.c_bits)) {}
+};
+
+HWY_INLINE VD AfterSum(const AfterParams& p, const AfterUnits& u, VD s, VI e_dot, VD cv, hn::Mask<D>& bad) {
   const D d;
   const DI di;
   const int M = std::max(p.sum_bits, p.c_bits);
-  const VD s_unit = hn::Set(d, std::ldexp(1.0, M - p.sum_bits)), c_unit = hn::Set(d, std::ldexp(1.0, M - p.c_bits));
+  const VD s_unit = hn::Set(d, u.s_unit), c_unit = hn::Set(d, u.c_unit);
   const VD zero = hn::Zero(d);
   const VI emin_c = hn::Set(di, -126), sfb_F = hn::Set(di, p.sum_bits - p.fraction_bits), cfb = hn::Set(di, p.c_bits);
   const VI Mi = hn::Set(di, M), R = hn::Set(di, p.renormalize_bits), zero_i = hn::Zero(di);
@@ -119,6 +127,7 @@ bool AfterAddBlock(const AfterParams& p, const Block& b) {
   const std::size_t G = static_cast<std::size_t>(p.groups);
   const VD inv_cap = hn::Set(d, 0x1p600), two_F = hn::Set(d, std::ldexp(1.0, p.fraction_bits));
   const VD zero = hn::Zero(d);
+  const AfterUnits units(p);
   bool any = false;
   for (std::size_t r = 0; r < b.rows; ++r) {
     const double* av = b.a_val + r * b.lda;
@@ -147,7 +156,7 @@ bool AfterAddBlock(const AfterParams& p, const Block& b) {
       const VI e_dot = hn::Neg(Exponent(inv_dot));  // -600 without a nonzero product
       const VD cv = hn::PromoteTo(d, hn::LoadU(df, b.c + r * b.ldc + j));
       auto bad = hn::Not(hn::IsFinite(cv));
-      const VD v = AfterSum(p, s, e_dot, cv, bad);
+      const VD v = AfterSum(p, units, s, e_dot, cv, bad);
       hn::StoreU(hn::DemoteTo(df, v), df, b.out + r * b.ldc + j);
       StoreFix(bad, b.fix + r * b.ldc + j);
       any = any || !hn::AllFalse(d, bad);
@@ -215,6 +224,24 @@ using DI32 = hn::RebindToSigned<DF32>;
 using DH32 = hn::Rebind<std::int32_t, D>;  // int32 lanes as many as binary64 lanes
 using DHF = hn::Rebind<float, D>;
 
+// Truncating binary32 -> int32 conversion without Highway's overflow fix-up (as block_lanes-inl.h's
+// TruncToInt32: three operations per vector fewer). Only lanes below 2^31 count; the others are
+// flagged. NaN lanes become 0 first where the conversion is C++ (undefined for NaN).
+template <class DI, class VF>
+HWY_INLINE hn::Vec<DI> TruncInt32(DI di, VF v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  constexpr std::size_t kBytes = hn::MaxLanes(DI()) * sizeof(std::int32_t);
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (kBytes == 64) return hn::Vec<DI>{_mm512_cvttps_epi32(v.raw)};
+#endif
+#if HWY_TARGET <= HWY_AVX2
+  if constexpr (kBytes == 32) return hn::Vec<DI>{_mm256_cvttps_epi32(v.raw)};
+#endif
+  if constexpr (kBytes <= 16) return hn::Vec<DI>{_mm_cvttps_epi32(v.raw)};
+#endif
+  return hn::ConvertTo(di, hn::IfThenZeroElse(hn::IsNaN(v), v));
+}
+
 // Marks the lanes of mask `bad` (n lanes from fix index `at`) in b.fix; the first flag of a
 // call clears b.fix, so that every lane is written once the call returns true.
 template <class DM, class M>
@@ -235,7 +262,8 @@ HWY_INLINE void MarkFix(DM dm, M bad, const TileBlock& b, std::size_t at, bool& 
 // Groups with e_g > 126 (a product may reach 2^128; NaN/Inf sentinels) or e_g < F - 120 (a
 // counted product may leave binary32's normal range) are flagged.
 template <std::size_t MR, std::size_t NV, std::size_t G>
-void AfterMicro(const AfterParams& p, const TileBlock& b, std::size_t r0, std::size_t j0, bool& any) {
+void AfterMicro(const AfterParams& p, const AfterUnits& units, const TileBlock& b, std::size_t r0, std::size_t j0,
+                bool& any) {
   const DF32 df;
   const DI32 di;
   using VF = hn::Vec<DF32>;
@@ -282,7 +310,7 @@ void AfterMicro(const AfterParams& p, const TileBlock& b, std::size_t r0, std::s
     for (std::size_t r = 0; r < MR; ++r) {
       const VF va = hn::Set(df, a[r * b.lda + t]);
       for (std::size_t v = 0; v < NV; ++v)
-        S[g][r][v] = hn::Add(S[g][r][v], hn::ConvertTo(di, hn::Mul(hn::Mul(va, vb[v]), scale[g][r][v])));
+        S[g][r][v] = hn::Add(S[g][r][v], TruncInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[g][r][v])));
     }
   }
   // Per output: the product sum in units of 2^(e_dot - F), e_dot, the flags; then binary64.
@@ -316,7 +344,7 @@ void AfterMicro(const AfterParams& p, const TileBlock& b, std::size_t r0, std::s
       const VD cv = hn::PromoteTo(d, hn::LoadU(dhf, b.c + out));
       auto flag = hn::Or(hn::Not(hn::IsFinite(cv)),
                          hn::RebindMask(d, hn::Ne(hn::PromoteTo(di64, hn::LoadU(dh, flags + at)), hn::Zero(di64))));
-      const VD value = AfterSum(p, s, e_dot, cv, flag);
+      const VD value = AfterSum(p, units, s, e_dot, cv, flag);
       hn::StoreU(hn::DemoteTo(dhf, value), dhf, b.out + out);
       MarkFix(d, flag, b, out, any);
     }
@@ -325,21 +353,22 @@ void AfterMicro(const AfterParams& p, const TileBlock& b, std::size_t r0, std::s
 template <std::size_t G>
 bool AfterTileG(const AfterParams& p, const TileBlock& b) {
   const std::size_t NF = hn::Lanes(DF32());
+  const AfterUnits units(p);
   bool any = false;
   for (std::size_t r0 = 0; r0 < b.rows; r0 += 4) {
     const std::size_t mr = std::min<std::size_t>(4, b.rows - r0);
     std::size_t j0 = 0;
     for (; j0 + 2 * NF <= b.w; j0 += 2 * NF) switch (mr) {
-        case 4: AfterMicro<4, 2, G>(p, b, r0, j0, any); break;
-        case 3: AfterMicro<3, 2, G>(p, b, r0, j0, any); break;
-        case 2: AfterMicro<2, 2, G>(p, b, r0, j0, any); break;
-        default: AfterMicro<1, 2, G>(p, b, r0, j0, any); break;
+        case 4: AfterMicro<4, 2, G>(p, units, b, r0, j0, any); break;
+        case 3: AfterMicro<3, 2, G>(p, units, b, r0, j0, any); break;
+        case 2: AfterMicro<2, 2, G>(p, units, b, r0, j0, any); break;
+        default: AfterMicro<1, 2, G>(p, units, b, r0, j0, any); break;
       }
     for (; j0 < b.w; j0 += NF) switch (mr) {
-        case 4: AfterMicro<4, 1, G>(p, b, r0, j0, any); break;
-        case 3: AfterMicro<3, 1, G>(p, b, r0, j0, any); break;
-        case 2: AfterMicro<2, 1, G>(p, b, r0, j0, any); break;
-        default: AfterMicro<1, 1, G>(p, b, r0, j0, any); break;
+        case 4: AfterMicro<4, 1, G>(p, units, b, r0, j0, any); break;
+        case 3: AfterMicro<3, 1, G>(p, units, b, r0, j0, any); break;
+        case 2: AfterMicro<2, 1, G>(p, units, b, r0, j0, any); break;
+        default: AfterMicro<1, 1, G>(p, units, b, r0, j0, any); break;
       }
   }
   return any;

@@ -253,7 +253,10 @@ ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, st
     for (std::size_t i = 0; i < val.size(); ++i) {
       if (std::isnan(val[i])) hi[i] = amd_lanes::kTileSpecialHi, lo[i] = amd_lanes::kTileSpecialLo;
       else if (val[i] == 0) hi[i] = amd_lanes::kTileZeroHi, lo[i] = amd_lanes::kTileZeroLo;
-      else hi[i] = std::max(std::ilogb(val[i]), f.emin), lo[i] = hi[i] - (f.precision - 1);
+      else {  // a normal binary64: its exponent field
+        const int e = static_cast<int>((std::bit_cast<std::uint64_t>(val[i]) >> 52) & 0x7ff) - 1023;
+        hi[i] = std::max(e, f.emin), lo[i] = hi[i] - (f.precision - 1);
+      }
     }
   };
   exps(config().a_format, g.a_val, g.a_hi, g.a_lo);

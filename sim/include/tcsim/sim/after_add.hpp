@@ -66,7 +66,8 @@ class AfterAddKernel {
   bool tiles_supported() const { return tiles_; }
 
   // A GEMM's operands decoded once for the lanes: per operand its value (NaN for NaN/Inf) and
-  // 2^-e_ref (+Inf for zeros); B's columns padded to a multiple of 16 (+0 operands).
+  // 2^-e_ref (+Inf for zeros); B's columns padded to a multiple of 16 (+0 operands). With
+  // tiles_supported() only a_f, a_e, b_f, b_e are filled.
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
     std::vector<double> a_val, a_inv, b_val, b_inv;
