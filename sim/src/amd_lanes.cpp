@@ -395,28 +395,20 @@ void ExactMicro(bool positive_zero, int span_limit, const TileBlock& b, std::siz
   const DH32 dh;
   const DHF dhf;
   const std::size_t N = hn::Lanes(d);
+  // The block's exponent summaries: per row of A and per column of B, the largest hi and the
+  // least lo of its nonzero operands (amd_lanes.hpp: exact_block_tile).
   std::int32_t ha[MR], la[MR];
-  for (std::size_t r = 0; r < MR; ++r) {
-    ha[r] = kTileZeroHi, la[r] = kTileZeroLo;
-    for (std::size_t t = 0; t < b.len; ++t) {
-      ha[r] = std::max(ha[r], b.a_hi[(r0 + r) * b.lda + t]);
-      la[r] = std::min(la[r], b.a_lo[(r0 + r) * b.lda + t]);
-    }
-  }
+  for (std::size_t r = 0; r < MR; ++r) ha[r] = b.a_hi[(r0 + r) * b.lde], la[r] = b.a_lo[(r0 + r) * b.lde];
   hn::Vec<DH32> hb[NV], lb[NV];
-  for (std::size_t v = 0; v < NV; ++v) hb[v] = hn::Set(dh, kTileZeroHi), lb[v] = hn::Set(dh, kTileZeroLo);
+  for (std::size_t v = 0; v < NV; ++v)
+    hb[v] = hn::LoadU(dh, b.b_hi + j0 + v * N), lb[v] = hn::LoadU(dh, b.b_lo + j0 + v * N);
   VD s[MR][NV];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) s[r][v] = hn::PromoteTo(d, hn::LoadU(dhf, b.c + (r0 + r) * b.ldc + j0 + v * N));
   const double* a = b.a_d + r0 * b.lda;
   for (std::size_t t = 0; t < b.len; ++t) {
     VD vb[NV];
-    for (std::size_t v = 0; v < NV; ++v) {
-      const std::size_t at = t * b.ldb + j0 + v * N;
-      vb[v] = hn::LoadU(d, b.b_d + at);
-      hb[v] = hn::Max(hb[v], hn::LoadU(dh, b.b_hi + at));
-      lb[v] = hn::Min(lb[v], hn::LoadU(dh, b.b_lo + at));
-    }
+    for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(d, b.b_d + t * b.ldb + j0 + v * N);
     for (std::size_t r = 0; r < MR; ++r) {
       const VD va = hn::Set(d, a[r * b.lda + t]);
       for (std::size_t v = 0; v < NV; ++v) s[r][v] = hn::MulAdd(va, vb[v], s[r][v]);
