@@ -68,6 +68,14 @@ AfterAddKernel::AfterAddKernel(const AdderConfig& cfg, std::size_t k) : cfg_(cfg
   const auto& r = cfg.after.renormalize_fraction_bits;
   const auto& drop = cfg.after.drop_c_below;
   lanes_ = cfg.subnormal_inputs && cfg.product_groups <= 4 && (!r || *r > 0) && (!drop || *drop >= 0);
+  // The binary32 tiles: products exact in binary32 (<= 12 + 12 significand bits), each below
+  // 2^(F+2) units, a group's sum of ceil(k / groups) of them below 2^30.
+  auto bits = [&](const Format& f) {
+    return cfg.input_fraction_bits ? std::min(f.precision, *cfg.input_fraction_bits + 1) : f.precision;
+  };
+  const std::size_t per_group = (k + cfg.product_groups - 1) / static_cast<std::size_t>(cfg.product_groups);
+  tiles_ = lanes_ && cfg.product_groups <= 2 && bits(cfg.a_format) <= 12 && bits(cfg.b_format) <= 12 &&
+           std::ldexp(static_cast<double>(per_group), cfg.fraction_bits + 2) <= 0x1p30;
 }
 
 // adder.cpp read(): input_fraction_bits truncation of the encoding, then the flush rule.
@@ -326,10 +334,42 @@ void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a,
   }
 }
 
+namespace {
+
+// The register tiles' form of an operand (value, inv from decode_plane): binary32 value and e_ref.
+void tile_form(double value, double inv, float& f, std::int32_t& e) {
+  f = static_cast<float>(value);  // exact: the operand formats lie within binary32
+  e = std::isnan(value) ? amd_lanes::kTileSpecialHi : inv == HUGE_VAL ? amd_lanes::kTileZeroHi : -std::ilogb(inv);
+}
+
+}  // namespace
+
 AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
                                                             const std::uint64_t* A, const std::uint64_t* B) const {
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
+  if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
+    g.a_f.resize(m * K), g.a_e.resize(m * K);
+    g.b_f.assign(K * g.ldb, 0.0f), g.b_e.assign(K * g.ldb, amd_lanes::kTileZeroHi);
+    auto planes = [&](const Format& f, std::size_t rows, std::size_t cols, const std::uint64_t* bits, std::size_t ld,
+                      float* fv, std::int32_t* ev) {
+      const bool table = f.width <= 16 && rows * cols >= (std::size_t{4} << f.width);
+      const std::size_t size = table ? std::size_t{1} << f.width : 0;
+      std::vector<float> tf(size);
+      std::vector<std::int32_t> te(size);
+      double v = 0, inv = 0;
+      for (std::size_t p = 0; p < size; ++p) decode_plane(f, p, v, inv), tile_form(v, inv, tf[p], te[p]);
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+          const std::uint64_t x = bits[i * cols + j];
+          if (x < size) fv[i * ld + j] = tf[x], ev[i * ld + j] = te[x];
+          else decode_plane(f, x, v, inv), tile_form(v, inv, fv[i * ld + j], ev[i * ld + j]);
+        }
+    };
+    planes(cfg_.a_format, m, K, A, K, g.a_f.data(), g.a_e.data());
+    planes(cfg_.b_format, K, n, B, g.ldb, g.b_f.data(), g.b_e.data());
+    return g;
+  }
   g.a_val.resize(m * K), g.a_inv.resize(m * K);
   g.b_val.assign(K * g.ldb, 0.0), g.b_inv.assign(K * g.ldb, HUGE_VAL);
   decode_planes(cfg_.a_format, m * K, A, 1, g.a_val.data(), g.a_inv.data());
@@ -355,6 +395,16 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
+        if (tiles_) {  // the binary32 register tiles (the binary64 planes are not built)
+          amd_lanes::TileBlock blk;
+          blk.rows = rows, blk.w = wp, blk.len = len;
+          blk.a_f = K == 0 ? nullptr : ops.a_f.data() + ia + pos;
+          blk.a_hi = K == 0 ? nullptr : ops.a_e.data() + ia + pos, blk.lda = K;
+          blk.b_f = K == 0 ? nullptr : ops.b_f.data() + pos * ops.ldb + j0;
+          blk.b_hi = K == 0 ? nullptr : ops.b_e.data() + pos * ops.ldb + j0;
+          blk.ldb = ops.ldb, blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
+          return amd_lanes::after_add_tile(params, blk);
+        }
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
         // K = 0: the planes are empty (null data()), and the block reads no products.

@@ -48,6 +48,41 @@ struct AfterParams {
 bool after_add_block(const AfterParams& p, const Block& b);
 bool exact_block_block(bool positive_zero, const Block& b);
 
+// The GEMM register tiles (issue 25): blocks of up to 4 rows of A x 2 vectors of B's columns
+// in registers. Operands as binary32 values (after-add: products exact in binary32, truncated
+// to int32 units) or binary64 values (exact-block: one fused multiply-add chain), with their
+// exponents in int32 planes: hi = e_ref (the leading exponent; for subnormals emin), lo = the
+// exponent of the last significand bit (exact-block only); zeros and NaN/Inf get the sentinels
+// below, so that a maximum or minimum skips zeros and a NaN/Inf raises a flag for sure.
+inline constexpr std::int32_t kTileZeroHi = -(1 << 20), kTileZeroLo = 1 << 20;
+inline constexpr std::int32_t kTileSpecialHi = 1 << 24, kTileSpecialLo = -(1 << 24);
+
+struct TileBlock {
+  std::size_t rows = 1, w = 0, len = 0;  // w: a multiple of kPad
+  const float* a_f = nullptr;
+  const double* a_d = nullptr;
+  const std::int32_t *a_hi = nullptr, *a_lo = nullptr;
+  std::size_t lda = 0;
+  const float* b_f = nullptr;
+  const double* b_d = nullptr;
+  const std::int32_t *b_hi = nullptr, *b_lo = nullptr;
+  std::size_t ldb = 0;
+  std::size_t lde = 0;  // exact_block_tile: the row stride of a_hi, a_lo
+  const float* c = nullptr;
+  float* out = nullptr;
+  std::uint8_t* fix = nullptr;  // all lanes written when the call returns true
+  std::size_t ldc = 0;
+};
+
+// after_add_block on the tiles (a_f, a_hi, b_f, b_hi): requires groups 1 or 2, products of
+// operands of at most 12 significand bits, (k / groups) 2^(F + 2) < 2^31.
+bool after_add_tile(const AfterParams& p, const TileBlock& b);
+// exact_block_block on the tiles (a_d, b_d: the values; a_hi, a_lo, b_hi, b_lo: the block's
+// summaries, a_hi[r * lde] the largest hi and a_lo[r * lde] the least lo of row r's nonzero
+// operands in the block, b_hi[j], b_lo[j] those of column j): a lane is exact when all its
+// terms lie within span_limit bits (52 - ceil(log2(k + 1))); else flagged.
+bool exact_block_tile(bool positive_zero, int span_limit, const TileBlock& b);
+
 // The chain of block FMAs of a GEMM tile (Unit::gemm) or of dot_batch on the lanes:
 // instructions of `group` products (the whole K without one), blocks of k; K = 0 runs one
 // block. acc (rows x w, ld w) holds c on entry and the results on exit, as binary32 patterns

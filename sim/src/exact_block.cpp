@@ -246,6 +246,25 @@ ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, st
   std::vector<double> bv(K * n);  // one table for all of B, then rows padded
   decode_planes(config().b_format, K * n, B, 1, bv.data());
   for (std::size_t t = 0; t < K; ++t) std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
+  // The register tiles' exponent summaries per block of k (k-aligned: gemm_tile uses them when
+  // every block starts at a multiple of k): per row of A and per column of B the largest e_ref
+  // (max(exponent, emin)) and the least last-bit exponent e_ref - (p - 1) of the nonzero
+  // operands; sentinels for none and for NaN/Inf.
+  const std::size_t nb = (K + k_ - 1) / k_;
+  g.a_hi.assign(m * nb, amd_lanes::kTileZeroHi), g.a_lo.assign(m * nb, amd_lanes::kTileZeroLo);
+  g.b_hi.assign(nb * g.ldb, amd_lanes::kTileZeroHi), g.b_lo.assign(nb * g.ldb, amd_lanes::kTileZeroLo);
+  auto fold = [](const Format& f, double v, std::int32_t& hi, std::int32_t& lo) {
+    if (std::isnan(v)) hi = amd_lanes::kTileSpecialHi, lo = amd_lanes::kTileSpecialLo;
+    else if (v != 0 && hi != amd_lanes::kTileSpecialHi) {  // a normal binary64: its exponent field
+      const int e = std::max(static_cast<int>((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ff) - 1023, f.emin);
+      hi = std::max(hi, e), lo = std::min(lo, e - (f.precision - 1));
+    }
+  };
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t t = 0; t < K; ++t) fold(config().a_format, g.a_val[i * K + t], g.a_hi[i * nb + t / k_], g.a_lo[i * nb + t / k_]);
+  for (std::size_t t = 0; t < K; ++t)
+    for (std::size_t j = 0; j < n; ++j)
+      fold(config().b_format, g.b_val[t * g.ldb + j], g.b_hi[t / k_ * g.ldb + j], g.b_lo[t / k_ * g.ldb + j]);
   return g;
 }
 
@@ -258,10 +277,26 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
     for (std::size_t j = 0; j < w; ++j)
       acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
   const bool positive_zero = config().zero_sign == ZeroSign::Positive;
+  // k products and c below 2^(H+1), multiples of 2^U: exact in binary64 when H - U <= this.
+  const int span_limit = 52 - static_cast<int>(std::bit_width(k_));
+  // The summaries are per k-aligned block: every block starts at a multiple of k when the
+  // instructions do (or one instruction spans K).
+  const bool aligned = K != 0 && !ops.a_hi.empty() && (group % k_ == 0 || group >= K);
   const std::size_t ia = i0 * K;
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
+        if (aligned) {  // the binary64 register tiles, with the block's exponent summaries
+          const std::size_t bi = pos / k_, nb = (K + k_ - 1) / k_;
+          amd_lanes::TileBlock blk;
+          blk.rows = rows, blk.w = wp, blk.len = len;
+          blk.a_d = ops.a_val.data() + ia + pos, blk.lda = K;
+          blk.a_hi = ops.a_hi.data() + i0 * nb + bi, blk.a_lo = ops.a_lo.data() + i0 * nb + bi, blk.lde = nb;
+          blk.b_d = ops.b_val.data() + pos * ops.ldb + j0, blk.ldb = ops.ldb;
+          blk.b_hi = ops.b_hi.data() + bi * ops.ldb + j0, blk.b_lo = ops.b_lo.data() + bi * ops.ldb + j0;
+          blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
+          return amd_lanes::exact_block_tile(positive_zero, span_limit, blk);
+        }
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
         // K = 0: the planes are empty (null data()), and the block reads no products.

@@ -228,3 +228,70 @@ TEST_CASE("after-add kernel: every compiled SIMD target gives the reference's bi
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
   CHECK(mismatches == 0);
 }
+
+namespace {
+
+// Blocks whose group maxima e_ref(a) + e_ref(b) sit at the register tiles' limits (issue 25):
+// around F - 120 (below: a counted product might leave binary32's normal range, flagged) and
+// around 126 (above: products may reach 2^128, flagged), with c near the sum or far from it.
+void fill_tile_limits(const Format& fa, const Format& fb, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t k,
+                      std::uint64_t& c) {
+  if (r.below(3) == 0) return fill_lane_edges(fa, fb, r, a, b, k, c);
+  const int target = r.below(2) ? 24 - 120 + r.range(-4, 4) : 126 + r.range(-3, 1);
+  for (std::size_t t = 0; t < k; ++t) {
+    if (r.below(5) == 0) {
+      a[t] = zero_pattern(fa, r), b[t] = random_finite(fb, r);
+      continue;
+    }
+    const int want = target - static_cast<int>(r.below(t % 3 == 0 ? 2 : 30));
+    const int la = std::clamp(want / 2 + r.range(-8, 8), fa.emin, fa.emax);
+    a[t] = value_with_lead(fa, r, la);
+    b[t] = value_with_lead(fb, r, std::clamp(want - la, fb.emin, fb.emax));
+  }
+  const Format& f32 = formats::fp32();
+  c = r.below(3) ? zero_pattern(f32, r) : value_with_lead(f32, r, std::clamp(target + r.range(-30, 3), -126, 127));
+}
+
+}  // namespace
+
+// The binary32 register tiles of gemm_tile (issue 25: AfterAddKernel::tiles_supported) on each
+// compiled SIMD target: every mi300x configuration, v1 and v2, the lanes' edge cases and blocks
+// at the tiles' own limits.
+TEST_CASE("after-add kernel: GEMM register tiles on every compiled SIMD target", "[after_add][lanes][tiles]") {
+  Rng r(tcsim::test::seed("after-add tiles", 0xa11e711e));
+  const std::uint64_t total = tcsim::test::count(20'000);
+  std::uint64_t cases = 0, mismatches = 0;
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const LaneCfg& x : lane_cfgs())
+      for (bool v2 : {true, false}) {
+        const AdderConfig cfg = cdna3(*x.a, *x.b, v2);
+        const FixedPointAdder ref(cfg);
+        const AfterAddKernel kern(cfg, x.k);
+        REQUIRE(kern.tiles_supported());
+        const std::string label = lane_label(x, v2, false) + " tiles on " + name;
+        const LaneTally te = lanes_gemm(kern, ref, x.k, fill_lane_edges, r, total, label);
+        const LaneTally tl = lanes_gemm(kern, ref, x.k, fill_tile_limits, r, total, label + " limits");
+        cases += te.cases + tl.cases;
+        mismatches += te.mismatches + tl.mismatches;
+      }
+    std::printf("[after-add tiles] target %s done\n", name.c_str());
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  std::printf("[after-add tiles] %llu outputs, %llu mismatches\n", static_cast<unsigned long long>(cases),
+              static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("after-add kernel: which configurations the register tiles take", "[after_add][tiles]") {
+  CHECK(AfterAddKernel(cdna3(formats::fp16(), formats::fp16(), true), 8).tiles_supported());
+  AdderConfig wide = cdna3(formats::fp32(), formats::fp32(), true);
+  wide.input_fraction_bits.reset();  // 24-bit operands: products not exact in binary32
+  CHECK_FALSE(AfterAddKernel(wide, 4).tiles_supported());
+  AdderConfig groups = cdna3(formats::fp16(), formats::fp16(), true);
+  groups.product_groups = 4;  // the tiles keep 1 or 2 groups
+  CHECK_FALSE(AfterAddKernel(groups, 8).tiles_supported());
+  CHECK(AfterAddKernel(cdna3(formats::fp16(), formats::fp16(), true), 16).tiles_supported());
+  CHECK_FALSE(AfterAddKernel(cdna3(formats::fp16(), formats::fp16(), true), 32).tiles_supported());  // sums may pass 2^30
+}

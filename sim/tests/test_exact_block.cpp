@@ -186,3 +186,55 @@ TEST_CASE("exact-block kernel: every compiled SIMD target gives the reference's 
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
   CHECK(mismatches == 0);
 }
+
+namespace {
+
+// c and products whose terms span about span_limit bits (issue 25: the register tiles sum in
+// binary64 when every term lies within 52 - ceil(log2(k + 1)) bits, else flag): c's leading
+// exponent L, products with leads L - d, d chosen so that the lowest product bit is just above
+// or below the limit; zeros and specials as the lanes' cases.
+void fill_exact_span(const Format& fa, const Format&, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t k,
+                     std::uint64_t& c) {
+  if (r.below(3) == 0) return fill_exact_lanes(fa, fa, r, a, b, k, c);
+  const int p = fa.precision;
+  const int L = r.range(-60, 60);
+  for (std::size_t t = 0; t < k; ++t) {
+    const int d = r.below(2) ? 48 - 2 * (p - 1) + r.range(-3, 3) : static_cast<int>(r.below(8));
+    const int lead = L - d, la = std::clamp(lead / 2 + r.range(-4, 4), fa.emin, fa.emax);
+    a[t] = value_with_lead(fa, r, la);
+    b[t] = r.below(8) ? value_with_lead(fa, r, std::clamp(lead - la, fa.emin, fa.emax)) : zero_pattern(fa, r);
+  }
+  c = r.below(4) ? value_with_lead(formats::fp32(), r, std::clamp(L, -126, 127)) : zero_pattern(formats::fp32(), r);
+}
+
+}  // namespace
+
+// The binary64 register tiles of gemm_tile (issue 25) on each compiled SIMD target: the lanes'
+// cases and spans at the exactness limit.
+TEST_CASE("exact-block kernel: GEMM register tiles on every compiled SIMD target", "[exact_block][lanes][tiles]") {
+  Rng r(tcsim::test::seed("exact-block tiles", 0xe8ac711e));
+  const std::uint64_t total = tcsim::test::count(20'000);
+  std::uint64_t cases = 0, mismatches = 0;
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const Format* in : {&formats::fp16(), &formats::bf16()})
+      for (std::size_t k : {2u, 4u})
+        for (bool positive_zero : {true, false}) {
+          const AdderConfig cfg = cdna1(*in, positive_zero);
+          const FixedPointAdder ref(cfg);
+          const ExactBlockKernel kern(cfg, k);
+          const std::string label = in->name + " k " + std::to_string(k) + (positive_zero ? "" : " ieee-zero") +
+                                    " tiles on " + name;
+          const LaneTally te = lanes_gemm(kern, ref, k, fill_exact_lanes, r, total, label);
+          const LaneTally ts = lanes_gemm(kern, ref, k, fill_exact_span, r, total, label + " spans");
+          cases += te.cases + ts.cases;
+          mismatches += te.mismatches + ts.mismatches;
+        }
+    std::printf("[exact-block tiles] target %s done\n", name.c_str());
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  std::printf("[exact-block tiles] %llu outputs, %llu mismatches\n", static_cast<unsigned long long>(cases),
+              static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
+}

@@ -67,12 +67,20 @@ class AfterAddKernel {
 
   // Whether the lanes serve this configuration (subnormal inputs kept, at most 4 groups).
   bool lanes_supported() const { return lanes_; }
+  // Whether gemm_tile runs on the binary32 register tiles (issue 25): lanes, 1 or 2 groups,
+  // operands of at most 12 significand bits, group sums below 2^30 units.
+  bool tiles_supported() const { return tiles_; }
 
   // A GEMM's operands decoded once for the lanes: per operand its value (NaN for NaN/Inf) and
-  // 2^-e_ref (+Inf for zeros); B's columns padded to a multiple of 16 (+0 operands).
+  // 2^-e_ref (+Inf for zeros); B's columns padded to a multiple of 16 (+0 operands). With
+  // tiles_supported() only a_f, a_e, b_f, b_e are filled.
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
     std::vector<double> a_val, a_inv, b_val, b_inv;
+    // For the register tiles (tiles_supported()): the values in binary32 and e_ref in int32
+    // (sim amd_lanes.hpp sentinels for zeros and NaN/Inf), same layouts.
+    std::vector<float> a_f, b_f;
+    std::vector<std::int32_t> a_e, b_e;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
@@ -106,7 +114,7 @@ class AfterAddKernel {
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
-  bool lanes_ = false;
+  bool lanes_ = false, tiles_ = false;
 };
 
 }  // namespace tcsim

@@ -72,6 +72,11 @@ class ExactBlockKernel {
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
     std::vector<double> a_val, b_val;
+    // For the register tiles, per block of k products (ceil(K / k) blocks): of each row of A
+    // (a_*[i * blocks + b]) and each column of B (b_*[b * ldb + j]) the largest leading exponent
+    // and the least exponent of a last significand bit of its nonzero operands, in int32 (sim
+    // amd_lanes.hpp sentinels when there are none, and for NaN/Inf).
+    std::vector<std::int32_t> a_hi, a_lo, b_hi, b_lo;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
