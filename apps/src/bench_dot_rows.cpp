@@ -6,16 +6,14 @@
 #include "bench_dot_rows.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "json_output.hpp"
 #include "progress.hpp"
 #include "tcsim/sim/adder.hpp"
@@ -25,72 +23,17 @@ namespace tcsim::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Issue 25's targets for `tcsim bench dot`, elements per second on the 2-core machine.
 constexpr double kTarget = 1e8, kTargetH100Fp16 = 3e8;
-
-struct DotRow {
-  const models::Unit* unit = nullptr;
-  const Format* in = nullptr;
-  const Format* out = nullptr;
-  std::vector<std::string> instructions;  // every instruction this datapath serves ("" if none named)
-};
-
-std::vector<DotRow> dot_rows(const models::Unit* only) {
-  std::vector<DotRow> rows;
-  for (const auto& spec : models::builtin_unit_specs()) {
-    const models::Unit& u = models::builtin_unit(spec.name);
-    if (only && only != &u) continue;
-    for (const std::string& pair : u.format_pairs()) {
-      const std::size_t arrow = pair.find("->");
-      const Format& in = parse_format(pair.substr(0, arrow), "--in");
-      const Format& out = parse_format(pair.substr(arrow + 2), "--out");
-      std::vector<std::string> instructions = u.instructions(in, out);
-      if (instructions.empty()) instructions.push_back("");
-      std::map<std::size_t, std::size_t> by_datapath;  // datapath index -> position in rows
-      for (const std::string& instruction : instructions) {
-        const auto [it, fresh] = by_datapath.emplace(u.datapath_index(in, out, instruction), rows.size());
-        if (fresh) rows.push_back({&u, &in, &out, {}});
-        rows[it->second].instructions.push_back(instruction);
-      }
-    }
-  }
-  return rows;
-}
-
-// A finite value of `f` with leading exponent in [-4, 1] (clamped to the format's normal
-// range), random sign and fraction: the inputs of `tcsim bench dot`.
-std::uint64_t random_value(const Format& f, std::uint64_t seed, std::uint64_t& index) {
-  const int lo = std::max(-4, f.emin), hi = std::min(1, f.emax);
-  const int e = lo + static_cast<int>(counter_random(seed, index++) % static_cast<std::uint64_t>(hi - lo + 1));
-  std::uint64_t frac = f.fraction_bits ? counter_random(seed, index++) & ((std::uint64_t{1} << f.fraction_bits) - 1) : 0;
-  if (e == f.emax) frac = std::min<std::uint64_t>(frac, f.max_finite_significand() - (std::uint64_t{1} << f.fraction_bits));
-  const std::uint64_t sign = (counter_random(seed, index++) & 1) ? f.sign_mask() : 0;
-  return sign | (static_cast<std::uint64_t>(e + f.bias) << f.fraction_bits) | frac;
-}
-
-std::string load_average() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(generic)") : x);
-  return s;
-}
 
 }  // namespace
 
 int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_t n, unsigned threads,
                        double min_seconds, std::uint64_t seed) {
   const bool json = a.has("json");
-  const std::vector<DotRow> rows = dot_rows(only);
+  const std::vector<BenchRow> rows = builtin_bench_rows(only);
   Progress progress("tcsim bench dot", !a.has("quiet"));
-  const std::string load_before = load_average();
+  const std::string load_before = load_average_text();
   const unsigned used_threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   nlohmann::json out_rows = nlohmann::json::array();
   std::size_t total_mismatches = 0, below = 0;
@@ -102,47 +45,30 @@ int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_
     std::fflush(stdout);
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const DotRow& row = rows[r];
+    const BenchRow& row = rows[r];
     const models::Unit& unit = *row.unit;
     const Format &in = *row.in, &out = *row.out;
     const std::string& instruction = row.instructions.front();
-    progress.update("row " + unit.name() + " " + in.name + "->" + out.name + (instruction.empty() ? "" : " " + instruction),
-                    r, rows.size());
+    progress.update("row " + row.label(), r, rows.size());
     const models::DatapathSpec& spec = unit.datapath(in, out, instruction);
     // One instruction's K, as `tcsim bench dot`: 2k for the pairs-mod4 rows.
     const std::size_t K = static_cast<std::size_t>(spec.k_split == models::KSplit::PairsMod4 ? 2 * spec.fma_size
                                                                                               : spec.fma_size);
     std::uint64_t index = 0;
     std::vector<std::uint64_t> A(n * K), B(n * K), C(n), D(n), D_planar(n);
-    for (auto& x : A) x = random_value(in, seed, index);
-    for (auto& x : B) x = random_value(in, seed, index);
-    for (auto& x : C) x = random_value(out, seed, index);
-    auto measure = [&](const auto& call) {
-      call();  // warm-up
-      std::size_t runs = 0;
-      double elapsed = 0;
-      while (elapsed < min_seconds) {
-        const auto t0 = Clock::now();
-        call();
-        elapsed += std::chrono::duration<double>(Clock::now() - t0).count();
-        ++runs;
-      }
-      return static_cast<double>(runs * n) / elapsed;
-    };
-    const double rate =
-        measure([&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); });
+    for (auto& x : A) x = bench_random_value(in, seed, index, -4, 1);
+    for (auto& x : B) x = bench_random_value(in, seed, index, -4, 1);
+    for (auto& x : C) x = bench_random_value(out, seed, index, -4, 1);
+    const double rate = measure_rate(
+        [&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); }, n,
+        min_seconds).per_second;
     const bool planar = in.width <= 16;
     double planar_rate = 0;
     if (planar) {
-      std::vector<std::uint16_t> At(n * K), Bt(n * K);
-      for (std::size_t t = 0; t < K; ++t)
-        for (std::size_t e = 0; e < n; ++e) {
-          At[t * n + e] = static_cast<std::uint16_t>(A[e * K + t]);
-          Bt[t * n + e] = static_cast<std::uint16_t>(B[e * K + t]);
-        }
-      planar_rate = measure([&] {
+      const std::vector<std::uint16_t> At = product_major16(A.data(), n, K), Bt = product_major16(B.data(), n, K);
+      planar_rate = measure_rate([&] {
         unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), D_planar.data(), instruction, threads);
-      });
+      }, n, min_seconds).per_second;
     }
     // A sample of both layouts' results against Unit::dot (the reference path).
     const std::size_t sample = std::min<std::size_t>(n, 2000);
@@ -178,13 +104,13 @@ int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_
       out_rows.push_back(j);
     } else {
       std::printf("| %s | %s -> %s | %s | %zu | %s, %s | %.3g | %.0e%s | %zu/%zu |\n", unit.name().c_str(), in.name.c_str(),
-                  out.name.c_str(), join(row.instructions).c_str(), K, layout.c_str(), path.c_str(), best, target,
+                  out.name.c_str(), join_instructions(row.instructions).c_str(), K, layout.c_str(), path.c_str(), best, target,
                   best >= target ? " (met)" : "", sample - mismatches, sample);
       std::fflush(stdout);
     }
   }
   progress.done();
-  const std::string load_after = load_average();
+  const std::string load_after = load_average_text();
   if (json) {
     nlohmann::json j;
     j["benchmark"] = "dot-all-rows";

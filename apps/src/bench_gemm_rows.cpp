@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -16,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_gemm_scaled.hpp"
+#include "bench_support.hpp"
 #include "json_output.hpp"
-#include "native_gemm.hpp"
 #include "progress.hpp"
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/block_kernel.hpp"
@@ -36,61 +35,6 @@ using Clock = std::chrono::steady_clock;
 // take minutes per row, so they run at this n (and once), which their line says.
 constexpr std::size_t kReferenceN = 256;
 
-struct RowCase {
-  const models::Unit* unit = nullptr;
-  const Format* in = nullptr;
-  const Format* out = nullptr;
-  std::vector<std::string> instructions;  // every instruction this datapath serves ("" if none named)
-};
-
-std::vector<RowCase> builtin_rows(const models::Unit* only) {
-  std::vector<RowCase> rows;
-  for (const auto& spec : models::builtin_unit_specs()) {
-    const models::Unit& u = models::builtin_unit(spec.name);
-    if (only && only != &u) continue;
-    for (const std::string& pair : u.format_pairs()) {
-      const std::size_t arrow = pair.find("->");
-      const Format& in = parse_format(pair.substr(0, arrow), "--in");
-      const Format& out = parse_format(pair.substr(arrow + 2), "--out");
-      std::vector<std::string> instructions = u.instructions(in, out);
-      if (instructions.empty()) instructions.push_back("");
-      std::map<std::size_t, std::size_t> by_datapath;  // datapath index -> position in rows
-      for (const std::string& instruction : instructions) {
-        const std::size_t index = u.datapath_index(in, out, instruction);
-        const auto [it, fresh] = by_datapath.emplace(index, rows.size());
-        if (fresh) rows.push_back({&u, &in, &out, {}});
-        rows[it->second].instructions.push_back(instruction);
-      }
-    }
-  }
-  return rows;
-}
-
-// /proc/self/status fields in bytes (0 where unreadable); VmHWM is reset by writing 5 to
-// /proc/self/clear_refs (Linux), so that the peak of one GEMM can be read.
-std::size_t status_bytes(const char* field) {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  while (f >> key) {
-    if (key == std::string(field) + ":") {
-      std::size_t kb = 0;
-      f >> kb;
-      return kb * 1024;
-    }
-    std::string rest;
-    std::getline(f, rest);
-  }
-  return 0;
-}
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-std::string load_average() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
 // Inputs: uniform in (-1, 1) (the same doubles for every row of an n), rounded to nearest even
 // into each format once.
 class Inputs {
@@ -100,10 +44,8 @@ class Inputs {
     auto& v = cache_[{n, role, f.name}];
     if (v.empty()) {
       v.resize(n * n);
-      for (std::size_t i = 0; i < n * n; ++i) {
-        const double x = static_cast<double>(counter_random(seed_ + static_cast<std::uint64_t>(role), i) >> 11) * 0x1p-52 - 1.0;
-        v[i] = round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
-      }
+      for (std::size_t i = 0; i < n * n; ++i)
+        v[i] = bench_uniform_value(f, counter_random(seed_ + static_cast<std::uint64_t>(role), i));
     }
     return v;
   }
@@ -112,13 +54,6 @@ class Inputs {
   std::uint64_t seed_;
   std::map<std::tuple<std::size_t, int, std::string>, std::vector<std::uint64_t>> cache_;
 };
-
-template <class T>
-std::vector<T> values_of(const Format& f, const std::vector<std::uint64_t>& bits) {
-  std::vector<T> r(bits.size());
-  for (std::size_t i = 0; i < bits.size(); ++i) r[i] = static_cast<T>(to_double(decode(f, bits[i])));
-  return r;
-}
 
 // How Unit::gemm evaluates the row: the kernel's tiles (binary32 lanes) or binary64 lanes,
 // fma-chain (lanes or scalar), or "reference: <why>" (Unit::batch_path; the kernel built as Unit builds it).
@@ -131,21 +66,15 @@ std::string gemm_path(const models::Unit& unit, const Format& in, const Format& 
   return kernel.tile_supported() ? "kernel (tiles)" : "kernel (binary64 lanes)";
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.empty() ? std::string("(generic)") : x);
-  return s;
-}
-
 }  // namespace
 
 int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_t n, unsigned threads,
                         std::uint64_t seed) {
   const bool json = a.has("json");
-  const std::vector<RowCase> rows = builtin_rows(only);
+  const std::vector<BenchRow> rows = builtin_bench_rows(only);
   Progress progress("tcsim bench gemm", !a.has("quiet"));
   Inputs inputs(seed);
-  const std::string load_before = load_average();
+  const std::string load_before = load_average_text();
   nlohmann::json out_rows = nlohmann::json::array();
   std::size_t total_mismatches = 0;
   if (!json) {
@@ -156,13 +85,11 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     std::fflush(stdout);
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const RowCase& row = rows[r];
+    const BenchRow& row = rows[r];
     const models::Unit& unit = *row.unit;
     const Format &in = *row.in, &out = *row.out;
     const std::string& instruction = row.instructions.front();
-    const std::string label = unit.name() + " " + in.name + "->" + out.name +
-                              (instruction.empty() ? "" : " " + instruction);
-    progress.update("row " + label, r, rows.size());
+    progress.update("row " + row.label(), r, rows.size());
     const bool reference = gemm_path(unit, in, out, instruction).rfind("reference", 0) == 0;
     const std::size_t rn = reference ? std::min(n, kReferenceN) : n;
     const int runs = reference ? 1 : 3;
@@ -176,24 +103,17 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     const std::string path = scales ? unit.batch_path(in, out, instruction) + ", " + scales->label
                                     : gemm_path(unit, in, out, instruction);
     // Peak resident memory of the simulated GEMM beyond what is resident before (inputs, D).
-    const std::size_t rss_before = status_bytes("VmRSS");
-    reset_peak();
+    const std::size_t rss_before = status_field_bytes("VmRSS");
+    reset_peak_resident();
     double sim_seconds = 1e300;
     for (int run = 0; run < runs; ++run) {
       const auto t0 = Clock::now();
       bench_gemm_run(unit, in, out, rn, rn, rn, A, B, C, D, instruction, threads, scales);
       sim_seconds = std::min(sim_seconds, std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    const std::size_t peak = status_bytes("VmHWM");
+    const std::size_t peak = status_field_bytes("VmHWM");
     const std::size_t peak_bytes = peak > rss_before ? peak - rss_before : 0;
-    NativeGemm native;
-    if (binary64) {
-      const auto Ad = values_of<double>(in, A), Bd = values_of<double>(in, B), Cd = values_of<double>(out, C);
-      native = native_gemm_f64(rn, Ad.data(), Bd.data(), Cd.data(), 3, static_cast<int>(threads));
-    } else {
-      const auto Af = values_of<float>(in, A), Bf = values_of<float>(in, B), Cf = values_of<float>(out, C);
-      native = native_gemm_f32(rn, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
-    }
+    const NativeGemm native = native_baseline(in, out, binary64, rn, rn, A, B, C, threads);
     // 16 sampled entries against Unit::dot (the reference path).
     std::size_t mismatches = 0, checked = 0;
     for (std::size_t s = 0; s < 16; ++s, ++checked) {
@@ -227,14 +147,14 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
       out_rows.push_back(j);
     } else {
       std::printf("| %s | %s -> %s | %s | %s | %zu%s | %.3g | %.0f (%s) | %.1f | %zu/%zu |\n", unit.name().c_str(),
-                  in.name.c_str(), out.name.c_str(), join(row.instructions).c_str(), path.c_str(), rn,
+                  in.name.c_str(), out.name.c_str(), join_instructions(row.instructions).c_str(), path.c_str(), rn,
                   rn != n ? " (reference: 1 run)" : "", sim_seconds, gflops, native_kind.c_str(), ratio,
                   checked - mismatches, checked);
       std::fflush(stdout);
     }
   }
   progress.done();
-  const std::string load_after = load_average();
+  const std::string load_after = load_average_text();
   if (json) {
     nlohmann::json j;
     j["benchmark"] = "gemm-all-rows";

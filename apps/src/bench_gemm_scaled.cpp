@@ -1,9 +1,8 @@
-// Block-scaled rows in tcsim bench gemm, and the benches' memory figures (bench_gemm_scaled.hpp).
+// Block-scaled rows in tcsim bench gemm (bench_gemm_scaled.hpp).
 #include "bench_gemm_scaled.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -59,30 +58,6 @@ std::uint64_t bench_gemm_entry(const models::Unit& unit, const Format& in, const
   std::vector<std::uint64_t> sb(nb);
   for (std::size_t q = 0; q < nb; ++q) sb[q] = scales->b[q * n + j];
   return unit.dot_scaled(in, out, a, column, *scales->format, sa, sb, C[i * n + j], scales->block_size, instruction);
-}
-
-std::size_t status_field_bytes(const char* field) {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  while (f >> key) {
-    if (key == std::string(field) + ":") {
-      std::size_t kb = 0;
-      f >> kb;
-      return kb * 1024;
-    }
-    std::string rest;
-    std::getline(f, rest);
-  }
-  return 0;
-}
-
-void reset_peak_resident() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-std::string load_average_text() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  if (!(f >> a >> b >> c)) return "";
-  return a + " " + b + " " + c;
 }
 
 }  // namespace tcsim::cli

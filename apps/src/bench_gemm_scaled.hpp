@@ -1,7 +1,6 @@
 // tcsim bench gemm on block-scaled rows (b200 tcgen05.mxf8f6f4 / mxf4nvf4, rtx5090
 // mma.sync.mxf8f6f4 / mxf4nvf4): the GEMM runs Unit::gemm_scaled with random scales, the
-// sample is checked against Unit::dot_scaled. Also the process's memory figures the benches
-// report (peak resident bytes of a GEMM) and the load average.
+// sample is checked against Unit::dot_scaled.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -39,12 +38,5 @@ std::uint64_t bench_gemm_entry(const models::Unit& unit, const Format& in, const
                                std::size_t k, std::span<const std::uint64_t> A, std::span<const std::uint64_t> B,
                                std::span<const std::uint64_t> C, const std::string& instruction,
                                const std::optional<BenchScales>& scales, std::size_t i, std::size_t j);
-
-// /proc/self/status fields in bytes (0 where unreadable); reset_peak_resident() resets VmHWM
-// (writing 5 to /proc/self/clear_refs, Linux) so that one GEMM's peak can be read.
-std::size_t status_field_bytes(const char* field);
-void reset_peak_resident();
-// /proc/loadavg's first three fields ("1.52 1.40 1.31"; "" where unreadable).
-std::string load_average_text();
 
 }  // namespace tcsim::cli

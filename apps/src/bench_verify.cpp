@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "distributed_items.hpp"
 #include "exact_cases.hpp"
 #include "item_bytes.hpp"
@@ -354,12 +355,7 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     unit.dot_batch(in, in_b, out, kGroup, K, a, b, grp.c.data(), d.data(), grp.instruction, 1);
     const bool planar = in.width <= 16 && in_b.width <= 16;
     if (planar) {
-      std::vector<std::uint16_t> at(kGroup * K), bt(kGroup * K);
-      for (std::size_t s = 0; s < K; ++s)
-        for (std::uint64_t e = 0; e < kGroup; ++e) {
-          at[s * kGroup + e] = static_cast<std::uint16_t>(a[e * K + s]);
-          bt[s * kGroup + e] = static_cast<std::uint16_t>(b[e * K + s]);
-        }
+      const std::vector<std::uint16_t> at = product_major16(a, kGroup, K), bt = product_major16(b, kGroup, K);
       unit.dot_batch_planar(in, in_b, out, kGroup, K, at.data(), bt.data(), grp.c.data(), d_planar.data(), grp.instruction,
                             1);
     }

@@ -21,6 +21,7 @@
 #include "bench_gemm_scaled.hpp"
 #include "distributed_items.hpp"
 #include "bench_lu.hpp"
+#include "bench_support.hpp"
 #include "bench_verify.hpp"
 #include "json_output.hpp"
 #include "native_gemm.hpp"
@@ -44,18 +45,6 @@ struct Rng {
   std::uint64_t seed, index = 0;
   std::uint64_t next() { return counter_random(seed, index++); }
 };
-
-// A finite value of `f` with leading exponent in [lo, hi] (clamped to the format's normal
-// range), random sign and fraction: the GPU dumps' kind of data.
-std::uint64_t random_value(const Format& f, Rng& r, int lo, int hi) {
-  lo = std::max(lo, f.emin);
-  hi = std::min(hi, f.emax);
-  const int e = lo + static_cast<int>(r.next() % static_cast<std::uint64_t>(hi - lo + 1));
-  std::uint64_t frac = f.fraction_bits ? r.next() & ((std::uint64_t{1} << f.fraction_bits) - 1) : 0;
-  if (e == f.emax) frac = std::min<std::uint64_t>(frac, f.max_finite_significand() - (std::uint64_t{1} << f.fraction_bits));
-  const std::uint64_t sign = (r.next() & 1) ? f.sign_mask() : 0;
-  return sign | (static_cast<std::uint64_t>(e + f.bias) << f.fraction_bits) | frac;
-}
 
 template <class F>
 double seconds_of(F&& f) {
@@ -99,42 +88,28 @@ int bench_dot(const ParsedArgs& a) {
   Rng rng{static_cast<std::uint64_t>(int_option("seed", 1, 0, (1ll << 62)))};
 
   std::vector<std::uint64_t> A(n * K), B(n * K), C(n), D(n);
-  for (auto& x : A) x = random_value(in, rng, -4, 1);
-  for (auto& x : B) x = random_value(in, rng, -4, 1);
-  for (auto& x : C) x = random_value(out, rng, -4, 1);
+  for (auto& x : A) x = bench_random_value(in, rng.seed, rng.index, -4, 1);
+  for (auto& x : B) x = bench_random_value(in, rng.seed, rng.index, -4, 1);
+  for (auto& x : C) x = bench_random_value(out, rng.seed, rng.index, -4, 1);
 
-  // Each measured call repeated until min_seconds have passed; elements per second.
-  auto measure = [&](const auto& call) {
-    call();  // warm-up
-    std::size_t runs = 0;
-    double elapsed = 0;
-    while (elapsed < min_seconds) {
-      elapsed += seconds_of(call);
-      ++runs;
-    }
-    return std::pair{static_cast<double>(runs * n) / elapsed, runs};
-  };
+  // Each measured call repeated until min_seconds have passed (measure_rate): elements per second.
   // Element-major 64-bit patterns (dot_batch), and for formats of at most 16 bits the same
   // operands product-major in 16-bit patterns (dot_batch_planar).
   Progress progress("tcsim bench dot", !a.has("quiet"));
   progress.update("dot_batch", 0.0);
-  const auto [rate, runs] =
-      measure([&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); });
+  const auto [rate, runs] = measure_rate(
+      [&] { unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), instruction, threads); }, n,
+      min_seconds);
   const bool planar = in.width <= 16;
   double planar_rate = 0;
   std::vector<std::uint64_t> D_planar(n);
   if (planar) {
     progress.update("dot_batch_planar", 0.4);
-    std::vector<std::uint16_t> At(n * K), Bt(n * K);
-    for (std::size_t t = 0; t < K; ++t)
-      for (std::size_t e = 0; e < n; ++e) {
-        At[t * n + e] = static_cast<std::uint16_t>(A[e * K + t]);
-        Bt[t * n + e] = static_cast<std::uint16_t>(B[e * K + t]);
-      }
-    planar_rate = measure([&] {
+    const std::vector<std::uint16_t> At = product_major16(A.data(), n, K), Bt = product_major16(B.data(), n, K);
+    planar_rate = measure_rate([&] {
                     unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), D_planar.data(), instruction,
                                           threads);
-                  }).first;
+                  }, n, min_seconds).per_second;
   }
   // The reference path (Unit::dot: reference adder and chaining) on a sample, one thread, and
   // the check that every layout gives its bits.
@@ -183,12 +158,6 @@ int bench_dot(const ParsedArgs& a) {
     std::printf("check: %zu of %zu sampled elements equal Unit::dot\n", sample - mismatches, sample);
   }
   return mismatches == 0 ? 0 : 1;
-}
-
-// A value uniform in (-1, 1) rounded to nearest even into `f`.
-std::uint64_t uniform_value(const Format& f, Rng& r) {
-  const double x = static_cast<double>(r.next() >> 11) * 0x1p-52 - 1.0;
-  return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
 }
 
 // Redraws `progress` with the current phase every 0.2 s from a thread of its own, so that calls
@@ -248,17 +217,12 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     throw std::invalid_argument("tcsim bench gemm under mpirun runs square unscaled GEMMs (--k = --n, no block-scaled "
                                 "instruction)");
   std::vector<std::uint64_t> A(n * k), B(k * n), C(n * n);
-  for (auto& x : A) x = uniform_value(in, rng);
+  for (auto& x : A) x = bench_uniform_value(in, rng.next());
   ticker.phase("random inputs", 1.0 / 3);
-  for (auto& x : B) x = uniform_value(in, rng);
+  for (auto& x : B) x = bench_uniform_value(in, rng.next());
   ticker.phase("random inputs", 2.0 / 3);
-  for (auto& x : C) x = uniform_value(out, rng);
+  for (auto& x : C) x = bench_uniform_value(out, rng.next());
   ticker.phase("binary32 copies", 0);
-  auto to_float = [](const Format& f, const std::vector<std::uint64_t>& v) {
-    std::vector<float> r(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) r[i] = static_cast<float>(to_double(decode(f, v[i])));
-    return r;
-  };
   // Under mpirun: the distributed GEMM against one rank (bench_gemm_mpi.hpp); rank 0 goes on alone.
   const nlohmann::json mpi =
       k == n && !scales ? bench_gemm_distributed(unit, in, out, n, A, B, C, instruction, threads, 3) : nlohmann::json();
@@ -276,21 +240,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   }
   const std::size_t peak = status_field_bytes("VmHWM"), peak_bytes = peak > rss_before ? peak - rss_before : 0;
   ticker.phase("native GEMM (Eigen), 3 runs", 0);
-  NativeGemm native;
-  if (binary64) {
-    auto to_double_values = [](const Format& f, const std::vector<std::uint64_t>& v) {
-      std::vector<double> r(v.size());
-      for (std::size_t i = 0; i < v.size(); ++i) r[i] = to_double(decode(f, v[i]));
-      return r;
-    };
-    const std::vector<double> Ad = to_double_values(in, A), Bd = to_double_values(in, B), Cd = to_double_values(out, C);
-    native = k == n ? native_gemm_f64(n, Ad.data(), Bd.data(), Cd.data(), 3, static_cast<int>(threads))
-                    : native_gemm_f64_mnk(n, n, k, Ad.data(), Bd.data(), Cd.data(), 3, static_cast<int>(threads));
-  } else {
-    const std::vector<float> Af = to_float(in, A), Bf = to_float(in, B), Cf = to_float(out, C);
-    native = k == n ? native_gemm_f32(n, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads))
-                    : native_gemm_f32_mnk(n, n, k, Af.data(), Bf.data(), Cf.data(), 3, static_cast<int>(threads));
-  }
+  const NativeGemm native = native_baseline(in, out, binary64, n, k, A, B, C, threads);
   const char* native_kind = binary64 ? "binary64" : "binary32";
   // A sample of D against Unit::dot.
   ticker.phase("checking 64 entries against Unit::dot", 0);

@@ -14,40 +14,30 @@ struct NativeGemm {
   double checksum = 0;     // sum of D, so the work cannot be optimized away
 };
 
-// D = C + A B in binary32 (row-major n x n inputs), timed `runs` times with `threads`
-// threads (0: all).
-NativeGemm native_gemm_f32(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
+// D = C + A (m x k) B (k x n) in binary32 (row-major inputs), timed `runs` times with
+// `threads` threads (0: all).
+NativeGemm native_gemm(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B, const float* C,
+                       int runs, int threads);
 
-// The same in binary64 (the baseline of the fp64 rows in `tcsim bench gemm --all-rows`).
-NativeGemm native_gemm_f64(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads);
-
-// A (m x k) B (k x n) + C in binary32 (`tcsim bench gemm --k`), timed as native_gemm_f32.
-NativeGemm native_gemm_f32_mnk(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
-                               const float* C, int runs, int threads);
-
-// The same in binary64 (`tcsim bench gemm --k` on the fp64 rows).
-NativeGemm native_gemm_f64_mnk(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
-                               const double* C, int runs, int threads);
+// The same in binary64 (the baseline of the fp64 rows).
+NativeGemm native_gemm(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                       const double* C, int runs, int threads);
 
 // Eigen's binary32 LU with partial pivoting of the row-major n x n A (the baseline of
 // `tcsim bench lu`), timed the same way.
 NativeGemm native_lu_f32(std::size_t n, const float* A, int runs, int threads);
 
 namespace detail {
-NativeGemm native_gemm_f32_avx512(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
-NativeGemm native_gemm_f32_default(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads);
-NativeGemm native_gemm_f64_avx512(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads);
-NativeGemm native_gemm_f64_default(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads);
-NativeGemm native_gemm_f32_mnk_avx512(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
-                                      const float* C, int runs, int threads);
-NativeGemm native_gemm_f32_mnk_default(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
-                                       const float* C, int runs, int threads);
-NativeGemm native_gemm_f64_mnk_avx512(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
-                                      const double* C, int runs, int threads);
-NativeGemm native_gemm_f64_mnk_default(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
-                                       const double* C, int runs, int threads);
-NativeGemm native_lu_f32_avx512(std::size_t n, const float* A, int runs, int threads);
-NativeGemm native_lu_f32_default(std::size_t n, const float* A, int runs, int threads);
+// One build of the baseline: native_gemm_impl.hpp compiled with one instruction set.
+struct NativeBuild {
+  NativeGemm (*gemm_f32)(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B, const float* C,
+                         int runs, int threads);
+  NativeGemm (*gemm_f64)(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
+                         const double* C, int runs, int threads);
+  NativeGemm (*lu_f32)(std::size_t n, const float* A, int runs, int threads);
+};
+extern const NativeBuild avx512_build;   // native_gemm_avx512.cpp (-march=x86-64-v4)
+extern const NativeBuild default_build;  // native_gemm_default.cpp
 }  // namespace detail
 
 }  // namespace tcsim::cli

@@ -1,5 +1,6 @@
 // The body of the native baseline, included by native_gemm_avx512.cpp and
-// native_gemm_default.cpp with different compile flags (NATIVE_GEMM_NAME, NATIVE_GEMM_ISA).
+// native_gemm_default.cpp with different compile flags: each defines its NativeBuild
+// (NATIVE_BUILD) with its own copy of Eigen (NATIVE_GEMM_ISA names it).
 #include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
@@ -46,29 +47,9 @@ NativeGemm gemm_body(std::size_t m, std::size_t n, std::size_t k, const T* A, co
   return r;
 }
 
-}  // namespace
-
-NativeGemm NATIVE_GEMM_MNK_NAME(std::size_t m, std::size_t n, std::size_t k, const float* A, const float* B,
-                                const float* C, int runs, int threads) {
-  return gemm_body(m, n, k, A, B, C, runs, threads);
-}
-
-NativeGemm NATIVE_GEMM64_MNK_NAME(std::size_t m, std::size_t n, std::size_t k, const double* A, const double* B,
-                                  const double* C, int runs, int threads) {
-  return gemm_body(m, n, k, A, B, C, runs, threads);
-}
-
-NativeGemm NATIVE_GEMM_NAME(std::size_t n, const float* A, const float* B, const float* C, int runs, int threads) {
-  return gemm_body(n, n, n, A, B, C, runs, threads);
-}
-
-NativeGemm NATIVE_GEMM64_NAME(std::size_t n, const double* A, const double* B, const double* C, int runs, int threads) {
-  return gemm_body(n, n, n, A, B, C, runs, threads);
-}
-
 // Eigen's blocked LU with partial pivoting (PartialPivLU: recursive panels, GEMM updates on
 // all threads) of the binary32 matrix A.
-NativeGemm NATIVE_LU_NAME(std::size_t n, const float* A, int runs, int threads) {
+NativeGemm lu_body(std::size_t n, const float* A, int runs, int threads) {
   using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto N = static_cast<Eigen::Index>(n);
   const M a = Eigen::Map<const M>(A, N, N);
@@ -77,5 +58,9 @@ NativeGemm NATIVE_LU_NAME(std::size_t n, const float* A, int runs, int threads) 
   r.checksum = static_cast<double>(lu->matrixLU().sum());
   return r;
 }
+
+}  // namespace
+
+const NativeBuild NATIVE_BUILD{&gemm_body<float>, &gemm_body<double>, &lu_body};
 
 }  // namespace tcsim::cli::detail
