@@ -50,6 +50,26 @@ inline Check make_check(std::string claim, double measured, bool holds, std::str
   return k;
 }
 
+// The series `label` (y = error(i) at x = sizes[i]) and the dashed series of its bound,
+// `bound_label` (y = bound(i)), appended to `f`.
+template <class Error, class Bound>
+void add_with_bound(Figure& f, const std::string& label, const std::string& bound_label,
+                    const std::vector<std::size_t>& sizes, const Error& error, const Bound& bound) {
+  Series m, b;
+  m.label = label;
+  b.label = bound_label;
+  b.bound = true;
+  b.bounds = m.label;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    m.x.push_back(static_cast<double>(sizes[i]));
+    m.y.push_back(error(i));
+    b.x.push_back(static_cast<double>(sizes[i]));
+    b.y.push_back(bound(i));
+  }
+  f.series.push_back(m);
+  f.series.push_back(b);
+}
+
 // Three significant digits, for tables and texts.
 inline std::string num(double x) {
   char buf[40];

@@ -126,21 +126,10 @@ Figure gemm_figure(const GemmSweep& s, const std::string& title) {
   f.title = title;
   f.xlabel = "n";
   f.ylabel = "componentwise error max |C^ - C| / (|A||B|)";
-  for (int v = 0; v < 4; ++v) {
-    Series m, b;
-    m.label = kLabels[v];
-    b.label = std::string(kLabels[v]) + " bound (Thm 3.1/3.2)";
-    b.bound = true;
-    b.bounds = m.label;
-    for (std::size_t i = 0; i < s.sizes.size(); ++i) {
-      m.x.push_back(static_cast<double>(s.sizes[i]));
-      m.y.push_back(s.points[i][v].error);
-      b.x.push_back(static_cast<double>(s.sizes[i]));
-      b.y.push_back(s.points[i][v].bound);
-    }
-    f.series.push_back(m);
-    f.series.push_back(b);
-  }
+  for (int v = 0; v < 4; ++v)
+    add_with_bound(f, kLabels[v], std::string(kLabels[v]) + " bound (Thm 3.1/3.2)", s.sizes,
+                   [&](std::size_t i) { return s.points[i][v].error; },
+                   [&](std::size_t i) { return s.points[i][v].bound; });
   return f;
 }
 
@@ -165,12 +154,8 @@ Check bound_check(const GemmSweep& s) {
   double worst = 0;
   for (const auto& p : s.points)
     for (const GemmPoint& g : p) worst = std::max(worst, g.error / g.bound);
-  Check k;
-  k.claim = "every error is below its bound (blanchard2020 Thm 3.1 for fp32, Thm 3.2 for the others)";
-  k.measured = worst;
-  k.holds = worst <= 1;
-  k.detail = "largest error / bound over all points";
-  return k;
+  return make_check("every error is below its bound (blanchard2020 Thm 3.1 for fp32, Thm 3.2 for the others)", worst,
+                    worst <= 1, "largest error / bound over all points");
 }
 
 std::string gemm_setting(const GemmSweep& s, const Context& c, const std::string& dist) {

@@ -139,21 +139,10 @@ Figure figure_of(const Sweep& s, const std::vector<Variant>& variants, const std
   f.title = title;
   f.xlabel = "n";
   f.ylabel = "componentwise backward error";
-  for (std::size_t v = 0; v < variants.size(); ++v) {
-    Series m, b;
-    m.label = variants[v].label;
-    b.label = variants[v].label + " bound (" + bound_name + ")";
-    b.bound = true;
-    b.bounds = m.label;
-    for (std::size_t i = 0; i < s.sizes.size(); ++i) {
-      m.x.push_back(static_cast<double>(s.sizes[i]));
-      m.y.push_back(s.points[v][i].error);
-      b.x.push_back(static_cast<double>(s.sizes[i]));
-      b.y.push_back(s.points[v][i].bound);
-    }
-    f.series.push_back(m);
-    f.series.push_back(b);
-  }
+  for (std::size_t v = 0; v < variants.size(); ++v)
+    add_with_bound(f, variants[v].label, variants[v].label + " bound (" + bound_name + ")", s.sizes,
+                   [&](std::size_t i) { return s.points[v][i].error; },
+                   [&](std::size_t i) { return s.points[v][i].bound; });
   return f;
 }
 
@@ -183,12 +172,17 @@ std::string table(const Sweep& s, const std::vector<Variant>& variants) {
 }
 
 Check ratio_check(const std::string& claim, double num_err, double den_err, double lo, double hi, const std::string& what) {
-  Check k;
-  k.claim = claim;
-  k.measured = num_err / den_err;
-  k.holds = std::isfinite(k.measured) && k.measured >= lo && k.measured <= hi;
-  k.detail = what;
-  return k;
+  const double ratio = num_err / den_err;
+  return make_check(claim, ratio, std::isfinite(ratio) && ratio >= lo && ratio <= hi, what);
+}
+
+// The claim that every point that completed is below its bound: the largest error / bound.
+Check bound_check(const Sweep& s, const std::string& claim, const std::string& how) {
+  double worst = 0;
+  for (const auto& points : s.points)
+    for (const Point& p : points)
+      if (std::isfinite(p.error)) worst = std::max(worst, p.error / p.bound);
+  return make_check(claim, worst, worst <= 1, how);
 }
 
 models::LuOptions rl(models::GemmVariant v, std::size_t r, const std::string& storage = "") {
@@ -235,16 +229,9 @@ Result blanchard2020_fig42(const Context& c) {
   res.checks.push_back(ratio_check("TC32 > fp32", err(2), err(3), 1 + 1e-12, kInf, "TC32 / fp32 " + at));
   res.checks.push_back(ratio_check("TC32 is one to two orders of magnitude below TC16", err(1), err(2), 10, 100,
                                    "TC16 / TC32 " + at));
-  double worst = 0;
-  for (std::size_t v = 0; v < variants.size(); ++v)
-    for (const Point& p : s.points[v])
-      if (std::isfinite(p.error)) worst = std::max(worst, p.error / p.bound);
-  Check b;
-  b.claim = "every error is below its bound (Theorem 4.3 (4.4) plus 2 g_n + g_n^2 for the fp32 substitutions)";
-  b.measured = worst;
-  b.holds = worst <= 1;
-  b.detail = "largest error / bound over all points";
-  res.checks.push_back(b);
+  res.checks.push_back(bound_check(s, "every error is below its bound (Theorem 4.3 (4.4) plus 2 g_n + g_n^2 for the fp32 "
+                                      "substitutions)",
+                                   "largest error / bound over all points"));
   res.paper =
       "blanchard2020 section 4.2 (V100, cuBLAS updates, no pivoting, q1dq2 with cond 1e3, n from 1000 to 45000): "
       "\"the TC16 variant gives a smaller backward error than the fp16 one\"; \"the TC32 variant gives a backward "
@@ -369,16 +356,9 @@ Result lopez2022(const Context& c, const std::string& fig) {
                 "on these matrices is similar to the one previously analyzed\" (section 6.2 and Table 3: Algorithm 3.1 "
                 "with u = u32 the most accurate, with u = u16 the least).";
   }
-  double worst = 0;
-  for (std::size_t v = 0; v < variants.size(); ++v)
-    for (const Point& p : s.points[v])
-      if (std::isfinite(p.error)) worst = std::max(worst, p.error / p.bound);
-  Check b;
-  b.claim = "every error is below its theorem's bound";
-  b.measured = worst;
-  b.holds = worst <= 1;
-  b.detail = "largest error / bound over all points (lopez2022 Theorems 1-4 plus the fp32 substitutions)";
-  res.checks.push_back(b);
+  res.checks.push_back(bound_check(s, "every error is below its theorem's bound",
+                                   "largest error / bound over all points (lopez2022 Theorems 1-4 plus the fp32 "
+                                   "substitutions)"));
   res.simulated = "Componentwise backward errors (2.2):\n\n" + table(s, variants) +
                   (s.breakdowns.empty() ? std::string() : "\nBreakdowns:\n\n" + s.breakdowns);
   res.setting = lopez_setting_text(ls, c, matrix);
