@@ -137,4 +137,10 @@ class ArgParser {
   std::string allowed() const;
 };
 
+// --json and --quiet, as the commands that print one JSON object and show progress declare them.
+inline void declare_json_and_quiet(ArgParser& p) {
+  p.flag("json", "print one JSON object");
+  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+}
+
 }  // namespace tcsim::cli

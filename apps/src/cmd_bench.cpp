@@ -314,8 +314,7 @@ int cmd_bench(const Args& args) {
               "each); --evaluate builtin|random fits every built-in row and pair, or --rows random user rows, and "
               "checks the fitted rows on --check further cases");
   p.positional("benchmark", "dot | gemm | lu | verify | fit");
-  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
-  p.option("unit-config", "user-defined unit from a JSON file", "file");
+  declare_unit_options(p);
   p.option("in", "input format (default fp16)", "fmt");
   p.option("out", "output format (default fp32)", "fmt");
   p.option("instruction", "datapath by instruction (default: the unit's default for the formats)", "name");
@@ -339,8 +338,7 @@ int cmd_bench(const Args& args) {
            "check@I");
   p.flag("all-rows", "gemm, dot: every built-in row (unit, formats, instruction; --unit: that unit's rows), one line each "
          "(gemm: reference-path rows at n = 256; dot: one instruction's K, elements/s beside the target)");
-  p.flag("json", "print one JSON object");
-  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+  declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const std::string which = a.positional().empty() ? "" : a.positional()[0];

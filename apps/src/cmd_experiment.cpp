@@ -35,8 +35,7 @@ int cmd_experiment(const Args& args) {
   p.option("out", "output folder (default tcsim-experiments)", "DIR");
   p.option("threads", "threads (default 0: all cores); the numbers do not depend on it", "T");
   p.option("seed", "seed of the random matrices (default 1)", "S");
-  p.flag("json", "print one JSON object");
-  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+  declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   const bool json = a.has("json");

@@ -176,8 +176,7 @@ int cmd_explore(const Args& args) {
   p.option("out-dir", "output folder (default tcsim-explore)", "DIR");
   p.option("seed", "seed of the workload (default 1)", "S");
   p.option("threads", "threads (default 0: all cores)", "T");
-  p.flag("json", "print one JSON object");
-  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+  declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   if (a.has("base") == a.has("unit-config")) throw std::invalid_argument("give exactly one of --base and --unit-config");

@@ -117,8 +117,7 @@ int cmd_gemm(const Args& args) {
               "input format, k split into the unit's blocks, chained through the accumulator), with the "
               "variants of blanchard2020 Table 3.3, split-K, FABsum and multiword products (mary2021, mary2024), "
               "and the componentwise and normwise errors against the exact product (MPFR) beside their bound");
-  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
-  p.option("unit-config", "user-defined unit from a JSON file", "file");
+  declare_unit_options(p);
   declare_input_formats(p, "A", "B", "the unit's input format: fp16, bf16, tf32, e4m3, ...; one of --in, --in-a, --in-b "
                                      "is required");
   p.option("out", "output format of the unit (default fp32)", "fmt");
@@ -159,8 +158,7 @@ int cmd_gemm(const Args& args) {
   p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
                    "possible); the bits do not depend on it", "PxQ");
   p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
-  p.flag("json", "print one JSON object");
-  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+  declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});

@@ -44,8 +44,7 @@ int cmd_lu(const Args& args) {
               "5.1, 5.2 and the uniform references 2.1/2.2), the solution of Ax = b with x = ones, its componentwise "
               "and normwise backward errors beside the theorem's bound, lopez2022's fp32 buffer size and data "
               "movement, and optional iterative refinement (LU-IR, GMRES-IR)");
-  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
-  p.option("unit-config", "user-defined unit from a JSON file", "file");
+  declare_unit_options(p);
   p.option("in", "input format of the unit for the updates (default fp16)", "fmt");
   p.option("instruction", "datapath by instruction (default: the unit's default)", "name");
   p.option("alg", "rl (default), ll, ll-fp32-panel, dp, ref-rl, ref-ll", "name");
@@ -74,8 +73,7 @@ int cmd_lu(const Args& args) {
   p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
                    "possible); alone only 1x1", "PxQ");
   p.option("write-lu", "write the factors as n lines of n binary64 bit patterns (hex), then the row permutation", "file");
-  p.flag("json", "print one JSON object");
-  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+  declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});

@@ -98,15 +98,13 @@ int cmd_monotonicity(const Args& args) {
               "search a unit for non-monotonic dot products: inputs x <= y elementwise with the same signs whose "
               "results are ordered the other way (fasi2021 section 3.1.4 and its generalizations, an exhaustive "
               "search over inputs of at most 8 bits, and a random search), within a budget of pairs");
-  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
-  p.option("unit-config", "user-defined unit from a JSON file", "file");
+  declare_unit_options(p);
   p.required("in", "input format", "fmt");
   p.required("out", "output format", "fmt");
   p.option("instruction", "datapath by instruction (default: the unit's default for the formats)", "name");
   p.option("budget", "pairs x <= y compared at most (default 1000000)", "N");
   p.option("seed", "seed of the random search (default 1)", "S");
-  p.flag("json", "print one JSON object");
-  p.flag("quiet", "no progress on stderr (shown for runs over 2 s)");
+  declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});

@@ -16,6 +16,12 @@ struct SelectedUnit {
   const models::Unit* unit = nullptr;         // the unit to use (built-in or owned)
 };
 
+// --unit and --unit-config, as most commands declare them (select_unit reads them).
+inline void declare_unit_options(ArgParser& p) {
+  p.option("unit", "built-in unit: " + models::builtin_unit_names(), "name");
+  p.option("unit-config", "user-defined unit from a JSON file", "file");
+}
+
 // Resolves --unit or --unit-config (the caller has required one of them); errors name the
 // unknown unit with the accepted names, or the JSON file, key and allowed values.
 inline SelectedUnit select_unit(const ParsedArgs& a) {
