@@ -157,52 +157,54 @@ void Prober::products_exact() {
   // output cannot hold it): exact sum 2^(2-2p); a product rounded to p bits loses it.
   const std::uint64_t one_ulp = (std::uint64_t{1} << (p - 1)) + 1;  // (1 + 2^(1-p)) * 2^(p-1)
   const std::uint64_t two_ulp = (std::uint64_t{1} << (p - 1)) + 2;
-  for (int s1 = 0; s1 <= 40; ++s1)
-    for (int sgn : {1, -1}) {
-      const int s = s1 * sgn;
-      const int sa = s / 2, sb = s - sa;
-      auto a1 = enc(in_, ExactValue::finite(false, one_ulp, sa - (p - 1)), false);
-      auto b1 = enc(in_, ExactValue::finite(false, one_ulp, sb - (p - 1)), false);
-      auto c = enc(out_, ExactValue::finite(true, two_ulp, s - (p - 1)), false);
-      const ExactValue want = ExactValue::finite(false, 1, 2 - 2 * p + s);
-      if (!a1 || !b1 || !c || !enc(out_, want, false) || s + 2 > out_.emax) continue;
-      Realized r;
-      r.a = {*a1};
-      r.b = {*b1};
-      r.c = *c;
-      const std::uint64_t d = call(r);
-      rep_.products_exact.value = val(d).equals(want);
-      rep_.products_exact.evidence = "(1+2^(1-p))^2 + c, c = -(1+2^(2-p)), scaled by 2^" + std::to_string(s) + " = " +
-                                     want.to_hex() + " -> " + hex(d) +
-                                     (*rep_.products_exact.value ? " (exact)" : " (the product was rounded)");
-      return;
-    }
+  // Tried scaled by 2^s, s = 0, 0, 1, -1, ..., 40, -40 (a by 2^(s/2), b by the rest), until
+  // `attempt` forms its other operands at a scale where a1, b1 and the sum exist.
+  auto at_some_scale = [&](const auto& attempt) {
+    for (int s1 = 0; s1 <= 40; ++s1)
+      for (int sgn : {1, -1}) {
+        const int s = s1 * sgn;
+        const int sa = s / 2, sb = s - sa;
+        auto a1 = enc(in_, ExactValue::finite(false, one_ulp, sa - (p - 1)), false);
+        auto b1 = enc(in_, ExactValue::finite(false, one_ulp, sb - (p - 1)), false);
+        const ExactValue want = ExactValue::finite(false, 1, 2 - 2 * p + s);
+        if (a1 && b1 && enc(out_, want, false) && s + 2 <= out_.emax && attempt(s, sa, sb, *a1, *b1, want)) return true;
+      }
+    return false;
+  };
+  // The unit's d for the case `what` at scale s, whose exact sum is `want`.
+  auto report = [&](std::uint64_t d, const ExactValue& want, const std::string& what, int s, const char* rounded) {
+    rep_.products_exact.value = val(d).equals(want);
+    rep_.products_exact.evidence = what + std::to_string(s) + " = " + want.to_hex() + " -> " + hex(d) +
+                                   (*rep_.products_exact.value ? " (exact)" : rounded);
+  };
+  const bool by_c = at_some_scale([&](int s, int, int, std::uint64_t a1, std::uint64_t b1, const ExactValue& want) {
+    auto c = enc(out_, ExactValue::finite(true, two_ulp, s - (p - 1)), false);
+    if (!c) return false;
+    Realized r;
+    r.a = {a1};
+    r.b = {b1};
+    r.c = *c;
+    report(call(r), want, "(1+2^(1-p))^2 + c, c = -(1+2^(2-p)), scaled by 2^", s, " (the product was rounded)");
+    return true;
+  });
+  if (by_c) return;
   if (capacity() && *capacity() < 2) {
     rep_.products_exact.evidence = "needs two products in one block";
     return;
   }
-  for (int s1 = 0; s1 <= 40; ++s1)
-    for (int sgn : {1, -1}) {
-      const int s = s1 * sgn;
-      const int sa = s / 2, sb = s - sa;
-      auto a1 = enc(in_, ExactValue::finite(false, one_ulp, sa - (p - 1)), false);
-      auto b1 = enc(in_, ExactValue::finite(false, one_ulp, sb - (p - 1)), false);
-      auto a2 = enc(in_, ExactValue::finite(true, two_ulp, sa - (p - 1)), false);
-      auto b2 = enc(in_, ExactValue::finite(false, 1, sb), false);
-      const ExactValue want = ExactValue::finite(false, 1, 2 - 2 * p + s);
-      if (!a1 || !b1 || !a2 || !b2 || !enc(out_, want, false)) continue;
-      if (s + 2 > out_.emax) continue;
-      Realized r;
-      r.a = {*a1, *a2};
-      r.b = {*b1, *b2};
-      r.c = out_.zero(false);
-      const std::uint64_t d = call(r);
-      rep_.products_exact.value = val(d).equals(want);
-      rep_.products_exact.evidence = "(1+2^(1-p))^2 - (1+2^(2-p)) scaled by 2^" + std::to_string(s) + " = " +
-                                     want.to_hex() + " -> " + hex(d) +
-                                     (*rep_.products_exact.value ? " (exact)" : " (a product was rounded)");
-      return;
-    }
+  const bool by_products =
+      at_some_scale([&](int s, int sa, int sb, std::uint64_t a1, std::uint64_t b1, const ExactValue& want) {
+        auto a2 = enc(in_, ExactValue::finite(true, two_ulp, sa - (p - 1)), false);
+        auto b2 = enc(in_, ExactValue::finite(false, 1, sb), false);
+        if (!a2 || !b2) return false;
+        Realized r;
+        r.a = {a1, *a2};
+        r.b = {b1, *b2};
+        r.c = out_.zero(false);
+        report(call(r), want, "(1+2^(1-p))^2 - (1+2^(2-p)) scaled by 2^", s, " (a product was rounded)");
+        return true;
+      });
+  if (by_products) return;
   rep_.products_exact.evidence = "the test values cannot be formed in " + in_.name + " -> " + out_.name;
 }
 

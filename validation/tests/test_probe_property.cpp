@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <sstream>
+#include <string>
 
 #include "test_support.hpp"
 #include "tcsim/models/unit.hpp"
@@ -29,6 +31,37 @@ bool final_rounding_observable(const Format& in, int k, int F, int carry) {
   const int L = static_cast<int>(std::floor(std::log2(static_cast<double>(tops))));
   return F + L >= formats::fp32().precision;
 }
+
+// Adder i of a property run: `in` inputs, binary32 c and output, F fraction bits, and the
+// (alignment, final) rounding pair i of the 16 pairs of kModes (cycled).
+AdderConfig property_adder(const Format& in, int F, int i) {
+  AdderConfig c;
+  c.a_format = c.b_format = in;
+  c.c_format = c.out_format = formats::fp32();
+  c.fraction_bits = F;
+  c.alignment_rounding = kModes[i % 4];
+  c.final_rounding = kModes[(i / 4) % 4];
+  return c;
+}
+
+// Carry bits around the ceil(log2(k + 1)) that k products and c need: one fewer to two more.
+int random_carry_bits(tcsim::test::Rng& rng, int k) {
+  const int need = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1))));
+  return rng.range(std::max(1, need - 1), need + 2);
+}
+
+// The probe read back k, F and the alignment rounding.
+bool recovers_basics(const ProbeReport& r, const AdderConfig& c, int k) {
+  return r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
+         r.alignment_rounding.value == c.alignment_rounding;
+}
+
+// "unit 3 (seed 5): <the adder> k=12", the start of a failure's message.
+std::string unit_text(int i, std::uint64_t seed, const AdderConfig& c, int k) {
+  std::ostringstream o;
+  o << "unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k;
+  return o.str();
+}
 }  // namespace
 
 TEST_CASE("probe property: random units, the probe recovers k, F and both roundings", "[probe][property]") {
@@ -38,26 +71,18 @@ TEST_CASE("probe property: random units, the probe recovers k, F and both roundi
   const auto start = std::chrono::steady_clock::now();
   int final_known = 0;
   for (int i = 0; i < n; ++i) {
-    AdderConfig c;
     const Format& in = rng.below(2) ? formats::fp16() : formats::bf16();
-    c.a_format = c.b_format = in;
-    c.c_format = c.out_format = formats::fp32();
     const int k = rng.range(2, 32);
-    c.fraction_bits = rng.range(10, 40);
     // Every (alignment, final) pair of rz|rd|ru|rne appears (16 pairs cycled), the rest random.
-    c.alignment_rounding = kModes[i % 4];
-    c.final_rounding = kModes[(i / 4) % 4];
-    const int need = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1))));
-    c.carry_bits = rng.range(std::max(1, need - 1), need + 2);
+    AdderConfig c = property_adder(in, rng.range(10, 40), i);
+    c.carry_bits = random_carry_bits(rng, k);
     const ProbeReport r = probe(blackbox_from_adder(c, k));
     const bool observable = final_rounding_observable(in, k, c.fraction_bits, c.carry_bits);
-    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
-                    r.alignment_rounding.value == c.alignment_rounding && r.sticky_bit.value == false &&
+    const bool ok = recovers_basics(r, c, k) && r.sticky_bit.value == false &&
                     (observable ? r.final_rounding.value == c.final_rounding : !r.final_rounding.known());
     if (!ok) {
-      UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k
-                            << "; final rounding observable: " << observable << "\nprobe answered:\n"
-                            << r.to_text());
+      UNSCOPED_INFO(unit_text(i, seed, c, k) << "; final rounding observable: " << observable << "\nprobe answered:\n"
+                                             << r.to_text());
     }
     CHECK(ok);
     final_known += r.final_rounding.known();
@@ -72,20 +97,14 @@ TEST_CASE("probe property: units with a sticky bit on random parameters", "[prob
   tcsim::test::Rng rng(seed);
   const auto n = static_cast<int>(tcsim::test::count(40));
   for (int i = 0; i < n; ++i) {
-    AdderConfig c;
-    c.a_format = c.b_format = formats::bf16();
-    c.c_format = c.out_format = formats::fp32();
     const int k = rng.range(2, 16);
-    c.fraction_bits = rng.range(12, 36);
-    c.alignment_rounding = kModes[i % 4];
-    c.final_rounding = kModes[(i / 4) % 4];
+    AdderConfig c = property_adder(formats::bf16(), rng.range(12, 36), i);
     c.sticky_bit = true;
     c.carry_bits = 5;
     const ProbeReport r = probe(blackbox_from_adder(c, k));
-    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
-                    r.alignment_rounding.value == c.alignment_rounding && r.sticky_bit.value == true &&
-                    r.final_rounding.value == c.final_rounding;
-    if (!ok) UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k << "\n" << r.to_text());
+    const bool ok =
+        recovers_basics(r, c, k) && r.sticky_bit.value == true && r.final_rounding.value == c.final_rounding;
+    if (!ok) UNSCOPED_INFO(unit_text(i, seed, c, k) << "\n" << r.to_text());
     CHECK(ok);
   }
 }
@@ -95,20 +114,14 @@ TEST_CASE("probe property: c added late, random units", "[probe][property]") {
   tcsim::test::Rng rng(seed);
   const auto n = static_cast<int>(tcsim::test::count(40));
   for (int i = 0; i < n; ++i) {
-    AdderConfig c;
     const Format& in = rng.below(2) ? formats::fp16() : formats::bf16();
-    c.a_format = c.b_format = in;
-    c.c_format = c.out_format = formats::fp32();
     const int k = rng.range(2, 32);
-    c.fraction_bits = rng.range(10, 40);
-    c.alignment_rounding = kModes[i % 4];
-    c.final_rounding = kModes[(i / 4) % 4];
+    AdderConfig c = property_adder(in, rng.range(10, 40), i);
     c.carry_bits = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1)))) + 1;
     c.c_placement = CPlacement::Late;
     const ProbeReport r = probe(blackbox_from_adder(c, k));
-    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
-                    r.alignment_rounding.value == c.alignment_rounding && r.c_placement.value == std::string("late");
-    if (!ok) UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k << "\n" << r.to_text());
+    const bool ok = recovers_basics(r, c, k) && r.c_placement.value == std::string("late");
+    if (!ok) UNSCOPED_INFO(unit_text(i, seed, c, k) << "\n" << r.to_text());
     CHECK(ok);
   }
 }
@@ -118,24 +131,15 @@ TEST_CASE("probe property: fp8 inputs (few exponent bits) on random units", "[pr
   tcsim::test::Rng rng(seed);
   const auto n = static_cast<int>(tcsim::test::count(100));
   for (int i = 0; i < n; ++i) {
-    AdderConfig c;
     const Format& in = rng.below(2) ? formats::e4m3() : formats::e5m2();
-    c.a_format = c.b_format = in;
-    c.c_format = c.out_format = formats::fp32();
     const int k = rng.range(2, 32);
-    c.fraction_bits = rng.range(10, 30);
-    c.alignment_rounding = kModes[i % 4];
-    c.final_rounding = kModes[(i / 4) % 4];
-    const int need = static_cast<int>(std::ceil(std::log2(static_cast<double>(k + 1))));
-    c.carry_bits = rng.range(std::max(1, need - 1), need + 2);
+    AdderConfig c = property_adder(in, rng.range(10, 30), i);
+    c.carry_bits = random_carry_bits(rng, k);
     const ProbeReport r = probe(blackbox_from_adder(c, k));
     const bool observable = final_rounding_observable(in, k, c.fraction_bits, c.carry_bits);
-    const bool ok = r.fma_size.value == k && r.fraction_bits.value == c.fraction_bits &&
-                    r.alignment_rounding.value == c.alignment_rounding &&
+    const bool ok = recovers_basics(r, c, k) &&
                     (observable ? r.final_rounding.value == c.final_rounding : !r.final_rounding.known());
-    if (!ok)
-      UNSCOPED_INFO("unit " << i << " (seed " << seed << "): " << c.describe() << " k=" << k
-                            << "; final rounding observable: " << observable << "\n" << r.to_text());
+    if (!ok) UNSCOPED_INFO(unit_text(i, seed, c, k) << "; final rounding observable: " << observable << "\n" << r.to_text());
     CHECK(ok);
   }
 }
