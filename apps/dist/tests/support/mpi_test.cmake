@@ -53,6 +53,32 @@ function(mpi_expect_error ranks code expected)
   message(STATUS "-n ${ranks}: reported once, exit ${code}: ${expected}")
 endfunction()
 
+# mpi_write_mtx(<path> <rows> <cols> <salt> <num_step> <num_mod> <ex_step> <ex_mod>): a Matrix
+# Market array (column-major) of varied magnitudes: entry e is
+# ((e num_step + salt) mod num_mod - num_mod / 2) e-((e ex_step + salt) mod ex_mod).
+function(mpi_write_mtx path rows cols salt num_step num_mod ex_step ex_mod)
+  set(text "%%MatrixMarket matrix array real general\n${rows} ${cols}\n")
+  math(EXPR last "${rows} * ${cols} - 1")
+  math(EXPR half "${num_mod} / 2")
+  foreach(e RANGE ${last})
+    math(EXPR num "(${e} * ${num_step} + ${salt}) % ${num_mod} - ${half}")
+    math(EXPR ex "(${e} * ${ex_step} + ${salt}) % ${ex_mod}")
+    string(APPEND text "${num}e-${ex}\n")
+  endforeach()
+  file(WRITE "${path}" "${text}")
+endfunction()
+
+# mpi_parse_run(<ranks>:<grid>): sets ranks, grid and grid_args (--grid <grid>, none for "auto").
+macro(mpi_parse_run run)
+  string(REPLACE ":" ";" parts "${run}")
+  list(GET parts 0 ranks)
+  list(GET parts 1 grid)
+  set(grid_args)
+  if(NOT grid STREQUAL "auto")
+    set(grid_args --grid ${grid})
+  endif()
+endmacro()
+
 # mpi_same_as_alone(NAME <name> RUNS <ranks>:<grid> ... ARGS <tcsim gemm args>): tcsim gemm
 # alone, then under mpirun for each run (grid "auto": no --grid); the --write-d files must be
 # identical and the --json output the same but for "seconds".
@@ -69,13 +95,7 @@ function(mpi_same_as_alone)
   string(REGEX REPLACE "\"seconds\":[^,}]*" "" alone "${alone}")
   file(READ "${dir}/alone.hex" alone_d)
   foreach(run ${T_RUNS})
-    string(REPLACE ":" ";" parts "${run}")
-    list(GET parts 0 ranks)
-    list(GET parts 1 grid)
-    set(grid_args)
-    if(NOT grid STREQUAL "auto")
-      set(grid_args --grid ${grid})
-    endif()
+    mpi_parse_run("${run}")
     mpi_run(${ranks} out err rc gemm ${T_ARGS} ${grid_args} --json --write-d "${dir}/n${ranks}-${grid}.hex")
     if(NOT rc EQUAL 0)
       mpi_fail("${T_NAME}, -n ${ranks} --grid ${grid}: exited ${rc}: ${err}")
