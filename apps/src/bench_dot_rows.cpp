@@ -85,12 +85,7 @@ int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_
     const std::string path = planar_faster ? unit.batch_path_planar(in, out, instruction) : unit.batch_path(in, out, instruction);
     const std::string layout = planar_faster ? "planar" : "element-major";
     if (json) {
-      nlohmann::json j;
-      j["unit"] = unit.name();
-      j["in"] = in.name;
-      j["out"] = out.name;
-      j["instruction"] = instruction;
-      j["instructions"] = row.instructions;
+      nlohmann::json j = row.json();
       j["K"] = K;
       j["layout"] = layout;
       j["path"] = path;

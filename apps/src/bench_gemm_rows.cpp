@@ -125,12 +125,7 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     const double ratio = sim_seconds / native.seconds, gflops = 2 * n3 / native.seconds * 1e-9;
     const std::string native_kind = binary64 ? "binary64" : "binary32";
     if (json) {
-      nlohmann::json j;
-      j["unit"] = unit.name();
-      j["in"] = in.name;
-      j["out"] = out.name;
-      j["instruction"] = instruction;
-      j["instructions"] = row.instructions;
+      nlohmann::json j = row.json();
       j["path"] = path;
       j["n"] = rn;
       if (rn != n) j["note"] = "reference path: n = " + std::to_string(rn) + ", 1 run";

@@ -17,6 +17,16 @@ std::string BenchRow::label() const {
   return unit->name() + " " + in->name + "->" + out->name + (instruction.empty() ? "" : " " + instruction);
 }
 
+nlohmann::json BenchRow::json() const {
+  nlohmann::json j;
+  j["unit"] = unit->name();
+  j["in"] = in->name;
+  j["out"] = out->name;
+  j["instruction"] = instructions.front();
+  j["instructions"] = instructions;
+  return j;
+}
+
 std::vector<BenchRow> builtin_bench_rows(const models::Unit* only) {
   std::vector<BenchRow> rows;
   for (const auto& spec : models::builtin_unit_specs()) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "native_gemm.hpp"
 #include "tcsim/models/unit.hpp"
 
@@ -22,6 +24,7 @@ struct BenchRow {
   const Format* out = nullptr;
   std::vector<std::string> instructions;
   std::string label() const;  // "h100 fp16->fp32 mma.sync.m16n8k16" (progress lines)
+  nlohmann::json json() const;  // unit, in, out, instruction (the first), instructions: a --json row's start
 };
 
 // Every built-in unit's (or `only`'s) format pairs, one row per datapath: the instructions that
