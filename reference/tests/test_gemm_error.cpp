@@ -31,6 +31,20 @@ std::pair<double, double> two_sum(double a, double b) {
 // Random binary64 in [0, 1) with all 53 bits used.
 double unit(tcsim::test::Rng& r) { return static_cast<double>(r.next() >> 11) * 0x1p-53; }
 
+// D^ = C + A B computed in binary32, product by product in order: an m x n D^ whose errors
+// gemm_errors can measure.
+std::vector<double> binary32_gemm(std::size_t m, std::size_t n, std::size_t k, const std::vector<double>& A,
+                                  const std::vector<double>& B, const std::vector<double>& C) {
+  std::vector<double> D(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      float s = static_cast<float>(C[i * n + j]);
+      for (std::size_t t = 0; t < k; ++t) s += static_cast<float>(A[i * k + t] * B[t * n + j]);
+      D[i * n + j] = s;
+    }
+  return D;
+}
+
 }  // namespace
 
 TEST_CASE("gemm_error: one ulp off in one known entry, C empty", "[gemm_error]") {
@@ -181,16 +195,11 @@ TEST_CASE("gemm_error: sample_rows spreads rows, sampling checks only those", "[
 TEST_CASE("gemm_error: threads 0, 1 and 2 give the same doubles bit for bit", "[gemm_error]") {
   tcsim::test::Rng r(tcsim::test::seed("gemm_error threads", 4242));
   const std::size_t m = 67, n = 13, k = 257;
-  std::vector<double> A(m * k), B(k * n), C(m * n), D(m * n);
+  std::vector<double> A(m * k), B(k * n), C(m * n);
   for (auto& x : A) x = unit(r) * 2 - 1;
   for (auto& x : B) x = std::ldexp(unit(r) - 0.5, r.range(-30, 30));
   for (auto& x : C) x = unit(r);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      float s = static_cast<float>(C[i * n + j]);
-      for (std::size_t t = 0; t < k; ++t) s += static_cast<float>(A[i * k + t] * B[t * n + j]);
-      D[i * n + j] = s;
-    }
+  const std::vector<double> D = binary32_gemm(m, n, k, A, B, C);
   const auto rows = sample_rows(m, 20);
   for (std::span<const std::size_t> rs : {std::span<const std::size_t>{}, std::span<const std::size_t>(rows)}) {
     const auto one = gemm_errors(m, n, k, A, B, C, D, rs, 1);
@@ -208,16 +217,11 @@ TEST_CASE("gemm_error: maxima of row parts, folded, give gemm_errors bit for bit
   // What tcsim::dist does: each rank holds some rows of A, C and D^ (packed) and all of B.
   tcsim::test::Rng r(tcsim::test::seed("gemm_error parts", 2311));
   const std::size_t m = 41, n = 11, k = 97;
-  std::vector<double> A(m * k), B(k * n), C(m * n), D(m * n);
+  std::vector<double> A(m * k), B(k * n), C(m * n);
   for (auto& x : A) x = std::ldexp(unit(r) * 2 - 1, r.range(-20, 20));
   for (auto& x : B) x = unit(r) - 0.5;
   for (auto& x : C) x = unit(r);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      float s = static_cast<float>(C[i * n + j]);
-      for (std::size_t t = 0; t < k; ++t) s += static_cast<float>(A[i * k + t] * B[t * n + j]);
-      D[i * n + j] = s;
-    }
+  const std::vector<double> D = binary32_gemm(m, n, k, A, B, C);
   const std::vector<std::size_t> rows = sample_rows(m, 23);
   const GemmErrors whole = gemm_errors(m, n, k, A, B, C, D, rows, 1);
   for (std::size_t parts : {1u, 2u, 5u, 23u}) {
