@@ -170,16 +170,22 @@ void gemm_scaled_tiles(const BlockKernel& kernel, const Format& scale_format, st
   }
   Panel<float> Af(m * K), Bf(K * ldb);
   Panel<std::int16_t> Ae(m * K), Be(K * ldb);
-  kernel.decode_tile(BlockKernel::Role::A, m * K, A, Af.data(), Ae.data());
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t t = 0; t < K; ++t) fold(Af[i * K + t], Ae[i * K + t], table[scale_a[i * nb + t / bs]], z);
-  for (std::size_t t = 0; t < K; ++t) {
-    kernel.decode_tile(BlockKernel::Role::B, n, B + t * n, Bf.data() + t * ldb, Be.data() + t * ldb);
-    std::fill(Bf.data() + t * ldb + n, Bf.data() + (t + 1) * ldb, 0.0f);  // padding columns: zeros
-    std::fill(Be.data() + t * ldb + n, Be.data() + (t + 1) * ldb, z.zero);
-    const std::uint64_t* s = scale_b + t / bs * n;
-    for (std::size_t j = 0; j < n; ++j) fold(Bf[t * ldb + j], Be[t * ldb + j], table[s[j]], z);
-  }
+  // Decoded and folded in parallel, 16 rows of A or B per task.
+  run_tasks(threads, (m + 15) / 16, 1, [&](std::size_t ib, std::size_t) {
+    for (std::size_t i = ib * 16; i < std::min(m, ib * 16 + 16); ++i) {
+      kernel.decode_tile(BlockKernel::Role::A, K, A + i * K, Af.data() + i * K, Ae.data() + i * K);
+      for (std::size_t t = 0; t < K; ++t) fold(Af[i * K + t], Ae[i * K + t], table[scale_a[i * nb + t / bs]], z);
+    }
+  });
+  run_tasks(threads, (K + 15) / 16, 1, [&](std::size_t tb, std::size_t) {
+    for (std::size_t t = tb * 16; t < std::min(K, tb * 16 + 16); ++t) {
+      kernel.decode_tile(BlockKernel::Role::B, n, B + t * n, Bf.data() + t * ldb, Be.data() + t * ldb);
+      std::fill(Bf.data() + t * ldb + n, Bf.data() + (t + 1) * ldb, 0.0f);  // padding columns: zeros
+      std::fill(Be.data() + t * ldb + n, Be.data() + (t + 1) * ldb, z.zero);
+      const std::uint64_t* s = scale_b + t / bs * n;
+      for (std::size_t j = 0; j < n; ++j) fold(Bf[t * ldb + j], Be[t * ldb + j], table[s[j]], z);
+    }
+  });
   const std::size_t panel = std::max(TC, kPanel / TC * TC);
   run_tasks(threads, (m + kRows - 1) / kRows, (ldb + panel - 1) / panel, [&](std::size_t ib, std::size_t p) {
     const std::size_t i0 = ib * kRows, rows = std::min(m, i0 + kRows) - i0;
