@@ -100,7 +100,7 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     std::vector<std::uint64_t> D(rn * rn);
     // Block-scaled rows: Unit::gemm_scaled with random scales (bench_gemm_scaled.hpp).
     const std::optional<BenchScales> scales = bench_scales(unit, in, out, instruction, rn, rn, rn, seed);
-    const std::string path = scales ? unit.batch_path(in, out, instruction) + ", " + scales->label
+    const std::string path = scales ? gemm_path(unit, in, out, instruction) + ", " + scales->label
                                     : gemm_path(unit, in, out, instruction);
     // Peak resident memory of the simulated GEMM beyond what is resident before (inputs, D).
     const std::size_t rss_before = status_field_bytes("VmRSS");

@@ -418,6 +418,47 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
             gt.note({base, std::move(jd)});
           }
         }
+      // Block-scaled rows: the same 8 x 8 GEMM through Unit::gemm_scaled with random scales
+      // (edges on purpose: NaN, 2^-127, 2^127, ue4m3 subnormals and zero; else near 1) against
+      // Unit::dot_scaled, from a stream of their own (the group's numbering stays as it was).
+      if (const models::DatapathSpec& row = unit.datapath(in, out, grp.instruction); row.block_scale && &in == &in_b) {
+        Rng x(counter_random(seed ^ 0x7363616c6573, g));  // "scales"
+        const Format& sf = parse_format(pick(x, row.block_scale->scale_formats));
+        const int bs = pick(x, row.block_scale->block_sizes);
+        const std::size_t nb = (K + static_cast<std::size_t>(bs) - 1) / static_cast<std::size_t>(bs);
+        const bool ue8 = sf.name == "ue8m0";
+        auto scale = [&] {
+          switch (x.below(8)) {
+            case 0: return std::uint64_t{ue8 ? 0xffu : 0x7fu};
+            case 1: return std::uint64_t{ue8 ? 0x00u : 1 + x.below(7)};
+            case 2: return std::uint64_t{ue8 ? 0xfeu : (x.below(2) ? 0x7eu : 0x00u)};
+            case 3: return x.below(sf.width_mask() + 1);
+            default: return ue8 ? 0x7f - 6 + x.below(13) : 0x38 - 12 + x.below(25);
+          }
+        };
+        std::vector<std::uint64_t> sa(m * nb), sb(nb * n), sc(nb);
+        for (auto& v : sa) v = scale();
+        for (auto& v : sb) v = scale();
+        const auto DS = unit.gemm_scaled(in, out, m, n, K, A, B, C, sf, sa, sb, bs, grp.instruction, 1);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = 0; j < n; ++j) {
+            ++gt.gemm;
+            std::copy_n(b + j * K, K, col.data());
+            for (std::size_t q = 0; q < nb; ++q) sc[q] = sb[q * n + j];
+            const std::uint64_t w = unit.dot_scaled(in, out, {a + i * K, K}, col, sf, {sa.data() + i * nb, nb}, sc,
+                                                    C[i * n + j], bs, grp.instruction);
+            if (DS[i * n + j] != w) {
+              ++gt.gemm_bad;
+              nlohmann::json jd = describe(grp, seed, base, "gemm_scaled");
+              jd["output"] = {i, j};
+              jd["scale_format"] = sf.name;
+              jd["block_size"] = bs;
+              jd["got"] = bits_to_hex(out, DS[i * n + j]);
+              jd["want"] = bits_to_hex(out, w);
+              gt.note({base, std::move(jd)});
+            }
+          }
+      }
     }
   } catch (const std::exception& e) {
     // A refused configuration or case is a defect of the generator or of the library: counted.

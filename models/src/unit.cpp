@@ -443,6 +443,7 @@ std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, cons
   if (!kernel && r.trees[pair]) return "binary32-tree (lanes, planar)";
   if (!kernel && r.afters[pair] && r.afters[pair]->lanes_supported()) return "after-add (lanes, planar)";
   if (!kernel && !r.afters[pair] && r.exacts[pair] && r.exacts[pair]->lanes_supported()) return "exact-block (lanes, planar)";
+  if (!kernel && in_a == in_b && r.group_kernels[pair]) return "kernel (group sums, planar)";
   return "regrouped for dot_batch: " + batch_path(in_a, in_b, out, instruction);
 }
 

@@ -292,36 +292,13 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
   // decoded product-major for the lanes (chain_group_blocks).
   const BlockKernel* gk = r.group_kernels[pair].get();
   auto run_groups = [&](std::size_t lo, std::size_t hi) {
-    const std::size_t m = hi - lo;
-    const int group = row.block_scale->group_size;
-    const AdderConfig& cfg = r.adder(in, out).config();
-    const Format& sf = r.scale_formats.front();
-    std::vector<std::uint64_t> ta(m * K), tb(m * K);
-    for (std::size_t e = 0; e < m; ++e)
-      for (std::size_t t = 0; t < K; ++t) {
-        ta[t * m + e] = a[(lo + e) * K + t];
-        tb[t * m + e] = b[(lo + e) * K + t];
-      }
-    std::vector<double> av(m * K), ae(m * K), bv(m * K), be(m * K);
-    gk->decode(BlockKernel::Role::A, m * K, ta.data(), av.data(), ae.data());
-    gk->decode(BlockKernel::Role::B, m * K, tb.data(), bv.data(), be.data());
-    thread_local detail::GroupAccumulators acc;
-    acc.start(*gk, m, c + lo);
-    std::size_t pos = 0;
-    do {  // blocks of k, as dot_scaled (K = 0 runs one; no operand is read then)
-      const std::size_t len = std::min(k, K - pos);
-      detail::group_block(
-          *gk, static_cast<std::size_t>(group), len, m, len ? av.data() + pos * m : av.data(), false,
-          len ? bv.data() + pos * m : bv.data(), m, acc,
-          [&](std::size_t e, std::uint64_t x) {
-            const std::uint64_t* pa = len ? a + (lo + e) * K + pos : nullptr;
-            const std::uint64_t* pb = len ? b + (lo + e) * K + pos : nullptr;
-            return detail::unit_scaled_block(cfg, group, sf, k, len, pa, 1, pb, 1, x);
-          },
-          [&](std::uint64_t v) { return r.to_out(o, v); });
-      pos += len;
-    } while (pos < K);
-    std::copy(acc.bits.begin(), acc.bits.end(), d + lo);
+    const std::uint64_t* ac = a + lo * K;
+    const std::uint64_t* bc = b + lo * K;
+    detail::group_chunk(
+        *gk, r.adder(in, out).config(), r.scale_formats.front(), static_cast<std::size_t>(row.block_scale->group_size),
+        k, hi - lo, K, [&](std::size_t e, std::size_t t) { return ac[e * K + t]; },
+        [&](std::size_t e, std::size_t t) { return bc[e * K + t]; }, c + lo, d + lo,
+        [&](std::uint64_t v) { return r.to_out(o, v); });
   };
   const Binary32TreeKernel* tree = r.trees[pair].get();
   const AfterAddKernel* after = r.afters[pair].get();
@@ -396,6 +373,8 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
   const AfterAddKernel* after = kernel ? nullptr : r.afters[pair].get();
   const ExactBlockKernel* exact = kernel ? nullptr : r.exacts[pair].get();
   const Binary32TreeKernel* tree = kernel ? nullptr : r.trees[pair].get();
+  const BlockKernel* gk = kernel || in != in_b ? nullptr : r.group_kernels[pair].get();
+  const std::size_t o = r.out_index(out);
   const bool tree_planar = tree && K > 0;
   const bool after_planar = !tree && after && after->lanes_supported() && K > 0;
   const bool exact_planar = !tree && !after_planar && exact && exact->lanes_supported() && K > 0;
@@ -413,6 +392,13 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
     if (tree_planar) return tree->dot_chain_planar(m, K, group, a + lo, b + lo, n, c + lo, d + lo);
     if (after_planar) return after->dot_chain_planar(m, K, group, a + lo, b + lo, n, c + lo, d + lo);
     if (exact_planar) return exact->dot_chain_planar(m, K, group, a + lo, b + lo, n, c + lo, d + lo);
+    // Block-scaled rows with group sums read the product-major patterns directly (issue 25).
+    if (gk)
+      return detail::group_chunk(
+          *gk, r.adder(in, out).config(), r.scale_formats.front(), static_cast<std::size_t>(row.block_scale->group_size),
+          k, m, K, [&](std::size_t e, std::size_t t) { return std::uint64_t{a[t * n + lo + e]}; },
+          [&](std::size_t e, std::size_t t) { return std::uint64_t{b[t * n + lo + e]}; }, c + lo, d + lo,
+          [&](std::uint64_t v) { return r.to_out(o, v); });
     // Other rows: the chunk regrouped element-major for dot_batch.
     std::vector<std::uint64_t> ea(m * K), eb(m * K);
     for (std::size_t t = 0; t < K; ++t)

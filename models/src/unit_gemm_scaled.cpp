@@ -27,6 +27,7 @@
 #include <tbb/task_arena.h>
 
 #include "tcsim/sim/codec.hpp"
+#include "unit_gemm_scaled_tiles.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
@@ -158,6 +159,15 @@ std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& out
           D[i * n + j] = c;
         }
     });
+    return D;
+  }
+
+  // Rows without groups whose scales are powers of two (ue8m0: kind::mxf8f6f4) on the binary32
+  // tiles, the scales folded into the operands' exponents (unit_gemm_scaled_tiles.hpp).
+  if (kernel && !gk && kernel->tile_supported() && detail::scales_fold_into_tiles(scale_format)) {
+    detail::gemm_scaled_tiles(*kernel, scale_format, m, n, K, k, bs, A.data(), B.data(), C.data(), scale_a.data(),
+                              scale_b.data(), exact, r.narrow[o].has_value(),
+                              [&](std::uint64_t v) { return r.to_out(o, v); }, threads, D.data());
     return D;
   }
 

@@ -71,4 +71,70 @@ void group_block(const BlockKernel& gk, std::size_t group, std::size_t len, std:
   acc.finish(gk, exact, to_out);
 }
 
+// The group lanes' operand values through a table of every pattern of a format of at most 8 bits
+// (e2m1: 16 entries), built per call; other patterns (bits above the width) by decode (issue
+// 25: the scalar decode of every operand was most of dot_batch's time on these rows).
+class GroupValueTable {
+ public:
+  GroupValueTable(const BlockKernel& gk, BlockKernel::Role role, int width) : gk_(gk), role_(role) {
+    if (width > 8) return;
+    std::vector<std::uint64_t> bits(std::size_t{1} << width);
+    for (std::size_t x = 0; x < bits.size(); ++x) bits[x] = x;
+    value_.resize(bits.size());
+    std::vector<double> eref(bits.size());
+    gk.decode(role, bits.size(), bits.data(), value_.data(), eref.data());
+  }
+  double operator()(std::uint64_t bits) const {
+    if (bits < value_.size()) return value_[bits];
+    double v = 0, e = 0;
+    gk_.decode(role_, 1, &bits, &v, &e);
+    return v;
+  }
+
+ private:
+  const BlockKernel& gk_;
+  BlockKernel::Role role_;
+  std::vector<double> value_;
+};
+
+// m elements of a block-scaled row with group sums, every scale 1 (dot_batch and
+// dot_batch_planar): operand t of element e is a_at(e, t), b_at(e, t) (patterns); decoded
+// product-major, the blocks of k on the group lanes from c[0..m), flagged elements by the
+// block-scaled reference on their gathered patterns; results (through to_out) into d.
+template <class AAt, class BAt, class ToOut>
+void group_chunk(const BlockKernel& gk, const AdderConfig& cfg, const Format& scale_format, std::size_t group,
+                 std::size_t k, std::size_t m, std::size_t K, const AAt& a_at, const BAt& b_at, const std::uint64_t* c,
+                 std::uint64_t* d, const ToOut& to_out) {
+  const GroupValueTable ta(gk, BlockKernel::Role::A, cfg.a_format.width), tb(gk, BlockKernel::Role::B, cfg.b_format.width);
+  thread_local std::vector<double> av, bv;
+  av.resize(m * K);
+  bv.resize(m * K);
+  for (std::size_t t = 0; t < K; ++t)
+    for (std::size_t e = 0; e < m; ++e) {
+      av[t * m + e] = ta(a_at(e, t));
+      bv[t * m + e] = tb(b_at(e, t));
+    }
+  thread_local GroupAccumulators acc;
+  acc.start(gk, m, c);
+  std::size_t pos = 0;
+  do {  // blocks of k, as dot_scaled (K = 0 runs one; no operand is read then)
+    const std::size_t len = std::min(k, K - pos);
+    group_block(gk, group, len, m, av.data() + pos * m, false, bv.data() + pos * m, m, acc,
+                [&](std::size_t e, std::uint64_t x) {
+                  thread_local std::vector<std::uint64_t> pa, pb;
+                  pa.resize(std::max<std::size_t>(len, 1));
+                  pb.resize(std::max<std::size_t>(len, 1));
+                  for (std::size_t t = 0; t < len; ++t) {
+                    pa[t] = a_at(e, pos + t);
+                    pb[t] = b_at(e, pos + t);
+                  }
+                  return unit_scaled_block(cfg, static_cast<int>(group), scale_format, k, len, pa.data(), 1,
+                                           pb.data(), 1, x);
+                },
+                to_out);
+    pos += len;
+  } while (pos < K);
+  std::copy(acc.bits.begin(), acc.bits.end(), d);
+}
+
 }  // namespace tcsim::models::detail

@@ -609,6 +609,22 @@ void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid
   }
 }
 
+std::size_t BlockKernel::run_tile_lanes(std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+                                        const std::int16_t* a_eref, std::size_t lda, const float* b_value,
+                                        const std::int16_t* b_eref, std::size_t ldb, const float* c_value,
+                                        const std::int32_t* c_eref, std::uint64_t* d_bits, float* d_value,
+                                        std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) const {
+  const Impl& k = *impl_;
+  if (!k.tiles) throw std::logic_error("block kernel: run_tile_lanes on a configuration without tiles");
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  if (cols % lanes::tile_columns() != 0)
+    throw std::invalid_argument("block kernel: run_tile_lanes needs cols a multiple of tile_columns()");
+  return lanes::block_tile(*k.lane_params, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
+                           d_bits, d_value, d_eref, ldc, flagged);
+}
+
 void BlockKernel::run_row_lanes(std::size_t n, std::size_t len, const double* a_value, const double* a_eref,
                                 const double* b_value, const double* b_eref, std::size_t ldb, const double* c_value,
                                 const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,

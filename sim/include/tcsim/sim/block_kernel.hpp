@@ -111,6 +111,15 @@ class BlockKernel {
                 const std::uint64_t* b_bits, const float* b_value, const std::int16_t* b_eref, std::size_t ldb,
                 const std::uint64_t* c_bits, const float* c_value, const std::int32_t* c_eref,
                 std::uint64_t* d_bits, float* d_value, std::int32_t* d_eref, std::size_t ldc) const;
+  // run_tile's lanes without its exact path (the block-scaled GEMM, whose operands carry their
+  // scales: its exact path is the block-scaled reference): returns how many outputs the caller
+  // must compute exactly, their indices r * ldc + j in flagged (room for rows * ldc; padding
+  // columns included); d is undefined there.
+  std::size_t run_tile_lanes(std::size_t rows, std::size_t cols, std::size_t len, const float* a_value,
+                             const std::int16_t* a_eref, std::size_t lda, const float* b_value,
+                             const std::int16_t* b_eref, std::size_t ldb, const float* c_value,
+                             const std::int32_t* c_eref, std::uint64_t* d_bits, float* d_value,
+                             std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) const;
 
  private:
   struct Impl;
