@@ -60,12 +60,16 @@ void pairs_planar_chunk(const Row& r, const DatapathSpec& row, const BlockKernel
   const Rounding add_mode = final_add_row ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
   const FastAdd kind = fast_add_kind(out, add_mode);
   thread_local std::vector<std::uint16_t> pa, pb;
-  thread_local std::vector<std::uint64_t> acc, x, y, zero;
+  thread_local std::vector<std::uint64_t> acc, x, y, z, zero;
+  thread_local std::vector<std::uint32_t> flagged;
+  const bool narrow = r.narrow[o].has_value();  // block results re-encoded in `out` (to_out)
   pa.resize(group * m);
   pb.resize(group * m);
   acc.assign(c, c + m);
   x.resize(m);
   y.resize(m);
+  z.resize(m);
+  flagged.resize(m);
   zero.assign(m, out.zero(false));
   std::size_t start = 0;
   do {  // instructions (K = 0 runs one)
@@ -82,13 +86,25 @@ void pairs_planar_chunk(const Row& r, const DatapathSpec& row, const BlockKernel
         }
       }
     kernel.run_planar(m, k, pa.data(), m, pb.data(), m, final_add_row ? zero.data() : acc.data(), x.data());
-    for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, x[e]);
+    if (narrow)
+      for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, x[e]);
     kernel.run_planar(m, k, pa.data() + k * m, m, pb.data() + k * m, m, x.data(), y.data());
-    if (final_add_row) {
+    if (narrow)
+      for (std::size_t e = 0; e < m; ++e) y[e] = r.to_out(o, y[e]);
+    if (final_add_row && kind != FastAdd::None) {
+      // In SIMD lanes (sim tile_add.hpp: pattern_add_rne); what they flag by final_add.
+      const std::size_t nf = lanes::pattern_add_rne(kind == FastAdd::Binary16, m, y.data(), acc.data(), z.data(),
+                                                    flagged.data());
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::size_t e = flagged[f];
+        z[e] = final_add(kind, out, y[e], acc[e], add_mode, r.nan_out[o], r.overflow);
+      }
+      std::swap(acc, z);
+    } else if (final_add_row) {
       for (std::size_t e = 0; e < m; ++e)
-        acc[e] = final_add(kind, out, r.to_out(o, y[e]), acc[e], add_mode, r.nan_out[o], r.overflow);
+        acc[e] = final_add(kind, out, y[e], acc[e], add_mode, r.nan_out[o], r.overflow);
     } else {
-      for (std::size_t e = 0; e < m; ++e) acc[e] = r.to_out(o, y[e]);
+      std::copy(y.begin(), y.end(), acc.begin());
     }
     start += group;
   } while (start < K);

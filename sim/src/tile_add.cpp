@@ -11,6 +11,8 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 
 #include "block_lanes.hpp"
 #include "tcsim/sim/tile_add.hpp"
@@ -122,6 +124,43 @@ std::size_t TileAddRne(bool binary16, std::size_t n, const float* x, const float
                   : AddLanes<false>(n, x, c, d_bits, d_value, d_eref, flagged);
 }
 
+// A binary16 or binary32 pattern (in the low bits) as its exact binary32 value; NaN for NaN,
+// Inf and patterns with bits above the width, so that AddLanes flags them for the exact
+// addition. Branch-free: the compiler vectorizes the loops that call it.
+inline float PatternValue(bool binary16, std::uint64_t bits) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  if (!binary16) return bits >> 32 ? nan : std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+  const std::uint32_t mag = static_cast<std::uint32_t>(bits) & 0x7fffu;
+  const float normal = std::bit_cast<float>((mag << 13) + (112u << 23));
+  const float subnormal = static_cast<float>(mag) * 0x1p-24f;
+  float v = mag >= 0x400u ? normal : subnormal;
+  v = (bits & 0x8000u) ? -v : v;
+  return (bits >> 16) || mag >= 0x7c00u ? nan : v;
+}
+
+// tile_add_rne on patterns (dot_batch_planar's pairs-mod4 final additions; issue 25): blocks of
+// patterns turned into binary32 values, then AddLanes.
+std::size_t PatternAddRne(bool binary16, std::size_t n, const std::uint64_t* x_bits, const std::uint64_t* c_bits,
+                          std::uint64_t* d_bits, std::uint32_t* flagged) {
+  constexpr std::size_t kBlock = 256;
+  HWY_ALIGN float xs[kBlock], cs[kBlock], value[kBlock];
+  HWY_ALIGN std::int32_t eref[kBlock];
+  std::size_t count = 0;
+  for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+    const std::size_t m = std::min(kBlock, n - i0);
+    if (binary16) {
+      for (std::size_t l = 0; l < m; ++l) xs[l] = PatternValue(true, x_bits[i0 + l]), cs[l] = PatternValue(true, c_bits[i0 + l]);
+    } else {
+      for (std::size_t l = 0; l < m; ++l) xs[l] = PatternValue(false, x_bits[i0 + l]), cs[l] = PatternValue(false, c_bits[i0 + l]);
+    }
+    const std::size_t got = binary16 ? AddLanes<true>(m, xs, cs, d_bits + i0, value, eref, flagged + count)
+                                     : AddLanes<false>(m, xs, cs, d_bits + i0, value, eref, flagged + count);
+    for (std::size_t f = count; f < count + got; ++f) flagged[f] += static_cast<std::uint32_t>(i0);
+    count += got;
+  }
+  return count;
+}
+
 }  // namespace tcsim::lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -129,6 +168,12 @@ HWY_AFTER_NAMESPACE();
 namespace tcsim::lanes {
 
 HWY_EXPORT(TileAddRne);
+HWY_EXPORT(PatternAddRne);
+
+std::size_t pattern_add_rne(bool binary16, std::size_t n, const std::uint64_t* x_bits, const std::uint64_t* c_bits,
+                            std::uint64_t* d_bits, std::uint32_t* flagged) {
+  return HWY_DYNAMIC_DISPATCH(PatternAddRne)(binary16, n, x_bits, c_bits, d_bits, flagged);
+}
 
 std::size_t tile_add_rne(bool binary16, std::size_t n, const float* x, const float* c, std::uint64_t* d_bits,
                          float* d_value, std::int32_t* d_eref, std::uint32_t* flagged) {
