@@ -48,9 +48,10 @@ inline std::uint64_t final_add(FastAdd kind, const Format& out, std::uint64_t d,
 }
 
 // dot_batch_planar's elements [0, m) (operand t of element e at a[t * ld + e]) of a pairs-mod4
-// row whose kernel has the planar lanes: each instruction's 2k operand rows copied in the
-// hardware's order (+0 rows after K), two block FMAs of k on the lanes, then c (final-add rows)
-// or the chain (accumulator rows), exactly as dot_in_row. `Row` is Unit::Impl::Row.
+// row whose kernel has the planar lanes: each instruction's 2k operand rows taken in the
+// hardware's order (+0 rows after K; row pointers, not copies), two block FMAs of k on the
+// lanes, then c (final-add rows: binary32/binary16 RNE in SIMD lanes) or the chain
+// (accumulator rows), exactly as dot_in_row. `Row` is Unit::Impl::Row.
 template <class Row>
 void pairs_planar_chunk(const Row& r, const DatapathSpec& row, const BlockKernel& kernel, const Format& out,
                         std::size_t m, std::size_t K, const std::uint16_t* a, const std::uint16_t* b, std::size_t ld,
@@ -59,36 +60,49 @@ void pairs_planar_chunk(const Row& r, const DatapathSpec& row, const BlockKernel
   const bool final_add_row = row.c_entry == CEntry::FinalAdd;
   const Rounding add_mode = final_add_row ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
   const FastAdd kind = fast_add_kind(out, add_mode);
-  thread_local std::vector<std::uint16_t> pa, pb;
-  thread_local std::vector<std::uint64_t> acc, x, y, zero;
-  pa.resize(group * m);
-  pb.resize(group * m);
+  thread_local std::vector<std::uint16_t> zero_row;  // the +0 operands after K
+  thread_local std::vector<std::uint64_t> acc, x, y, z, zero;
+  thread_local std::vector<std::uint32_t> flagged;
+  const bool narrow = r.narrow[o].has_value();  // block results re-encoded in `out` (to_out)
+  zero_row.assign(m, 0);
   acc.assign(c, c + m);
   x.resize(m);
   y.resize(m);
+  z.resize(m);
+  flagged.resize(m);
   zero.assign(m, out.zero(false));
+  // Each instruction's rows in the hardware's order, handed to the lanes as row pointers (no
+  // copy per instruction): the first block's k rows, then the second's.
+  std::vector<const std::uint16_t*> ra(group), rb(group);
   std::size_t start = 0;
   do {  // instructions (K = 0 runs one)
     std::size_t p = 0;
     for (std::size_t half = 0; half < 2; ++half)
       for (std::size_t j = half * 2; j < group; j += (j % 2 == 0) ? 1 : 3, ++p) {
         const std::size_t src = start + j;
-        if (src < K) {
-          std::copy_n(a + src * ld, m, pa.begin() + static_cast<std::ptrdiff_t>(p * m));
-          std::copy_n(b + src * ld, m, pb.begin() + static_cast<std::ptrdiff_t>(p * m));
-        } else {
-          std::fill_n(pa.begin() + static_cast<std::ptrdiff_t>(p * m), m, std::uint16_t{0});
-          std::fill_n(pb.begin() + static_cast<std::ptrdiff_t>(p * m), m, std::uint16_t{0});
-        }
+        ra[p] = src < K ? a + src * ld : zero_row.data();
+        rb[p] = src < K ? b + src * ld : zero_row.data();
       }
-    kernel.run_planar(m, k, pa.data(), m, pb.data(), m, final_add_row ? zero.data() : acc.data(), x.data());
-    for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, x[e]);
-    kernel.run_planar(m, k, pa.data() + k * m, m, pb.data() + k * m, m, x.data(), y.data());
-    if (final_add_row) {
+    kernel.run_planar_rows(m, k, ra.data(), rb.data(), final_add_row ? zero.data() : acc.data(), x.data());
+    if (narrow)
+      for (std::size_t e = 0; e < m; ++e) x[e] = r.to_out(o, x[e]);
+    kernel.run_planar_rows(m, k, ra.data() + k, rb.data() + k, x.data(), y.data());
+    if (narrow)
+      for (std::size_t e = 0; e < m; ++e) y[e] = r.to_out(o, y[e]);
+    if (final_add_row && kind != FastAdd::None) {
+      // In SIMD lanes (sim tile_add.hpp: pattern_add_rne); what they flag by final_add.
+      const std::size_t nf = lanes::pattern_add_rne(kind == FastAdd::Binary16, m, y.data(), acc.data(), z.data(),
+                                                    flagged.data());
+      for (std::size_t f = 0; f < nf; ++f) {
+        const std::size_t e = flagged[f];
+        z[e] = final_add(kind, out, y[e], acc[e], add_mode, r.nan_out[o], r.overflow);
+      }
+      std::swap(acc, z);
+    } else if (final_add_row) {
       for (std::size_t e = 0; e < m; ++e)
-        acc[e] = final_add(kind, out, r.to_out(o, y[e]), acc[e], add_mode, r.nan_out[o], r.overflow);
+        acc[e] = final_add(kind, out, y[e], acc[e], add_mode, r.nan_out[o], r.overflow);
     } else {
-      for (std::size_t e = 0; e < m; ++e) acc[e] = r.to_out(o, y[e]);
+      std::copy(y.begin(), y.end(), acc.begin());
     }
     start += group;
   } while (start < K);

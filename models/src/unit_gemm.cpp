@@ -326,20 +326,34 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
   // tiles; packed copies otherwise.
   const bool tiles = kernel->tile_supported();
   const std::size_t TC = tiles ? kernel->tile_columns() : 1, ldb = (n + TC - 1) / TC * TC;
-  std::vector<std::uint64_t> A_packed, B_packed;
+  // Uninitialized panel buffers (huge pages where large): every entry is written once, so no
+  // zero fill and few page faults (the packing of the pairs-mod4 rows cost a third of their
+  // GEMM in std::vector's fill and 4 KiB faults; issue 25).
+  std::unique_ptr<PanelBuffer<std::uint64_t>> A_packed, B_packed;
   const std::uint64_t* Ab = A.data();
   const std::uint64_t* Bb = B.data();
   if (pairs) {
-    A_packed.resize(m * KK);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t t = 0; t < KK; ++t) A_packed[i * KK + t] = order[t] < K ? A[i * K + order[t]] : 0;
-    Ab = A_packed.data();
+    A_packed = std::make_unique<PanelBuffer<std::uint64_t>>(m * KK);
+    std::uint64_t* ap = A_packed->get();
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint64_t* src = A.data() + i * K;
+      std::uint64_t* dst = ap + i * KK;
+      for (std::size_t t = 0; t < KK; ++t) dst[t] = order[t] < K ? src[order[t]] : 0;
+    }
+    Ab = ap;
   }
   if (pairs || ldb != n) {
-    B_packed.assign(KK * ldb, 0);
-    for (std::size_t t = 0; t < KK; ++t)
-      for (std::size_t j = 0; j < n; ++j) B_packed[t * ldb + j] = order[t] < K ? B[order[t] * n + j] : 0;
-    Bb = B_packed.data();
+    B_packed = std::make_unique<PanelBuffer<std::uint64_t>>(KK * ldb);
+    std::uint64_t* bp = B_packed->get();
+    for (std::size_t t = 0; t < KK; ++t) {
+      std::uint64_t* dst = bp + t * ldb;
+      if (order[t] < K)
+        std::copy_n(B.data() + order[t] * n, n, dst);
+      else
+        std::fill_n(dst, n, std::uint64_t{0});
+      std::fill(dst + n, dst + ldb, std::uint64_t{0});
+    }
+    Bb = bp;
   }
   const std::size_t o = r.out_index(out);
   const Rounding add_mode = final_add ? row.final_add_rounding.at(out.name) : Rounding::NearestEven;
@@ -410,17 +424,15 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
       do {  // instructions (K = 0 runs one)
         const std::size_t end = std::min(KK, start + group);
         TileState& x = final_add ? blk : acc;
-        if (final_add) {
-          std::copy(zeros.bits.begin(), zeros.bits.end(), blk.bits.begin());
-          std::copy(zeros.value.begin(), zeros.value.end(), blk.value.begin());
-          std::copy(zeros.eref.begin(), zeros.eref.end(), blk.eref.begin());
-        }
         std::size_t pos = start;
         do {  // blocks of k
           const std::size_t len = std::min(k, end - pos);
+          // Final-add rows start every instruction at +0: its first block reads the decoded
+          // zeros directly (no copy per instruction).
+          const TileState& cin = final_add && pos == start ? zeros : x;
           kernel->run_tile(rows, w, valid, len, Ab + i0 * KK + pos, Af.get() + i0 * KK + pos,
                            Ae.get() + i0 * KK + pos, KK, Bb + pos * n_pad + j0, Bf.get() + pos * n_pad + j0,
-                           Be.get() + pos * n_pad + j0, n_pad, x.bits.data(), x.value.data(), x.eref.data(),
+                           Be.get() + pos * n_pad + j0, n_pad, cin.bits.data(), cin.value.data(), cin.eref.data(),
                            tmp.bits.data(), tmp.value.data(), tmp.eref.data(), w);
           // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
           // Padding columns (j >= valid) are never computed exactly nor read back.

@@ -241,3 +241,79 @@ TEST_CASE("binary16_add_rne is the correctly rounded binary16 sum", "[pairs]") {
   CHECK(bad == 0);
   CHECK(checked > 0xf000u * static_cast<std::uint64_t>(per - 8));
 }
+
+// The final addition on patterns in SIMD lanes (tile_add.hpp: pattern_add_rne; issue 25, the
+// pairs-mod4 rows of dot_batch_planar) against the exact sum rounded by round_to_format (binary64
+// holds the sum of two binary16 numbers exactly; for binary32 its rounding first is innocuous:
+// 53 >= 2 x 24 + 2): every lane it decides must be that sum; NaN/Inf operands, patterns with bits
+// above the width and overflow must be flagged. Operands: random patterns, zeros of both signs,
+// subnormals, near the largest finite, the negation a few ulps off, specials, stray high bits.
+TEST_CASE("pattern_add_rne is the correctly rounded sum or flags the lane", "[pairs]") {
+  Rng r(tcsim::test::seed("pattern_add_rne", 0x9a125e43));
+  const std::uint64_t total = tcsim::test::count(2'000'000);
+  for (const bool binary16 : {true, false}) {
+    const Format& f = binary16 ? formats::fp16() : formats::fp32();
+    const int width = binary16 ? 16 : 32, frac = binary16 ? 10 : 23;
+    const std::uint64_t sign = std::uint64_t{1} << (width - 1), top = binary16 ? 31 : 255;
+    auto value = [&](std::uint64_t p) {
+      const std::uint64_t field = (p >> frac) & top;
+      const double sig = static_cast<double>((p & ((std::uint64_t{1} << frac) - 1)) | (field ? std::uint64_t{1} << frac : 0));
+      const double v = std::ldexp(sig, static_cast<int>(field ? field : 1) - (binary16 ? 15 : 127) - frac);
+      return (p & sign) ? -v : v;
+    };
+    auto operand = [&](std::uint64_t other) -> std::uint64_t {
+      const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
+      switch (r.below(10)) {
+        case 0: return r.below(2) ? sign : 0;                                        // zeros
+        case 1: return (r.below(2) ? sign : 0) | (r.next() & ((std::uint64_t{1} << frac) - 1));  // subnormal
+        case 2: return (r.below(2) ? sign : 0) | ((top - 1 - r.below(2)) << frac) | (r.next() & ((std::uint64_t{1} << frac) - 1));
+        case 3: return ((other ^ sign) & mask) + r.below(5) - 2;                      // -other, a few ulps off
+        case 4: return (r.below(2) ? sign : 0) | (top << frac) | (r.below(2) ? 0 : 1 + r.below(5));  // Inf, NaN
+        case 5: return (r.next() & mask) | (std::uint64_t{1} << (width + r.below(64 - width)));  // stray bits
+        default: return r.next() & mask;
+      }
+    };
+    std::uint64_t checked = 0, flagged_count = 0, bad = 0;
+    const std::size_t n = 1000;  // not a multiple of the lanes or of the function's blocks
+    std::vector<std::uint64_t> x(n), c(n), d(n);
+    std::vector<std::uint32_t> flagged(n);
+    std::vector<char> is_flagged(n);
+    while (checked < total) {
+      for (std::size_t i = 0; i < n; ++i) {
+        x[i] = operand(0);
+        c[i] = operand(x[i]);
+        if (r.below(2)) std::swap(x[i], c[i]);
+      }
+      const std::size_t nf = tcsim::lanes::pattern_add_rne(binary16, n, x.data(), c.data(), d.data(), flagged.data());
+      std::fill(is_flagged.begin(), is_flagged.end(), 0);
+      for (std::size_t k = 0; k < nf; ++k) is_flagged[flagged[k]] = 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        ++checked;
+        const bool stray = (x[i] | c[i]) >> width;
+        const bool special = ((x[i] >> frac) & top) == top || ((c[i] >> frac) & top) == top;
+        if (stray || special) {
+          if (!is_flagged[i]) ++bad;
+          continue;
+        }
+        const double exact = value(x[i]) + value(c[i]);
+        std::uint64_t want = round_to_format(decode(formats::fp64(), bits_of_double(exact)), f, {}).bits;
+        if (exact == 0) want = (x[i] & c[i] & sign) ? sign : 0;  // -0 only for two -0 operands
+        if (is_flagged[i]) {
+          ++flagged_count;
+          continue;
+        }
+        if (((want >> frac) & top) == top || d[i] != want) {  // overflow must be flagged
+          if (bad++ < 3)
+            std::printf("[pairs-mod4] pattern_add_rne %s %llx + %llx: got %llx, want %llx\n", f.name.c_str(),
+                        static_cast<unsigned long long>(x[i]), static_cast<unsigned long long>(c[i]),
+                        static_cast<unsigned long long>(d[i]), static_cast<unsigned long long>(want));
+        }
+      }
+    }
+    std::printf("[pairs-mod4] pattern_add_rne %s: %llu sums (%llu finite ones flagged), %llu mismatches\n", f.name.c_str(),
+                static_cast<unsigned long long>(checked), static_cast<unsigned long long>(flagged_count),
+                static_cast<unsigned long long>(bad));
+    CHECK(bad == 0);
+    CHECK(flagged_count < checked / 2);  // the lanes decide most sums
+  }
+}

@@ -508,6 +508,48 @@ void BlockKernel::run_planar(std::size_t n, std::size_t len, const std::uint16_t
   }
 }
 
+void BlockKernel::run_planar_rows(std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
+                                  const std::uint16_t* const* b_rows, const std::uint64_t* c, std::uint64_t* d) const {
+  if (len > impl_->max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(impl_->max_products));
+  std::vector<std::uint64_t> ga, gb, pa, pb;
+  std::vector<Operand> terms;
+  auto gather = [&](std::size_t i, std::size_t m) {  // elements [i, i + m) element-major for run()
+    ga.resize(m * len);
+    gb.resize(m * len);
+    for (std::size_t t = 0; t < len; ++t)
+      for (std::size_t e = 0; e < m; ++e) {
+        ga[e * len + t] = a_rows[t][i + e];
+        gb[e * len + t] = b_rows[t][i + e];
+      }
+  };
+  std::size_t i = 0;
+  if (impl_->planar) {
+    const std::size_t lanes_per_vector = lanes::planar16_lane_count();
+    const std::size_t vec = n / lanes_per_vector * lanes_per_vector;
+    constexpr std::size_t kChunk = 1024;
+    std::uint8_t fixup[kChunk];
+    for (; i < vec; i += kChunk) {
+      const std::size_t m = std::min(kChunk, vec - i);
+      lanes::block_fma_planar16_rows(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len,
+                                     a_rows, b_rows, i, c + i, d + i, fixup);
+      for (std::size_t e = 0; e < m; ++e)
+        if (fixup[e]) {
+          gather(i + e, 1);
+          d[i + e] = impl_->element(len, ga.data(), gb.data(), c[i + e], pa, pb, terms);
+        }
+    }
+    i = vec;
+  }
+  constexpr std::size_t kGroup = 256;
+  for (; i < n; i += kGroup) {
+    const std::size_t m = std::min(kGroup, n - i);
+    gather(i, m);
+    run(m, len, ga.data(), len, gb.data(), len, c + i, d + i);
+  }
+}
+
 bool BlockKernel::planar32_supported() const { return impl_->planar32; }
 
 void BlockKernel::run_planar32(std::size_t n, std::size_t len, const std::uint32_t* a, std::size_t lda,

@@ -74,6 +74,11 @@ void block_fma_planar16(const LaneParams& p, const PatternCodec& a, const Patter
                         std::size_t n, std::size_t len, const std::uint16_t* a_bits, std::size_t lda,
                         const std::uint16_t* b_bits, std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d,
                         std::uint8_t* fixup);
+// The same with operand t of element i at a_rows[t][offset + i] (rows anywhere; issue 25).
+void block_fma_planar16_rows(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                             std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
+                             const std::uint16_t* const* b_rows, std::size_t offset, const std::uint64_t* c_bits,
+                             std::uint64_t* d, std::uint8_t* fixup);
 
 // Lanes of the best target on this machine (elements per vector).
 std::size_t lane_count();

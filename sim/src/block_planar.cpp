@@ -115,11 +115,14 @@ std::size_t Planar16LaneCount() {
 // binary64 lanes (RoundTailLanes). Exactness as block_fma_patterns' binary32 form: products of
 // two binary16 values are exact in binary32, the scaling is exact or the term is below 1 and
 // truncates to 0, every term is below 2^(F+2) and the sum of each chunk below 2^31.
-void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const PatternCodec& cb, const PatternCodec& cc,
-                      std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
-                      std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d_out, std::uint8_t* fixup) {
+// Operand t of element i at a_rows[t][offset + i] (issue 25: the pairs-mod4 rows hand each
+// instruction's rows in the hardware's order without copying them first).
+void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const PatternCodec& cb, const PatternCodec& cc,
+                          std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
+                          const std::uint16_t* const* b_rows, std::size_t offset, const std::uint64_t* c_bits,
+                          std::uint64_t* d_out, std::uint8_t* fixup) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)p, (void)ca, (void)cb, (void)cc, (void)n, (void)len, (void)a, (void)lda, (void)b, (void)ldb, (void)c_bits;
+  (void)p, (void)ca, (void)cb, (void)cc, (void)n, (void)len, (void)a_rows, (void)b_rows, (void)offset, (void)c_bits;
   (void)d_out, (void)fixup;
 #else
   const hn::ScalableTag<float> df;
@@ -175,7 +178,7 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
     const bool next = i0 + kChunk < n;
     if (check_invalid) std::fill_n(invalid16, m, std::int16_t{0});
     for (std::size_t t = 0; t < len; ++t) {
-      const std::uint16_t *ra = a + t * lda + i0, *rb = b + t * ldb + i0;
+      const std::uint16_t *ra = a_rows[t] + offset + i0, *rb = b_rows[t] + offset + i0;
       for (std::size_t i = 0; i < m; i += N16) {
         const V16 xa = hn::BitCast(d16, hn::LoadU(du16, ra + i)), xb = hn::BitCast(d16, hn::LoadU(du16, rb + i));
         // Bits above the format's width, on the patterns as given.
@@ -250,6 +253,15 @@ void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const Pattern
 #endif
 }
 
+void BlockFmaPlanar16(const LaneParams& p, const PatternCodec& ca, const PatternCodec& cb, const PatternCodec& cc,
+                      std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
+                      std::size_t ldb, const std::uint64_t* c_bits, std::uint64_t* d_out, std::uint8_t* fixup) {
+  const std::uint16_t* a_rows[kMaxPatternLen];
+  const std::uint16_t* b_rows[kMaxPatternLen];
+  for (std::size_t t = 0; t < len && t < kMaxPatternLen; ++t) a_rows[t] = a + t * lda, b_rows[t] = b + t * ldb;
+  BlockFmaPlanar16Rows(p, ca, cb, cc, n, len, a_rows, b_rows, 0, c_bits, d_out, fixup);
+}
+
 }  // namespace tcsim::lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -257,6 +269,7 @@ HWY_AFTER_NAMESPACE();
 namespace tcsim::lanes {
 
 HWY_EXPORT(BlockFmaPlanar16);
+HWY_EXPORT(BlockFmaPlanar16Rows);
 HWY_EXPORT(Planar16LaneCount);
 
 std::size_t planar16_lane_count() { return HWY_DYNAMIC_DISPATCH(Planar16LaneCount)(); }
@@ -282,6 +295,13 @@ bool planar16_supported(const LaneParams& p, const PatternCodec& a, const Patter
   if (chunk == 0 || (max_len + chunk - 1) / chunk > kTileMaxChunks) return false;
   // c decoded into binary64 exactly (as patterns_supported); c's term and the sum exact there.
   return c.precision <= 53 && c.emin - (c.precision - 1) >= -1022 && c.bias < 1023 && p.fraction_bits + 3 + len_bits <= 53;
+}
+
+void block_fma_planar16_rows(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,
+                             std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
+                             const std::uint16_t* const* b_rows, std::size_t offset, const std::uint64_t* c_bits,
+                             std::uint64_t* d, std::uint8_t* fixup) {
+  HWY_DYNAMIC_DISPATCH(BlockFmaPlanar16Rows)(p, a, b, c, n, len, a_rows, b_rows, offset, c_bits, d, fixup);
 }
 
 void block_fma_planar16(const LaneParams& p, const PatternCodec& a, const PatternCodec& b, const PatternCodec& c,

@@ -11,6 +11,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "block_lanes.hpp"
 #include "tcsim/sim/tile_add.hpp"
@@ -122,6 +123,70 @@ std::size_t TileAddRne(bool binary16, std::size_t n, const float* x, const float
                   : AddLanes<false>(n, x, c, d_bits, d_value, d_eref, flagged);
 }
 
+// Patterns (binary16 or binary32 in the low bits) as their exact binary32 values; NaN for NaN,
+// Inf and patterns with bits above the width, so that AddLanes flags them for the exact
+// addition. m entries of bits into out, padded with +0 to whole vectors (out holds kBlock).
+template <std::size_t kBlock>
+void PatternValues(bool binary16, std::size_t m, const std::uint64_t* bits, float* out) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const std::size_t NF = hn::Lanes(df);
+  std::uint32_t* u = reinterpret_cast<std::uint32_t*>(out);
+#if HWY_TARGET == HWY_SCALAR
+  for (std::size_t l = 0; l < m; ++l)
+    u[l] = bits[l] >> (binary16 ? 16 : 32) ? (binary16 ? 0x7e00u : 0x7fc00000u) : static_cast<std::uint32_t>(bits[l]);
+#else
+  // Stage 1: 64-bit patterns truncated to 32 bits, stray high bits made NaN patterns.
+  const hn::ScalableTag<std::uint64_t> d64;
+  const hn::Rebind<std::uint32_t, decltype(d64)> d32;
+  const std::size_t N64 = hn::Lanes(d64);
+  const auto nan64 = hn::Set(d64, binary16 ? 0x7e00u : 0x7fc00000u);
+  std::size_t l = 0;
+  for (; l + N64 <= m; l += N64) {
+    const auto v = hn::LoadU(d64, bits + l);
+    const auto high = binary16 ? hn::ShiftRight<16>(v) : hn::ShiftRight<32>(v);
+    hn::StoreU(hn::TruncateTo(d32, hn::IfThenElse(hn::Eq(high, hn::Zero(d64)), v, nan64)), d32, u + l);
+  }
+  for (; l < m; ++l)
+    u[l] = bits[l] >> (binary16 ? 16 : 32) ? (binary16 ? 0x7e00u : 0x7fc00000u) : static_cast<std::uint32_t>(bits[l]);
+#endif
+  const std::size_t padded = (m + NF - 1) / NF * NF;
+  std::fill(u + m, u + std::min(padded, kBlock), 0u);
+  if (!binary16) return;  // binary32 patterns are their values
+  // Stage 2: binary16 fields rebiased (normal), or the significand times 2^-24 (subnormal).
+  const auto mag_mask = hn::Set(di, 0x7fff), first_normal = hn::Set(di, 0x400), top = hn::Set(di, 0x7c00);
+  const auto rebias = hn::Set(di, 112 << 23);
+  const auto nan = hn::Set(df, std::numeric_limits<float>::quiet_NaN());
+  for (std::size_t i = 0; i < padded; i += NF) {
+    const auto p = hn::LoadU(di, reinterpret_cast<const std::int32_t*>(u) + i);
+    const auto mag = hn::And(p, mag_mask);
+    const auto normal = hn::BitCast(df, hn::Add(hn::ShiftLeft<13>(mag), rebias));
+    const auto subnormal = hn::Mul(hn::ConvertTo(df, mag), hn::Set(df, 0x1p-24f));
+    auto v = hn::IfThenElse(hn::RebindMask(df, hn::Lt(mag, first_normal)), subnormal, normal);
+    v = hn::BitCast(df, hn::Or(hn::BitCast(di, v), hn::ShiftLeft<16>(hn::And(p, hn::Set(di, 0x8000)))));
+    v = hn::IfThenElse(hn::RebindMask(df, hn::Lt(mag, top)), v, nan);
+    hn::StoreU(v, df, out + i);
+  }
+}
+
+std::size_t PatternAddRne(bool binary16, std::size_t n, const std::uint64_t* x_bits, const std::uint64_t* c_bits,
+                          std::uint64_t* d_bits, std::uint32_t* flagged) {
+  constexpr std::size_t kBlock = 256;
+  HWY_ALIGN float xs[kBlock], cs[kBlock], value[kBlock];
+  HWY_ALIGN std::int32_t eref[kBlock];
+  std::size_t count = 0;
+  for (std::size_t i0 = 0; i0 < n; i0 += kBlock) {
+    const std::size_t m = std::min(kBlock, n - i0);
+    PatternValues<kBlock>(binary16, m, x_bits + i0, xs);
+    PatternValues<kBlock>(binary16, m, c_bits + i0, cs);
+    const std::size_t got = binary16 ? AddLanes<true>(m, xs, cs, d_bits + i0, value, eref, flagged + count)
+                                     : AddLanes<false>(m, xs, cs, d_bits + i0, value, eref, flagged + count);
+    for (std::size_t f = count; f < count + got; ++f) flagged[f] += static_cast<std::uint32_t>(i0);
+    count += got;
+  }
+  return count;
+}
+
 }  // namespace tcsim::lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -129,6 +194,12 @@ HWY_AFTER_NAMESPACE();
 namespace tcsim::lanes {
 
 HWY_EXPORT(TileAddRne);
+HWY_EXPORT(PatternAddRne);
+
+std::size_t pattern_add_rne(bool binary16, std::size_t n, const std::uint64_t* x_bits, const std::uint64_t* c_bits,
+                            std::uint64_t* d_bits, std::uint32_t* flagged) {
+  return HWY_DYNAMIC_DISPATCH(PatternAddRne)(binary16, n, x_bits, c_bits, d_bits, flagged);
+}
 
 std::size_t tile_add_rne(bool binary16, std::size_t n, const float* x, const float* c, std::uint64_t* d_bits,
                          float* d_value, std::int32_t* d_eref, std::uint32_t* flagged) {

@@ -52,6 +52,10 @@ class BlockKernel {
   bool planar_supported() const;
   void run_planar(std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
                   std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const;
+  // The same with operand t of element i at a_rows[t][i], b_rows[t][i]: rows anywhere, in any
+  // order (issue 25: the pairs-mod4 rows' instructions in the hardware's order, not copied).
+  void run_planar_rows(std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
+                       const std::uint16_t* const* b_rows, const std::uint64_t* c, std::uint64_t* d) const;
 
   // The same on 32-bit patterns product-major (formats of 17 to 32 bits: tf32; issue 25). Where
   // planar32_supported(), one element per SIMD lane (sim/src/block_planar32.hpp); otherwise

@@ -20,6 +20,13 @@ namespace tcsim::lanes {
 std::size_t tile_add_rne(bool binary16, std::size_t n, const float* x, const float* c, std::uint64_t* d_bits,
                          float* d_value, std::int32_t* d_eref, std::uint32_t* flagged);
 
+// The same on patterns (binary16 or binary32 in the low bits of each entry; issue 25, the
+// pairs-mod4 final additions of dot_batch_planar): d_bits[i] = x_bits[i] + c_bits[i] for every
+// lane it decides; the others (as above, and patterns with bits above the width) flagged.
+// d_bits must not alias x_bits or c_bits (flagged lanes are left to the caller's exact addition).
+std::size_t pattern_add_rne(bool binary16, std::size_t n, const std::uint64_t* x_bits, const std::uint64_t* c_bits,
+                            std::uint64_t* d_bits, std::uint32_t* flagged);
+
 // The same for one binary16 pair of patterns, in integers: false where the caller must use the
 // exact addition (NaN/Inf operands, overflow). Exact sums of two binary16 numbers fit in 41
 // bits of units of 2^-24.
