@@ -292,7 +292,7 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   const std::size_t P = std::max<std::size_t>(8 * n, 4000);
   s.pool = P;
   std::vector<std::uint64_t> pa, pb, pc;
-  structured_cases(in, out, K, P, seed, pa, pb, pc);
+  structured_cases(in, out, K, P, seed, pa, pb, pc, true);  // with the range classes: they go to the GPU
   // Every row's answers on the pool (NaNs made one value); rows the unit refuses are dropped.
   std::vector<std::vector<std::uint64_t>> ans;
   for (const auto& r : rows) {
