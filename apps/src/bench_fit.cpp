@@ -1,8 +1,8 @@
 // tcsim bench fit (see bench_fit.hpp). Dumps are computed by a hidden row from
 // validation::structured_cases (random bit patterns, moderate values and the structured
 // classes: cancellation, alignment edges, ties, overflow, underflow, signed zeros, specials,
-// subnormal operands; and, unless --basic-cases, the range classes: terms below the
-// min-exponent clamp, every alignment shift, carry-bit overflows); the fit starts from the built-in rows without the hidden row's unit.
+// subnormal operands; and, with --mix range (the random evaluation's default), the range
+// classes: terms below the min-exponent clamp, every alignment shift, carry-bit overflows); the fit starts from the built-in rows without the hidden row's unit.
 // Agreement ("equivalence"): the fitted and the hidden row give the same bits (all NaNs equal)
 // on --check further cases of the same generator with another seed, at the same K.
 #include "bench_fit.hpp"
@@ -159,7 +159,12 @@ int bench_fit(const ParsedArgs& a) {
   const std::size_t rows_wanted = static_cast<std::size_t>(a.get_int("rows", 1, 100000, 200));
   const bool json = a.has("json");
   const double fit_seconds = static_cast<double>(a.get_int("fit-seconds", 1, 3600, 90));
-  const bool range_classes = !a.has("basic-cases");  // the clamp, F-shift and carry classes (docs/fit.md)
+  // The dumps' mix: "range" adds the clamp, alignment-shift and carry classes (docs/fit.md);
+  // the random evaluation uses it, the built-in rows and the speed rows keep the basic mix.
+  const std::string mix = a.get_or("mix", evaluate == "random" ? "range" : "basic");
+  if (mix != "basic" && mix != "range")
+    throw std::invalid_argument("--mix: '" + mix + "' is not allowed; allowed: basic, range");
+  const bool range_classes = mix == "range";
   std::vector<Hidden> hidden;
   if (evaluate == "random") {
     std::mt19937_64 g(seed);

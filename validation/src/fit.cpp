@@ -508,50 +508,16 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     }
     return s;
   };
-  // The seeds descended: the max_seeds best-scoring distinct rows, with the best of the other
-  // family (NVIDIA-like rows, rows with AMD keys) in place of the last when the first ones are
-  // all of one family, so a dump of the other family is not left to a seed of the wrong one.
-  std::vector<std::size_t> chosen;
-  {
-    std::vector<DatapathSpec> seen;
-    std::vector<std::size_t> rest;
-    for (const auto& [count, i] : order) {
-      if (count == kInvalid || std::find(seen.begin(), seen.end(), seeds[i].second) != seen.end()) continue;
-      seen.push_back(seeds[i].second);
-      (chosen.size() < options.max_seeds ? chosen : rest).push_back(i);
-    }
-    auto family = [&](std::size_t i) { return uses_amd_keys(seeds[i].second); };
-    if (chosen.size() >= 2 && std::all_of(chosen.begin(), chosen.end(), [&](std::size_t i) { return family(i) == family(chosen[0]); })) {
-      auto other = std::find_if(rest.begin(), rest.end(), [&](std::size_t i) { return family(i) != family(chosen[0]); });
-      if (other != rest.end()) chosen.back() = *other;
-    }
-  }
-  // Per-seed time shares: each seed descends to an equal share of the seeds' time left, so
-  // the best-scoring seed (an AMD row, for many NVIDIA-space dumps) cannot use it all; the
-  // rows their share stopped while still improving are continued below, the closest first:
-  // the family whose row came nearer the dump gets the time (family separation).
-  std::vector<std::size_t> stopped;  // indices into res.closest
-  for (std::size_t r = 0; r < chosen.size(); ++r) {
-    if (r > 0 && Clock::now() > seeds_deadline) break;  // the time limit covers every seed's descent
-    const std::size_t i = chosen[r];
+  for (const auto& [count, i] : order) {
+    if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    if (!done.empty() && Clock::now() > seeds_deadline) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
+    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
     done.push_back(row);
-    const auto share_end = Clock::now() + (seeds_deadline - Clock::now()) / static_cast<int>(chosen.size() - r);
-    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, std::max(share_end, Clock::now()));
+    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
     res.closest.push_back(scored(row, seeds[i].first));
+    if (Clock::now() > seeds_deadline) cut_off = row;
     if (res.closest.back().mismatches == 0) break;
-    if (Clock::now() >= share_end) stopped.push_back(res.closest.size() - 1);
-  }
-  if (!stopped.empty() && res.closest.back().mismatches > 0) {
-    const auto at = *std::min_element(stopped.begin(), stopped.end(), [&](std::size_t x, std::size_t y) {
-      return res.closest[x].mismatches < res.closest[y].mismatches;
-    });
-    DatapathSpec row = res.closest[at].row;
-    if (Clock::now() < seeds_deadline) {
-      descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
-      res.closest[at] = scored(row, res.closest[at].seed);
-    }
-    if (Clock::now() >= seeds_deadline) cut_off = row;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
