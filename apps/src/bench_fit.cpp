@@ -1,7 +1,8 @@
 // tcsim bench fit (see bench_fit.hpp). Dumps are computed by a hidden row from
 // validation::structured_cases (random bit patterns, moderate values and the structured
 // classes: cancellation, alignment edges, ties, overflow, underflow, signed zeros, specials,
-// subnormal operands); the fit starts from the built-in rows without the hidden row's unit.
+// subnormal operands; and, with --mix range (the random evaluation's default), the range
+// classes: terms below the min-exponent clamp, every alignment shift, carry-bit overflows); the fit starts from the built-in rows without the hidden row's unit.
 // Agreement ("equivalence"): the fitted and the hidden row give the same bits (all NaNs equal)
 // on --check further cases of the same generator with another seed, at the same K.
 #include "bench_fit.hpp"
@@ -158,6 +159,12 @@ int bench_fit(const ParsedArgs& a) {
   const std::size_t rows_wanted = static_cast<std::size_t>(a.get_int("rows", 1, 100000, 200));
   const bool json = a.has("json");
   const double fit_seconds = static_cast<double>(a.get_int("fit-seconds", 1, 3600, 90));
+  // The dumps' mix: "range" adds the clamp, alignment-shift and carry classes (docs/fit.md);
+  // the random evaluation uses it, the built-in rows and the speed rows keep the basic mix.
+  const std::string mix = a.get_or("mix", evaluate == "random" ? "range" : "basic");
+  if (mix != "basic" && mix != "range")
+    throw std::invalid_argument("--mix: '" + mix + "' is not allowed; allowed: basic, range");
+  const bool range_classes = mix == "range";
   std::vector<Hidden> hidden;
   if (evaluate == "random") {
     std::mt19937_64 g(seed);
@@ -206,7 +213,7 @@ int bench_fit(const ParsedArgs& a) {
     const Format& out = parse_format(h.row.output_formats[0]);
     try {
     std::vector<std::uint64_t> x, y, z;
-    validation::structured_cases(in, out, h.K, cases, seed + 7919 * at, x, y, z);
+    validation::structured_cases(in, out, h.K, cases, seed + 7919 * at, x, y, z, range_classes);
     validation::DumpSet dump = validation::simulated_dump(h.row, in, out, h.K, x, y, z);
     if (h.spoiled)
       for (std::size_t c = 0; c < dump.n; c += 50) dump.d[c] ^= 1;
@@ -228,7 +235,7 @@ int bench_fit(const ParsedArgs& a) {
     if (check && r.exact) {
       ++checked;
       std::vector<std::uint64_t> x2, y2, z2;
-      validation::structured_cases(in, out, h.K, check, seed + 7919 * at + 1, x2, y2, z2);
+      validation::structured_cases(in, out, h.K, check, seed + 7919 * at + 1, x2, y2, z2, range_classes);
       differ = validation::count_mismatches(r.best.row, validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2));
       agree += differ == 0;
     }

@@ -331,6 +331,8 @@ int cmd_bench(const Args& args) {
   p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90)", "S");
   p.option("rows", "fit --evaluate random: number of random rows (default 200)", "N");
   p.option("only", "fit --evaluate: only the rows whose label contains this text (e.g. mi300x, 'random 17')", "text");
+  p.option("mix", "fit: the dumps' cases: basic, or range (also min-exponent, alignment-shift and carry cases; "
+                  "default with --evaluate random)", "set");
   p.option("check", "fit: further cases on which the fitted row must agree (default 1000000 with --evaluate, else 0)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
@@ -350,7 +352,7 @@ int cmd_bench(const Args& args) {
                                 "'; options are written --name value");
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
-  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "only"})
+  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "only", "mix"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");

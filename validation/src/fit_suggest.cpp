@@ -42,7 +42,8 @@ int half(int e) { return e >= 0 ? e / 2 : -((-e + 1) / 2); }
 }  // namespace
 
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
-                      std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c) {
+                      std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
+                      bool range_classes) {
   std::mt19937_64 g(seed);
   a.assign(n * K, 0);
   b.assign(n * K, 0);
@@ -54,7 +55,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     std::uint64_t* x = a.data() + i * K;
     std::uint64_t* y = b.data() + i * K;
     std::uint64_t& z = c[i];
-    const int kind = below(11);
+    const int kind = below(range_classes ? 14 : 11);
     switch (kind) {
       case 0:  // random bit patterns (as the harness's widest distribution)
         for (std::size_t t = 0; t < K; ++t) { x[t] = g() & in.width_mask(); y[t] = g() & in.width_mask(); }
@@ -159,6 +160,71 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
         z = coin() ? out.zero(coin()) : value(out, g, coin(), in.emin - below(6));
         break;
       }
+      case 11: {  // the min-exponent clamp: every term at or below the output's emin + 1, spread
+                  // down 48 binades (E clamped or not changes where bits are lost; signs mixed so
+                  // that a lost tiny term moves a result across the subnormal grid)
+        const int e0 = out.emin + 1 - below(out.fraction_bits + 18);
+        for (std::size_t t = 0; t < K; ++t) {
+          if (below(4) == 0) { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), below(5) - 2); continue; }
+          const int pe = e0 - below(48);
+          if (pe < 2 * in_lo) { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), 0); continue; }  // c alone, as fp16 -> fp32 has it
+          x[t] = value(in, g, coin(), half(pe), coin());
+          y[t] = value(in, g, coin(), pe - half(pe), coin());
+        }
+        z = below(4) == 0 ? out.zero(coin()) : value(out, g, coin(), e0 - (coin() ? 0 : below(24)), coin());
+        break;
+      }
+      case 12: {  // F at every shift: a term cancelled exactly (after alignment) beside one 2^-s
+                  // below it, s = 1..48: kept or lost by the alignment, rounded by its rounding
+        const int e = below(9) - 4;
+        const int s = 1 + below(48);
+        for (std::size_t t = 0; t < K; ++t) { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), 0); }
+        const bool c_top = K < 3 || coin();  // the cancelling pair: c and product 0, or products 0 and 1
+        const bool neg = coin();
+        std::size_t next = 0;
+        if (c_top) {
+          z = value(out, g, neg, e, false);
+          if (K >= 2) { x[0] = value(in, g, !neg, half(e), false); y[0] = value(in, g, false, e - half(e), false); next = 1; }
+        } else {
+          x[0] = value(in, g, neg, half(e), false);
+          y[0] = value(in, g, false, e - half(e), false);
+          x[1] = x[0] ^ in.sign_mask();
+          y[1] = y[0];
+          next = 2;
+          z = out.zero(coin());
+        }
+        if (next < K) {
+          const int pe = e - s;
+          x[next] = value(in, g, coin(), half(pe), coin());
+          y[next] = value(in, g, coin(), pe - half(pe), coin());
+        }
+        break;
+      }
+      case 13: {  // carry bits: 2..K+1 same-sign terms of large fraction at one exponent (their
+                  // sum reaches 2^(E+1+c) for carry bits c up to log2 of the count), a tiny rest
+        const int e = below(9) - 4;
+        const bool neg = coin();
+        auto large = [&](const Format& f, bool sgn, int ex) {
+          std::uint64_t v = value(f, g, sgn, ex);
+          if (f.fraction_bits >= 2 && ex >= f.emin && ex < f.emax)
+            v |= ((std::uint64_t{1} << f.fraction_bits) - 1) & ~((std::uint64_t{1} << (f.fraction_bits - 2)) - 1);
+          return v;
+        };
+        const std::size_t same = 2 + static_cast<std::size_t>(below(static_cast<int>(K) + 1));
+        for (std::size_t t = 0; t < K; ++t) {
+          if (t < same) {
+            x[t] = large(in, neg, half(e));
+            y[t] = large(in, false, e - half(e));
+          } else {
+            const int pe = e - 1 - below(40);
+            x[t] = value(in, g, coin(), half(pe));
+            y[t] = value(in, g, coin(), pe - half(pe));
+          }
+        }
+        z = same > K ? large(out, neg, e + 1) : (coin() ? out.zero(coin()) : value(out, g, coin(), e - below(30)));
+        if (K >= 2 && below(4) == 0) x[K - 1] ^= in.sign_mask();  // one term back: a borrow after the carry
+        break;
+      }
       default: {  // wide exponent spread (alignment and min-exponent clamps)
         for (std::size_t t = 0; t < K; ++t) {
           x[t] = value(in, g, coin(), in_lo + below(in.emax - in_lo + 1));
@@ -226,7 +292,7 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   const std::size_t P = std::max<std::size_t>(8 * n, 4000);
   s.pool = P;
   std::vector<std::uint64_t> pa, pb, pc;
-  structured_cases(in, out, K, P, seed, pa, pb, pc);
+  structured_cases(in, out, K, P, seed, pa, pb, pc, true);  // with the range classes: they go to the GPU
   // Every row's answers on the pool (NaNs made one value); rows the unit refuses are dropped.
   std::vector<std::vector<std::uint64_t>> ans;
   for (const auto& r : rows) {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -122,4 +123,49 @@ TEST_CASE("fit: --instruction-k fits dumps chained by instructions of K_i produc
   models::DatapathSpec no_shape = hidden;
   no_shape.shapes.clear();
   CHECK(count_mismatches(no_shape, dump) > 0);
+}
+
+// The range classes of structured_cases (bench fit --mix range, --suggest's pool) decide
+// what the basic mix leaves open: pairs of rows that differ only in the min-exponent clamp,
+// in F far below the top term, or in the carry bits; each pair must be told apart by more
+// cases of 5,000 with the range classes than without.
+TEST_CASE("fit: the range classes separate rows differing in the clamp or F or the carry bits", "[fit]") {
+  const std::uint64_t seed = 20261126;
+  INFO("seed " << seed);
+  const Format& fp16 = parse_format("fp16");
+  const Format& fp32 = parse_format("fp32");
+  auto differing = [&](const models::DatapathSpec& x, const models::DatapathSpec& y, std::size_t K, bool range) {
+    const Format& in = parse_format(x.input_formats[0]);
+    std::vector<std::uint64_t> a, b, c;
+    structured_cases(in, fp32, K, 5000, seed, a, b, c, range);
+    return count_mismatches(x, simulated_dump(y, in, fp32, K, a, b, c));
+  };
+  const auto base = one_pair_row("a100", fp16, fp32);
+  struct Pair { const char* what; models::DatapathSpec x, y; std::size_t K; };
+  std::vector<Pair> pairs;
+  {  // bf16 products reach below 2^-126, where the clamp acts
+    auto x = one_pair_row("a100", parse_format("bf16"), fp32), y = x;
+    x.min_exponent["fp32"] = -126;
+    pairs.push_back({"bf16: min_exponent -126 or none", x, y, 8});
+  }
+  {
+    auto x = base, y = base;
+    x.fraction_bits = 30;
+    y.fraction_bits = 31;
+    pairs.push_back({"F 30 or 31", x, y, 8});
+  }
+  {
+    auto x = base, y = base;
+    x.fma_size = y.fma_size = 16;
+    x.carry_bits = 2;
+    y.carry_bits = 3;
+    pairs.push_back({"carry bits 2 or 3 (k 16)", x, y, 16});
+  }
+  for (const auto& p : pairs) {
+    const std::size_t basic = differing(p.x, p.y, p.K, false), range = differing(p.x, p.y, p.K, true);
+    std::printf("%s: %zu of 5000 cases differ with the basic mix, %zu with the range classes\n", p.what, basic, range);
+    INFO(p.what << ": basic " << basic << ", range " << range);
+    CHECK(range > basic);
+    CHECK(range >= 20);
+  }
 }

@@ -24,9 +24,15 @@ std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::
                                                std::size_t max_rows = 200);
 
 // n cases of K products for (in, out): operands in `in`, c in `out`, from `seed`. A mix of
-// random bit patterns, moderate random values and structured cases (see above).
+// random bit patterns, moderate random values and structured cases (see above). With
+// `range_classes` three more classes join the mix (3 cases in 14; the stream then differs):
+// terms at and below the output's minimum exponent (decide the min-exponent clamp), a term
+// cancelled exactly beside one 2^-s below it for every shift s = 1..48 (decide F and the
+// alignment rounding), and many same-sign terms of large fraction at one exponent (sums that
+// outgrow the carry bits). bench fit's dumps use them (docs/fit.md).
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
-                      std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c);
+                      std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
+                      bool range_classes = false);
 
 // The dump a unit of one row would give on these inputs (d through Unit::dot_batch).
 DumpSet simulated_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t K,
