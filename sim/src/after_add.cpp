@@ -416,7 +416,9 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
     }
     return block(len, x, 1, y, 1, c);
   };
-  if (tiles_ && K > 0 && amd_lanes::after_add_chain_supported(params, k_)) {
+  // One group only: the fp8 rows' two groups ran no faster on the chain (4 x 1 or 2 x 2
+  // vectors) than on the register tiles below (docs/performance.md, "i25amdgemm").
+  if (tiles_ && K > 0 && params.groups == 1 && amd_lanes::after_add_chain_supported(params, k_)) {
     // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
     using Scalar = decltype(scalar_block);
     amd_lanes::ChainTile t;

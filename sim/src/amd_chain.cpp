@@ -254,11 +254,12 @@ HWY_INLINE void Rows(const AfterParams& p, const ChainTile& T, std::size_t r0, s
   }
 }
 
-template <std::size_t MR, std::size_t G, bool... kFlags>
+template <std::size_t MR, std::size_t NV, std::size_t G, bool... kFlags>
 void ChainG(const AfterParams& p, const ChainTile& T) {
   const std::size_t NF = hn::Lanes(DF());
   std::size_t j0 = 0;
-  for (; j0 + 2 * NF <= T.w; j0 += 2 * NF)  // columns outermost: B's strip stays in cache over the rows
+  if constexpr (NV == 2)
+    for (; j0 + 2 * NF <= T.w; j0 += 2 * NF)  // columns outermost: B's strip stays in cache over the rows
     for (std::size_t r0 = 0; r0 < T.rows; r0 += MR) Rows<MR, 2, G, kFlags...>(p, T, r0, j0);
   for (; j0 < T.w; j0 += NF)
     for (std::size_t r0 = 0; r0 < T.rows; r0 += MR) Rows<MR, 1, G, kFlags...>(p, T, r0, j0);
@@ -266,13 +267,13 @@ void ChainG(const AfterParams& p, const ChainTile& T) {
 
 template <bool kRenorm, bool kDrop>
 void ChainFlags(const AfterParams& p, const ChainTile& T) {
-  // 1 group: 4 x 2 vectors; 2 groups: 2 x 2 (the two groups' scales and sums fit the registers).
+  // 1 group: 4 x 2 vectors; 2 groups: 4 x 1 (the two groups' scales and sums fit the registers).
   if (p.groups == 1) {
-    if (p.positive_zero) ChainG<4, 1, kRenorm, kDrop, true>(p, T);
-    else ChainG<4, 1, kRenorm, kDrop, false>(p, T);
+    if (p.positive_zero) ChainG<4, 2, 1, kRenorm, kDrop, true>(p, T);
+    else ChainG<4, 2, 1, kRenorm, kDrop, false>(p, T);
   } else {
-    if (p.positive_zero) ChainG<2, 2, kRenorm, kDrop, true>(p, T);
-    else ChainG<2, 2, kRenorm, kDrop, false>(p, T);
+    if (p.positive_zero) ChainG<4, 1, 2, kRenorm, kDrop, true>(p, T);
+    else ChainG<4, 1, 2, kRenorm, kDrop, false>(p, T);
   }
 }
 
