@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include <sys/mman.h>
+
+#include "amd_chain.hpp"
 #include "amd_lanes.hpp"
 #include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -342,6 +345,17 @@ void tile_form(double value, double inv, float& f, std::int32_t& e) {
   e = std::isnan(value) ? amd_lanes::kTileSpecialHi : inv == HUGE_VAL ? amd_lanes::kTileZeroHi : -std::ilogb(inv);
 }
 
+// Reserves a plane and asks for 2 MiB pages over its aligned interior before the first touch:
+// a fault per 2 MiB instead of per 4 KiB (page faults cost much in a VM; advice only).
+template <class T>
+void reserve_huge(std::vector<T>& v, std::size_t count) {
+  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+  v.reserve(count);
+  const auto lo = (reinterpret_cast<std::uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+  const auto hi = (reinterpret_cast<std::uintptr_t>(v.data() + count)) & ~(kHuge - 1);
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+}
+
 }  // namespace
 
 AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
@@ -349,6 +363,7 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
+    reserve_huge(g.a_f, m * K), reserve_huge(g.a_e, m * K), reserve_huge(g.b_f, K * g.ldb), reserve_huge(g.b_e, K * g.ldb);
     g.a_f.resize(m * K), g.a_e.resize(m * K);
     g.b_f.assign(K * g.ldb, 0.0f), g.b_e.assign(K * g.ldb, amd_lanes::kTileZeroHi);
     auto planes = [&](const Format& f, std::size_t rows, std::size_t cols, const std::uint64_t* bits, std::size_t ld,
@@ -392,6 +407,32 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
       acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
   const amd_lanes::AfterParams params = lane_params(cfg_);
   const std::size_t ia = i0 * K;
+  // The scalar block of output (r, j) at products pos..pos+len from accumulator c.
+  auto scalar_block = [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) {
+    Operand x[kMaxK], y[kMaxK];
+    for (std::size_t t = 0; t < len; ++t) {
+      x[t] = decode(cfg_.a_format, ops.a_bits[(i0 + r) * K + pos + t]);
+      y[t] = decode(cfg_.b_format, ops.b_bits[(pos + t) * n + j0 + j]);
+    }
+    return block(len, x, 1, y, 1, c);
+  };
+  // One group only: the fp8 rows' two groups ran no faster on the chain (4 x 1 or 2 x 2
+  // vectors) than on the register tiles below (docs/performance.md, "i25amdgemm").
+  if (tiles_ && K > 0 && params.groups == 1 && amd_lanes::after_add_chain_supported(params, k_)) {
+    // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
+    using Scalar = decltype(scalar_block);
+    amd_lanes::ChainTile t;
+    t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_, t.group = group;
+    t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e.data() + ia, t.lda = K;
+    t.b_f = ops.b_f.data() + j0, t.b_hi = ops.b_e.data() + j0, t.ldb = ops.ldb;
+    t.acc = acc.data(), t.ldc = wp;
+    t.ctx = &scalar_block;
+    t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
+                    std::uint32_t c) -> std::uint32_t {
+      return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
+    };
+    amd_lanes::after_add_chain(params, t);
+  } else
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
@@ -416,12 +457,7 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
         return amd_lanes::after_add_block(params, blk);
       },
       [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) -> std::uint64_t {
-        Operand x[kMaxK], y[kMaxK];
-        for (std::size_t t = 0; t < len; ++t) {
-          x[t] = decode(cfg_.a_format, ops.a_bits[(i0 + r) * K + pos + t]);
-          y[t] = decode(cfg_.b_format, ops.b_bits[(pos + t) * n + j0 + j]);
-        }
-        return block(len, x, 1, y, 1, c);
+        return scalar_block(r, j, pos, len, c);
       });
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < w; ++j) D[(i0 + r) * n + j0 + j] = std::bit_cast<std::uint32_t>(acc[r * wp + j]);

@@ -1,0 +1,131 @@
+// Unit::gemm of the after-add rows (AMD CDNA3, mi300x) on the chain tiles with c in registers
+// and the int32 epilogue (sim/src/amd_chain.cpp, issue 25) against Unit::dot (the reference
+// adder, chained): every mi300x after-add row and format pair, the fp16/bf16 K = 4 instruction
+// forms too, on every compiled SIMD target. GEMMs of 1-40 x 1-300 outputs (tiles, padding,
+// panel edges) with chains of 1 to 9 instructions plus a remainder; each row of A, column of B
+// and entry of C drawn from one kind: kernel_cases.hpp and flush_edges.hpp elements (zeros,
+// subnormals, cancellation, ties, NaN/Inf), "GEMM-like" values (leads -6..0, c -8..6: the
+// accumulator grows over the products), or c placed 30 binades below to 10 above the
+// products (E = e_dot or e_c, D around 4, far and dropped c). Seed logged; TCSIM_TEST_SCALE
+// scales the counts (docs/performance.md, section "i25amdgemm").
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <hwy/targets.h>
+#include <string>
+#include <vector>
+
+#include "flush_edges.hpp"
+#include "kernel_fills.hpp"
+#include "models_test_helpers.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+struct Pair {
+  const char *a, *b, *instruction;
+};
+
+// One operand vector of K entries (stride st) of format f, and optionally c, of one kind.
+void fill_kind(int kind, const Format& f, const Format& out, Rng& r, std::uint64_t* x, std::size_t st, std::size_t K,
+               std::uint64_t* c) {
+  std::vector<std::uint64_t> a(K), b(K);
+  std::uint64_t cc = 0;
+  if (kind == 0) {
+    half_with_elements<fill_flush_edges>(f, out, r, a.data(), b.data(), K, cc);
+  } else {
+    for (std::size_t t = 0; t < K; ++t) a[t] = r.below(16) == 0 ? zero_pattern(f, r) : value_with_lead(f, r, r.range(-6, 0));
+    cc = r.below(32) == 0 ? zero_pattern(out, r) : value_with_lead(out, r, kind == 1 ? r.range(-8, 6) : r.range(-30, 10));
+  }
+  for (std::size_t t = 0; t < K; ++t) x[t * st] = a[t];
+  if (c) *c = cc;
+}
+
+struct Tally {
+  std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
+};
+
+Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads) {
+  const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
+  const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
+  const std::size_t k = static_cast<std::size_t>(sel.shape ? sel.shape->k : unit.spec().datapaths[sel.row].fma_size);
+  Tally t;
+  while (t.outputs < total) {
+    const std::size_t m = 1 + r.below(40), n = 1 + r.below(300);
+    const std::size_t K = k * (1 + r.below(9)) + r.below(k);
+    std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
+    auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? 2 : 1; };
+    for (std::size_t i = 0; i < m; ++i) fill_kind(kind(), in_a, out, r, A.data() + i * K, 1, K, nullptr);
+    for (std::size_t j = 0; j < n; ++j) fill_kind(kind(), in_b, out, r, B.data() + j, n, K, nullptr);
+    std::vector<std::uint64_t> ignored(1);
+    for (std::size_t e = 0; e < m * n; ++e) fill_kind(kind(), in_a, out, r, ignored.data(), 1, 1, &C[e]);
+    unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, p.instruction, threads);
+    std::vector<std::uint64_t> column(K);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
+        const std::uint64_t want =
+            unit.dot(in_a, in_b, out, {A.data() + i * K, K}, column, C[i * n + j], p.instruction);
+        if (want != D[i * n + j] && t.mismatches++ < 3)
+          std::printf("[amd-gemm-chain] MISMATCH %s*%s %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", p.a, p.b,
+                      p.instruction, K, hex_list(in_a, A.data() + i * K, K).c_str(), hex_list(in_b, column.data(), K).c_str(),
+                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
+                      bits_to_hex(out, want).c_str());
+      }
+    t.outputs += m * n;
+    t.blocks += m * n * ((K + k - 1) / k);
+  }
+  return t;
+}
+
+const Pair kPairs[] = {
+    {"fp16", "fp16", ""},
+    {"fp16", "fp16", "v1"},
+    {"fp16", "fp16", "v_mfma_f32_32x32x4_2b_f16"},
+    {"fp16", "fp16", "v_mfma_f32_32x32x4_2b_f16.v1"},
+    {"bf16", "bf16", ""},
+    {"bf16", "bf16", "v1"},
+    {"bf16", "bf16", "v_mfma_f32_32x32x4_2b_bf16"},
+    {"bf16", "bf16", "v_mfma_f32_32x32x4_2b_bf16.v1"},
+    {"e4m3fnuz", "e4m3fnuz", ""},
+    {"e4m3fnuz", "e4m3fnuz", "v1"},
+    {"e5m2fnuz", "e5m2fnuz", ""},
+    {"e5m2fnuz", "e5m2fnuz", "v1"},
+    {"e4m3fnuz", "e5m2fnuz", ""},
+    {"e5m2fnuz", "e4m3fnuz", "v1"},
+    {"fp32", "fp32", "xf32"},
+    {"fp32", "fp32", "xf32.v1"},
+};
+
+}  // namespace
+
+TEST_CASE("after-add gemm chain: c in registers, int32 epilogue, every SIMD target, against Unit::dot",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("after-add gemm chain", 0xa7c4a1d0));
+  const Unit& unit = builtin_unit("mi300x");
+  const std::uint64_t best = tcsim::test::count(20'000), others = tcsim::test::count(3'000);
+  std::uint64_t mismatches = 0;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const Pair& p : kPairs) {
+      const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b);
+      INFO(std::string(p.a) + "*" + p.b + " " + p.instruction + " on " + name);
+      REQUIRE(unit.batch_path(in_a, formats::fp32(), p.instruction).rfind("after-add", 0) == 0);
+      (void)in_b;
+      const Tally t = run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2));
+      std::printf("[amd-gemm-chain] %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n", name.c_str(), p.a,
+                  p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
+                  static_cast<unsigned long long>(t.blocks), static_cast<unsigned long long>(t.mismatches));
+      mismatches += t.mismatches;
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  CHECK(mismatches == 0);
+}

@@ -1,0 +1,305 @@
+// The after-add GEMM chain with c in registers (see amd_chain.hpp), compiled once per SIMD
+// target by Google Highway and chosen at run time.
+//
+// Per block of an output: s, the product sum in units of 2^(e_dot - 24) (|s| < 2^30), as the
+// tiles of amd_lanes.cpp (per-group e_g in int32 lanes, each product a b, exact in binary32,
+// times 2^(24 - e_g) truncated by the int32 conversion, groups floored to e_dot by shifts).
+// Then c, E = max(e_dot, e_c), D = E - e_dot, and the exact after_sum total X (the sum floored
+// at sum_bits and c at 24 fraction bits below E) in units of U = 2^(E - 24 - g), g = min(D, 4):
+// - D <= 4: X = (c_f << D) + s exactly, c_f = floor(c 2^(24 - E)) (|c_f| <= 2^25): below 2^31;
+// - D > 4: X = (c_f << 4) + s / 2^(D - 4), whose floor T0 = (c_f << 4) + (s >> (D - 4)); the
+//   bits of s between the sum's floor (sum_bits below E, raised by the renormalization's floor:
+//   one or two bits when |X| >= 2^28 or 2^29 units) and U make the sticky bit, T = T0 | sticky
+//   is X rounded to odd at U. The renormalization (at R >= 30 bits) floors nothing else.
+// The int32 to binary32 conversion rounds T to nearest even (exact for D <= 4; for an odd T at
+// least 2 bits below the rounding position when |T| >= 2^26: else flagged), and the product
+// with 2^(E - 24 - g) is exact for E >= -90 (flagged below, unless T = 0 and c = 0: +0) and finite
+// results (Inf flagged). Also flagged: the tiles' range flags (e_g > 126: products near 2^128
+// and the NaN/Inf sentinels; e_g < -96), E > 126 (NaN/Inf c too), a nonzero c more than 26
+// binades below E that is not dropped, zero results without the +0 rule.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "amd_chain.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+
+#include "amd_chain.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <type_traits>
+#include <utility>
+
+HWY_BEFORE_NAMESPACE();
+namespace tcsim::amd_lanes::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+using DU = hn::RebindToUnsigned<DF>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+using VU = hn::Vec<DU>;
+
+// Truncating binary32 -> int32 conversion (amd_lanes.cpp's TruncInt32): lanes beyond 2^31 are
+// flagged by the callers; NaN lanes become 0 first where the conversion is C++.
+template <class DI_, class V>
+HWY_INLINE hn::Vec<DI_> Trunc32(DI_ di, V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  constexpr std::size_t kBytes = hn::MaxLanes(DI_()) * sizeof(std::int32_t);
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (kBytes == 64) return hn::Vec<DI_>{_mm512_cvttps_epi32(v.raw)};
+#endif
+#if HWY_TARGET <= HWY_AVX2
+  if constexpr (kBytes == 32) return hn::Vec<DI_>{_mm256_cvttps_epi32(v.raw)};
+#endif
+  if constexpr (kBytes <= 16) return hn::Vec<DI_>{_mm_cvttps_epi32(v.raw)};
+#endif
+  return hn::ConvertTo(di, hn::IfThenZeroElse(hn::IsNaN(v), v));
+}
+
+// The epilogue's constants, built once per micro tile (kept in registers or reloaded).
+struct Consts {
+  VI zero, one, four, b31, ff, bias_c, bias_r, far, lim_hi, lim_lo, floor_at, two26, t1, t1x2, drop, abs_mask;
+  Consts(const AfterParams& p) {
+    const DI di;
+    zero = hn::Zero(di), one = hn::Set(di, 1), four = hn::Set(di, 4), b31 = hn::Set(di, 31), ff = hn::Set(di, 0xff);
+    bias_c = hn::Set(di, 151 + 127), bias_r = hn::Set(di, 24);  // biased E: 2^(24 - E), 2^(E - 24 - g)
+    far = hn::Set(di, 26), lim_hi = hn::Set(di, 126 + 127), lim_lo = hn::Set(di, -90 + 127);
+    floor_at = hn::Set(di, p.sum_bits - 24), two26 = hn::Set(di, 1 << 26);
+    const int t = p.renormalize_bits + 29 - p.sum_bits;  // |X| >= 2^t: the renormalization floors 1 bit more
+    t1 = hn::Set(di, t <= 30 ? (std::int32_t{1} << t) - 1 : 0x7fffffff);
+    t1x2 = hn::Set(di, t + 1 <= 30 ? (std::int32_t{1} << (t + 1)) - 1 : 0x7fffffff);
+    drop = hn::Set(di, p.drop_c_below), abs_mask = hn::Set(di, 0x7fffffff);
+  }
+};
+
+// The epilogue of one vector: c (binary32) and s, e_dot (biased by 127, int32) to the new
+// accumulator; bad collects the lanes the scalar block must redo.
+template <bool kRenorm, bool kDrop, bool kPositiveZero>
+HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad) {
+  const DF df;
+  const DI di;
+  const DU du;
+  const VI cbits = hn::BitCast(di, c);
+  const VI e_c = hn::Max(hn::And(hn::ShiftRight<23>(cbits), k.ff), k.one);  // biased; zero, subnormal: -126
+  const VI E = hn::Max(e_dot, e_c);
+  const VI D = hn::Sub(E, e_dot);
+  const VI g = hn::Min(D, k.four);
+  // c floored at 24 fraction bits below E: c 2^(24 - E) is exact (normal) for E - e_c <= 26.
+  const VF c_scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.bias_c, E)));
+  VI c_f = Trunc32(di, hn::Floor(hn::Mul(c, c_scale)));
+  const auto far_c = hn::And(hn::Gt(hn::Sub(E, e_c), k.far), hn::Ne(hn::And(cbits, k.abs_mask), k.zero));
+  if constexpr (kDrop) {
+    const auto dropped = hn::Lt(e_c, hn::Sub(E, k.drop));
+    c_f = hn::IfThenZeroElse(dropped, c_f);
+    bad = hn::Or(bad, hn::AndNot(dropped, far_c));
+  } else {
+    bad = hn::Or(bad, far_c);
+  }
+  // X rounded to odd at U (module comment).
+  const VI sh = hn::Min(hn::Max(hn::Sub(D, k.four), k.zero), k.b31);
+  const VI t0 = hn::Add(hn::BitCast(di, hn::BitCast(du, c_f) << hn::BitCast(du, g)), s >> sh);
+  // The bits of s below U (s mod 2^sh), then those at or above the sum's floor.
+  const auto low = hn::AndNot(hn::BitCast(du, hn::Neg(k.one)) << hn::BitCast(du, sh), hn::BitCast(du, s));
+  const VI Dm = hn::Sub(D, k.floor_at);
+  auto sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, hn::Min(hn::Max(Dm, k.zero), k.b31))), k.zero);
+  if constexpr (kRenorm) {
+    // |X| (by T0 and the sticky bit of the sum's floor) against 2^t1 and 2^(t1 + 1): the
+    // renormalization's floor moves up by that many bits.
+    const VI mag = hn::IfThenElse(hn::Lt(t0, k.zero), hn::Sub(hn::Neg(t0), hn::IfThenElseZero(sticky, k.one)), t0);
+    const VI shift = hn::Sub(hn::Sub(k.zero, hn::VecFromMask(di, hn::Gt(mag, k.t1))), hn::VecFromMask(di, hn::Gt(mag, k.t1x2)));
+    const VI lo = hn::Min(hn::Max(hn::Add(Dm, shift), k.zero), k.b31);
+    sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, lo)), k.zero);
+  }
+  const VI t = hn::Or(t0, hn::IfThenElseZero(sticky, k.one));
+  bad = hn::Or(bad, hn::And(sticky, hn::Lt(hn::Abs(t), k.two26)));
+  const VF v = hn::ConvertTo(df, t);  // rounds to nearest even
+  const VF result = hn::Mul(v, hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Sub(E, k.bias_r), g))));
+  const auto t_zero = hn::Eq(t, k.zero);
+  bad = hn::Or(bad, hn::Gt(E, k.lim_hi));
+  // E below -90 (also a nonzero c below that without products): flagged, unless c = 0 and T = 0.
+  bad = hn::Or(bad, hn::AndNot(hn::And(t_zero, hn::Eq(hn::And(cbits, k.abs_mask), k.zero)), hn::Lt(E, k.lim_lo)));
+  bad = hn::Or(bad, hn::RebindMask(di, hn::Not(hn::IsFinite(result))));
+  if constexpr (!kPositiveZero) bad = hn::Or(bad, t_zero);
+  return result;
+}
+
+template <std::size_t... I, class F>
+HWY_INLINE void Unrolled(std::index_sequence<I...>, const F& f) {
+  (f(std::integral_constant<std::size_t, I>()), ...);
+}
+
+// MR rows x NV vectors of outputs, c in registers over the whole chain.
+template <std::size_t MR, std::size_t NV, std::size_t G, bool kRenorm, bool kDrop, bool kPositiveZero>
+void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::size_t j0) {
+  const DF df;
+  const DI di;
+  const std::size_t NF = hn::Lanes(df);
+  const Consts k(p);
+  VF C[MR][NV];
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::LoadU(df, T.acc + (r0 + r) * T.ldc + j0 + v * NF);
+  const float* a = T.a_f + r0 * T.lda;
+  const std::int32_t* ae = T.a_hi + r0 * T.lda;
+  const VI F = hn::Set(di, 24), bias = hn::Set(di, 127), lo_sh = hn::Set(di, -126), hi_sh = hn::Set(di, 127);
+  const VI max_e = hn::Set(di, 126), min_e = hn::Set(di, 24 - 120), used = hn::Set(di, kTileZeroHi / 2);
+  const VF flagged = hn::BitCast(df, hn::Set(di, 0x7fc00000));  // a NaN scale marks a flagged lane
+  const VI max_shift = hn::Set(di, 31), eg_from = hn::Set(di, 24 + 127 + 127);
+  std::size_t start = 0;
+  do {
+    const std::size_t end = std::min(T.K, start + T.group);
+    std::size_t pos = start;
+    do {
+      const std::size_t len = std::min(T.k, end - pos);
+      // Pass 1: the largest e_ref(a) + e_ref(b) of each group, then the scales 2^(24 - e_g).
+      VF scale[G][MR][NV];
+      {
+        VI Eg[G][MR][NV];
+        for (std::size_t g = 0; g < G; ++g)
+          for (std::size_t r = 0; r < MR; ++r)
+            for (std::size_t v = 0; v < NV; ++v) Eg[g][r][v] = hn::Set(di, 4 * kTileZeroHi);
+        for (std::size_t t = 0; t < len; ++t) {
+          const std::size_t g = t % G;
+          VI eb[NV];
+          for (std::size_t v = 0; v < NV; ++v) eb[v] = hn::LoadU(di, T.b_hi + (pos + t) * T.ldb + j0 + v * NF);
+          for (std::size_t r = 0; r < MR; ++r) {
+            const VI ea = hn::Set(di, ae[r * T.lda + pos + t]);
+            for (std::size_t v = 0; v < NV; ++v) Eg[g][r][v] = hn::Max(Eg[g][r][v], hn::Add(ea, eb[v]));
+          }
+        }
+        for (std::size_t g = 0; g < G; ++g)
+          for (std::size_t r = 0; r < MR; ++r)
+            for (std::size_t v = 0; v < NV; ++v) {
+              const VI e = Eg[g][r][v];
+              const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::And(hn::Gt(e, used), hn::Lt(e, min_e)));
+              const VI sh = hn::Min(hn::Max(hn::Sub(F, e), lo_sh), hi_sh);
+              scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged,
+                                              hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(sh, bias))));
+            }
+      }
+      // Pass 2: trunc(a b 2^(24 - e_g)) summed per group in int32 lanes.
+      VI S[G][MR][NV];
+      for (std::size_t g = 0; g < G; ++g)
+        for (std::size_t r = 0; r < MR; ++r)
+          for (std::size_t v = 0; v < NV; ++v) S[g][r][v] = hn::Zero(di);
+      for (std::size_t t = 0; t < len; ++t) {
+        const std::size_t g = t % G;
+        VF vb[NV];
+        for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, T.b_f + (pos + t) * T.ldb + j0 + v * NF);
+        for (std::size_t r = 0; r < MR; ++r) {
+          const VF va = hn::Set(df, a[r * T.lda + pos + t]);
+          for (std::size_t v = 0; v < NV; ++v)
+            S[g][r][v] = hn::Add(S[g][r][v], Trunc32(di, hn::Mul(hn::Mul(va, vb[v]), scale[g][r][v])));
+        }
+      }
+      // The epilogue per vector (unrolled: every array index a constant, the arrays in
+      // registers); flagged lanes keep their old c and are redone below by the scalar block.
+      std::uint8_t bits[MR * NV][HWY_MAX_BYTES / 32 + 8];
+      std::uint32_t flagged_vectors = 0;  // bit I: vector I has flagged lanes (their bits in bits[I])
+      Unrolled(std::make_index_sequence<MR * NV>(), [&](auto I) {
+        constexpr std::size_t r = I / NV, v = I % NV;
+        // e_g (biased) back from the scale's exponent field (exact in range; the clamped values
+        // of unused groups lie below -96, where they change no unflagged lane).
+        VI eg[G];
+        hn::Mask<DI> bad = hn::RebindMask(di, hn::IsNaN(scale[0][r][v]));
+        for (std::size_t g = 0; g < G; ++g) {
+          eg[g] = hn::Sub(eg_from, hn::ShiftRight<23>(hn::BitCast(di, scale[g][r][v])));
+          if (g > 0) bad = hn::Or(bad, hn::RebindMask(di, hn::IsNaN(scale[g][r][v])));
+        }
+        VI e_dot = eg[0], s = S[0][r][v];
+        if constexpr (G > 1) {
+          for (std::size_t g = 1; g < G; ++g) e_dot = hn::Max(e_dot, eg[g]);
+          s = hn::Zero(di);  // floor(S_g / 2^(e_dot - e_g))
+          for (std::size_t g = 0; g < G; ++g) s = hn::Add(s, S[g][r][v] >> hn::Min(hn::Sub(e_dot, eg[g]), max_shift));
+        }
+        const VF res = Epilogue<kRenorm, kDrop, kPositiveZero>(k, C[r][v], s, e_dot, bad);
+        if (HWY_UNLIKELY(!hn::AllFalse(di, bad))) {
+          flagged_vectors |= std::uint32_t{1} << I;
+          hn::StoreMaskBits(di, bad, bits[I]);
+          C[r][v] = hn::IfThenElse(hn::RebindMask(df, bad), C[r][v], res);
+        } else {
+          C[r][v] = res;
+        }
+      });
+      if (HWY_UNLIKELY(flagged_vectors != 0)) {  // the scalar block from the old c of each flagged lane
+        HWY_ALIGN float buf[MR * NV * (HWY_MAX_BYTES / 4)];
+        for (std::size_t r = 0; r < MR; ++r)
+          for (std::size_t v = 0; v < NV; ++v) hn::Store(C[r][v], df, buf + (r * NV + v) * NF);
+        for (std::size_t i = 0; i < MR * NV; ++i) {
+          if (!((flagged_vectors >> i) & 1)) continue;
+          const std::size_t r = i / NV, j = j0 + (i % NV) * NF;
+          for (std::size_t l = 0; l < NF; ++l)
+            if ((bits[i][l / 8] >> (l % 8)) & 1 && j + l < T.valid)
+              buf[i * NF + l] = std::bit_cast<float>(
+                  T.fallback(T.ctx, r0 + r, j + l, pos, len, std::bit_cast<std::uint32_t>(buf[i * NF + l])));
+        }
+        for (std::size_t r = 0; r < MR; ++r)
+          for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::Load(df, buf + (r * NV + v) * NF);
+      }
+      pos += len;
+    } while (pos < end);
+    start = end;
+  } while (start < T.K);
+  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t v = 0; v < NV; ++v) hn::StoreU(C[r][v], df, T.acc + (r0 + r) * T.ldc + j0 + v * NF);
+}
+
+template <std::size_t MR, std::size_t NV, std::size_t G, bool... kFlags>
+HWY_INLINE void Rows(const AfterParams& p, const ChainTile& T, std::size_t r0, std::size_t j0) {
+  switch (std::min(MR, T.rows - r0)) {
+    case 4: if constexpr (MR >= 4) ChainMicro<4, NV, G, kFlags...>(p, T, r0, j0); break;
+    case 3: if constexpr (MR >= 3) ChainMicro<3, NV, G, kFlags...>(p, T, r0, j0); break;
+    case 2: if constexpr (MR >= 2) ChainMicro<2, NV, G, kFlags...>(p, T, r0, j0); break;
+    default: ChainMicro<1, NV, G, kFlags...>(p, T, r0, j0); break;
+  }
+}
+
+template <std::size_t MR, std::size_t NV, std::size_t G, bool... kFlags>
+void ChainG(const AfterParams& p, const ChainTile& T) {
+  const std::size_t NF = hn::Lanes(DF());
+  std::size_t j0 = 0;
+  if constexpr (NV == 2)
+    for (; j0 + 2 * NF <= T.w; j0 += 2 * NF)  // columns outermost: B's strip stays in cache over the rows
+    for (std::size_t r0 = 0; r0 < T.rows; r0 += MR) Rows<MR, 2, G, kFlags...>(p, T, r0, j0);
+  for (; j0 < T.w; j0 += NF)
+    for (std::size_t r0 = 0; r0 < T.rows; r0 += MR) Rows<MR, 1, G, kFlags...>(p, T, r0, j0);
+}
+
+template <bool kRenorm, bool kDrop>
+void ChainFlags(const AfterParams& p, const ChainTile& T) {
+  // 1 group: 4 x 2 vectors; 2 groups: 4 x 1 (the two groups' scales and sums fit the registers).
+  if (p.groups == 1) {
+    if (p.positive_zero) ChainG<4, 2, 1, kRenorm, kDrop, true>(p, T);
+    else ChainG<4, 2, 1, kRenorm, kDrop, false>(p, T);
+  } else {
+    if (p.positive_zero) ChainG<4, 1, 2, kRenorm, kDrop, true>(p, T);
+    else ChainG<4, 1, 2, kRenorm, kDrop, false>(p, T);
+  }
+}
+
+void AfterAddChain(const AfterParams& p, const ChainTile& T) {
+  const bool renorm = p.renormalize_bits > 0, drop = p.drop_c_below >= 0;
+  if (renorm) drop ? ChainFlags<true, true>(p, T) : ChainFlags<true, false>(p, T);
+  else drop ? ChainFlags<false, true>(p, T) : ChainFlags<false, false>(p, T);
+}
+
+}  // namespace tcsim::amd_lanes::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tcsim::amd_lanes {
+
+HWY_EXPORT(AfterAddChain);
+
+bool after_add_chain_supported(const AfterParams& p, std::size_t k) {
+  if (k == 0 || p.groups < 1 || p.groups > 2 || p.fraction_bits != 24 || p.c_bits != 24) return false;
+  if (p.sum_bits < 28 || p.sum_bits > 40) return false;
+  if (p.renormalize_bits != 0 && p.renormalize_bits < std::max(30, p.sum_bits - 1)) return false;
+  const std::size_t G = static_cast<std::size_t>(p.groups), per_group = (k + G - 1) / G;
+  return G * per_group <= 16;  // G * per_group * 2^26 <= 2^30
+}
+
+void after_add_chain(const AfterParams& p, const ChainTile& t) { HWY_DYNAMIC_DISPATCH(AfterAddChain)(p, t); }
+
+}  // namespace tcsim::amd_lanes
+#endif
