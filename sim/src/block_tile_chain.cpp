@@ -295,10 +295,12 @@ bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std
   const std::size_t W = 2 * hn::Lanes(df);
   if (cols % W != 0) return false;
   const ChainConsts<hn::ScalableTag<float>> k(df, p);
-  std::size_t mt = 0;
-  for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
-    const std::size_t mr = std::min(kTileRows, rows - r0);
-    for (std::size_t j0 = 0; j0 < cols; j0 += W, ++mt) {
+  // Column strips outermost: a strip of B over K (K x W binary32 values and int16 e_refs) is
+  // read by every row group from L2, A's rows (K per row) stay in L1.
+  const std::size_t per_row = cols / W;
+  for (std::size_t j0 = 0; j0 < cols; j0 += W) {
+    for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
+      const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
       const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
       const float* a = a_value + r0 * lda;
       const std::int16_t* ae = a_eref + r0 * lda;
