@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "block_lanes-inl.h"
 #include "block_tile_chain.hpp"
@@ -32,7 +33,8 @@ struct ChainConsts {
   using VI = hn::Vec<DI>;
   VI limit, neg_limit, min_e, F, lo, hi, bias, wrap_below, pow2_sum;
   VI n_rem_mask, n_lsb, n_half, n_min_bits, n_max_bits, n_rebias;
-  VI one, abs_mask, sign_mask, normal_lo;
+  VI one, abs_mask, sign_mask, normal_lo, h_lo, h_max;
+  hn::Vec<hn::RebindToUnsigned<DF>> h_span;
   hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16;
   hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span;
   hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span;
@@ -67,6 +69,9 @@ struct ChainConsts {
     min_e16 = hn::Set(d16, static_cast<std::int16_t>(min_e_int));
     f_bias16 = hn::Set(d16, static_cast<std::int16_t>(F_int + 127));
     one = hn::Set(di, 1);
+    h_lo = hn::Set(di, (127 - 14) << 23);                          // 2^-14
+    h_span = hn::Set(du, ((127u + 16u) << 23) - 1u - ((127u - 14u) << 23));  // below 2^16
+    h_max = hn::Set(di, 0x477fe000);                                // 65504
     abs_mask = hn::Set(di, 0x7fffffff);
     sign_mask = hn::Set(di, std::numeric_limits<std::int32_t>::min());
     wrap_u = hn::Set(du, static_cast<std::uint32_t>(std::min(p.wrap_limit, 0x1p30)) - 2u);  // wrap_below - 1
@@ -125,7 +130,14 @@ HWY_INLINE void StoreChainBits(DF df, const ChainConsts<DF>& k, hn::Vec<DF> valu
 }
 
 // The chain of one micro-tile of MR rows x 2 vectors; returns where it stopped (K: done).
-template <std::size_t MR>
+// binary16 outputs by F16C (AVX-512 only): kHalf is vcvtps2ph's rounding immediate, -1 elsewhere.
+#undef TCSIM_CHAIN_F16C  // per Highway target
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_EMU128
+#define TCSIM_CHAIN_F16C 1
+#else
+#define TCSIM_CHAIN_F16C 0
+#endif
+template <std::size_t MR, int kHalf>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                        const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
@@ -216,6 +228,21 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           const VI xb = hn::And(hn::BitCast(di, x), k.abs_mask);
           b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xb, k.normal_lo)), k.normal_span)));
           X[r][v] = x;
+#if TCSIM_CHAIN_F16C
+        } else if constexpr (kHalf >= 0) {
+          // binary16 output: s rounded to odd at 24 bits (rz, the sticky bit into the last
+          // place: exact for one more rounding to 11 bits), scaled (exact: |x| in [2^-14, 2^16),
+          // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
+          // a result rounded to Inf is flagged (the generic branch's overflow).
+          const VF m = ConvertRz(df, di, s, mag);
+          const auto sticky = hn::Ne(TruncToInt32(di, m), s);
+          const VF x = hn::Mul(hn::BitCast(df, hn::Or(hn::BitCast(di, m), hn::IfThenElseZero(sticky, k.one))), pow2);
+          const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
+          const VF y{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::And(hn::BitCast(di, y), k.abs_mask), k.h_max)));
+          X[r][v] = y;
+#endif
         } else {
           const VF m = ConvertRz(df, di, mag, mag);
           VF x = hn::Mul(m, pow2);
@@ -297,24 +324,43 @@ bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std
   const ChainConsts<hn::ScalableTag<float>> k(df, p);
   // Column strips outermost: a strip of B over K (K x W binary32 values and int16 e_refs) is
   // read by every row group from L2, A's rows (K per row) stay in L1.
-  const std::size_t per_row = cols / W;
-  for (std::size_t j0 = 0; j0 < cols; j0 += W) {
-    for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
-      const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
-      const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
-      const float* a = a_value + r0 * lda;
-      const std::int16_t* ae = a_eref + r0 * lda;
-      float* cv = c_value + r0 * ldc + j0;
-      std::int32_t* ce = c_eref + r0 * ldc + j0;
-      std::uint64_t* db = d_bits + r0 * ldc + j0;
-      switch (mr) {
-        case 4: stops[mt] = MicroChain<4>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-        case 3: stops[mt] = MicroChain<3>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-        case 2: stops[mt] = MicroChain<2>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-        default: stops[mt] = MicroChain<1>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+  auto run = [&](auto half) {
+    constexpr int H = decltype(half)::value;
+    const std::size_t per_row = cols / W;
+    for (std::size_t j0 = 0; j0 < cols; j0 += W) {
+      for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
+        const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
+        const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
+        const float* a = a_value + r0 * lda;
+        const std::int16_t* ae = a_eref + r0 * lda;
+        float* cv = c_value + r0 * ldc + j0;
+        std::int32_t* ce = c_eref + r0 * ldc + j0;
+        std::uint64_t* db = d_bits + r0 * ldc + j0;
+        switch (mr) {
+          case 4: stops[mt] = MicroChain<4, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 3: stops[mt] = MicroChain<3, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 2: stops[mt] = MicroChain<2, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          default: stops[mt] = MicroChain<1, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+        }
       }
     }
+  };
+  // binary16 outputs (the same layout and range): F16C's conversion rounds (kHalf).
+  const bool binary16 = narrow_out && p.out_precision == 11 && p.out_emin == -14 && p.out_emax == 15 &&
+                        p.out_bias == 15 && p.out_width == 16 && p.out_max_finite_significand == 0x7ff;
+#if TCSIM_CHAIN_F16C
+  if (binary16 && hn::Lanes(df) == 16) {
+    switch (p.final_rounding) {
+      case 0: run(std::integral_constant<int, _MM_FROUND_TO_ZERO>()); return true;
+      case 1: run(std::integral_constant<int, _MM_FROUND_TO_NEG_INF>()); return true;
+      case 2: run(std::integral_constant<int, _MM_FROUND_TO_POS_INF>()); return true;
+      default: run(std::integral_constant<int, _MM_FROUND_TO_NEAREST_INT>()); return true;
+    }
   }
+#else
+  (void)binary16;
+#endif
+  run(std::integral_constant<int, -1>());
   return true;
 #endif
 }
