@@ -421,7 +421,50 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         flagged.resize(rows * w);
       }
       std::size_t start = 0;
-      do {  // instructions (K = 0 runs one)
+      // Issue 25 (i25chain): rows without a final addition whose instructions are whole blocks
+      // chain every block of a micro-tile with c in registers (sim block_lanes.hpp:
+      // block_tile_chain); a micro-tile that meets an output the lanes cannot decide runs its
+      // remaining blocks here, block by block through run_tile.
+      const bool chained = !final_add && !pairs && KK > 0 && (group % k == 0 || group >= KK) && [&] {
+        const std::size_t W = TC, per_row = w / W, lanes_rows = kernel->tile_rows();
+        thread_local std::vector<std::size_t> stops;
+        stops.resize((rows + lanes_rows - 1) / lanes_rows * per_row);
+        if (!kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK, Bf.get() + j0,
+                                    Be.get() + j0, n_pad, acc.value.data(), acc.eref.data(), tmp.bits.data(), w,
+                                    stops.data()))
+          return false;
+        // tmp's patterns (the kernel's output format) into acc's (out) for the columns < valid.
+        auto take_bits = [&](std::size_t off, std::size_t mr, std::size_t vcols) {
+          for (std::size_t rr = 0; rr < mr; ++rr) {
+            std::uint64_t* xb = acc.bits.data() + off + rr * w;
+            const std::uint64_t* tb = tmp.bits.data() + off + rr * w;
+            if (r.narrow[o]) widen_row(tb, xb, vcols);
+            else std::copy_n(tb, vcols, xb);
+          }
+        };
+        for (std::size_t mt = 0; mt < stops.size(); ++mt) {
+          const std::size_t r0 = mt / per_row * lanes_rows, c0 = mt % per_row * W;
+          const std::size_t mr = std::min(lanes_rows, rows - r0), off = r0 * w + c0;
+          const std::size_t vcols = valid > c0 ? std::min(W, valid - c0) : 0;
+          if (stops[mt] > 0) take_bits(off, mr, vcols);
+          for (std::size_t pos = stops[mt]; pos < KK;) {
+            const std::size_t len = std::min(k, KK - pos);
+            const std::size_t a_at = (i0 + r0) * KK + pos, b_at = pos * n_pad + j0 + c0;
+            kernel->run_tile(mr, W, vcols, len, Ab + a_at, Af.get() + a_at, Ae.get() + a_at, KK, Bb + b_at,
+                             Bf.get() + b_at, Be.get() + b_at, n_pad, acc.bits.data() + off, acc.value.data() + off,
+                             acc.eref.data() + off, tmp.bits.data() + off, tmp.value.data() + off,
+                             tmp.eref.data() + off, w);
+            take_bits(off, mr, vcols);
+            for (std::size_t rr = 0; rr < mr; ++rr) {
+              std::copy_n(tmp.value.data() + off + rr * w, W, acc.value.data() + off + rr * w);
+              std::copy_n(tmp.eref.data() + off + rr * w, W, acc.eref.data() + off + rr * w);
+            }
+            pos += len;
+          }
+        }
+        return true;
+      }();
+      if (!chained) do {  // instructions (K = 0 runs one)
         const std::size_t end = std::min(KK, start + group);
         TileState& x = final_add ? blk : acc;
         std::size_t pos = start;

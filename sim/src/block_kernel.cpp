@@ -11,6 +11,7 @@
 
 #include "block_lanes.hpp"
 #include "block_planar32.hpp"
+#include "block_tile_chain.hpp"
 #include "tcsim/sim/fma_lanes.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -665,6 +666,18 @@ std::size_t BlockKernel::run_tile_lanes(std::size_t rows, std::size_t cols, std:
     throw std::invalid_argument("block kernel: run_tile_lanes needs cols a multiple of tile_columns()");
   return lanes::block_tile(*k.lane_params, rows, cols, len, a_value, a_eref, lda, b_value, b_eref, ldb, c_value, c_eref,
                            d_bits, d_value, d_eref, ldc, flagged);
+}
+
+std::size_t BlockKernel::tile_rows() const { return lanes::kTileRows; }
+
+bool BlockKernel::run_tile_chain(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
+                                 std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
+                                 const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
+                                 std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) const {
+  const Impl& k = *impl_;
+  if (!k.tiles || block > k.max_products || cols % lanes::tile_columns() != 0 || valid_cols > cols) return false;
+  return lanes::block_tile_chain(*k.lane_params, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value, b_eref,
+                                 ldb, c_value, c_eref, d_bits, ldc, stops);
 }
 
 void BlockKernel::run_row_lanes(std::size_t n, std::size_t len, const double* a_value, const double* a_eref,

@@ -125,6 +125,16 @@ class BlockKernel {
                              const std::int32_t* c_eref, std::uint64_t* d_bits, float* d_value,
                              std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged) const;
 
+  std::size_t tile_rows() const;  // rows of a micro-tile (run_tile_chain's stops)
+  // Issue 25 (i25chain): every block of `block` products over K on the tiles for the outputs
+  // whose micro-tile runs without a flag, c kept in registers (block_lanes.hpp:
+  // block_tile_chain; c_value, c_eref in place, d_bits the patterns where stops[i] > 0).
+  // False where the tiles' epilogue is not fused: the caller runs block by block.
+  bool run_tile_chain(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K, std::size_t block,
+                      const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
+                      const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
+                      std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,172 @@
+// Issue 25 (branch i25chain): chains of blocks on the GEMM tiles (sim/src/block_tile_chain.cpp):
+// a micro-tile keeps c in registers over every block of K and stops at the first block with an
+// output the lanes cannot decide; the caller (models/src/unit_gemm.cpp) runs the rest block by
+// block. Unit::gemm against Unit::dot (the reference adder and chaining) on every built-in row
+// and format pair whose tiles take the fused epilogue without a final addition, with long K
+// (2 to 40 blocks, a short last block) so that chains run long, and rows and columns that stop
+// them at any block: uniform values in (-1, 1) (never stopped), kernel_cases.hpp's elements
+// (edge cases in every block), and uniform ones with one block of edge cases at a random block
+// (a stop mid-chain, its state handed back); half the GEMMs almost all uniform (whole chains). ctest runs 3 x 10^5 block FMAs per pair
+// (TCSIM_TEST_SCALE scales them; 33 gives 10^7: docs/performance.md records the run).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "kernel_cases.hpp"
+#include "models_test_helpers.hpp"
+#include "tcsim/sim/block_kernel.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+// A value of `f` in (-1, 1) with a lead exponent of -1 .. -6 (a random GEMM's operands).
+std::uint64_t uniform_value(const Format& f, Rng& r) { return value_with_lead(f, r, -1 - static_cast<int>(r.below(6))); }
+
+// One row of A (or column of B) of K products: uniform (kind 0), kernel_cases' elements
+// (kind 1), or uniform with block `at` (k products) from fill_element (kind 2).
+// In a calm GEMM almost every row and column is uniform (1 in 16 with a late block of edge
+// cases), so that whole micro-tiles run their chains to the end.
+void fill_chain(const Format& in, const Format& out, Rng& r, std::size_t k, std::uint64_t* x, std::uint64_t* other,
+                std::size_t K, std::uint64_t& c, bool calm) {
+  const int kind = calm ? (r.below(16) == 0 ? 2 : 0) : static_cast<int>(r.below(3));
+  if (kind == 1) {
+    fill_element(in, out, r, x, other, K, c);
+    return;
+  }
+  for (std::size_t t = 0; t < K; ++t) x[t] = uniform_value(in, r);
+  c = r.below(8) ? uniform_value(out, r) : zero_pattern(out, r);
+  if (kind == 2) {
+    const std::size_t blocks = (K + k - 1) / k, at = r.below(blocks) * k, len = std::min(k, K - at);
+    std::uint64_t unused = 0;
+    fill_element(in, out, r, x + at, other + at, len, unused);
+  }
+}
+
+struct Tally {
+  std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
+};
+
+// 48 x 40 GEMMs (tiles, padding, task edges) until `total` block FMAs are checked.
+Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
+                  std::uint64_t total, const std::string& label) {
+  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+  const std::size_t m = 48, n = 40;
+  Tally t;
+  std::vector<std::uint64_t> column;
+  while (t.blocks < total) {
+    const std::size_t K = k * (2 + r.below(39)) + r.below(k);
+    std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), scratch(K);
+    std::uint64_t unused = 0;
+    const bool calm = r.below(2) == 0;
+    for (std::size_t i = 0; i < m; ++i) fill_chain(in, out, r, k, A.data() + i * K, scratch.data(), K, C[i * n], calm);
+    for (std::size_t j = 0; j < n; ++j) fill_chain(in, out, r, k, Bt.data() + j * K, scratch.data(), K, unused, calm);
+    for (std::size_t e = 0; e < m * n; ++e)
+      if (e % n)
+        C[e] = r.below(calm ? 64 : 4) ? uniform_value(out, r) : (r.below(2) ? zero_pattern(out, r) : random_finite(out, r));
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
+    const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
+    column.resize(K);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
+        const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, column, C[i * n + j], row.instruction);
+        if (want != D[i * n + j] && t.mismatches++ < 3)
+          std::printf("[tile-chain] MISMATCH %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", label.c_str(), K,
+                      hex_list(in, A.data() + i * K, K).c_str(), hex_list(in, column.data(), K).c_str(),
+                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
+                      bits_to_hex(out, want).c_str());
+      }
+    t.outputs += m * n;
+    t.blocks += m * n * ((K + k - 1) / k);
+  }
+  return t;
+}
+
+// Whether the row's GEMM takes the chains: the tiles without a final addition.
+bool chain_row(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out) {
+  if (row.block_scale || row.c_entry == CEntry::FinalAdd || row.k_split == KSplit::PairsMod4) return false;
+  if (unit.batch_path(in, out, row.instruction) != "kernel") return false;
+  return BlockKernel(unit.adder(in, out, row.instruction).config(), static_cast<std::size_t>(row.fma_size))
+      .tile_supported();
+}
+
+}  // namespace
+
+TEST_CASE("tile chains: the small-block rows chain their blocks in registers", "[kernel][tiles]") {
+  // The 15 lines (13 in the task's count) of issue 25's i25chain task and whether run_tile_chain takes them: a micro-tile
+  // of uniform operands runs every block (stops = K), one with a NaN in block 3 stops there.
+  struct Line {
+    const char *unit, *in, *out;
+  };
+  const Line lines[] = {{"v100", "fp16", "fp32"}, {"v100", "fp16", "fp16"}, {"t4", "fp16", "fp32"},
+                        {"t4", "fp16", "fp16"},   {"a100", "fp16", "fp32"}, {"a100", "fp16", "fp16"},
+                        {"a100", "bf16", "fp32"}, {"a100", "tf32", "fp32"}, {"l40s", "fp16", "fp32"},
+                        {"l40s", "fp16", "fp16"}, {"l40s", "bf16", "fp32"}, {"l40s", "tf32", "fp32"},
+                        {"h100", "tf32", "fp32"}, {"b200", "tf32", "fp32"}, {"rtx5090", "tf32", "fp32"}};
+  Rng r(tcsim::test::seed("tile chains: stops", 0x7c5e0c4a));
+  for (const Line& l : lines) {
+    const Unit& unit = builtin_unit(l.unit);
+    const Format &in = parse_format(l.in), &out = parse_format(l.out);
+    INFO(std::string(l.unit) + " " + l.in + "->" + l.out);
+    const DatapathSpec& row = unit.datapath(in, out, "mma.sync");
+    REQUIRE(chain_row(unit, row, in, out));
+    const std::size_t k = static_cast<std::size_t>(row.fma_size);
+    const BlockKernel kernel(unit.adder(in, out, row.instruction).config(), k);
+    const std::size_t rows = kernel.tile_rows(), cols = kernel.tile_columns(), K = 8 * k;
+    std::vector<std::uint64_t> a(rows * K), b(K * cols), c(rows * cols), d(rows * cols);
+    for (auto& x : a) x = uniform_value(in, r);
+    for (auto& x : b) x = uniform_value(in, r);
+    for (auto& x : c) x = uniform_value(out, r);
+    std::vector<float> av(a.size()), bv(b.size()), cv(c.size());
+    std::vector<std::int16_t> ae(a.size()), be(b.size());
+    std::vector<std::int32_t> ce(c.size());
+    std::size_t stop = 0;
+    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
+    kernel.decode_tile(BlockKernel::Role::B, b.size(), b.data(), bv.data(), be.data());
+    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
+    REQUIRE(kernel.run_tile_chain(rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(), cols,
+                                  cv.data(), ce.data(), d.data(), cols, &stop));
+    CHECK(stop == K);
+    // A NaN operand in block 3 of row 1: the micro-tile stops before block 3.
+    a[1 * K + 3 * k + 1] = in.canonical_nan();
+    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
+    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
+    REQUIRE(kernel.run_tile_chain(rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(), cols,
+                                  cv.data(), ce.data(), d.data(), cols, &stop));
+    CHECK(stop == 3 * k);
+  }
+}
+
+TEST_CASE("kernel differential: tile chains (every tile row without a final addition)", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential tile chains", 0x7c5e0c4b));
+  const std::uint64_t total = tcsim::test::count(300'000);
+  std::size_t pairs = 0;
+  for (const char* unit_name : {"v100", "t4", "a100", "l40s", "h100", "b200", "rtx5090"}) {
+    const Unit& unit = builtin_unit(unit_name);
+    for (const auto& row : unit.spec().datapaths)
+      for (const auto& in_name : row.input_formats)
+        for (const auto& out_name : row.output_formats) {
+          const Format &in = parse_format(in_name), &out = parse_format(out_name);
+          if (!chain_row(unit, row, in, out)) continue;
+          const std::string label = std::string(unit_name) + " " + (row.instruction.empty() ? "(any)" : row.instruction) +
+                                    " " + in_name + "->" + out_name + " k" + std::to_string(row.fma_size);
+          INFO(label);
+          ++pairs;
+          const Tally t = gemm_chains(unit, row, in, out, r, total, label);
+          std::printf("[tile-chain] %-40s gemm %llu outputs, %llu block FMAs, %llu mismatches\n", label.c_str(),
+                      static_cast<unsigned long long>(t.outputs), static_cast<unsigned long long>(t.blocks),
+                      static_cast<unsigned long long>(t.mismatches));
+          CHECK(t.mismatches == 0);
+        }
+  }
+  CHECK(pairs >= 13);
+}

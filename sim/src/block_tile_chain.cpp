@@ -1,0 +1,385 @@
+// Chains of block FMAs on the GEMM tiles (block_lanes.hpp: block_tile_chain; issue 25,
+// branch i25chain). block_tile (block_tile.cpp) runs one block FMA per call: its fused epilogue
+// stores d's pattern, value and e_ref, and the next block loads them again as c. At small k
+// (4 or 8 products per block) that traffic and the per-block calls cost more than the products.
+// Here a micro-tile (kTileRows rows x 2 vectors of columns) keeps c in registers for every
+// block of K: its value as binary32 and its e_ref in int16 lanes (one vector per row, as the
+// E pass of the products). Each block is block_tile's fused one (E, the scales, the int32 sum,
+// c's term, the rounding into binary32 or a narrower output inside binary32's normal range);
+// the first block in which any (valid) output of the micro-tile needs the exact path stops the
+// micro-tile's chain there: its state before that block is stored, and the caller runs the
+// remaining blocks through block_tile and the exact path, as before.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "block_tile_chain.cpp"
+#include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "block_lanes-inl.h"
+#include "block_tile_chain.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tcsim::lanes::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR
+// The constants of the fused epilogue (block_tile.cpp's MicroTile), built once per call.
+template <class DF>
+struct ChainConsts {
+  using DI = hn::RebindToSigned<DF>;
+  using VI = hn::Vec<DI>;
+  VI limit, neg_limit, min_e, F, lo, hi, bias, wrap_below, pow2_sum;
+  VI n_rem_mask, n_lsb, n_half, n_min_bits, n_max_bits, n_rebias;
+  VI one, abs_mask, sign_mask, normal_lo, h_lo, h_max;
+  hn::Vec<hn::RebindToUnsigned<DF>> h_span;
+  hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16;
+  hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span;
+  hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span;
+  hn::Vec<DF> min_normal;
+  bool rz = false, narrow = false;
+  int n_drop = 0, n_sign_shift = 0, rounding = 0;
+  ChainConsts(DF df, const LaneParams& p) {
+    const DI di;
+    (void)df;
+    limit = hn::Set(di, kTileMaxE);
+    neg_limit = hn::Set(di, -kTileFlagLimit);
+    min_e = hn::Set(di, static_cast<std::int32_t>(std::max(p.min_exponent, -1.0e8)));
+    F = hn::Set(di, static_cast<std::int32_t>(p.fraction_bits));
+    lo = hn::Set(di, -120);
+    hi = hn::Set(di, 120);
+    bias = hn::Set(di, 127);
+    wrap_below = hn::Set(di, static_cast<std::int32_t>(std::min(p.wrap_limit, 0x1p30)) - 1);
+    // 2^(E - F) from the scale 2^(F - E): the exponent fields add up to 2 * 127.
+    pow2_sum = hn::Set(di, 254 << 23);
+    const hn::RebindToUnsigned<DF> du;
+    const hn::Repartition<std::int16_t, DF> d16;
+    const hn::Repartition<std::uint16_t, DF> du16;
+    // Raw E (the largest e_ref sum, c's) valid in [lo, hi]: block_tile's flags (raw E within
+    // +-kTileFlagLimit and at most kTileMaxE; F - max(raw E, min_e) within +-120), for a
+    // min_e <= F + 120 (BlockTileChain refuses others).
+    const int F_int = static_cast<int>(p.fraction_bits);
+    const int min_e_int = static_cast<int>(std::max(p.min_exponent, -30000.0));
+    const int raw_hi = std::min(kTileMaxE, F_int + 120);
+    const int raw_lo_int = min_e_int >= F_int - 120 ? -kTileFlagLimit : std::max(-kTileFlagLimit, F_int - 120);
+    raw_lo = hn::Set(d16, static_cast<std::int16_t>(raw_lo_int));
+    raw_span = hn::Set(du16, static_cast<std::uint16_t>(raw_hi - raw_lo_int));
+    min_e16 = hn::Set(d16, static_cast<std::int16_t>(min_e_int));
+    f_bias16 = hn::Set(d16, static_cast<std::int16_t>(F_int + 127));
+    one = hn::Set(di, 1);
+    h_lo = hn::Set(di, (127 - 14) << 23);                          // 2^-14
+    h_span = hn::Set(du, ((127u + 16u) << 23) - 1u - ((127u - 14u) << 23));  // below 2^16
+    h_max = hn::Set(di, 0x477fe000);                                // 65504
+    abs_mask = hn::Set(di, 0x7fffffff);
+    sign_mask = hn::Set(di, std::numeric_limits<std::int32_t>::min());
+    wrap_u = hn::Set(du, static_cast<std::uint32_t>(std::min(p.wrap_limit, 0x1p30)) - 2u);  // wrap_below - 1
+    normal_lo = hn::Set(di, 0x00800001);               // just above 2^-126
+    normal_span = hn::Set(du, 0x7f7fffffu - 0x00800001u);  // up to the largest finite binary32
+    min_normal = hn::Set(df, 0x1p-126f);
+    rounding = p.final_rounding;
+    rz = p.final_rounding == 0;
+    narrow = p.out_precision < 24;
+    n_drop = narrow ? 24 - p.out_precision : 0;
+    n_rem_mask = hn::Set(di, (1 << n_drop) - 1);
+    n_lsb = hn::Set(di, 1 << n_drop);
+    n_half = hn::Set(di, narrow ? 1 << (n_drop - 1) : 0);
+    n_min_bits = hn::Set(di, (p.out_emin + 127) << 23);
+    n_max_bits = hn::Set(di, static_cast<std::int32_t>(
+                                 (static_cast<std::uint32_t>(p.out_emax + 127) << 23) |
+                                 ((static_cast<std::uint32_t>(p.out_max_finite_significand) << n_drop) & 0x7fffffu)));
+    n_rebias = hn::Set(di, (127 - p.out_bias) << (p.out_precision - 1));
+    n_sign_shift = 32 - p.out_width;
+  }
+};
+
+// int32 -> binary32 rounded toward zero (|x| < 2^31 and mag = |x|, or x = mag >= 0): AVX-512's
+// conversion with embedded rounding; elsewhere the nearest conversion of mag, one ulp back
+// where it went up (block_tile's way), and x's sign.
+template <class DF, class DI>
+HWY_INLINE hn::Vec<DF> ConvertRz(DF df, DI di, hn::Vec<DI> x, hn::Vec<DI> mag) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_EMU128
+  if constexpr (hn::MaxLanes(DI()) * sizeof(std::int32_t) == 64) {
+    (void)df, (void)di, (void)mag;
+    return hn::Vec<DF>{_mm512_cvt_roundepi32_ps(x.raw, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)};
+  }
+#endif
+  hn::Vec<DF> m = hn::ConvertTo(df, mag);
+  const auto up = hn::Gt(TruncToInt32(di, m), mag);
+  m = hn::BitCast(df, hn::Add(hn::BitCast(di, m), hn::VecFromMask(di, up)));
+  return hn::BitCast(df, hn::Or(hn::BitCast(di, m), hn::And(x, hn::Set(di, std::numeric_limits<std::int32_t>::min()))));
+}
+
+// c's state as output bits (binary32's, or the narrow pattern) into d_bits.
+template <class DF>
+HWY_INLINE void StoreChainBits(DF df, const ChainConsts<DF>& k, hn::Vec<DF> value, std::uint64_t* d_bits) {
+  const hn::RebindToSigned<DF> di;
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Repartition<std::uint64_t, DF> du64;
+  const hn::Half<decltype(du)> du_half;
+  auto bits = hn::BitCast(du, value);
+  if (k.narrow) {
+    const auto sign = hn::And(bits, hn::Set(du, 0x80000000u));
+    const auto mag = hn::AndNot(hn::BitCast(di, sign), hn::BitCast(di, value));
+    const auto pattern = hn::Sub(hn::ShiftRightSame(mag, k.n_drop), k.n_rebias);
+    bits = hn::Or(hn::BitCast(du, pattern), hn::ShiftRightSame(sign, k.n_sign_shift));
+  }
+  hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, bits)), du64, d_bits);
+  hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, bits)), du64, d_bits + hn::Lanes(df) / 2);
+}
+
+// The chain of one micro-tile of MR rows x 2 vectors; returns where it stopped (K: done).
+// binary16 outputs by F16C (AVX-512 only): kHalf is vcvtps2ph's rounding immediate, -1 elsewhere.
+#undef TCSIM_CHAIN_F16C  // per Highway target
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_EMU128
+#define TCSIM_CHAIN_F16C 1
+#else
+#define TCSIM_CHAIN_F16C 0
+#endif
+template <std::size_t MR, int kHalf>
+std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
+                       const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
+                       const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
+                       std::uint64_t* d_bits, std::size_t ldc, std::size_t valid) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Repartition<std::int16_t, decltype(df)> d16;
+  const hn::Half<decltype(d16)> d16h;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  using VF = hn::Vec<decltype(df)>;
+  using VI = hn::Vec<decltype(di)>;
+  using V16 = hn::Vec<decltype(d16)>;
+  constexpr std::size_t NV = 2;
+  const std::size_t NF = hn::Lanes(df);
+  // Lanes beyond `valid` columns are padding: never flagged, never read back.
+  const auto iota = hn::Iota(di, 0);
+  hn::Mask<decltype(df)> live[NV];
+  for (std::size_t v = 0; v < NV; ++v)
+    live[v] = hn::RebindMask(df, hn::Lt(hn::Add(iota, hn::Set(di, static_cast<std::int32_t>(v * NF))),
+                                        hn::Set(di, static_cast<std::int32_t>(valid))));
+  const auto live16 = hn::Lt(hn::Iota(d16, 0), hn::Set(d16, static_cast<std::int16_t>(valid)));
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  VF CV[MR][NV];
+  V16 CE[MR];
+  const VI e_lo = hn::Set(di, -30000), e_hi = hn::Set(di, 30000);  // kTileZero, kTileSpecial stay far out
+  for (std::size_t r = 0; r < MR; ++r) {
+    for (std::size_t v = 0; v < NV; ++v) CV[r][v] = hn::LoadU(df, c_value + r * ldc + v * NF);
+    const VI e0 = hn::Min(hn::Max(hn::LoadU(di, c_eref + r * ldc), e_lo), e_hi);
+    const VI e1 = hn::Min(hn::Max(hn::LoadU(di, c_eref + r * ldc + NF), e_lo), e_hi);
+    CE[r] = hn::Combine(d16, hn::DemoteTo(d16h, e1), hn::DemoteTo(d16h, e0));
+  }
+  std::size_t pos = 0;
+  bool done_any = false;
+  for (; pos < K; pos += block) {
+    const std::size_t len = std::min(block, K - pos);
+    const float* av = a_value + pos;
+    const std::int16_t* ae = a_eref + pos;
+    const float* bv = b_value + pos * ldb;
+    const std::int16_t* be = b_eref + pos * ldb;
+    // E: the products' e_refs and c's, in int16 lanes.
+    V16 E16[MR];
+    for (std::size_t r = 0; r < MR; ++r) E16[r] = CE[r];
+    for (std::size_t t = 0; t < len; ++t) {
+      const auto eb = hn::LoadU(d16, be + t * ldb);
+      for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
+    }
+    // Any valid lane that needs the exact path stops the chain: masks for the micro-tile.
+    // E's flags in int16 lanes (block_tile's, as one interval of raw E: below it no nonzero
+    // term or F - E > 120, above it a possible overflow or F - E < -120), the scales' exponent
+    // fields F - E + 127 there too.
+    auto any16 = hn::FirstN(d16, 0);
+    VF scale[MR][NV];
+    for (std::size_t r = 0; r < MR; ++r) {
+      any16 = hn::Or(any16, hn::RebindMask(d16, hn::Gt(hn::BitCast(du16, hn::Sub(E16[r], k.raw_lo)), k.raw_span)));
+      const V16 field = hn::Sub(k.f_bias16, hn::Max(E16[r], k.min_e16));
+      scale[r][0] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::LowerHalf(d16h, field))));
+      scale[r][1] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::UpperHalf(d16h, field))));
+    }
+    auto any0 = hn::FirstN(df, 0), any1 = any0;
+    // The sum (one int32 chunk: len <= tile_chunk_len), c's term first (exact, as block_tile's;
+    // a NaN/Inf c has a special e_ref: flagged above).
+    VI S[MR][NV];
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < NV; ++v) S[r][v] = TruncToInt32(di, hn::Mul(CV[r][v], scale[r][v]));
+    for (std::size_t t = 0; t < len; ++t) {
+      VF vb[NV];
+      for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, bv + t * ldb + v * NF);
+      for (std::size_t r = 0; r < MR; ++r) {
+        const VF va = hn::Set(df, av[r * lda + t]);
+        for (std::size_t v = 0; v < NV; ++v)
+          S[r][v] = hn::Add(S[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+      }
+    }
+    // block_tile's fused epilogue with the same exits, into registers. The flags by unsigned
+    // compares: |s| - 1 > wrap_below - 1 catches s = 0, |s| > wrap_below and Abs(INT32_MIN) < 0;
+    // |x|'s bits - (2^-126's + 1) beyond the normal range catches x <= 2^-126 and Inf/NaN.
+    VF X[MR][NV];
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < NV; ++v) {
+        const VI s = S[r][v];
+        const VI mag = hn::Abs(s);
+        auto b = hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(mag, k.one)), k.wrap_u));
+        // 2^(E - F) from the scale 2^(F - E) (exact when E passed the flags above).
+        const VF pow2 = hn::BitCast(df, hn::Sub(k.pow2_sum, hn::BitCast(di, scale[r][v])));
+        if (!k.narrow) {
+          // Signed: both roundings are symmetric. rz truncates, rne is the conversion's own.
+          const VF x = hn::Mul(k.rz ? ConvertRz(df, di, s, mag) : hn::ConvertTo(df, s), pow2);
+          const VI xb = hn::And(hn::BitCast(di, x), k.abs_mask);
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xb, k.normal_lo)), k.normal_span)));
+          X[r][v] = x;
+#if TCSIM_CHAIN_F16C
+        } else if constexpr (kHalf >= 0) {
+          // binary16 output: s rounded to odd at 24 bits (rz, the sticky bit into the last
+          // place: exact for one more rounding to 11 bits), scaled (exact: |x| in [2^-14, 2^16),
+          // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
+          // a result rounded to Inf is flagged (the generic branch's overflow).
+          const VF m = ConvertRz(df, di, s, mag);
+          const auto sticky = hn::Ne(TruncToInt32(di, m), s);
+          const VF x = hn::Mul(hn::BitCast(df, hn::Or(hn::BitCast(di, m), hn::IfThenElseZero(sticky, k.one))), pow2);
+          const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
+          const VF y{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::And(hn::BitCast(di, y), k.abs_mask), k.h_max)));
+          X[r][v] = y;
+#endif
+        } else {
+          const VF m = ConvertRz(df, di, mag, mag);
+          VF x = hn::Mul(m, pow2);
+          const VI xb = hn::BitCast(di, x);
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xb, k.normal_lo)), k.normal_span)));
+          const VI rem = hn::And(xb, k.n_rem_mask);
+          const auto sticky = hn::Ne(TruncToInt32(di, m), mag);
+          const auto inexact = hn::Or(hn::Ne(rem, hn::Zero(di)), sticky);
+          const auto negative = hn::Lt(s, hn::Zero(di));
+          hn::Mask<decltype(di)> up;
+          switch (k.rounding) {
+            case 3:
+              up = hn::Or(hn::Gt(rem, k.n_half),
+                          hn::And(hn::Eq(rem, k.n_half), hn::Or(sticky, hn::Ne(hn::And(xb, k.n_lsb), hn::Zero(di)))));
+              break;
+            case 1: up = hn::And(inexact, negative); break;
+            case 2: up = hn::AndNot(negative, inexact); break;
+            default: up = hn::And(inexact, hn::Not(inexact)); break;  // rz: never
+          }
+          const VI yb = hn::Add(hn::AndNot(k.n_rem_mask, xb), hn::IfThenElseZero(up, k.n_lsb));
+          b = hn::Or(b, hn::RebindMask(df, hn::Or(hn::Lt(xb, k.n_min_bits), hn::Gt(yb, k.n_max_bits))));
+          X[r][v] = hn::BitCast(df, hn::Or(yb, hn::And(s, k.sign_mask)));
+        }
+        if (v == 0) any0 = hn::Or(any0, b);
+        else any1 = hn::Or(any1, b);
+      }
+    if (HWY_UNLIKELY(!hn::AllFalse(d16, hn::And(any16, live16)) || !hn::AllFalse(df, hn::And(any0, live[0])) ||
+                     !hn::AllFalse(df, hn::And(any1, live[1]))))
+      break;  // c (before this block) stored below
+    for (std::size_t r = 0; r < MR; ++r) {
+      VI e[NV];
+      for (std::size_t v = 0; v < NV; ++v) {
+        CV[r][v] = X[r][v];
+        e[v] = hn::Sub(hn::ShiftRight<23>(hn::And(hn::BitCast(di, X[r][v]), k.abs_mask)), k.bias);
+      }
+      CE[r] = hn::Combine(d16, hn::DemoteTo(d16h, e[1]), hn::DemoteTo(d16h, e[0]));
+    }
+    done_any = true;
+  }
+  if (done_any)
+    for (std::size_t r = 0; r < MR; ++r) {
+      const VI e0 = hn::PromoteTo(di, hn::LowerHalf(d16h, CE[r])), e1 = hn::PromoteTo(di, hn::UpperHalf(d16h, CE[r]));
+      hn::StoreU(e0, di, c_eref + r * ldc);
+      hn::StoreU(e1, di, c_eref + r * ldc + NF);
+      for (std::size_t v = 0; v < NV; ++v) {
+        hn::StoreU(CV[r][v], df, c_value + r * ldc + v * NF);
+        StoreChainBits(df, k, CV[r][v], d_bits + r * ldc + v * NF);
+      }
+    }
+  return pos;
+}
+#endif
+
+bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
+                    std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
+                    const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
+                    std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)p, (void)rows, (void)cols, (void)valid_cols, (void)K, (void)block, (void)a_value, (void)a_eref, (void)lda;
+  (void)b_value, (void)b_eref, (void)ldb, (void)c_value, (void)c_eref, (void)d_bits, (void)ldc, (void)stops;
+  return false;
+#else
+  // block_tile's fused epilogue only: binary32 outputs rounded rz or rne, or narrower ones in
+  // binary32's normal range (the same conditions as BlockTile's), one int32 chunk per block.
+  const bool binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
+                            p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
+                            (p.final_rounding == 0 || p.final_rounding == 3);
+  const bool narrow_out = p.out_precision >= 2 && p.out_precision < 24 && p.out_emin >= -126 && p.out_emax <= 127 &&
+                          p.out_emin <= p.out_emax && p.out_width <= 32 && p.final_rounding >= 0 &&
+                          p.final_rounding <= 3 && p.out_max_finite_significand < (std::uint64_t{1} << p.out_precision) &&
+                          p.out_max_finite_significand >= (std::uint64_t{1} << (p.out_precision - 1));
+  const std::size_t chunk = tile_chunk_len(p.fraction_bits);
+  if (!(binary32_out || narrow_out) || block == 0 || K == 0 || block > chunk) return false;
+  // E's clamp at most F + 120 (else every output is flagged) and an integral F.
+  if (p.min_exponent > p.fraction_bits + 120 || p.fraction_bits != static_cast<int>(p.fraction_bits)) return false;
+  const hn::ScalableTag<float> df;
+  const std::size_t W = 2 * hn::Lanes(df);
+  if (cols % W != 0) return false;
+  const ChainConsts<hn::ScalableTag<float>> k(df, p);
+  // Column strips outermost: a strip of B over K (K x W binary32 values and int16 e_refs) is
+  // read by every row group from L2, A's rows (K per row) stay in L1.
+  auto run = [&](auto half) {
+    constexpr int H = decltype(half)::value;
+    const std::size_t per_row = cols / W;
+    for (std::size_t j0 = 0; j0 < cols; j0 += W) {
+      for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
+        const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
+        const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
+        const float* a = a_value + r0 * lda;
+        const std::int16_t* ae = a_eref + r0 * lda;
+        float* cv = c_value + r0 * ldc + j0;
+        std::int32_t* ce = c_eref + r0 * ldc + j0;
+        std::uint64_t* db = d_bits + r0 * ldc + j0;
+        switch (mr) {
+          case 4: stops[mt] = MicroChain<4, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 3: stops[mt] = MicroChain<3, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 2: stops[mt] = MicroChain<2, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          default: stops[mt] = MicroChain<1, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+        }
+      }
+    }
+  };
+  // binary16 outputs (the same layout and range): F16C's conversion rounds (kHalf).
+  const bool binary16 = narrow_out && p.out_precision == 11 && p.out_emin == -14 && p.out_emax == 15 &&
+                        p.out_bias == 15 && p.out_width == 16 && p.out_max_finite_significand == 0x7ff;
+#if TCSIM_CHAIN_F16C
+  if (binary16 && hn::Lanes(df) == 16) {
+    switch (p.final_rounding) {
+      case 0: run(std::integral_constant<int, _MM_FROUND_TO_ZERO>()); return true;
+      case 1: run(std::integral_constant<int, _MM_FROUND_TO_NEG_INF>()); return true;
+      case 2: run(std::integral_constant<int, _MM_FROUND_TO_POS_INF>()); return true;
+      default: run(std::integral_constant<int, _MM_FROUND_TO_NEAREST_INT>()); return true;
+    }
+  }
+#else
+  (void)binary16;
+#endif
+  run(std::integral_constant<int, -1>());
+  return true;
+#endif
+}
+
+}  // namespace tcsim::lanes::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tcsim::lanes {
+
+HWY_EXPORT(BlockTileChain);
+
+bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
+                      std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
+                      const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
+                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+  return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value,
+                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
+}
+
+}  // namespace tcsim::lanes
+#endif

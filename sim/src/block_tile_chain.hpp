@@ -1,0 +1,26 @@
+// Private to sim/src: chains of block FMAs on the GEMM tiles (block_tile_chain.cpp; issue 25,
+// branch i25chain). Kept apart from block_lanes.hpp so that the kernels including it stay as
+// they are.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "block_lanes.hpp"
+
+namespace tcsim::lanes {
+
+// A chain of blocks (block_tile_chain.cpp, issue 25): for every micro-tile of the rows x cols
+// tile, the blocks of `block` products over K (the last one shorter) one after the other, c
+// kept in registers, each as block_tile with its fused epilogue. c_value and c_eref (layout as
+// block_tile's c) are c on entry and the micro-tile's state after the blocks it ran on exit,
+// d_bits that state's patterns (written only where it ran at least one block). stops[i] (micro-
+// tiles in row-major order, cols / tile_columns() per row of micro-tiles) is the position in K
+// where micro-tile i stopped: K when done, else the first block with an output (column below
+// valid_cols) that block_tile would flag; the caller runs the rest. False (nothing done) where
+// block_tile's epilogue is not the fused one (or the scalar target).
+bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
+                      std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
+                      const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
+                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops);
+
+}  // namespace tcsim::lanes
