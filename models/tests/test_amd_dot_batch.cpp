@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <hwy/targets.h>
+
 #include "flush_edges.hpp"
 #include "kernel_cases.hpp"
 #include "kernel_fills.hpp"
@@ -106,10 +108,11 @@ void fill_bounds(const Pair& p, Rng& r, std::uint64_t* a, std::uint64_t* b, std:
 }
 
 template <class Fill>
-void run_pairs(const char* unit_name, std::size_t expected_pairs, const char* what, const Fill& fill_one) {
+void run_pairs(const char* unit_name, std::size_t expected_pairs, const char* what, const Fill& fill_one,
+               std::uint64_t per_pair = 100'000) {
   const Unit& unit = builtin_unit(unit_name);
   Rng r(tcsim::test::seed((std::string("amd dot_batch lanes ") + what + unit_name).c_str(), 0x7c5e0d07 + unit_name[2]));
-  const std::uint64_t total = tcsim::test::count(100'000);
+  const std::uint64_t total = tcsim::test::count(per_pair);
   const std::vector<Pair> pairs = lane_pairs(unit, unit_name);
   CHECK(pairs.size() == expected_pairs);
   const std::size_t counts[] = {1, 7, 16, 17, 511, 512, 513, 1100, 4096};
@@ -178,6 +181,17 @@ TEST_CASE("amd dot_batch lanes: mi100 exact blocks", "[kernel][differential][amd
 // the patterns (sim/src/after_dot_lanes.cpp) at their bounds; the flagged lanes take block().
 TEST_CASE("amd dot_batch lanes: mi300x sums lanes at their bounds", "[kernel][differential][amd]") {
   run_pairs("mi300x", 14, "bounds ", fill_bounds);
+}
+
+// The sums lanes on each compiled SIMD target this CPU runs (AVX-512, AVX2, SSE4, SSSE3,
+// EMU128...), forced in turn: other vector widths, the same bits.
+TEST_CASE("amd dot_batch lanes: mi300x sums lanes on every compiled SIMD target", "[kernel][differential][amd]") {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string what = std::string("bounds on ") + hwy::TargetName(target) + " ";
+    run_pairs("mi300x", 14, what.c_str(), fill_bounds, 10'000);
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
 }
 
 // Patterns with bits beyond their format's width: the sums lanes flag them, and block()'s
