@@ -4,7 +4,10 @@
 // operands are decoded once per call into product-major planes through a table of every
 // pattern of the operand format, built once per kernel. The lanes are the GEMM tiles' (same
 // Block functions, same flags); flagged lanes take the scalar block() of their element, as in
-// the tiles. Proven equal to Unit::dot by models/tests/test_amd_dot_batch.cpp.
+// the tiles. After-add rows with tiles_supported() (every mi300x row) compute each block's
+// product sums in binary32/int32 lanes from the patterns instead (after_dot_lanes.hpp) and
+// only the block's tail on the binary64 lanes. Proven equal to Unit::dot by
+// models/tests/test_amd_dot_batch.cpp.
 #include <array>
 #include <bit>
 #include <cmath>
