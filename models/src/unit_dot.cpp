@@ -197,6 +197,24 @@ void chain_blocks(const DatapathSpec& row, const Row& r, const Format& out, std:
   std::copy(acc.begin(), acc.end(), d);
 }
 
+// m elements' operands (a[e * K + t]) product-major as patterns of type T (ta[t * m + e]);
+// false when a pattern is wider than T (the caller keeps the element-major path then).
+template <class T>
+bool product_major(std::size_t m, std::size_t K, const std::uint64_t* a, const std::uint64_t* b, std::vector<T>& ta,
+                   std::vector<T>& tb) {
+  ta.resize(m * K);
+  tb.resize(m * K);
+  std::uint64_t wide = 0;
+  for (std::size_t e = 0; e < m; ++e)
+    for (std::size_t t = 0; t < K; ++t) {
+      const std::uint64_t x = a[e * K + t], y = b[e * K + t];
+      wide |= (x | y) >> (8 * sizeof(T));
+      ta[t * m + e] = static_cast<T>(x);
+      tb[t * m + e] = static_cast<T>(y);
+    }
+  return wide == 0;
+}
+
 }  // namespace
 
 void Unit::dot_batch(const Format& in, const Format& out, std::size_t n, std::size_t K, const std::uint64_t* a,
@@ -251,17 +269,7 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
     const std::size_t m = hi - lo;
     const std::size_t group = row.c_entry == CEntry::FinalAdd ? k : (ik ? ik : std::max<std::size_t>(K, 1));
     thread_local std::vector<std::uint32_t> ta, tb;
-    ta.resize(m * K);
-    tb.resize(m * K);
-    std::uint64_t wide = 0;
-    for (std::size_t e = 0; e < m; ++e)
-      for (std::size_t t = 0; t < K; ++t) {
-        const std::uint64_t x = a[(lo + e) * K + t], y = b[(lo + e) * K + t];
-        wide |= (x | y) >> 32;
-        ta[t * m + e] = static_cast<std::uint32_t>(x);
-        tb[t * m + e] = static_cast<std::uint32_t>(y);
-      }
-    if (wide) return run_kernel(lo, hi);
+    if (!product_major(m, K, a + lo * K, b + lo * K, ta, tb)) return run_kernel(lo, hi);
     chain_blocks(row, r, out, m, K, group, c + lo, d + lo,
                  [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
                    kernel->run_planar32(m, len, len ? ta.data() + pos * m : ta.data(), m,
@@ -275,17 +283,7 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
   auto run_pairs_planar = [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
     thread_local std::vector<std::uint16_t> ta, tb;
-    ta.resize(m * K);
-    tb.resize(m * K);
-    std::uint64_t wide = 0;
-    for (std::size_t e = 0; e < m; ++e)
-      for (std::size_t t = 0; t < K; ++t) {
-        const std::uint64_t x = a[(lo + e) * K + t], y = b[(lo + e) * K + t];
-        wide |= (x | y) >> 16;
-        ta[t * m + e] = static_cast<std::uint16_t>(x);
-        tb[t * m + e] = static_cast<std::uint16_t>(y);
-      }
-    if (wide) return run_kernel(lo, hi);
+    if (!product_major(m, K, a + lo * K, b + lo * K, ta, tb)) return run_kernel(lo, hi);
     detail::pairs_planar_chunk(r, row, *kernel, out, m, K, ta.data(), tb.data(), m, c + lo, d + lo);
   };
   // Block-scaled rows with group sums, every scale 1 (as dot_in_row): each chunk's operands
@@ -313,26 +311,19 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
       // The chunk's whole chains on SIMD lanes, one element per lane (issue 25).
       return tree->dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
     }
-    if (exact && hi > lo) {  // exact blocks in 128-bit integers (accumulator rows, products in order)
+    // Exact blocks in 128-bit integers (CDNA1) and c added after the products in int64 (CDNA3):
+    // accumulator rows, products in order; the chunk's whole chains on the lanes, many elements
+    // per vector (issue 25), else block by block.
+    auto amd_chain = [&](const auto& kern) {
       const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
-      // The chunk's whole chains on the lanes, many elements per vector (issue 25).
-      if (exact->lanes_supported()) return exact->dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
+      if (kern.lanes_supported()) return kern.dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
       chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
                    [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
-                     exact->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
+                     kern.run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
                    });
-      return;
-    }
-    if (after && hi > lo) {  // c added after the products, in int64 (accumulator rows, products in order)
-      const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1);
-      // The chunk's whole chains on the lanes, many elements per vector (issue 25).
-      if (after->lanes_supported()) return after->dot_chain(hi - lo, K, group, a + lo * K, b + lo * K, c + lo, d + lo);
-      chain_blocks(row, r, out, hi - lo, K, group, c + lo, d + lo,
-                   [&](std::size_t pos, std::size_t len, const std::uint64_t* x, std::uint64_t* y) {
-                     after->run(hi - lo, len, a + lo * K + pos, K, b + lo * K + pos, K, x, y);
-                   });
-      return;
-    }
+    };
+    if (exact && hi > lo) return amd_chain(*exact);
+    if (after && hi > lo) return amd_chain(*after);
     if (r.fma_chains[pair]) {
       const fma_lanes::DefaultFloatEnvironment env;  // std::fma as in the default environment (no FTZ/DAZ)
       for (std::size_t e = lo; e < hi; ++e) d[e] = detail::fma_chain(K, k, a + e * K, 1, b + e * K, 1, c[e], r.nan_out[o], out.width == 32);

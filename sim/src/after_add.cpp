@@ -10,6 +10,7 @@
 
 #include <sys/mman.h>
 
+#include "after_dot_lanes.hpp"
 #include "amd_chain.hpp"
 #include "amd_lanes.hpp"
 #include "host_decode.hpp"
@@ -263,22 +264,6 @@ void AfterAddKernel::run_scalar(std::size_t n, std::size_t len, const std::uint6
 
 namespace tcsim {
 
-namespace {
-
-amd_lanes::AfterParams lane_params(const AdderConfig& cfg) {
-  amd_lanes::AfterParams p;
-  p.fraction_bits = cfg.fraction_bits;
-  p.groups = cfg.product_groups;
-  p.sum_bits = cfg.after.sum_fraction_bits;
-  p.c_bits = cfg.after.c_fraction_bits;
-  p.renormalize_bits = cfg.after.renormalize_fraction_bits.value_or(0);
-  p.drop_c_below = cfg.after.drop_c_below.value_or(-1);
-  p.positive_zero = cfg.zero_sign == ZeroSign::Positive;
-  return p;
-}
-
-}  // namespace
-
 // The lanes' form of an operand: its exact value (NaN for NaN/Inf) and 2^-e_ref (+Inf for zeros).
 void AfterAddKernel::decode_plane(const Format& f, std::uint64_t bits, double& value, double& inv) const {
   const Operand o = decode(f, bits);
@@ -330,7 +315,7 @@ void AfterAddKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a,
   blk.w = np, blk.len = len, blk.a_val = av.data(), blk.a_inv = ai.data(), blk.a_per_lane = true;
   blk.b_val = bv.data(), blk.b_inv = bi.data(), blk.ldb = np;
   blk.c = cf.data(), blk.out = out.data(), blk.fix = fix.data(), blk.ldc = np;
-  const bool any = amd_lanes::after_add_block(lane_params(cfg_), blk);
+  const bool any = amd_lanes::after_add_block(after_lane_params(cfg_), blk);
   for (std::size_t e = 0; e < n; ++e) {
     if (any && fix[e]) run_scalar(1, len, a + e * lda, lda, b + e * ldb, ldb, c + e, d + e);
     else d[e] = std::bit_cast<std::uint32_t>(out[e]);
@@ -405,7 +390,7 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < w; ++j)
       acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
-  const amd_lanes::AfterParams params = lane_params(cfg_);
+  const amd_lanes::AfterParams params = after_lane_params(cfg_);
   const std::size_t ia = i0 * K;
   // The scalar block of output (r, j) at products pos..pos+len from accumulator c.
   auto scalar_block = [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) {

@@ -15,39 +15,14 @@
 
 #include "tcsim/sim/ieee_tree.hpp"
 
-#ifndef TCSIM_SIM_IEEE_TREE_ONCE
-#define TCSIM_SIM_IEEE_TREE_ONCE
-namespace tcsim::tree_detail {
-// One block of the chain: products [pos, pos + len) of every element, padded to k.
-struct Block {
-  std::size_t pos, len;
-};
-constexpr float kMinNormal = 0x1p-126f;
-}  // namespace tcsim::tree_detail
-#endif
+#include "ieee_tree-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tcsim::tree_lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using tree_detail::Block;
-
-// A value below 2^-126 in magnitude becomes a zero of its sign (NaN and Inf stay).
-template <class D, class V>
-HWY_INLINE V Flush(D d, V x) {
-  return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, tree_detail::kMinNormal)), hn::And(x, hn::SignBit(d)), x);
-}
-
-// The balanced tree over p[0..K): ((p0 + p1) + (p2 + p3)) ..., each sum flushed when FP.
-template <std::size_t K, bool FP, class D, class V>
-HWY_INLINE V Tree(D d, const V* p) {
-  if constexpr (K == 1) {
-    return p[0];
-  } else {
-    const V s = hn::Add(Tree<K / 2, FP>(d, p), Tree<K / 2, FP>(d, p + K / 2));
-    if constexpr (FP) return Flush(d, s);
-    else return s;
-  }
-}
+using tree_detail::HWY_NAMESPACE::Flush;
+using tree_detail::HWY_NAMESPACE::Tree;
 
 // R rows x the columns [0, n) (n a multiple of the lanes) over the blocks [b0, b1).
 template <std::size_t K, std::size_t R, bool FP>
@@ -94,16 +69,9 @@ void ChainK(std::size_t rows, std::size_t n, const Block* b0, const Block* b1, c
 void Chain(std::size_t k, bool flush_products, std::size_t rows, std::size_t n, const Block* b0, const Block* b1,
            const float* a, std::size_t lda, const float* b, std::size_t ldb, float* acc, std::size_t ldacc,
            bool positive_zero) {
-  switch (k * 2 + (flush_products ? 1 : 0)) {
-    case 2: return ChainK<1, false>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    case 3: return ChainK<1, true>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    case 4: return ChainK<2, false>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    case 5: return ChainK<2, true>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    case 8: return ChainK<4, false>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    case 9: return ChainK<4, true>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    case 16: return ChainK<8, false>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-    default: return ChainK<8, true>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
-  }
+  tree_detail::HWY_NAMESPACE::WithTreeK(k, flush_products, [&]<std::size_t K, bool FP>() {
+    ChainK<K, FP>(rows, n, b0, b1, a, lda, b, ldb, acc, ldacc, positive_zero);
+  });
 }
 
 }  // namespace tcsim::tree_lanes::HWY_NAMESPACE
@@ -224,17 +192,7 @@ void Binary32TreeKernel::run_chain(std::size_t rows, std::size_t n, std::size_t 
   if (n % kColumnMultiple != 0)
     throw std::invalid_argument("Binary32TreeKernel::run_chain: n must be a multiple of 16");
   std::vector<tree_detail::Block> blocks;
-  std::size_t start = 0;
-  do {  // instructions of `group` (KK = 0 runs one), blocks of k
-    const std::size_t end = std::min(KK, start + std::max<std::size_t>(group, 1));
-    std::size_t pos = start;
-    do {
-      const std::size_t len = std::min(k_, end - pos);
-      blocks.push_back({pos, len});
-      pos += len;
-    } while (pos < end);
-    start = end;
-  } while (start < KK);
+  tree_detail::chain_blocks(KK, group, k_, blocks);
   // Chunks of about 64 products: B's slice of a chunk stays in L1 for every row.
   const bool positive_zero = cfg_.zero_sign == ZeroSign::Positive;
   const std::size_t per_chunk = std::max<std::size_t>(1, 64 / k_);

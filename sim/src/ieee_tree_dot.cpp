@@ -17,14 +17,11 @@
 
 #include "tcsim/sim/ieee_tree.hpp"
 
+#include "ieee_tree-inl.h"
+
 #ifndef TCSIM_SIM_IEEE_TREE_DOT_ONCE
 #define TCSIM_SIM_IEEE_TREE_DOT_ONCE
 namespace tcsim::tree_dot_detail {
-// One block of the chain: products [pos, pos + len), padded with +0 products to k.
-struct Block {
-  std::size_t pos, len;
-};
-constexpr float kMinNormal = 0x1p-126f;
 constexpr std::size_t kPad = 16;  // planes padded to a multiple of every target's float lanes
 // The operand format's fields, for decoding in the lanes as Binary32TreeKernel::decode_operand.
 struct Fields {
@@ -37,25 +34,9 @@ struct Fields {
 HWY_BEFORE_NAMESPACE();
 namespace tcsim::tree_dot_lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-using tree_dot_detail::Block;
-
-// A value below 2^-126 in magnitude becomes a zero of its sign (NaN and Inf stay).
-template <class D, class V>
-HWY_INLINE V Flush(D d, V x) {
-  return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, tree_dot_detail::kMinNormal)), hn::And(x, hn::SignBit(d)), x);
-}
-
-// ((p0 + p1) + (p2 + p3)) ..., each sum flushed when FP.
-template <std::size_t K, bool FP, class D, class V>
-HWY_INLINE V Tree(D d, const V* p) {
-  if constexpr (K == 1) {
-    return p[0];
-  } else {
-    const V s = hn::Add(Tree<K / 2, FP>(d, p), Tree<K / 2, FP>(d, p + K / 2));
-    if constexpr (FP) return Flush(d, s);
-    else return s;
-  }
-}
+using tree_detail::Block;
+using tree_detail::HWY_NAMESPACE::Flush;
+using tree_detail::HWY_NAMESPACE::Tree;
 
 // Patterns (the low bits of uint32 lanes) as binary32 values, as decode_operand: the fields
 // moved to binary32's places, the top exponent field to 255 (Inf/NaN), subnormals flushed.
@@ -117,16 +98,9 @@ void ChainPlanesK(const tree_dot_detail::Fields& f, std::size_t n, const Block* 
 void ChainPlanes(const tree_dot_detail::Fields& f, std::size_t k, bool flush_products, std::size_t n, const Block* b0,
                  const Block* b1, const std::uint32_t* a, const std::uint32_t* b, std::size_t ld, float* acc,
                  bool positive_zero) {
-  switch (k * 2 + (flush_products ? 1 : 0)) {
-    case 2: return ChainPlanesK<1, false>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    case 3: return ChainPlanesK<1, true>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    case 4: return ChainPlanesK<2, false>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    case 5: return ChainPlanesK<2, true>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    case 8: return ChainPlanesK<4, false>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    case 9: return ChainPlanesK<4, true>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    case 16: return ChainPlanesK<8, false>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-    default: return ChainPlanesK<8, true>(f, n, b0, b1, a, b, ld, acc, positive_zero);
-  }
+  tree_detail::HWY_NAMESPACE::WithTreeK(k, flush_products, [&]<std::size_t K, bool FP>() {
+    ChainPlanesK<K, FP>(f, n, b0, b1, a, b, ld, acc, positive_zero);
+  });
 }
 
 }  // namespace tcsim::tree_dot_lanes::HWY_NAMESPACE
@@ -161,19 +135,8 @@ void Binary32TreeKernel::dot_chain_any(std::size_t n, std::size_t K, std::size_t
   }
   for (std::size_t e = 0; e < n; ++e) acc[e] = decode_c(c[e]);
   std::fill(acc.begin() + static_cast<std::ptrdiff_t>(n), acc.end(), 0.0f);
-  thread_local std::vector<tree_dot_detail::Block> blocks;
-  blocks.clear();
-  std::size_t start = 0;
-  do {  // instructions of `group` (K = 0 runs one), blocks of k
-    const std::size_t end = std::min(K, start + std::max<std::size_t>(group, 1));
-    std::size_t pos = start;
-    do {
-      const std::size_t len = std::min(k_, end - pos);
-      blocks.push_back({pos, len});
-      pos += len;
-    } while (pos < end);
-    start = end;
-  } while (start < K);
+  thread_local std::vector<tree_detail::Block> blocks;
+  tree_detail::chain_blocks(K, group, k_, blocks);
   // K = 0: the planes are empty, and the one block reads no products.
   const tree_dot_detail::Fields fields{width_, frac_bits_, exp_bits_, bias_, cfg_.flush_inputs_positive};
   HWY_DYNAMIC_DISPATCH(tree_dot_lanes::ChainPlanes)(fields, k_, flush_products_, np, blocks.data(), blocks.data() + blocks.size(),

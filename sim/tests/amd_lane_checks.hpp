@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <hwy/targets.h>
+
 #include "operand_gen.hpp"
 #include "tcsim/sim/adder.hpp"
 
@@ -111,6 +113,32 @@ LaneTally lanes_gemm(const Kernel& kern, const FixedPointAdder& ref, std::size_t
     t.cases += m * n;
   }
   return t;
+}
+
+// run() on batches and gemm_tile of one configuration, one line of output under `tag`.
+template <class Kernel>
+LaneTally lanes_batches_and_gemm(const char* tag, const Kernel& kern, const FixedPointAdder& ref, std::size_t k,
+                                 LaneFill fill, Rng& r, std::uint64_t total, std::uint64_t gemm_total,
+                                 const std::string& label) {
+  const LaneTally tb = lanes_batches(kern, ref, k, fill, r, total, label);
+  const LaneTally tg = lanes_gemm(kern, ref, k, fill, r, gemm_total, label);
+  std::printf("[%s] %-36s batches %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n", tag,
+              label.c_str(), static_cast<unsigned long long>(tb.cases), static_cast<unsigned long long>(tb.mismatches),
+              static_cast<unsigned long long>(tg.cases), static_cast<unsigned long long>(tg.mismatches));
+  return {tb.cases + tg.cases, tb.mismatches + tg.mismatches};
+}
+
+// fn(name) with each compiled SIMD target this CPU runs (AVX-512, AVX2, SSE4, SSSE3, EMU128...)
+// forced in turn, then the CPU's own again.
+template <class Fn>
+void for_each_simd_target(const char* tag, const Fn& fn) {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    fn(name);
+    std::printf("[%s] target %s done\n", tag, name.c_str());
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 }  // namespace tcsim::reftest

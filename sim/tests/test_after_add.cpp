@@ -193,15 +193,10 @@ TEST_CASE("after-add kernel: SIMD lanes against the reference (batches, GEMM til
         const FixedPointAdder ref(cfg);
         const AfterAddKernel kern(cfg, x.k);
         REQUIRE(kern.lanes_supported());
-        const std::string label = lane_label(x, v2, ieee_zero);
-        const LaneTally tb = lanes_batches(kern, ref, x.k, fill_lane_edges, r, total, label);
-        const LaneTally tg = lanes_gemm(kern, ref, x.k, fill_lane_edges, r, gemm_total, label);
-        std::printf("[after-add lanes] %-36s batches %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
-                    label.c_str(), static_cast<unsigned long long>(tb.cases),
-                    static_cast<unsigned long long>(tb.mismatches), static_cast<unsigned long long>(tg.cases),
-                    static_cast<unsigned long long>(tg.mismatches));
-        cases += tb.cases + tg.cases;
-        mismatches += tb.mismatches + tg.mismatches;
+        const LaneTally t = lanes_batches_and_gemm("after-add lanes", kern, ref, x.k, fill_lane_edges, r, total,
+                                                   gemm_total, lane_label(x, v2, ieee_zero));
+        cases += t.cases;
+        mismatches += t.mismatches;
       }
   std::printf("[after-add lanes] %llu cases, %llu mismatches\n", static_cast<unsigned long long>(cases),
               static_cast<unsigned long long>(mismatches));
@@ -213,9 +208,7 @@ TEST_CASE("after-add kernel: every compiled SIMD target gives the reference's bi
   Rng r(tcsim::test::seed("after-add lanes targets", 0xa11e7a6e));
   const std::uint64_t total = tcsim::test::count(10'000);
   std::uint64_t mismatches = 0;
-  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const std::string name = hwy::TargetName(target);
+  for_each_simd_target("after-add lanes", [&](const std::string& name) {
     for (const LaneCfg& x : lane_cfgs()) {
       const AdderConfig cfg = cdna3(*x.a, *x.b, true);
       const FixedPointAdder ref(cfg);
@@ -223,9 +216,7 @@ TEST_CASE("after-add kernel: every compiled SIMD target gives the reference's bi
       const std::string label = lane_label(x, true, false) + " on " + name;
       mismatches += lanes_batches(kern, ref, x.k, fill_lane_edges, r, total, label).mismatches;
     }
-    std::printf("[after-add lanes] target %s done\n", name.c_str());
-  }
-  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  });
   CHECK(mismatches == 0);
 }
 
@@ -261,9 +252,7 @@ TEST_CASE("after-add kernel: GEMM register tiles on every compiled SIMD target",
   Rng r(tcsim::test::seed("after-add tiles", 0xa11e711e));
   const std::uint64_t total = tcsim::test::count(20'000);
   std::uint64_t cases = 0, mismatches = 0;
-  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const std::string name = hwy::TargetName(target);
+  for_each_simd_target("after-add tiles", [&](const std::string& name) {
     for (const LaneCfg& x : lane_cfgs())
       for (bool v2 : {true, false}) {
         const AdderConfig cfg = cdna3(*x.a, *x.b, v2);
@@ -276,9 +265,7 @@ TEST_CASE("after-add kernel: GEMM register tiles on every compiled SIMD target",
         cases += te.cases + tl.cases;
         mismatches += te.mismatches + tl.mismatches;
       }
-    std::printf("[after-add tiles] target %s done\n", name.c_str());
-  }
-  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  });
   std::printf("[after-add tiles] %llu outputs, %llu mismatches\n", static_cast<unsigned long long>(cases),
               static_cast<unsigned long long>(mismatches));
   CHECK(mismatches == 0);

@@ -153,14 +153,10 @@ TEST_CASE("exact-block kernel: SIMD lanes against the reference (batches, GEMM t
         const FixedPointAdder ref(cfg);
         const ExactBlockKernel kern(cfg, k);
         const std::string label = in->name + " k " + std::to_string(k) + (positive_zero ? "" : " ieee-zero");
-        const LaneTally tb = lanes_batches(kern, ref, k, fill_exact_lanes, r, total, label);
-        const LaneTally tg = lanes_gemm(kern, ref, k, fill_exact_lanes, r, gemm_total, label);
-        std::printf("[exact-block lanes] %-20s batches %llu cases, %llu mismatches; gemm %llu outputs, %llu mismatches\n",
-                    label.c_str(), static_cast<unsigned long long>(tb.cases),
-                    static_cast<unsigned long long>(tb.mismatches), static_cast<unsigned long long>(tg.cases),
-                    static_cast<unsigned long long>(tg.mismatches));
-        cases += tb.cases + tg.cases;
-        mismatches += tb.mismatches + tg.mismatches;
+        const LaneTally t =
+            lanes_batches_and_gemm("exact-block lanes", kern, ref, k, fill_exact_lanes, r, total, gemm_total, label);
+        cases += t.cases;
+        mismatches += t.mismatches;
       }
   std::printf("[exact-block lanes] %llu cases, %llu mismatches\n", static_cast<unsigned long long>(cases),
               static_cast<unsigned long long>(mismatches));
@@ -172,18 +168,14 @@ TEST_CASE("exact-block kernel: every compiled SIMD target gives the reference's 
   Rng r(tcsim::test::seed("exact-block lanes targets", 0xe8ac7a6e));
   const std::uint64_t total = tcsim::test::count(20'000);
   std::uint64_t mismatches = 0;
-  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const std::string name = hwy::TargetName(target);
+  for_each_simd_target("exact-block lanes", [&](const std::string& name) {
     for (const Format* in : {&formats::fp16(), &formats::bf16()}) {
       const AdderConfig cfg = cdna1(*in);
       const FixedPointAdder ref(cfg);
       const ExactBlockKernel kern(cfg, 4);
       mismatches += lanes_batches(kern, ref, 4, fill_exact_lanes, r, total, in->name + " on " + name).mismatches;
     }
-    std::printf("[exact-block lanes] target %s done\n", name.c_str());
-  }
-  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  });
   CHECK(mismatches == 0);
 }
 
@@ -215,9 +207,7 @@ TEST_CASE("exact-block kernel: GEMM register tiles on every compiled SIMD target
   Rng r(tcsim::test::seed("exact-block tiles", 0xe8ac711e));
   const std::uint64_t total = tcsim::test::count(20'000);
   std::uint64_t cases = 0, mismatches = 0;
-  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    const std::string name = hwy::TargetName(target);
+  for_each_simd_target("exact-block tiles", [&](const std::string& name) {
     for (const Format* in : {&formats::fp16(), &formats::bf16()})
       for (std::size_t k : {2u, 4u})
         for (bool positive_zero : {true, false}) {
@@ -231,9 +221,7 @@ TEST_CASE("exact-block kernel: GEMM register tiles on every compiled SIMD target
           cases += te.cases + ts.cases;
           mismatches += te.mismatches + ts.mismatches;
         }
-    std::printf("[exact-block tiles] target %s done\n", name.c_str());
-  }
-  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  });
   std::printf("[exact-block tiles] %llu outputs, %llu mismatches\n", static_cast<unsigned long long>(cases),
               static_cast<unsigned long long>(mismatches));
   CHECK(mismatches == 0);

@@ -104,6 +104,9 @@ class AfterAddKernel {
   template <class T>
   void dot_chain_any(std::size_t n, std::size_t K, std::size_t group, const T* a, const T* b, std::size_t se,
                      std::size_t st, const std::uint64_t* c, std::uint64_t* d) const;
+  template <class T, class Fallback>
+  bool dot_sums_chain(std::size_t n, std::size_t K, std::size_t group, const T* a, const T* b, std::size_t se,
+                      std::size_t st, float* acc, const Fallback& fallback) const;
   std::shared_ptr<AmdPlaneTables> dot_tables_ = new_amd_plane_tables();
   Operand decode(const Format& f, std::uint64_t bits) const;
   void decode_plane(const Format& f, std::uint64_t bits, double& value, double& inv) const;
