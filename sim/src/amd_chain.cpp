@@ -66,9 +66,12 @@ struct Consts {
     bias_c = hn::Set(di, 151 + 127), bias_r = hn::Set(di, 24);  // biased E: 2^(24 - E), 2^(E - 24 - g)
     far = hn::Set(di, 26), lim_hi = hn::Set(di, 126 + 127), lim_lo = hn::Set(di, -90 + 127);
     floor_at = hn::Set(di, p.sum_bits - 24), two26 = hn::Set(di, 1 << 26);
-    const int t = p.renormalize_bits + 29 - p.sum_bits;  // |X| >= 2^t: the renormalization floors 1 bit more
-    t1 = hn::Set(di, t <= 30 ? (std::int32_t{1} << t) - 1 : 0x7fffffff);
-    t1x2 = hn::Set(di, t + 1 <= 30 ? (std::int32_t{1} << (t + 1)) - 1 : 0x7fffffff);
+    // |X| >= 2^t: the renormalization floors 1 bit more. Without renormalization t is negative
+    // and unused; X is an integer, so |X| > 2^t - 1 is |X| > 0 there (no negative shift).
+    const int t = p.renormalize_bits + 29 - p.sum_bits;
+    const auto below = [](int u) { return u <= 0 ? 0 : u <= 30 ? (std::int32_t{1} << u) - 1 : 0x7fffffff; };
+    t1 = hn::Set(di, below(t));
+    t1x2 = hn::Set(di, below(t + 1));
     drop = hn::Set(di, p.drop_c_below), abs_mask = hn::Set(di, 0x7fffffff);
   }
 };
