@@ -56,10 +56,10 @@ struct AllRows {
     progress.done();
     const std::string load_after = load_average_text();
     if (json) {
-      j["load_average_before"] = load_before;
-      j["load_average_after"] = load_after;
-      j["rows"] = out_rows;
-      j["mismatches"] = total_mismatches;
+      j.update(nlohmann::json{{"load_average_before", load_before},
+                              {"load_average_after", load_after},
+                              {"rows", out_rows},
+                              {"mismatches", total_mismatches}});
       print_json(j);
     } else {
       std::printf("load average after: %s; %scheck: %zu mismatches against Unit::dot\n", load_after.c_str(),
