@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "flush_edges.hpp"
+#include "diff_checks.hpp"
 #include "kernel_fills.hpp"
 #include "models_test_helpers.hpp"
 #include "test_support.hpp"
@@ -65,18 +66,8 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     std::vector<std::uint64_t> ignored(1);
     for (std::size_t e = 0; e < m * n; ++e) fill_kind(kind(), in_a, out, r, ignored.data(), 1, 1, &C[e]);
     unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, p.instruction, threads);
-    std::vector<std::uint64_t> column(K);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
-        const std::uint64_t want =
-            unit.dot(in_a, in_b, out, {A.data() + i * K, K}, column, C[i * n + j], p.instruction);
-        if (want != D[i * n + j] && t.mismatches++ < 3)
-          std::printf("[amd-gemm-chain] MISMATCH %s*%s %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", p.a, p.b,
-                      p.instruction, K, hex_list(in_a, A.data() + i * K, K).c_str(), hex_list(in_b, column.data(), K).c_str(),
-                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
-                      bits_to_hex(out, want).c_str());
-      }
+    gemm_mismatches(unit, in_a, in_b, out, m, n, K, A, B, C, D, p.instruction,
+                    {"amd-gemm-chain", std::string(p.a) + "*" + p.b + " " + p.instruction}, t.mismatches);
     t.outputs += m * n;
     t.blocks += m * n * ((K + k - 1) / k);
   }

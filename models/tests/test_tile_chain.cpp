@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
 #include "models_test_helpers.hpp"
 #include "tcsim/sim/block_kernel.hpp"
@@ -60,7 +61,6 @@ Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, c
   const std::size_t k = static_cast<std::size_t>(row.fma_size);
   const std::size_t m = 48, n = 40;
   Tally t;
-  std::vector<std::uint64_t> column;
   while (t.blocks < total) {
     const std::size_t K = k * (2 + r.below(39)) + r.below(k);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), scratch(K);
@@ -74,17 +74,7 @@ Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, c
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
-    column.resize(K);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
-        const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, column, C[i * n + j], row.instruction);
-        if (want != D[i * n + j] && t.mismatches++ < 3)
-          std::printf("[tile-chain] MISMATCH %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", label.c_str(), K,
-                      hex_list(in, A.data() + i * K, K).c_str(), hex_list(in, column.data(), K).c_str(),
-                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
-                      bits_to_hex(out, want).c_str());
-      }
+    gemm_mismatches(unit, in, in, out, m, n, K, A, B, C, D, row.instruction, {"tile-chain", label}, t.mismatches);
     t.outputs += m * n;
     t.blocks += m * n * ((K + k - 1) / k);
   }
