@@ -159,12 +159,12 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
   const VI max_e = hn::Set(di, la.direct ? kTileMaxE : (1 << 26)), max_shift = hn::Set(di, la.direct ? 120 : 127);
   // Chunks of kChunk elements, their operand rows first copied to a padded stride: rows of a
   // large batch lie a power of two apart (t * lda), so that the same column of every row
-  // falls into one cache set, and 2 len rows thrash it between the E and the sum pass.
+  // falls into one cache set, and 2 len rows thrash it between the copy (with E) and the sum pass.
   constexpr std::size_t kChunk = 128, kStride = kChunk + 32;  // 5 cache lines: vectors stay aligned
   HWY_ALIGN std::uint16_t pa[kMaxPatternLen * kStride], pb[kMaxPatternLen * kStride];
   HWY_ALIGN double c_value[kChunk], sums[kChunk], exps[kChunk];
   HWY_ALIGN std::int64_t c_eref[kChunk];
-  HWY_ALIGN std::int16_t raw16[kChunk], invalid16[kChunk];
+  HWY_ALIGN std::int16_t raw16[kChunk];
   HWY_ALIGN std::int32_t e32[kChunk], s32[kTileMaxChunks * kChunk], bad32[kChunk];
   // Blocks longer than tile_chunk_len(F) products (fp8/fp6/fp4 at F = 25, k = 32; issue 25).
   const std::size_t chunk = std::max<std::size_t>(1, tile_chunk_len(p.fraction_bits));
@@ -173,38 +173,34 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
   for (std::size_t i0 = 0; i0 < n; i0 += kChunk) {
     const std::size_t m = std::min(kChunk, n - i0);
     DecodeCLanes(lc, cc, m, c_bits + i0, c_value, c_eref);
-    // The copy by vectors (a string move's start-up is long against 256 bytes), and the next
-    // chunk's rows fetched meanwhile: 2 len streams are too many for the hardware prefetcher.
+    // The copy by vectors (a string move's start-up is long against 256 bytes), the next
+    // chunk's rows fetched first: 2 len streams are too many for the hardware prefetcher.
+    // E is formed while the rows are copied (issue 25, i25v100: no second pass reading the
+    // copies back): the largest sum of exponent fields over the nonzero products, in int16
+    // lanes, each vector of elements over every product in registers.
     const bool next = i0 + kChunk < n;
-    if (check_invalid) std::fill_n(invalid16, m, std::int16_t{0});
-    for (std::size_t t = 0; t < len; ++t) {
-      const std::uint16_t *ra = a_rows[t] + offset + i0, *rb = b_rows[t] + offset + i0;
-      for (std::size_t i = 0; i < m; i += N16) {
-        const V16 xa = hn::BitCast(d16, hn::LoadU(du16, ra + i)), xb = hn::BitCast(d16, hn::LoadU(du16, rb + i));
-        // Bits above the format's width, on the patterns as given.
-        if (check_invalid)
-          hn::Store(hn::Or(hn::Load(d16, invalid16 + i), hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b))), d16,
-                    invalid16 + i);
-        hn::Store(hn::BitCast(du16, relocate_a ? la_given.Relocate(xa) : xa), du16, pa + t * kStride + i);
-        hn::Store(hn::BitCast(du16, relocate_b ? lb_given.Relocate(xb) : xb), du16, pb + t * kStride + i);
-      }
-      if (next)
+    if (next)
+      for (std::size_t t = 0; t < len; ++t)
         for (std::size_t line = 0; line < kChunk * 2; line += 64) {
-          hwy::Prefetch(ra + kChunk + line / 2);
-          hwy::Prefetch(rb + kChunk + line / 2);
+          hwy::Prefetch(a_rows[t] + offset + i0 + kChunk + line / 2);
+          hwy::Prefetch(b_rows[t] + offset + i0 + kChunk + line / 2);
         }
-    }
-    // E pass: the largest sum of exponent fields over the nonzero products, in int16 lanes.
     for (std::size_t i = 0; i < m; i += N16) {
       V16 e = hn::Set(d16, static_cast<std::int16_t>(2 * kTileZero16));
+      V16 wide = hn::Zero(d16);
       for (std::size_t t = 0; t < len; ++t) {
-        const V16 xa = hn::BitCast(d16, hn::Load(du16, pa + t * kStride + i));
-        const V16 xb = hn::BitCast(d16, hn::Load(du16, pb + t * kStride + i));
+        V16 xa = hn::BitCast(d16, hn::LoadU(du16, a_rows[t] + offset + i0 + i));
+        V16 xb = hn::BitCast(d16, hn::LoadU(du16, b_rows[t] + offset + i0 + i));
+        // Bits above the format's width, on the patterns as given.
+        if (check_invalid) wide = hn::Or(wide, hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b)));
+        if (relocate_a) xa = la_given.Relocate(xa);
+        if (relocate_b) xb = lb_given.Relocate(xb);
+        hn::Store(hn::BitCast(du16, xa), du16, pa + t * kStride + i);
+        hn::Store(hn::BitCast(du16, xb), du16, pb + t * kStride + i);
         e = hn::Max(e, hn::Add(la.Eref(xa), lb.Eref(xb)));
       }
       // Patterns with bits above the format's width count as special operands.
-      if (check_invalid)
-        e = hn::IfThenElse(hn::Ne(hn::Load(d16, invalid16 + i), hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
+      if (check_invalid) e = hn::IfThenElse(hn::Ne(wide, hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
       hn::Store(e, d16, raw16 + i);
     }
     // E with c and the clamp, the flags, and the scales, in int32 lanes.
