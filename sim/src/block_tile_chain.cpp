@@ -230,7 +230,7 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         auto b = hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(mag, k.one)), k.wrap_u));
         // 2^(E - F) from the scale 2^(F - E) (exact when E passed the flags above).
         const VF pow2 = hn::BitCast(df, hn::Sub(k.pow2_sum, hn::BitCast(di, scale[r][v])));
-        if (!k.narrow) {
+        if (kHalf < 0 && !k.narrow) {
           // Signed: both roundings are symmetric. rz truncates, rne is the conversion's own.
           const VF x = hn::Mul(k.rz ? ConvertRz(df, di, s, mag) : hn::ConvertTo(df, s), pow2);
           const VI xb = hn::And(hn::BitCast(di, x), k.abs_mask);
@@ -243,8 +243,10 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
           // an |x| that could round to Inf is flagged first (h_span; the generic branch's overflow).
           const VF m = ConvertRz(df, di, s, mag);
-          const auto sticky = hn::Ne(TruncToInt32(di, m), s);
-          const VF x = hn::Mul(hn::BitCast(df, hn::Or(hn::BitCast(di, m), hn::IfThenElseZero(sticky, k.one))), pow2);
+          // The sticky bit ORed into m where converting back does not give s (one masked OR).
+          const __mmask16 sticky = _mm512_cmpneq_epi32_mask(TruncToInt32(di, m).raw, s.raw);
+          const VI odd{_mm512_mask_or_epi32(hn::BitCast(di, m).raw, sticky, hn::BitCast(di, m).raw, k.one.raw)};
+          const VF x = hn::Mul(hn::BitCast(df, odd), pow2);
           const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
           b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
           X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
