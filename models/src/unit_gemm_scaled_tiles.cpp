@@ -277,8 +277,8 @@ void gemm_scaled_group_tiles(const BlockKernel& gk, const Format& scale_format, 
                              const std::uint64_t* scale_b,
                              const std::function<std::uint64_t(std::size_t, std::size_t, std::size_t, std::size_t,
                                                                std::uint64_t)>& exact,
-                             const std::function<std::uint64_t(std::uint64_t)>& to_out, unsigned threads,
-                             std::uint64_t* D) {
+                             bool narrow, const std::function<std::uint64_t(std::uint64_t)>& to_out,
+                             unsigned threads, std::uint64_t* D) {
   std::vector<double> table;
   if (!group_scale_values(scale_format, table) || group == 0 || bs % group != 0 || k % group != 0)
     throw std::logic_error("gemm_scaled_group_tiles: unsupported scales or group size");
@@ -342,7 +342,7 @@ void gemm_scaled_group_tiles(const BlockKernel& gk, const Format& scale_format, 
           } else if (st.fixup[e]) {
             st.tmp_bits[e] = to_out(exact(i0 + rr, j0 + j, pos, len, st.bits[e]));
             gk.decode(BlockKernel::Role::C, 1, &st.tmp_bits[e], &st.tmp_value[e], &st.tmp_eref[e]);
-          } else {
+          } else if (narrow) {  // re-encoded in `out` (the same value: the decoded one stands)
             st.tmp_bits[e] = to_out(st.tmp_bits[e]);
           }
         }

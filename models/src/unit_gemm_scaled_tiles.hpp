@@ -40,14 +40,15 @@ bool scales_fit_group_tiles(const Format& scale_format);
 // gemm_scaled_tiles' contract for rows with group sums of `group` products (bs a multiple of
 // group, gk.group_tile_supported(group)): A and B decoded once into binary32, each group's two
 // scale factors in binary64 per row of A and per column of B, the blocks on
-// BlockKernel::run_group_tile; flagged outputs by exact(), every result through to_out.
+// BlockKernel::run_group_tile; flagged outputs by exact(), results through to_out where `narrow`
+// (else the identity) as gemm_scaled_tiles.
 void gemm_scaled_group_tiles(const BlockKernel& gk, const Format& scale_format, std::size_t group, std::size_t m,
                              std::size_t n, std::size_t K, std::size_t k, std::size_t bs, const std::uint64_t* A,
                              const std::uint64_t* B, const std::uint64_t* C, const std::uint64_t* scale_a,
                              const std::uint64_t* scale_b,
                              const std::function<std::uint64_t(std::size_t, std::size_t, std::size_t, std::size_t,
                                                                std::uint64_t)>& exact,
-                             const std::function<std::uint64_t(std::uint64_t)>& to_out, unsigned threads,
-                             std::uint64_t* D);
+                             bool narrow, const std::function<std::uint64_t(std::uint64_t)>& to_out,
+                             unsigned threads, std::uint64_t* D);
 
 }  // namespace tcsim::models::detail
