@@ -285,7 +285,8 @@ void gemm_scaled_group_tiles(const BlockKernel& gk, const Format& scale_format, 
   const std::size_t nb = (K + bs - 1) / bs, ng = (K + group - 1) / group;
   const std::size_t TC = gk.group_tile_columns(), ldb = (n + TC - 1) / TC * TC;
   Panel<float> Af(m * K), Bf(K * ldb);
-  Panel<double> SA(m * ng), SB(ng * ldb);
+  // At least one group's room: K = 0 offsets the pointers by columns without reading them.
+  Panel<double> SA(m * std::max<std::size_t>(ng, 1)), SB(std::max<std::size_t>(ng, 1) * ldb);
   double zero_value = 0, zero_eref = 0;
   {
     const std::uint64_t zero_bits = 0;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "block_scale_edges.hpp"
 #include "models_test_helpers.hpp"
 #include "test_support.hpp"
 
@@ -22,17 +23,6 @@ using namespace tcsim::models;
 using tcsim::test::Rng;
 
 namespace {
-
-std::uint64_t scale(const Format& sf, Rng& r) {
-  const bool ue8 = sf.name == "ue8m0";
-  switch (r.below(10)) {
-    case 0: return ue8 ? 0xff : 0x7f;                                             // NaN
-    case 1: return ue8 ? r.below(3) : 1 + r.below(7);                             // 2^-127 ..; ue4m3 subnormals
-    case 2: return ue8 ? 0xfe - r.below(3) : (r.below(2) ? 0x7e : 0x00);          // 2^127 ..; 448 or 0
-    case 3: return r.below(sf.width_mask() + 1);                                  // anything
-    default: return ue8 ? 0x7f - 4 + r.below(9) : 0x38 - 8 + r.below(17);         // around 1
-  }
-}
 
 // One GEMM of m x n outputs over K on `row`, compared with dot_scaled; returns the mismatches.
 std::uint64_t run_case(const Unit& unit, const DatapathSpec& row, const Format& sf, int bs, std::size_t m,
@@ -59,11 +49,11 @@ std::uint64_t run_case(const Unit& unit, const DatapathSpec& row, const Format& 
     }
   }
   for (auto& x : sa) {
-    x = scale(sf, r);
+    x = edge_scale(sf, r);
     if (!nan_scales && x == (sf.name == "ue8m0" ? 0xffu : 0x7fu)) x = sf.name == "ue8m0" ? 0x7f : 0x38;
   }
   for (auto& x : sb) {
-    x = scale(sf, r);
+    x = edge_scale(sf, r);
     if (!nan_scales && x == (sf.name == "ue8m0" ? 0xffu : 0x7fu)) x = sf.name == "ue8m0" ? 0x7f : 0x38;
   }
   const auto D = unit.gemm_scaled(in, out, m, n, K, A, B, C, sf, sa, sb, bs, row.instruction, 1);

@@ -87,14 +87,7 @@ void GroupMicroTile(const LaneParams& p, const OutRounding& rounding, std::size_
       VD s = end.Term(hn::LoadU(d, c_value + at), scale);
       for (std::size_t g = 0; g < groups; ++g) s = hn::Add(s, end.Term(hn::Load(d, G + (g * MR + r) * W + j), scale));
       // NaN scales or c make s non-finite; zero sums, wraps go to the exact path.
-      bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
-      VU out;
-      VD value, eref;
-      bad = end.Round(rounding, s, shift, bad, out, value, eref);
-      hn::StoreU(out, du, d_bits + at);
-      hn::StoreU(value, d, d_value + at);
-      hn::StoreU(eref, d, d_eref + at);
-      StoreFlags(d, bad, fixup + at);
+      FinishLane(end, rounding, s, shift, bad, d_bits + at, d_value + at, d_eref + at, fixup + at);
     }
 }
 
