@@ -326,6 +326,7 @@ int cmd_bench(const Args& args) {
   p.option("seed", "seed of the random inputs (default 1)", "S");
   p.option("n", "gemm, lu: the matrices' order (default 1024 for gemm, 4096 for lu)", "N");
   p.option("r", "lu: the block size (default 128)", "R");
+  p.option("runs", "lu: runs of each side, the best one counts (default 3; 1 under mpirun)", "R");
   p.option("cases", "verify: number of random cases (default 1000000); fit: cases per dump (default 5000)", "N");
   p.option("evaluate", "fit: builtin (every built-in row and pair) or random (--rows random user rows)", "set");
   p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90)", "S");
@@ -350,6 +351,9 @@ int cmd_bench(const Args& args) {
   if (a.positional().size() > 1)  // name the stray word rather than ask again for a benchmark
     throw std::invalid_argument("unexpected argument '" + a.positional()[1] + "' after 'tcsim bench " + which +
                                 "'; options are written --name value");
+  if (which != "lu")
+    for (const char* name : {"r", "runs"})
+      if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench lu' only");
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
   for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "only", "mix"})
@@ -387,7 +391,7 @@ int cmd_bench(const Args& args) {
   if (which == "lu")
     return bench_lu(a, *selected.unit, static_cast<std::size_t>(n), static_cast<std::size_t>(a.get_int("r", 1, 16384, 128)),
                     static_cast<unsigned>(threads), static_cast<std::uint64_t>(seed));
-  if (a.has("r")) throw std::invalid_argument("--r applies to 'tcsim bench lu' only");
+
   return bench_gemm(a, *selected.unit, parse_format(a.get_or("in", "fp16"), "--in"),
                     parse_format(a.get_or("out", "fp32"), "--out"), a.get_or("instruction", ""),
                     static_cast<std::size_t>(n), static_cast<unsigned>(threads), static_cast<std::uint64_t>(seed));

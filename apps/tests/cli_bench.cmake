@@ -77,7 +77,22 @@ tcsim_check(NAME "bench gemm needs binary32 output"
 tcsim_check(NAME "bench lu: simulated and native LU times and their ratio"
   ARGS bench lu --unit h100 --n 64 --r 16 --json
   STDOUT "\"benchmark\":\"lu\"" "\"algorithm\":\"rl\"" "\"variant\":\"tc32\"" "\"sim_seconds\":[0-9]"
-         "\"sim_cpu_seconds\":[0-9]" "\"native_seconds\":[0-9]" "\"ratio\":[0-9]" "\"unit_calls\":3" "\"r\":16")
+         "\"sim_cpu_seconds\":[0-9]" "\"native_seconds\":[0-9]" "\"ratio\":[0-9]" "\"unit_calls\":3" "\"r\":16"
+         "\"runs\":3")
+
+tcsim_check(NAME "bench lu --runs: the best of R runs on both sides, in text"
+  ARGS bench lu --unit h100 --n 64 --r 16 --runs 2 --quiet
+  STDOUT "simulated LU: [0-9.]+ s \\(3 GEMMs through the unit; best of 2 runs\\)" "ratio simulated / native: [0-9]")
+
+tcsim_check(NAME "bench lu --runs out of range"
+  ARGS bench lu --unit h100 --n 64 --runs 0
+  EXIT 2
+  STDERR "--runs")
+
+tcsim_check(NAME "bench gemm does not take --runs"
+  ARGS bench gemm --unit h100 --n 8 --runs 2
+  EXIT 2
+  STDERR "--runs applies to 'tcsim bench lu' only")
 
 tcsim_check(NAME "bench gemm does not take --r"
   ARGS bench gemm --unit h100 --n 8 --r 4
