@@ -523,19 +523,54 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
                                            tmp.bits.data(), w, stops.data())) {
           return false;
         }
+        // tmp's patterns (the kernel's output format) into acc's (out) for the columns < valid.
+        auto take_bits = [&](std::size_t off, std::size_t mr, std::size_t vcols) {
+          for (std::size_t rr = 0; rr < mr; ++rr) {
+            std::uint64_t* xb = acc.bits.data() + off + rr * w;
+            const std::uint64_t* tb = tmp.bits.data() + off + rr * w;
+            if (r.narrow[o]) widen_row(tb, xb, vcols);
+            else std::copy_n(tb, vcols, xb);
+          }
+        };
         for (std::size_t mt = 0; mt < stops.size(); ++mt) {
           const std::size_t r0 = mt / per_row * lanes_rows, c0 = mt % per_row * W;
           const std::size_t mr = std::min(lanes_rows, rows - r0), off = r0 * w + c0;
           const std::size_t vcols = valid > c0 ? std::min(W, valid - c0) : 0;
-          // The plain chain's patterns are the kernel's output format: into acc's (out).
-          if (plain_chain && stops[mt] > 0)
+          if (pairs_chain) {
+            // Stopped at an instruction boundary: the remaining instructions run above.
+            if (stops[mt] < KK) run_instructions(r0, mr, c0, W, vcols, stops[mt]);
+            continue;
+          }
+          if (stops[mt] > 0) take_bits(off, mr, vcols);
+          bool resume = true;  // false after a resumed chain stopped at once (a NaN c stops every block)
+          for (std::size_t pos = stops[mt]; pos < KK;) {
+            const std::size_t len = std::min(k, KK - pos);
+            const std::size_t a_at = (i0 + r0) * KK + pos, b_at = pos * n_pad + j0 + c0;
+            kernel->run_tile(mr, W, vcols, len, Ab + a_at, Af.get() + a_at, Ae.get() + a_at, KK, Bb + b_at,
+                             Bf.get() + b_at, Be.get() + b_at, n_pad, acc.bits.data() + off, acc.value.data() + off,
+                             acc.eref.data() + off, tmp.bits.data() + off, tmp.value.data() + off,
+                             tmp.eref.data() + off, w);
+            take_bits(off, mr, vcols);
             for (std::size_t rr = 0; rr < mr; ++rr) {
-              std::uint64_t* xb = acc.bits.data() + off + rr * w;
-              const std::uint64_t* tb = tmp.bits.data() + off + rr * w;
-              if (r.narrow[o]) widen_row(tb, xb, vcols);
-              else std::copy_n(tb, vcols, xb);
+              std::copy_n(tmp.value.data() + off + rr * w, W, acc.value.data() + off + rr * w);
+              std::copy_n(tmp.eref.data() + off + rr * w, W, acc.eref.data() + off + rr * w);
             }
-          if (stops[mt] < KK) run_instructions(r0, mr, c0, W, vcols, stops[mt]);
+            pos += len;
+            // Issue 25 (i25v100): only the block that stopped the chain runs here; the chain
+            // resumes from the next block (a tiny or cancelled partial sum of a fp16 output
+            // stopped v100's micro-tiles early and left most of K to run_tile).
+            if (resume && pos < KK) {
+              std::size_t resumed = 0;
+              const std::size_t a_next = (i0 + r0) * KK + pos, b_next = pos * n_pad + j0 + c0;
+              if (!kernel->run_tile_chain(mr, W, vcols, KK - pos, k, Af.get() + a_next, Ae.get() + a_next, KK,
+                                          Bf.get() + b_next, Be.get() + b_next, n_pad, acc.value.data() + off,
+                                          acc.eref.data() + off, tmp.bits.data() + off, w, &resumed))
+                continue;
+              if (resumed > 0) take_bits(off, mr, vcols);
+              resume = resumed > 0;
+              pos += resumed;
+            }
+          }
         }
         return true;
       }();
