@@ -420,11 +420,11 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
                             zeros.eref.data());
         flagged.resize(rows * w);
       }
-      // Instructions [from, KK) block by block through run_tile and the final additions, on the
+      // Instructions [from, to) block by block through run_tile and the final additions, on the
       // rectangle of mr rows x cw columns at (r0, c0) of the task (vcols of them valid): the whole
       // task, or a micro-tile whose chain stopped (its results copied, not the buffers swapped).
       auto run_instructions = [&](std::size_t r0, std::size_t mr, std::size_t c0, std::size_t cw, std::size_t vcols,
-                                  std::size_t from) {
+                                  std::size_t from, std::size_t to) {
         const bool whole = r0 == 0 && mr == rows && c0 == 0 && cw == w;
         const std::size_t off = r0 * w + c0;
         auto take = [&](TileState& dst, TileState& src, bool bits) {
@@ -443,7 +443,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         };
         std::size_t start = from;
         do {  // instructions (K = 0 runs one)
-          const std::size_t end = std::min(KK, start + group);
+          const std::size_t end = std::min(to, start + group);
           TileState& x = final_add ? blk : acc;
           std::size_t pos = start;
           do {  // blocks of k
@@ -500,7 +500,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
             }
           }
           start = end;
-        } while (start < KK);
+        } while (start < to);
       };
       // Issue 25 (i25chain, i25fp8fuse): micro-tiles with c in registers over every block (sim
       // block_lanes.hpp: block_tile_chain) for rows without a final addition whose instructions
@@ -537,8 +537,25 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
           const std::size_t mr = std::min(lanes_rows, rows - r0), off = r0 * w + c0;
           const std::size_t vcols = valid > c0 ? std::min(W, valid - c0) : 0;
           if (pairs_chain) {
-            // Stopped at an instruction boundary: the remaining instructions run above.
-            if (stops[mt] < KK) run_instructions(r0, mr, c0, W, vcols, stops[mt]);
+            // Stopped at an instruction boundary: that instruction runs above, then the chain
+            // resumes from the next one (as the plain chain below; a sum cancelled to zero or a
+            // binary16 block result below 2^-14 stops a micro-tile now and then).
+            bool resume = true;
+            for (std::size_t pos = stops[mt]; pos < KK;) {
+              run_instructions(r0, mr, c0, W, vcols, pos, pos + group);
+              pos += group;
+              if (resume && pos < KK) {
+                std::size_t resumed = 0;
+                const std::size_t a_next = (i0 + r0) * KK + pos, b_next = pos * n_pad + j0 + c0;
+                if (!kernel->run_tile_pairs_chain(add_kind == detail::FastAdd::Binary16, mr, W, vcols, KK - pos, k,
+                                                  Af.get() + a_next, Ae.get() + a_next, KK, Bf.get() + b_next,
+                                                  Be.get() + b_next, n_pad, acc.value.data() + off,
+                                                  acc.eref.data() + off, acc.bits.data() + off, w, &resumed))
+                  continue;
+                resume = resumed > 0;
+                pos += resumed;
+              }
+            }
             continue;
           }
           if (stops[mt] > 0) take_bits(off, mr, vcols);
@@ -574,7 +591,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         }
         return true;
       }();
-      if (!chained) run_instructions(0, rows, 0, w, valid, 0);
+      if (!chained) run_instructions(0, rows, 0, w, valid, 0, KK);
       for (std::size_t rr = 0; rr < rows; ++rr)
         std::copy_n(acc.bits.begin() + rr * w, valid, D.begin() + static_cast<std::ptrdiff_t>((i0 + rr) * n + j0));
     });
