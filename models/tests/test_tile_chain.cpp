@@ -60,6 +60,31 @@ void fill_chain(const Format& in, const Format& out, Rng& r, std::size_t k, std:
   }
 }
 
+// Pairs-mod4 rows: exact cancellations (zero block results and zero u of an instruction, the
+// chain's zero lanes). Half the columns of B repeat each group of 4 products' first value;
+// a quarter of A's rows negate, in every instruction, products t + 1 (block 1 cancels: k mod 4
+// is 0 and 1 there), t + 3 (block 2), both, or t + 2 and t + 3 (block 2 cancels block 1).
+void cancel_blocks(const Format& in, Rng& r, std::size_t m, std::size_t n, std::size_t K, std::uint64_t* A,
+                   std::uint64_t* Bt) {
+  for (std::size_t j = 0; j < n; ++j)
+    if (r.below(2))
+      for (std::size_t t = 0; t + 3 < K; t += 4) Bt[j * K + t + 1] = Bt[j * K + t + 2] = Bt[j * K + t + 3] = Bt[j * K + t];
+  const std::uint64_t sign = in.sign_mask();
+  for (std::size_t i = 0; i < m; ++i) {
+    if (r.below(4)) continue;
+    std::uint64_t* a = A + i * K;
+    const std::size_t mode = r.below(4);
+    for (std::size_t t = 0; t + 3 < K; t += 4) {
+      if (mode == 0 || mode == 2) a[t + 1] = a[t] ^ sign;
+      if (mode == 1 || mode == 2) a[t + 3] = a[t + 2] ^ sign;
+      if (mode == 3) {
+        a[t + 2] = a[t] ^ sign;
+        a[t + 3] = a[t + 1] ^ sign;
+      }
+    }
+  }
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
@@ -83,6 +108,7 @@ Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, c
     for (std::size_t e = 0; e < m * n; ++e)
       if (e % n)
         C[e] = r.below(calm ? 64 : 4) ? uniform_value(out, r) : (r.below(2) ? zero_pattern(out, r) : random_finite(out, r));
+    if (pairs) cancel_blocks(in, r, m, n, K, A.data(), Bt.data());
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
     if (pairs)
