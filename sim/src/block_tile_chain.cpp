@@ -151,6 +151,20 @@ HWY_INLINE void StoreChainBits(DF df, const ChainConsts<DF>& k, hn::Vec<DF> valu
 #else
 #define TCSIM_CHAIN_F16C 0
 #endif
+#if TCSIM_CHAIN_F16C
+// AddVec<true>'s value and flags by F16C (the pairs chain's binary16 sums): x + c rounded to
+// nearest even in binary32, then by vcvtps2ph. No double rounding: x, c are binary16 values, so
+// x + c is exact in binary32 unless their exponents differ by more than 13, and then the smaller
+// is below an eighth of the larger's binary16 ulp: both roundings give the larger, never near a
+// midpoint. Flags as AddVec's: a non-finite s, two zeros (the sign), an Inf result.
+HWY_INLINE hn::Mask<hn::ScalableTag<float>> AddHalfRne(hn::ScalableTag<float> df, hn::Vec<decltype(df)> x,
+                                                     hn::Vec<decltype(df)> c, hn::Vec<decltype(df)>& sum) {
+  const auto s = hn::Add(x, c);
+  sum = hn::Vec<decltype(df)>{_mm512_cvtph_ps(_mm512_cvtps_ph(s.raw, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))};
+  return hn::Or(hn::Or(hn::Not(hn::IsFinite(s)), hn::And(hn::Eq(x, hn::Zero(df)), hn::Eq(c, hn::Zero(df)))),
+                hn::Not(hn::IsFinite(sum)));
+}
+#endif
 template <std::size_t MR, int kHalf, int kAdd>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
@@ -324,9 +338,17 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       auto bad0 = hn::FirstN(df, 0), bad1 = bad0;
       for (std::size_t r = 0; r < MR; ++r)
         for (std::size_t v = 0; v < NV; ++v) {
-          hn::Vec<decltype(du)> bits;
-          VI eref;
-          const auto b = AddVec<kAdd == 2>(df, X[r][v], CV[r][v], bits, sum[r][v], eref);
+          hn::Mask<decltype(df)> b;
+#if TCSIM_CHAIN_F16C
+          if constexpr (kAdd == 2 && kHalf >= 0) {
+            b = AddHalfRne(df, X[r][v], CV[r][v], sum[r][v]);
+          } else
+#endif
+          {
+            hn::Vec<decltype(du)> bits;
+            VI eref;
+            b = AddVec<kAdd == 2>(df, X[r][v], CV[r][v], bits, sum[r][v], eref);
+          }
           if (v == 0) bad0 = hn::Or(bad0, b);
           else bad1 = hn::Or(bad1, b);
         }
