@@ -420,19 +420,109 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
                             zeros.eref.data());
         flagged.resize(rows * w);
       }
-      std::size_t start = 0;
-      // Issue 25 (i25chain): rows without a final addition whose instructions are whole blocks
-      // chain every block of a micro-tile with c in registers (sim block_lanes.hpp:
-      // block_tile_chain); a micro-tile that meets an output the lanes cannot decide runs its
-      // remaining blocks here, block by block through run_tile.
-      const bool chained = !final_add && !pairs && KK > 0 && (group % k == 0 || group >= KK) && [&] {
+      // Instructions [from, to) block by block through run_tile and the final additions, on the
+      // rectangle of mr rows x cw columns at (r0, c0) of the task (vcols of them valid): the whole
+      // task, or a micro-tile whose chain stopped (its results copied, not the buffers swapped).
+      auto run_instructions = [&](std::size_t r0, std::size_t mr, std::size_t c0, std::size_t cw, std::size_t vcols,
+                                  std::size_t from, std::size_t to) {
+        const bool whole = r0 == 0 && mr == rows && c0 == 0 && cw == w;
+        const std::size_t off = r0 * w + c0;
+        auto take = [&](TileState& dst, TileState& src, bool bits) {
+          if (whole) {
+            if (bits) std::swap(dst.bits, src.bits);
+            std::swap(dst.value, src.value);
+            std::swap(dst.eref, src.eref);
+            return;
+          }
+          for (std::size_t rr = 0; rr < mr; ++rr) {
+            const std::size_t at = off + rr * w;
+            if (bits) std::copy_n(src.bits.data() + at, cw, dst.bits.data() + at);
+            std::copy_n(src.value.data() + at, cw, dst.value.data() + at);
+            std::copy_n(src.eref.data() + at, cw, dst.eref.data() + at);
+          }
+        };
+        std::size_t start = from;
+        do {  // instructions (K = 0 runs one)
+          const std::size_t end = std::min(to, start + group);
+          TileState& x = final_add ? blk : acc;
+          std::size_t pos = start;
+          do {  // blocks of k
+            const std::size_t len = std::min(k, end - pos);
+            // Final-add rows start every instruction at +0: its first block reads the decoded
+            // zeros directly (no copy per instruction).
+            const TileState& cin = final_add && pos == start ? zeros : x;
+            const std::size_t a_at = (i0 + r0) * KK + pos, b_at = pos * n_pad + j0 + c0;
+            kernel->run_tile(mr, cw, vcols, len, Ab + a_at, Af.get() + a_at, Ae.get() + a_at, KK, Bb + b_at,
+                             Bf.get() + b_at, Be.get() + b_at, n_pad, cin.bits.data() + off, cin.value.data() + off,
+                             cin.eref.data() + off, tmp.bits.data() + off, tmp.value.data() + off,
+                             tmp.eref.data() + off, w);
+            // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
+            // Padding columns (j >= vcols) are never computed exactly nor read back.
+            if (r.narrow[o]) {
+              // Plain pointers: the thread_local vectors would be looked up again per element.
+              std::uint64_t* xb = x.bits.data() + off;
+              const std::uint64_t* tb = tmp.bits.data() + off;
+              for (std::size_t rr = 0; rr < mr; ++rr) {
+                widen_row(tb + rr * w, xb + rr * w, vcols);
+                std::fill(xb + rr * w + vcols, xb + rr * w + cw, std::uint64_t{0});
+              }
+              take(x, tmp, false);
+            } else {
+              take(x, tmp, true);
+            }
+            pos += len;
+          } while (pos < end);
+          if (final_add && lane_add) {
+            // In SIMD lanes on the decoded values (sim tile_add.hpp), into tmp; the lanes it
+            // flags by ieee_add (padding columns are never read back).
+            for (std::size_t rr = 0; rr < mr; ++rr) {
+              const std::size_t at = off + rr * w;
+              const std::size_t nf = lanes::tile_add_rne(add_kind == detail::FastAdd::Binary16, cw, blk.value.data() + at,
+                                                         acc.value.data() + at, tmp.bits.data() + at,
+                                                         tmp.value.data() + at, tmp.eref.data() + at, flagged.data());
+              for (std::size_t f = 0; f < nf; ++f) {
+                if (flagged[f] >= vcols) continue;
+                const std::size_t e = at + flagged[f];
+                tmp.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
+                kernel->decode_tile(BlockKernel::Role::C, 1, tmp.bits.data() + e, tmp.value.data() + e,
+                                    tmp.eref.data() + e);
+              }
+            }
+            take(acc, tmp, true);
+          } else if (final_add) {
+            for (std::size_t rr = 0; rr < mr; ++rr) {
+              const std::size_t at = off + rr * w;
+              for (std::size_t j = 0; j < vcols; ++j)
+                acc.bits[at + j] = add_c_finally(out, binary32_rne, blk.bits[at + j], acc.bits[at + j], add_mode,
+                                                 r.nan_out[o], r.overflow);
+              kernel->decode_tile(BlockKernel::Role::C, cw, acc.bits.data() + at, acc.value.data() + at,
+                                  acc.eref.data() + at);
+            }
+          }
+          start = end;
+        } while (start < to);
+      };
+      // Issue 25 (i25chain, i25fp8fuse): micro-tiles with c in registers over every block (sim
+      // block_lanes.hpp: block_tile_chain) for rows without a final addition whose instructions
+      // are whole blocks, and for the pairs-mod4 final-add rows with a fast final addition, each
+      // instruction's two blocks and u + c there (block_tile_pairs_chain); a micro-tile that meets
+      // an output the lanes cannot decide runs its remaining blocks or instructions above.
+      const bool plain_chain = !final_add && !pairs && KK > 0 && (group % k == 0 || group >= KK);
+      const bool pairs_chain = final_add && pairs && lane_add && group == 2 * k && KK % group == 0;
+      const bool chained = (plain_chain || pairs_chain) && [&] {
         const std::size_t W = TC, per_row = w / W, lanes_rows = kernel->tile_rows();
         thread_local std::vector<std::size_t> stops;
         stops.resize((rows + lanes_rows - 1) / lanes_rows * per_row);
-        if (!kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK, Bf.get() + j0,
-                                    Be.get() + j0, n_pad, acc.value.data(), acc.eref.data(), tmp.bits.data(), w,
-                                    stops.data()))
+        if (pairs_chain) {
+          if (!kernel->run_tile_pairs_chain(add_kind == detail::FastAdd::Binary16, rows, w, valid, KK, k,
+                                            Af.get() + i0 * KK, Ae.get() + i0 * KK, KK, Bf.get() + j0, Be.get() + j0,
+                                            n_pad, acc.value.data(), acc.eref.data(), acc.bits.data(), w, stops.data()))
+            return false;
+        } else if (!kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK,
+                                           Bf.get() + j0, Be.get() + j0, n_pad, acc.value.data(), acc.eref.data(),
+                                           tmp.bits.data(), w, stops.data())) {
           return false;
+        }
         // tmp's patterns (the kernel's output format) into acc's (out) for the columns < valid.
         auto take_bits = [&](std::size_t off, std::size_t mr, std::size_t vcols) {
           for (std::size_t rr = 0; rr < mr; ++rr) {
@@ -446,6 +536,28 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
           const std::size_t r0 = mt / per_row * lanes_rows, c0 = mt % per_row * W;
           const std::size_t mr = std::min(lanes_rows, rows - r0), off = r0 * w + c0;
           const std::size_t vcols = valid > c0 ? std::min(W, valid - c0) : 0;
+          if (pairs_chain) {
+            // Stopped at an instruction boundary: that instruction runs above, then the chain
+            // resumes from the next one (as the plain chain below; a sum cancelled to zero or a
+            // binary16 block result below 2^-14 stops a micro-tile now and then).
+            bool resume = true;
+            for (std::size_t pos = stops[mt]; pos < KK;) {
+              run_instructions(r0, mr, c0, W, vcols, pos, pos + group);
+              pos += group;
+              if (resume && pos < KK) {
+                std::size_t resumed = 0;
+                const std::size_t a_next = (i0 + r0) * KK + pos, b_next = pos * n_pad + j0 + c0;
+                if (!kernel->run_tile_pairs_chain(add_kind == detail::FastAdd::Binary16, mr, W, vcols, KK - pos, k,
+                                                  Af.get() + a_next, Ae.get() + a_next, KK, Bf.get() + b_next,
+                                                  Be.get() + b_next, n_pad, acc.value.data() + off,
+                                                  acc.eref.data() + off, acc.bits.data() + off, w, &resumed))
+                  continue;
+                resume = resumed > 0;
+                pos += resumed;
+              }
+            }
+            continue;
+          }
           if (stops[mt] > 0) take_bits(off, mr, vcols);
           bool resume = true;  // false after a resumed chain stopped at once (a NaN c stops every block)
           for (std::size_t pos = stops[mt]; pos < KK;) {
@@ -479,62 +591,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         }
         return true;
       }();
-      if (!chained) do {  // instructions (K = 0 runs one)
-        const std::size_t end = std::min(KK, start + group);
-        TileState& x = final_add ? blk : acc;
-        std::size_t pos = start;
-        do {  // blocks of k
-          const std::size_t len = std::min(k, end - pos);
-          // Final-add rows start every instruction at +0: its first block reads the decoded
-          // zeros directly (no copy per instruction).
-          const TileState& cin = final_add && pos == start ? zeros : x;
-          kernel->run_tile(rows, w, valid, len, Ab + i0 * KK + pos, Af.get() + i0 * KK + pos,
-                           Ae.get() + i0 * KK + pos, KK, Bb + pos * n_pad + j0, Bf.get() + pos * n_pad + j0,
-                           Be.get() + pos * n_pad + j0, n_pad, cin.bits.data(), cin.value.data(), cin.eref.data(),
-                           tmp.bits.data(), tmp.value.data(), tmp.eref.data(), w);
-          // A narrow result is re-encoded in `out` (the same value: the decoded one stands).
-          // Padding columns (j >= valid) are never computed exactly nor read back.
-          if (r.narrow[o]) {
-            // Plain pointers: the thread_local vectors would be looked up again per element.
-            std::uint64_t* xb = x.bits.data();
-            const std::uint64_t* tb = tmp.bits.data();
-            for (std::size_t rr = 0; rr < rows; ++rr) {
-              widen_row(tb + rr * w, xb + rr * w, valid);
-              std::fill(xb + rr * w + valid, xb + (rr + 1) * w, std::uint64_t{0});
-            }
-          } else {
-            std::swap(x.bits, tmp.bits);
-          }
-          std::swap(x.value, tmp.value);
-          std::swap(x.eref, tmp.eref);
-          pos += len;
-        } while (pos < end);
-        if (final_add && lane_add) {
-          // In SIMD lanes on the decoded values (sim tile_add.hpp), into tmp; the lanes it
-          // flags by ieee_add (padding columns are never read back).
-          const std::size_t nf = lanes::tile_add_rne(add_kind == detail::FastAdd::Binary16, rows * w, blk.value.data(),
-                                                     acc.value.data(), tmp.bits.data(), tmp.value.data(),
-                                                     tmp.eref.data(), flagged.data());
-          for (std::size_t f = 0; f < nf; ++f) {
-            const std::size_t e = flagged[f];
-            if (e % w >= valid) continue;
-            tmp.bits[e] = detail::ieee_add(out, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
-            kernel->decode_tile(BlockKernel::Role::C, 1, tmp.bits.data() + e, tmp.value.data() + e, tmp.eref.data() + e);
-          }
-          std::swap(acc.bits, tmp.bits);
-          std::swap(acc.value, tmp.value);
-          std::swap(acc.eref, tmp.eref);
-        } else if (final_add) {
-          for (std::size_t rr = 0; rr < rows; ++rr)
-            for (std::size_t j = 0; j < valid; ++j) {
-              const std::size_t e = rr * w + j;
-              acc.bits[e] = add_c_finally(out, binary32_rne, blk.bits[e], acc.bits[e], add_mode, r.nan_out[o], r.overflow);
-            }
-          kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(),
-                              acc.eref.data());
-        }
-        start = end;
-      } while (start < KK);
+      if (!chained) run_instructions(0, rows, 0, w, valid, 0, KK);
       for (std::size_t rr = 0; rr < rows; ++rr)
         std::copy_n(acc.bits.begin() + rr * w, valid, D.begin() + static_cast<std::ptrdiff_t>((i0 + rr) * n + j0));
     });

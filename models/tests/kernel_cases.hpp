@@ -109,4 +109,36 @@ inline void fill_element(const Format& in, const Format& out, Rng& r, std::uint6
   }
 }
 
+// A finite pattern of f (field clamped below the top).
+inline std::uint64_t finite_pattern(const Format& f, bool negative, std::uint64_t field, std::uint64_t frac) {
+  const std::uint64_t top = (std::uint64_t{1} << f.exponent_bits) - 1;
+  field = std::min(field, top - 1);  // finite
+  return (negative ? f.sign_mask() : 0) | (field << (f.precision - 1)) | (frac & ((std::uint64_t{1} << (f.precision - 1)) - 1));
+}
+
+// A c aimed at the final addition u + c of the first instruction of a final-add row (u: its
+// sum from +0; issue 25, test_pairs_mod4.cpp, test_tile_chain.cpp): -u (exact cancellation,
+// zero signs), -u a few ulps off, a value whose last places meet u's rounding (ties of the
+// binary16 final rounding), near the largest finite (overflow), subnormal; else c0.
+inline std::uint64_t final_add_edge_c(const Format& out, Rng& r, std::uint64_t u, std::uint64_t c0) {
+  const std::uint64_t sign = out.sign_mask(), top = (std::uint64_t{1} << out.exponent_bits) - 1;
+  const std::uint64_t field = (u >> (out.precision - 1)) & top, frac_bits = static_cast<std::uint64_t>(out.precision - 1);
+  if (field == top) return c0;  // u is Inf or NaN
+  switch (r.below(6)) {
+    case 0: return u ^ sign;  // exact cancellation
+    case 1: {                 // -u a few ulps off (stays finite: the field is below top)
+      const std::uint64_t mag = u & ~sign, off = 1 + r.below(3);
+      const std::uint64_t m = r.below(2) && mag > off ? mag - off : std::min(mag + off, (top << frac_bits) - 1);
+      return ((u & sign) ^ sign) | m;
+    }
+    case 2: {  // c's places meet u's last place: ties and near-ties of the final rounding
+      const std::int64_t f = static_cast<std::int64_t>(field) - static_cast<std::int64_t>(frac_bits) - 1 + r.range(-1, 2);
+      return f <= 0 ? finite_pattern(out, r.below(2), 0, r.next()) : finite_pattern(out, r.below(2), static_cast<std::uint64_t>(f), r.next());
+    }
+    case 3: return finite_pattern(out, r.below(2), top - 1 - r.below(2), r.next());  // near the largest finite
+    case 4: return finite_pattern(out, r.below(2), 0, r.next());                     // subnormal (or zero)
+    default: return c0;
+  }
+}
+
 }  // namespace tcsim::reftest

@@ -32,34 +32,6 @@ using tcsim::test::Rng;
 
 namespace {
 
-std::uint64_t pattern(const Format& f, bool negative, std::uint64_t field, std::uint64_t frac) {
-  const std::uint64_t top = (std::uint64_t{1} << f.exponent_bits) - 1;
-  field = std::min(field, top - 1);  // finite
-  return (negative ? f.sign_mask() : 0) | (field << (f.precision - 1)) | (frac & ((std::uint64_t{1} << (f.precision - 1)) - 1));
-}
-
-// A c aimed at the final addition u + c of the first instruction (u: its sum from +0).
-std::uint64_t edge_c(const Format& out, Rng& r, std::uint64_t u, std::uint64_t c0) {
-  const std::uint64_t sign = out.sign_mask(), top = (std::uint64_t{1} << out.exponent_bits) - 1;
-  const std::uint64_t field = (u >> (out.precision - 1)) & top, frac_bits = static_cast<std::uint64_t>(out.precision - 1);
-  if (field == top) return c0;  // u is Inf or NaN
-  switch (r.below(6)) {
-    case 0: return u ^ sign;  // exact cancellation
-    case 1: {                 // -u a few ulps off (stays finite: the field is below top)
-      const std::uint64_t mag = u & ~sign, off = 1 + r.below(3);
-      const std::uint64_t m = r.below(2) && mag > off ? mag - off : std::min(mag + off, (top << frac_bits) - 1);
-      return ((u & sign) ^ sign) | m;
-    }
-    case 2: {  // c's places meet u's last place: ties and near-ties of the final rounding
-      const std::int64_t f = static_cast<std::int64_t>(field) - static_cast<std::int64_t>(frac_bits) - 1 + r.range(-1, 2);
-      return f <= 0 ? pattern(out, r.below(2), 0, r.next()) : pattern(out, r.below(2), static_cast<std::uint64_t>(f), r.next());
-    }
-    case 3: return pattern(out, r.below(2), top - 1 - r.below(2), r.next());  // near the largest finite
-    case 4: return pattern(out, r.below(2), 0, r.next());                     // subnormal (or zero)
-    default: return c0;
-  }
-}
-
 struct Tally {
   std::uint64_t batch = 0, planar = 0, gemm = 0, bad = 0;
 };
@@ -93,7 +65,7 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
       if (r.below(2)) {
         const std::uint64_t u = unit.dot(in, out, {a.data() + e * K, std::min(K, group)}, {b.data() + e * K, std::min(K, group)},
                                          out.zero(false), ins);
-        c[e] = edge_c(out, r, u, c[e]);
+        c[e] = final_add_edge_c(out, r, u, c[e]);
       }
     }
     unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), ins, 2);
@@ -122,7 +94,7 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
         std::uint64_t c0 = 0;
         fill_element(in, out, r, scratch.data(), scratch.data(), 0, c0);
         const std::uint64_t u = unit.dot(in, out, {A.data() + i * K, group}, {Bt.data() + j * K, group}, out.zero(false), ins);
-        C[i * n + j] = r.below(2) ? edge_c(out, r, u, c0) : c0;
+        C[i * n + j] = r.below(2) ? final_add_edge_c(out, r, u, c0) : c0;
       }
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, ins, 2);
     for (std::size_t i = 0; i < m; ++i)

@@ -8,6 +8,11 @@
 // (edge cases in every block), and uniform ones with one block of edge cases at a random block
 // (a stop mid-chain, its state handed back); half the GEMMs almost all uniform (whole chains). ctest runs 3 x 10^5 block FMAs per pair
 // (TCSIM_TEST_SCALE scales them; 33 gives 10^7: docs/performance.md records the run).
+// Issue 25 (branch i25fp8fuse): the pairs-mod4 final-add rows (h100, b200 mma.sync e4m3/e5m2 ->
+// fp32/fp16) chain whole instructions (block 1 from +0, block 2, u + c rounded to nearest even)
+// in registers: the same GEMMs of 1 to 40 instructions (sometimes a partial last one), a
+// quarter of the c aimed at the first instruction's final addition (kernel_cases.hpp:
+// final_add_edge_c), on every compiled SIMD target.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -55,18 +60,46 @@ void fill_chain(const Format& in, const Format& out, Rng& r, std::size_t k, std:
   }
 }
 
+// Pairs-mod4 rows: exact cancellations (zero block results and zero u of an instruction, the
+// chain's zero lanes). Half the columns of B repeat each group of 4 products' first value;
+// a quarter of A's rows negate, in every instruction, products t + 1 (block 1 cancels: k mod 4
+// is 0 and 1 there), t + 3 (block 2), both, or t + 2 and t + 3 (block 2 cancels block 1).
+void cancel_blocks(const Format& in, Rng& r, std::size_t m, std::size_t n, std::size_t K, std::uint64_t* A,
+                   std::uint64_t* Bt) {
+  for (std::size_t j = 0; j < n; ++j)
+    if (r.below(2))
+      for (std::size_t t = 0; t + 3 < K; t += 4) Bt[j * K + t + 1] = Bt[j * K + t + 2] = Bt[j * K + t + 3] = Bt[j * K + t];
+  const std::uint64_t sign = in.sign_mask();
+  for (std::size_t i = 0; i < m; ++i) {
+    if (r.below(4)) continue;
+    std::uint64_t* a = A + i * K;
+    const std::size_t mode = r.below(4);
+    for (std::size_t t = 0; t + 3 < K; t += 4) {
+      if (mode == 0 || mode == 2) a[t + 1] = a[t] ^ sign;
+      if (mode == 1 || mode == 2) a[t + 3] = a[t + 2] ^ sign;
+      if (mode == 3) {
+        a[t + 2] = a[t] ^ sign;
+        a[t + 3] = a[t + 1] ^ sign;
+      }
+    }
+  }
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
 // 48 x 40 GEMMs (tiles, padding, task edges) until `total` block FMAs are checked.
+// pairs: a pairs-mod4 row, K of 1 to 40 instructions (2k products each, `blocks` counts them)
+// and a quarter of the c aimed at the first instruction's final addition.
 Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
-                  std::uint64_t total, const std::string& label) {
-  const std::size_t k = static_cast<std::size_t>(row.fma_size);
+                  std::uint64_t total, const std::string& label, bool pairs = false) {
+  const std::size_t k = static_cast<std::size_t>(row.fma_size), step = pairs ? 2 * k : k;
   const std::size_t m = 48, n = 40;
   Tally t;
   while (t.blocks < total) {
-    const std::size_t K = k * (2 + r.below(39)) + r.below(k);
+    const std::size_t K = pairs ? step * (1 + r.below(40)) + (r.below(4) == 0 ? r.below(step) : 0)
+                                : k * (2 + r.below(39)) + r.below(k);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), scratch(K);
     std::uint64_t unused = 0;
     const bool calm = r.below(2) == 0;
@@ -75,12 +108,21 @@ Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, c
     for (std::size_t e = 0; e < m * n; ++e)
       if (e % n)
         C[e] = r.below(calm ? 64 : 4) ? uniform_value(out, r) : (r.below(2) ? zero_pattern(out, r) : random_finite(out, r));
+    if (pairs) cancel_blocks(in, r, m, n, K, A.data(), Bt.data());
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
+    if (pairs)
+      for (std::size_t e = 0; e < m * n; ++e)
+        if (r.below(4) == 0) {
+          const std::size_t i = e / n, j = e % n, len = std::min(K, step);
+          const std::uint64_t u = unit.dot(in, out, {A.data() + i * K, len}, {Bt.data() + j * K, len}, out.zero(false),
+                                           row.instruction);
+          C[e] = final_add_edge_c(out, r, u, C[e]);
+        }
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
     gemm_mismatches(unit, in, in, out, m, n, K, A, B, C, D, row.instruction, {"tile-chain", label}, t.mismatches);
     t.outputs += m * n;
-    t.blocks += m * n * ((K + k - 1) / k);
+    t.blocks += m * n * ((K + step - 1) / step);
   }
   return t;
 }
@@ -117,9 +159,9 @@ TEST_CASE("tile chains: the small-block rows chain their blocks in registers", "
     const BlockKernel kernel(unit.adder(in, out, row.instruction).config(), k);
     const std::size_t rows = kernel.tile_rows(), cols = kernel.tile_columns(), K = 8 * k;
     std::vector<std::uint64_t> a(rows * K), b(K * cols), c(rows * cols), d(rows * cols);
-    for (auto& x : a) x = uniform_value(in, r);
-    for (auto& x : b) x = uniform_value(in, r);
-    for (auto& x : c) x = uniform_value(out, r);
+    for (auto& x : a) x = uniform_value(in, r) & ~in.sign_mask();
+    for (auto& x : b) x = uniform_value(in, r) & ~in.sign_mask();
+    for (auto& x : c) x = uniform_value(out, r) & ~out.sign_mask();
     std::vector<float> av(a.size()), bv(b.size()), cv(c.size());
     std::vector<std::int16_t> ae(a.size()), be(b.size());
     std::vector<std::int32_t> ce(c.size());
@@ -163,6 +205,92 @@ TEST_CASE("kernel differential: tile chains (every tile row without a final addi
         }
   }
   CHECK(pairs >= 13);
+}
+
+namespace {
+
+// The fp8 mma.sync emulation lines (pairs-mod4, final addition rounded to nearest even).
+struct PairsLine {
+  const char *unit, *in, *out;
+};
+const PairsLine kPairsLines[] = {{"h100", "e4m3", "fp32"}, {"h100", "e5m2", "fp32"}, {"h100", "e4m3", "fp16"},
+                                 {"h100", "e5m2", "fp16"}, {"b200", "e4m3", "fp32"}, {"b200", "e5m2", "fp32"},
+                                 {"b200", "e4m3", "fp16"}, {"b200", "e5m2", "fp16"}};
+
+}  // namespace
+
+TEST_CASE("pairs-mod4 chains: the fp8 mma.sync emulation lines chain whole instructions in registers",
+          "[kernel][tiles][pairs]") {
+  // run_tile_pairs_chain takes the 8 lines: a micro-tile of positive uniform operands (no
+  // cancellation: every block result and sum at least 2^-12, never flagged as tiny or zero)
+  // runs every instruction, one with a NaN in instruction 3 stops there (its c handed back
+  // unchanged).
+  Rng r(tcsim::test::seed("pairs-mod4 chains: stops", 0x9a125e41));
+  for (const PairsLine& l : kPairsLines) {
+    const Unit& unit = builtin_unit(l.unit);
+    const Format &in = parse_format(l.in), &out = parse_format(l.out);
+    INFO(std::string(l.unit) + " " + l.in + "->" + l.out);
+    const DatapathSpec& row = unit.datapath(in, out, "mma.sync");
+    REQUIRE(row.k_split == KSplit::PairsMod4);
+    REQUIRE(row.c_entry == CEntry::FinalAdd);
+    const std::size_t k = static_cast<std::size_t>(row.fma_size), group = 2 * k;
+    const BlockKernel kernel(unit.adder(in, out, row.instruction).config(), k);
+    const std::size_t rows = kernel.tile_rows(), cols = kernel.tile_columns(), K = 8 * group;
+    std::vector<std::uint64_t> a(rows * K), b(K * cols), c(rows * cols), d(rows * cols);
+    for (auto& x : a) x = uniform_value(in, r) & ~in.sign_mask();
+    for (auto& x : b) x = uniform_value(in, r) & ~in.sign_mask();
+    for (auto& x : c) x = uniform_value(out, r) & ~out.sign_mask();
+    std::vector<float> av(a.size()), bv(b.size()), cv(c.size());
+    std::vector<std::int16_t> ae(a.size()), be(b.size());
+    std::vector<std::int32_t> ce(c.size());
+    std::size_t stop = 0;
+    const bool binary16 = out == formats::fp16();
+    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
+    kernel.decode_tile(BlockKernel::Role::B, b.size(), b.data(), bv.data(), be.data());
+    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
+    REQUIRE(kernel.run_tile_pairs_chain(binary16, rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(),
+                                        cols, cv.data(), ce.data(), d.data(), cols, &stop));
+    CHECK(stop == K);
+    // Not whole instructions: refused.
+    CHECK_FALSE(kernel.run_tile_pairs_chain(binary16, rows, cols, cols, K - k, k, av.data(), ae.data(), K, bv.data(),
+                                            be.data(), cols, cv.data(), ce.data(), d.data(), cols, &stop));
+    a[1 * K + 3 * group + k + 1] = in.canonical_nan();  // instruction 3, its second block
+    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
+    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
+    REQUIRE(kernel.run_tile_pairs_chain(binary16, rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(),
+                                        cols, cv.data(), ce.data(), d.data(), cols, &stop));
+    CHECK(stop == 3 * group);
+  }
+}
+
+TEST_CASE("kernel differential: pairs-mod4 chains (the fp8 mma.sync emulation), every SIMD target",
+          "[kernel][differential][pairs]") {
+  Rng r(tcsim::test::seed("kernel differential pairs-mod4 chains", 0x9a125e42));
+  // Instructions per pair: the CPU's best target, and fewer on the others.
+  const std::uint64_t best = tcsim::test::count(150'000), others = tcsim::test::count(30'000);
+  std::uint64_t mismatches = 0, outputs = 0;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const PairsLine& l : kPairsLines) {
+      const Unit& unit = builtin_unit(l.unit);
+      const Format &in = parse_format(l.in), &out = parse_format(l.out);
+      const DatapathSpec& row = unit.datapath(in, out, "mma.sync");
+      const std::string label = name + " " + l.unit + " mma.sync " + l.in + "->" + l.out;
+      INFO(label);
+      const Tally t = gemm_chains(unit, row, in, out, r, target == targets.front() ? best : others, label, true);
+      std::printf("[pairs-chain] %-40s gemm %llu outputs, %llu instructions, %llu mismatches\n", label.c_str(),
+                  static_cast<unsigned long long>(t.outputs), static_cast<unsigned long long>(t.blocks),
+                  static_cast<unsigned long long>(t.mismatches));
+      mismatches += t.mismatches;
+      outputs += t.outputs;
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  std::printf("[pairs-chain] %zu targets, %llu GEMM outputs in all, %llu mismatches\n", targets.size(),
+              static_cast<unsigned long long>(outputs), static_cast<unsigned long long>(mismatches));
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("tile chains: resumed after a stopped block, every SIMD target (issue 25, i25v100)", "[kernel][differential]") {

@@ -20,6 +20,7 @@
 
 #include "block_lanes-inl.h"
 #include "block_tile_chain.hpp"
+#include "tile_add-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tcsim::lanes::HWY_NAMESPACE {
@@ -139,13 +140,32 @@ HWY_INLINE void StoreChainBits(DF df, const ChainConsts<DF>& k, hn::Vec<DF> valu
 
 // The chain of one micro-tile of MR rows x 2 vectors; returns where it stopped (K: done).
 // binary16 outputs by F16C (AVX-512 only): kHalf is vcvtps2ph's rounding immediate, -1 elsewhere.
+// kAdd (issue 25, branch i25fp8fuse): 0 for a chain of blocks; 1 (binary32) or 2 (binary16)
+// for the pairs-mod4 final-add rows, where each instruction of 2 blocks runs block 1 from +0,
+// block 2 from its result u1, and adds the instruction's result u2 to c (AddVec, rounded to
+// nearest even): c's state is then the sums (d_bits their patterns in that format), and a stop
+// is at the first instruction with an output any of its three steps would flag.
 #undef TCSIM_CHAIN_F16C  // per Highway target
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_EMU128
 #define TCSIM_CHAIN_F16C 1
 #else
 #define TCSIM_CHAIN_F16C 0
 #endif
-template <std::size_t MR, int kHalf>
+#if TCSIM_CHAIN_F16C
+// AddVec<true>'s value and flags by F16C (the pairs chain's binary16 sums): x + c rounded to
+// nearest even in binary32, then by vcvtps2ph. No double rounding: x, c are binary16 values, so
+// x + c is exact in binary32 unless their exponents differ by more than 13, and then the smaller
+// is below an eighth of the larger's binary16 ulp: both roundings give the larger, never near a
+// midpoint. Flags as AddVec's: a non-finite s, two zeros (the sign), an Inf result.
+HWY_INLINE hn::Mask<hn::ScalableTag<float>> AddHalfRne(hn::ScalableTag<float> df, hn::Vec<decltype(df)> x,
+                                                     hn::Vec<decltype(df)> c, hn::Vec<decltype(df)>& sum) {
+  const auto s = hn::Add(x, c);
+  sum = hn::Vec<decltype(df)>{_mm512_cvtph_ps(_mm512_cvtps_ph(s.raw, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))};
+  return hn::Or(hn::Or(hn::Not(hn::IsFinite(s)), hn::And(hn::Eq(x, hn::Zero(df)), hn::Eq(c, hn::Zero(df)))),
+                hn::Not(hn::IsFinite(sum)));
+}
+#endif
+template <std::size_t MR, int kHalf, int kAdd>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                        const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
@@ -177,17 +197,16 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     const VI e1 = hn::Min(hn::Max(hn::LoadU(di, c_eref + r * ldc + NF), e_lo), e_hi);
     CE[r] = hn::Combine(d16, hn::DemoteTo(d16h, e1), hn::DemoteTo(d16h, e0));
   }
-  std::size_t pos = 0;
-  bool done_any = false;
-  for (; pos < K; pos += block) {
-    const std::size_t len = std::min(block, K - pos);
+  // One block from c (cv, ce) into X; true where a valid output needs the exact path.
+  auto run_block = [&](std::size_t pos, std::size_t len, const VF (&cv)[MR][NV], const V16 (&ce)[MR],
+                       VF (&X)[MR][NV]) HWY_ATTR {
     const float* av = a_value + pos;
     const std::int16_t* ae = a_eref + pos;
     const float* bv = b_value + pos * ldb;
     const std::int16_t* be = b_eref + pos * ldb;
     // E: the products' e_refs and c's, in int16 lanes.
     V16 E16[MR];
-    for (std::size_t r = 0; r < MR; ++r) E16[r] = CE[r];
+    for (std::size_t r = 0; r < MR; ++r) E16[r] = ce[r];
     for (std::size_t t = 0; t < len; ++t) {
       const auto eb = hn::LoadU(d16, be + t * ldb);
       for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
@@ -209,7 +228,7 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // a NaN/Inf c has a special e_ref: flagged above).
     VI S[MR][NV];
     for (std::size_t r = 0; r < MR; ++r)
-      for (std::size_t v = 0; v < NV; ++v) S[r][v] = TruncToInt32(di, hn::Mul(CV[r][v], scale[r][v]));
+      for (std::size_t v = 0; v < NV; ++v) S[r][v] = TruncToInt32(di, hn::Mul(cv[r][v], scale[r][v]));
     for (std::size_t t = 0; t < len; ++t) {
       VF vb[NV];
       for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, bv + t * ldb + v * NF);
@@ -222,7 +241,6 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // block_tile's fused epilogue with the same exits, into registers. The flags by unsigned
     // compares: |s| - 1 > wrap_below - 1 catches s = 0, |s| > wrap_below and Abs(INT32_MIN) < 0;
     // |x|'s bits - (2^-126's + 1) beyond the normal range catches x <= 2^-126 and Inf/NaN.
-    VF X[MR][NV];
     for (std::size_t r = 0; r < MR; ++r)
       for (std::size_t v = 0; v < NV; ++v) {
         const VI s = S[r][v];
@@ -274,22 +292,88 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           b = hn::Or(b, hn::RebindMask(df, hn::Or(hn::Lt(xb, k.n_min_bits), hn::Gt(yb, k.n_max_bits))));
           X[r][v] = hn::BitCast(df, hn::Or(yb, hn::And(s, k.sign_mask)));
         }
+        // Pairs-mod4 (kAdd): an exact zero block result is +0 here, its sign unknown. The sign
+        // cannot reach an output: a zero u is the second block's c (a zero term there), a zero
+        // second result is added to the instruction's c, exact unless c is zero too (AddVec's
+        // two zeros, flagged). Cancellations stopped e5m2 micro-tiles in 11-13 % of instructions.
+        if constexpr (kAdd != 0) b = hn::AndNot(hn::RebindMask(df, hn::Eq(s, hn::Zero(di))), b);
         if (v == 0) any0 = hn::Or(any0, b);
         else any1 = hn::Or(any1, b);
       }
-    if (HWY_UNLIKELY(!hn::AllFalse(d16, hn::And(any16, live16)) || !hn::AllFalse(df, hn::And(any0, live[0])) ||
-                     !hn::AllFalse(df, hn::And(any1, live[1]))))
-      break;  // c (before this block) stored below
-    // c's e_refs (every X is a normal binary32 number here) in int16 lanes from the upper
-    // halves of X's bits: one ConcatOdd per row instead of two demotions (issue 25, i25v100).
+    return !hn::AllFalse(d16, hn::And(any16, live16)) || !hn::AllFalse(df, hn::And(any0, live[0])) ||
+           !hn::AllFalse(df, hn::And(any1, live[1]));
+  };
+  // A block's (normal) results as the next block's c: their e_refs from the exponent fields.
+  // In int16 lanes from the upper halves of X's bits: one ConcatOdd per row instead of two
+  // demotions (issue 25, i25v100).
+  auto take = [&](const VF (&X)[MR][NV], VF (&cv)[MR][NV], V16 (&ce)[MR]) HWY_ATTR {
     for (std::size_t r = 0; r < MR; ++r) {
-      for (std::size_t v = 0; v < NV; ++v) CV[r][v] = X[r][v];
+      for (std::size_t v = 0; v < NV; ++v) cv[r][v] = X[r][v];
       const V16 hi = hn::ConcatOdd(d16, hn::BitCast(d16, X[r][1]), hn::BitCast(d16, X[r][0]));
-      CE[r] = hn::Sub(hn::ShiftRight<7>(hn::And(hi, k.field16)), k.bias16);
+      ce[r] = hn::Sub(hn::ShiftRight<7>(hn::And(hi, k.field16)), k.bias16);
     }
-    done_any = true;
+  };
+  std::size_t pos = 0;
+  bool done_any = false;
+  if constexpr (kAdd == 0) {
+    for (; pos < K; pos += block) {
+      VF X[MR][NV];
+      if (HWY_UNLIKELY(run_block(pos, std::min(block, K - pos), CV, CE, X))) break;  // c (before it) stored below
+      take(X, CV, CE);
+      done_any = true;
+    }
+  } else {
+    // Pairs-mod4: CV is c (the sums), never a block's c. Instructions of 2 blocks (K a multiple).
+    VF zero[MR][NV], U[MR][NV], X[MR][NV];
+    V16 zero_e[MR], UE[MR];
+    for (std::size_t r = 0; r < MR; ++r) {
+      zero_e[r] = hn::Set(d16, -30000);  // kTileZero, clamped as c's e_refs above
+      for (std::size_t v = 0; v < NV; ++v) zero[r][v] = hn::Zero(df);
+    }
+    for (; pos < K; pos += 2 * block) {
+      if (HWY_UNLIKELY(run_block(pos, block, zero, zero_e, U))) break;
+      take(U, U, UE);
+      if (HWY_UNLIKELY(run_block(pos + block, block, U, UE, X))) break;
+      VF sum[MR][NV];
+      auto bad0 = hn::FirstN(df, 0), bad1 = bad0;
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v) {
+          hn::Mask<decltype(df)> b;
+#if TCSIM_CHAIN_F16C
+          if constexpr (kAdd == 2 && kHalf >= 0) {
+            b = AddHalfRne(df, X[r][v], CV[r][v], sum[r][v]);
+          } else
+#endif
+          {
+            hn::Vec<decltype(du)> bits;
+            VI eref;
+            b = AddVec<kAdd == 2>(df, X[r][v], CV[r][v], bits, sum[r][v], eref);
+          }
+          if (v == 0) bad0 = hn::Or(bad0, b);
+          else bad1 = hn::Or(bad1, b);
+        }
+      if (HWY_UNLIKELY(!hn::AllFalse(df, hn::And(bad0, live[0])) || !hn::AllFalse(df, hn::And(bad1, live[1])))) break;
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v) CV[r][v] = sum[r][v];
+      done_any = true;
+    }
   }
-  if (done_any)
+  if (done_any && kAdd != 0) {
+    // The sums' patterns and e_refs (AddVec of c + 0 is c: exact).
+    const hn::Repartition<std::uint64_t, decltype(df)> du64;
+    const hn::Half<decltype(du)> du_half;
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < NV; ++v) {
+        hn::Vec<decltype(du)> bits;
+        VF value;
+        VI eref;
+        (void)AddVec<kAdd == 2>(df, CV[r][v], hn::Zero(df), bits, value, eref);
+        hn::StoreU(value, df, c_value + r * ldc + v * NF);
+        hn::StoreU(eref, di, c_eref + r * ldc + v * NF);
+        hn::StoreU(hn::PromoteTo(du64, hn::LowerHalf(du_half, bits)), du64, d_bits + r * ldc + v * NF);
+        hn::StoreU(hn::PromoteTo(du64, hn::UpperHalf(du_half, bits)), du64, d_bits + r * ldc + v * NF + NF / 2);
+      }
+  } else if (done_any)
     for (std::size_t r = 0; r < MR; ++r) {
       const VI e0 = hn::PromoteTo(di, hn::LowerHalf(d16h, CE[r])), e1 = hn::PromoteTo(di, hn::UpperHalf(d16h, CE[r]));
       hn::StoreU(e0, di, c_eref + r * ldc);
@@ -303,12 +387,12 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
 }
 #endif
 
-bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
+bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                     std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                     const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                     std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)p, (void)rows, (void)cols, (void)valid_cols, (void)K, (void)block, (void)a_value, (void)a_eref, (void)lda;
+  (void)p, (void)add, (void)rows, (void)cols, (void)valid_cols, (void)K, (void)block, (void)a_value, (void)a_eref, (void)lda;
   (void)b_value, (void)b_eref, (void)ldb, (void)c_value, (void)c_eref, (void)d_bits, (void)ldc, (void)stops;
   return false;
 #else
@@ -323,6 +407,7 @@ bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std
                           p.out_max_finite_significand >= (std::uint64_t{1} << (p.out_precision - 1));
   const std::size_t chunk = tile_chunk_len(p.fraction_bits);
   if (!(binary32_out || narrow_out) || block == 0 || K == 0 || block > chunk) return false;
+  if (add != 0 && (add > 2 || K % (2 * block) != 0)) return false;  // pairs-mod4: whole instructions
   // E's clamp at most F + 120 (else every output is flagged) and an integral F.
   if (p.min_exponent > p.fraction_bits + 120 || p.fraction_bits != static_cast<int>(p.fraction_bits)) return false;
   const hn::ScalableTag<float> df;
@@ -331,8 +416,8 @@ bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std
   const ChainConsts<hn::ScalableTag<float>> k(df, p);
   // Column strips outermost: a strip of B over K (K x W binary32 values and int16 e_refs) is
   // read by every row group from L2, A's rows (K per row) stay in L1.
-  auto run = [&](auto half) {
-    constexpr int H = decltype(half)::value;
+  auto run_add = [&](auto half, auto add_kind) {
+    constexpr int H = decltype(half)::value, A = decltype(add_kind)::value;
     const std::size_t per_row = cols / W;
     for (std::size_t j0 = 0; j0 < cols; j0 += W) {
       for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
@@ -344,13 +429,18 @@ bool BlockTileChain(const LaneParams& p, std::size_t rows, std::size_t cols, std
         std::int32_t* ce = c_eref + r0 * ldc + j0;
         std::uint64_t* db = d_bits + r0 * ldc + j0;
         switch (mr) {
-          case 4: stops[mt] = MicroChain<4, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-          case 3: stops[mt] = MicroChain<3, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-          case 2: stops[mt] = MicroChain<2, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-          default: stops[mt] = MicroChain<1, H>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 4: stops[mt] = MicroChain<4, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 3: stops[mt] = MicroChain<3, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          case 2: stops[mt] = MicroChain<2, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+          default: stops[mt] = MicroChain<1, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
         }
       }
     }
+  };
+  auto run = [&](auto half) {
+    if (add == 1) run_add(half, std::integral_constant<int, 1>());
+    else if (add == 2) run_add(half, std::integral_constant<int, 2>());
+    else run_add(half, std::integral_constant<int, 0>());
   };
   // binary16 outputs (the same layout and range): F16C's conversion rounds (kHalf).
   const bool binary16 = narrow_out && p.out_precision == 11 && p.out_emin == -14 && p.out_emax == 15 &&
@@ -384,8 +474,17 @@ bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, s
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                       std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
-  return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value,
+  return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, 0, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value,
                                               b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
+}
+
+bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t rows, std::size_t cols,
+                            std::size_t valid_cols, std::size_t K, std::size_t block, const float* a_value,
+                            const std::int16_t* a_eref, std::size_t lda, const float* b_value,
+                            const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
+                            std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+  return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, binary16_add ? 2 : 1, rows, cols, valid_cols, K, block, a_value,
+                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
 }
 
 }  // namespace tcsim::lanes

@@ -23,4 +23,16 @@ bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, s
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                       std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops);
 
+// The pairs-mod4 final-add rows (Hopper/Blackwell fp8 mma.sync; issue 25, branch i25fp8fuse):
+// K a multiple of 2 * block, each instruction of 2 blocks run as the hardware's emulation
+// (block 1 from +0, block 2 from block 1's result, then that result plus c rounded to nearest
+// even into binary32 or binary16: tile_add_rne's lanes), c kept in registers. c_value, c_eref
+// and d_bits (patterns of the sums' format) as above; stops[i] is the first instruction's
+// position with an output one of its steps would flag (block_tile's flags, tile_add_rne's).
+bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t rows, std::size_t cols,
+                            std::size_t valid_cols, std::size_t K, std::size_t block, const float* a_value,
+                            const std::int16_t* a_eref, std::size_t lda, const float* b_value,
+                            const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
+                            std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops);
+
 }  // namespace tcsim::lanes

@@ -151,6 +151,15 @@ class BlockKernel {
                       const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                       const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
                       std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) const;
+  // Issue 25 (i25fp8fuse): the same for the pairs-mod4 final-add rows, K whole instructions of
+  // 2 blocks: per instruction block 1 from +0, block 2 from its result, then that result plus c
+  // rounded to nearest even into binary32 or binary16 (tile_add.hpp); c_value, c_eref hold the
+  // sums (as decode_tile of d_bits, their patterns). False where the chain does not apply.
+  bool run_tile_pairs_chain(bool binary16_add, std::size_t rows, std::size_t cols, std::size_t valid_cols,
+                            std::size_t K, std::size_t block, const float* a_value, const std::int16_t* a_eref,
+                            std::size_t lda, const float* b_value, const std::int16_t* b_eref, std::size_t ldb,
+                            float* c_value, std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc,
+                            std::size_t* stops) const;
 
  private:
   struct Impl;
