@@ -59,12 +59,7 @@ struct Summary {
   std::int32_t hi, lo;
 };
 
-constexpr std::size_t kMaxSegment = 64;   // blocks per segment: (1 + 2^-24)^64 < 1 + 2^-17
-constexpr double kSegmentSlack = 0x1.ff8p-1;  // 1 - 2^-10: covers that growth and the bound's roundings
-
-HWY_INLINE double Pow2(int e) {  // e in [-1022, 1023]
-  return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
-}
+constexpr std::size_t kMaxSegment = 64;  // blocks per run: (1 + 2^-24)^64 < 1 + 2^-17
 
 // MR rows x NV vectors of outputs, c in registers over the whole chain; blocks of KB products
 // unrolled (KB = 0: any k). rs[b], cs[b]: the block's row group and column strip summaries.
@@ -72,16 +67,17 @@ HWY_INLINE double Pow2(int e) {  // e in [-1022, 1023]
 // Segments (positive zero rule only): before a run of blocks bi..end-1 (at most kMaxSegment),
 // from scalars alone: U = the least of c's last-bit bound over the tile's lanes (binary64
 // exponent - 23, at least -149: c is a binary32 value) and of every block's rs.lo + cs.lo,
-// capped at 74; P = the sum over the blocks of 2^(rs.hi + cs.hi + 2 + ceil(log2 k)), each a
-// bound on the block's sum of |products| (|x| < 2^(e_ref + 1)); M = the largest |c| of the
-// lanes. The run is taken when U >= -149 and M + P <= 2^(U+53) (1 - 2^-10). Why every lane of
+// capped at 74; P = S 2^(h + 2 + ceil(log2 k)) for S blocks, h the largest rs.hi + cs.hi, a
+// bound on the sum of the blocks' bounds on their sums of |products| (|x| < 2^(e_ref + 1));
+// M = the largest |c| of the lanes, below 2^(m_e + 1). The run is taken when U >= -149,
+// m_e + 1 <= U + 52 and P <= 2^(U+51): M + P <= 2^(U+53) (3/4). Why every lane of
 // it is exact: by induction over the blocks, c is a multiple of 2^U (true at the start; the
 // products are by U's definition; the exact sum v is, and its rounding to binary32 is v itself
 // or a multiple of binary32's ulp at v, which exceeds 2^U when v is not representable, as
 // U >= -149 and |v| < 2^127), and |c_b| <= (M + P_1 + ... + P_b)(1 + 2^-24)^b (RNE grows a
 // magnitude by at most 2^-24 relatively; below 2^-126 multiples of 2^U >= 2^-149 do not round).
 // So every partial sum of a block, c plus some of its products, is a multiple of 2^U below
-// (M + P)(1 + 2^-17) < 2^(U+53) (the slack also covers the double rounding in M + P): every
+// (M + P)(1 + 2^-17) < 2^(U+53): every
 // fused multiply-add (or exact product and add) is exact, the binary64 value is the exact sum,
 // DemoteTo rounds it once (RNE, subnormals: MXCSR's default on x86; EMU128/SCALAR's cast; no
 // saturation below 2^127), PromoteTo is exact. NaN/Inf operands raise hi to kTileSpecialHi
@@ -201,20 +197,29 @@ void ExactChainMicro(const ExactChainTile& T, std::size_t r0, std::size_t j0, co
           mx = hn::Max(mx, hn::BitCast(di, hn::ShiftRight<1>(hn::ShiftLeft<1>(b))));
           mn = hn::Min(mn, hn::Sub(hn::ShiftLeft<1>(b), one));
         }
-      const double M = std::bit_cast<double>(hn::GetLane(hn::MaxOfLanes(di, mx)));
+      // M < 2^(m_e + 1) (m_e: M's binary64 exponent; NaN/Inf: 1024).
+      const int m_e = static_cast<int>(hn::GetLane(hn::MaxOfLanes(di, mx)) >> 52) - 1023;
       const int e_min = static_cast<int>(hn::GetLane(hn::MinOfLanes(du, mn)) >> 53);
-      int U = std::min(std::max(e_min - 1023 - 23, -149), 74);
-      double P = 0;
+      int U = std::min(std::max(e_min - 1023 - 23, -149), 74), h = -1000;
       while (end < nb && end - bi < kMaxSegment) {
         const int u = std::min(U, rs[end].lo + cs[end].lo);
-        const double p = P + Pow2(std::clamp(rs[end].hi + cs[end].hi + 2 + lk, -1000, 1000));
-        if (u < -149 || !(M + p <= Pow2(u + 53) * kSegmentSlack)) break;
-        U = u, P = p, ++end;
+        const int hn2 = std::max(h, std::min(rs[end].hi + cs[end].hi, 1000));
+        // M + P < 2^(m_e + 1) + (end + 1 - bi) 2^(hn2 + 2 + lk) <= 2^(u + 52) + 2^(u + 51)
+        const int ls = static_cast<int>(std::bit_width(end - bi));  // 2^ls >= end + 1 - bi
+        if (u < -149 || m_e > u + 51 || hn2 + 2 + lk + ls > u + 51) break;
+        U = u, h = hn2, ++end;
       }
-      for (; bi < end; ++bi) {  // the run: no test per block
-        products(C, bi * T.k, std::min(T.k, T.K - bi * T.k));
+      if (end > bi) {  // the run, c in registers of its own: no test per block
+        VD R[MR][NV];
         for (std::size_t r = 0; r < MR; ++r)
-          for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::PromoteTo(d, hn::DemoteTo(dhf, C[r][v]));
+          for (std::size_t v = 0; v < NV; ++v) R[r][v] = C[r][v];
+        for (; bi < end; ++bi) {
+          products(R, bi * T.k, std::min(T.k, T.K - bi * T.k));
+          for (std::size_t r = 0; r < MR; ++r)
+            for (std::size_t v = 0; v < NV; ++v) R[r][v] = hn::PromoteTo(d, hn::DemoteTo(dhf, R[r][v]));
+        }
+        for (std::size_t r = 0; r < MR; ++r)
+          for (std::size_t v = 0; v < NV; ++v) C[r][v] = R[r][v];
         zeros_pending = true;
       }
     }
@@ -241,7 +246,6 @@ HWY_INLINE void Rows(const ExactChainTile& T, std::size_t r0, std::size_t j0, co
 
 template <std::size_t KB, bool kPositiveZero>
 void ExactChainG(const ExactChainTile& T) {
-  const DH dh;
   const std::size_t N = hn::Lanes(D()), nb = (T.K + T.k - 1) / T.k, groups = (T.rows + 3) / 4;
   // The summaries of every row group (4 rows) and, per strip, of its columns, block by block.
   std::vector<Summary> rs(groups * nb), cs(nb);
@@ -252,15 +256,11 @@ void ExactChainG(const ExactChainTile& T) {
         s.hi = std::max(s.hi, T.a_hi[r * T.lde + b]), s.lo = std::min(s.lo, T.a_lo[r * T.lde + b]);
       rs[g * nb + b] = s;
     }
-  const auto strip = [&](std::size_t j0, std::size_t nv) {
-    for (std::size_t b = 0; b < nb; ++b) {
-      auto hi = hn::LoadU(dh, T.b_hi + b * T.ldb + j0), lo = hn::LoadU(dh, T.b_lo + b * T.ldb + j0);
-      for (std::size_t v = 1; v < nv; ++v) {
-        hi = hn::Max(hi, hn::LoadU(dh, T.b_hi + b * T.ldb + j0 + v * N));
-        lo = hn::Min(lo, hn::LoadU(dh, T.b_lo + b * T.ldb + j0 + v * N));
-      }
-      cs[b] = {hn::GetLane(hn::MaxOfLanes(dh, hi)), hn::GetLane(hn::MinOfLanes(dh, lo))};
-    }
+  const auto strip = [&](std::size_t j0, std::size_t nv) {  // from the 8-column granules it overlaps
+    for (std::size_t b = 0; b < nb; ++b) cs[b] = {kTileZeroHi, kTileZeroLo};
+    for (std::size_t g = j0 / 8; g <= (j0 + nv * N - 1) / 8; ++g)
+      for (std::size_t b = 0; b < nb; ++b)
+        cs[b].hi = std::max(cs[b].hi, T.b8_hi[g * nb + b]), cs[b].lo = std::min(cs[b].lo, T.b8_lo[g * nb + b]);
   };
   std::size_t j0 = 0;
   for (; j0 + 2 * N <= T.w; j0 += 2 * N) {  // columns outermost: B's strip stays in cache over the rows
