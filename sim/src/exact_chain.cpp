@@ -213,8 +213,22 @@ void ExactChainMicro(const ExactChainTile& T, std::size_t r0, std::size_t j0, co
         VD R[MR][NV];
         for (std::size_t r = 0; r < MR; ++r)
           for (std::size_t v = 0; v < NV; ++v) R[r][v] = C[r][v];
-        for (; bi < end; ++bi) {
-          products(R, bi * T.k, std::min(T.k, T.K - bi * T.k));
+        // Local pointers and strides: the loop keeps no field of T or capture in memory.
+        const std::size_t k = T.k, K = T.K, ldb = T.ldb, lda = T.lda;
+        const double* bp = T.b_d + bi * k * ldb + j0;
+        const double* ap = a + bi * k;
+        for (; bi < end; ++bi, bp += k * ldb, ap += k) {
+          const std::size_t len = std::min(k, K - bi * k);
+          const auto product = [&](std::size_t t) {
+            VD vb[NV];
+            for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(d, bp + t * ldb + v * N);
+            for (std::size_t r = 0; r < MR; ++r) {
+              const VD va = hn::Set(d, ap[r * lda + t]);
+              for (std::size_t v = 0; v < NV; ++v) R[r][v] = hn::MulAdd(va, vb[v], R[r][v]);
+            }
+          };
+          if (KB != 0 && len == KB) Unrolled(std::make_index_sequence<KB>(), [&](auto t) { product(t); });
+          else for (std::size_t t = 0; t < len; ++t) product(t);
           for (std::size_t r = 0; r < MR; ++r)
             for (std::size_t v = 0; v < NV; ++v) R[r][v] = hn::PromoteTo(d, hn::DemoteTo(dhf, R[r][v]));
         }
