@@ -52,7 +52,7 @@ HWY_INLINE void StoreC(const VD (&C)[MR][NV], float* out) {
   for (std::size_t i = 0; i < MR * NV * N; ++i) out[i] = static_cast<float>(tmp[i]);
 }
 
-// The exponent summaries of a row group (up to 4 rows of A) or a column strip (the micro-tile's
+// The exponent summaries of a row group (up to kMR rows of A) or a column strip (the micro-tile's
 // columns of B) for one block: the largest e_ref and the least last-bit exponent of its nonzero
 // operands (amd_lanes.hpp's sentinels for none and for NaN/Inf).
 struct Summary {
@@ -251,6 +251,10 @@ void ExactChainMicro(const ExactChainTile& T, std::size_t r0, std::size_t j0, co
 template <std::size_t MR, std::size_t NV, std::size_t KB, bool kPositiveZero>
 HWY_INLINE void Rows(const ExactChainTile& T, std::size_t r0, std::size_t j0, const Summary* rs, const Summary* cs) {
   switch (std::min(MR, T.rows - r0)) {
+    case 8: if constexpr (MR >= 8) ExactChainMicro<8, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
+    case 7: if constexpr (MR >= 7) ExactChainMicro<7, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
+    case 6: if constexpr (MR >= 6) ExactChainMicro<6, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
+    case 5: if constexpr (MR >= 5) ExactChainMicro<5, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
     case 4: if constexpr (MR >= 4) ExactChainMicro<4, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
     case 3: if constexpr (MR >= 3) ExactChainMicro<3, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
     case 2: if constexpr (MR >= 2) ExactChainMicro<2, NV, KB, kPositiveZero>(T, r0, j0, rs, cs); break;
@@ -258,15 +262,19 @@ HWY_INLINE void Rows(const ExactChainTile& T, std::size_t r0, std::size_t j0, co
   }
 }
 
+// Rows per micro-tile: 8 x 2 vectors of c (16 of AVX-512's 32 registers; B's loads shared by
+// twice the rows) where the registers allow, else 4 x 2.
+constexpr std::size_t kMR = HWY_TARGET <= HWY_AVX3 ? 8 : 4;
+
 template <std::size_t KB, bool kPositiveZero>
 void ExactChainG(const ExactChainTile& T) {
-  const std::size_t N = hn::Lanes(D()), nb = (T.K + T.k - 1) / T.k, groups = (T.rows + 3) / 4;
-  // The summaries of every row group (4 rows) and, per strip, of its columns, block by block.
+  const std::size_t N = hn::Lanes(D()), nb = (T.K + T.k - 1) / T.k, groups = (T.rows + kMR - 1) / kMR;
+  // The summaries of every row group (kMR rows) and, per strip, of its columns, block by block.
   std::vector<Summary> rs(groups * nb), cs(nb);
   for (std::size_t g = 0; g < groups; ++g)
     for (std::size_t b = 0; b < nb; ++b) {
       Summary s{kTileZeroHi, kTileZeroLo};
-      for (std::size_t r = 4 * g; r < std::min(T.rows, 4 * g + 4); ++r)
+      for (std::size_t r = kMR * g; r < std::min(T.rows, kMR * g + kMR); ++r)
         s.hi = std::max(s.hi, T.a_hi[r * T.lde + b]), s.lo = std::min(s.lo, T.a_lo[r * T.lde + b]);
       rs[g * nb + b] = s;
     }
@@ -279,11 +287,13 @@ void ExactChainG(const ExactChainTile& T) {
   std::size_t j0 = 0;
   for (; j0 + 2 * N <= T.w; j0 += 2 * N) {  // columns outermost: B's strip stays in cache over the rows
     if (kPositiveZero) strip(j0, 2);
-    for (std::size_t r0 = 0; r0 < T.rows; r0 += 4) Rows<4, 2, KB, kPositiveZero>(T, r0, j0, rs.data() + r0 / 4 * nb, cs.data());
+    for (std::size_t r0 = 0; r0 < T.rows; r0 += kMR)
+      Rows<kMR, 2, KB, kPositiveZero>(T, r0, j0, rs.data() + r0 / kMR * nb, cs.data());
   }
   for (; j0 < T.w; j0 += N) {
     if (kPositiveZero) strip(j0, 1);
-    for (std::size_t r0 = 0; r0 < T.rows; r0 += 4) Rows<4, 1, KB, kPositiveZero>(T, r0, j0, rs.data() + r0 / 4 * nb, cs.data());
+    for (std::size_t r0 = 0; r0 < T.rows; r0 += kMR)
+      Rows<kMR, 1, KB, kPositiveZero>(T, r0, j0, rs.data() + r0 / kMR * nb, cs.data());
   }
 }
 
