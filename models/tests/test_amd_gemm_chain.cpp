@@ -76,6 +76,47 @@ std::uint64_t run_element(const Format& f, Rng& r, int base, int drop = 0) {
   return r.below(64) == 0 ? zero_pattern(f, r) : value_with_lead(f, r, base - static_cast<int>(r.below(6)));
 }
 
+// A finite pattern of f: sign, leading exponent lead and a significand of p bits (top bit set;
+// lead >= emin), or the power of two 2^lead (subnormal too) when sig is 0.
+std::uint64_t exact_pattern(const Format& f, bool negative, int lead, std::uint64_t sig) {
+  const std::uint64_t sign = negative ? f.sign_mask() : 0;
+  if (lead >= f.emin) {
+    const std::uint64_t frac = sig ? sig & ((std::uint64_t{1} << f.fraction_bits) - 1) : 0;
+    return sign | (static_cast<std::uint64_t>(lead + f.bias) << f.fraction_bits) | frac;
+  }
+  return sign | (std::uint64_t{1} << (f.fraction_bits - (f.emin - lead)));
+}
+
+// Tie GEMMs (mi100b): one block per output, c = 0, products P1 (binary32-exact, leading bit at
+// E, full significands), P2 = 2^(E-24) (P1 + P2 a binary32 midpoint; blocks of 2: c = P2 and
+// no product P2) and +-P3 with its last bit
+// at E - 24 - D, D = 20..34: the exact sum is exact in binary64 only for D <= 28; beyond, a sum
+// that drops P3 rounds the tie to even, wrong for half the signs. Catches a run bound (or lane
+// test) that admits too wide a span.
+void fill_ties(const Format& f, Rng& r, std::size_t m, std::size_t n, std::size_t K, std::uint64_t* A,
+               std::uint64_t* B, std::vector<std::uint64_t>& C) {
+  const int p = f.precision, D = r.range(20, 34);
+  const int E = r.range(std::max(D - 22, 2 * f.emin + 2 * p), std::min(28, 2 * f.emax - 2));
+  const int la = E / 2, lb = E - la, x2 = (E - 24) / 2, q3 = E - 24 - D;  // P3's last-bit exponent
+  const int qa3 = q3 / 2, qb3 = q3 - qa3;
+  const std::uint64_t top = std::uint64_t{1} << (p - 1);
+  std::fill(A, A + m * K, f.zero(false));
+  std::fill(B, B + K * n, f.zero(false));
+  const bool c_tie = K == 2;  // P2 as c, P3 the second product
+  const std::size_t t3 = c_tie ? 1 : 2;
+  std::fill(C.begin(), C.end(), c_tie ? exact_pattern(formats::fp32(), false, E - 24, 0) : 0);
+  for (std::size_t i = 0; i < m; ++i) {
+    A[i * K] = exact_pattern(f, false, la, top | (2 * r.below(std::max<std::uint64_t>(1, top / 8)) + 1));
+    if (K > 2) A[i * K + 1] = exact_pattern(f, false, x2, 0);
+    if (K > t3) A[i * K + t3] = exact_pattern(f, r.below(2) != 0, qa3 + p - 1, top | 1);
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    B[j] = exact_pattern(f, false, lb, top | 1);
+    if (K > 2) B[n + j] = exact_pattern(f, false, E - 24 - x2, 0);
+    if (K > t3) B[t3 * n + j] = exact_pattern(f, r.below(2) != 0, qb3 + p - 1, top | 1);
+  }
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
@@ -92,6 +133,16 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     const std::size_t K = runs ? 1 + r.below(200 * block) : k * (1 + r.below(9)) + r.below(k);
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
+    if (runs && r.below(4) == 0) {  // one block of tie cases
+      const std::size_t Kt = std::min(block, std::size_t{3});
+      A.resize(m * Kt), B.resize(Kt * n);
+      fill_ties(in_a, r, m, n, Kt, A.data(), B.data(), C);
+      unit.gemm_into(in_a, in_b, out, m, n, Kt, A, B, C, D, p.instruction, threads);
+      gemm_mismatches(unit, in_a, in_b, out, m, n, Kt, A, B, C, D, p.instruction,
+                      {"amd-gemm-chain", std::string(p.a) + "*" + p.b + " " + p.instruction + " ties"}, t.mismatches);
+      t.outputs += m * n, t.blocks += m * n;
+      continue;
+    }
     if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
       const int lo = in_a.emax > 100 ? -70 : -8, hi = in_a.emax > 100 ? 60 : 4;
       RunsMix mix{r.range(lo, hi), r.range(lo, hi), 0};
