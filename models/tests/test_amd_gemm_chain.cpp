@@ -87,33 +87,29 @@ std::uint64_t exact_pattern(const Format& f, bool negative, int lead, std::uint6
   return sign | (std::uint64_t{1} << (f.fraction_bits - (f.emin - lead)));
 }
 
-// Tie GEMMs (mi100b): one block per output, c = 0, products P1 (binary32-exact, leading bit at
-// E, full significands), P2 = 2^(E-24) (P1 + P2 a binary32 midpoint; blocks of 2: c = P2 and
-// no product P2) and +-P3 with its last bit
-// at E - 24 - D, D = 20..34: the exact sum is exact in binary64 only for D <= 28; beyond, a sum
-// that drops P3 rounds the tie to even, wrong for half the signs. Catches a run bound (or lane
-// test) that admits too wide a span.
-void fill_ties(const Format& f, Rng& r, std::size_t m, std::size_t n, std::size_t K, std::uint64_t* A,
-               std::uint64_t* B, std::vector<std::uint64_t>& C) {
-  const int p = f.precision, D = r.range(20, 34);
-  const int E = r.range(std::max(D - 22, 2 * f.emin + 2 * p), std::min(28, 2 * f.emax - 2));
-  const int la = E / 2, lb = E - la, x2 = (E - 24) / 2, q3 = E - 24 - D;  // P3's last-bit exponent
-  const int qa3 = q3 / 2, qb3 = q3 - qa3;
+// Tie GEMMs (mi100b, blocks of 4): one block per output, c = +0, products P1 (binary32-exact,
+// leading bit at E, last bit at E - 20 at most), P2 = 2^(E-24) (P1 + P2 a binary32 midpoint),
+// P3 = +-2^t and P4 = -+(2^(2p-2) - 1) 2^(t-2p+2) with t = E - 54 + 2p - 2: P3 + P4 =
+// +-2^(E-54), below half a binary64 ulp of the midpoint. The exact sum (56 bits) rounds away
+// from the tie; a binary64 sum rounds to the midpoint and then to even, wrong for half the
+// signs. The run bound and the lane test must refuse the span (a run bound relaxed by 9 bits
+// fails here).
+void fill_ties(const Format& f, Rng& r, std::size_t m, std::size_t n, std::uint64_t* A, std::uint64_t* B) {
+  const int p = f.precision, E = r.range(8, 28), t = E - 54 + 2 * p - 2, q4 = t - (2 * p - 2);
+  const int la = E / 2, lb = E - la, x2 = (E - 24) / 2, i3 = t / 2, qa = q4 / 2, qb = q4 - qa;
   const std::uint64_t top = std::uint64_t{1} << (p - 1);
-  std::fill(A, A + m * K, f.zero(false));
-  std::fill(B, B + K * n, f.zero(false));
-  const bool c_tie = K == 2;  // P2 as c, P3 the second product
-  const std::size_t t3 = c_tie ? 1 : 2;
-  std::fill(C.begin(), C.end(), c_tie ? exact_pattern(formats::fp32(), false, E - 24, 0) : 0);
   for (std::size_t i = 0; i < m; ++i) {
-    A[i * K] = exact_pattern(f, false, la, top | (2 * r.below(std::max<std::uint64_t>(1, top / 8)) + 1));
-    if (K > 2) A[i * K + 1] = exact_pattern(f, false, x2, 0);
-    if (K > t3) A[i * K + t3] = exact_pattern(f, r.below(2) != 0, qa3 + p - 1, top | 1);
+    const bool neg = r.below(2) != 0;
+    A[i * 4] = exact_pattern(f, false, la, top | (2 * r.below(top / 8) + 1));
+    A[i * 4 + 1] = exact_pattern(f, false, x2, 0);
+    A[i * 4 + 2] = exact_pattern(f, neg, i3, 0);
+    A[i * 4 + 3] = exact_pattern(f, !neg, qa + p - 2, (top - 1) << 1);  // 2^(p-1) - 1, times 2^qa
   }
   for (std::size_t j = 0; j < n; ++j) {
     B[j] = exact_pattern(f, false, lb, top | 1);
-    if (K > 2) B[n + j] = exact_pattern(f, false, E - 24 - x2, 0);
-    if (K > t3) B[t3 * n + j] = exact_pattern(f, r.below(2) != 0, qb3 + p - 1, top | 1);
+    B[n + j] = exact_pattern(f, false, E - 24 - x2, 0);
+    B[2 * n + j] = exact_pattern(f, false, t - i3, 0);
+    B[3 * n + j] = exact_pattern(f, false, qb + p - 1, top | 1);  // 2^(p-1) + 1, times 2^qb
   }
 }
 
@@ -133,12 +129,12 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     const std::size_t K = runs ? 1 + r.below(200 * block) : k * (1 + r.below(9)) + r.below(k);
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
-    if (runs && r.below(4) == 0) {  // one block of tie cases
-      const std::size_t Kt = std::min(block, std::size_t{3});
-      A.resize(m * Kt), B.resize(Kt * n);
-      fill_ties(in_a, r, m, n, Kt, A.data(), B.data(), C);
-      unit.gemm_into(in_a, in_b, out, m, n, Kt, A, B, C, D, p.instruction, threads);
-      gemm_mismatches(unit, in_a, in_b, out, m, n, Kt, A, B, C, D, p.instruction,
+    if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0
+      A.resize(m * 4), B.resize(4 * n);
+      fill_ties(in_a, r, m, n, A.data(), B.data());
+      std::fill(C.begin(), C.end(), 0);
+      unit.gemm_into(in_a, in_b, out, m, n, 4, A, B, C, D, p.instruction, threads);
+      gemm_mismatches(unit, in_a, in_b, out, m, n, 4, A, B, C, D, p.instruction,
                       {"amd-gemm-chain", std::string(p.a) + "*" + p.b + " " + p.instruction + " ties"}, t.mismatches);
       t.outputs += m * n, t.blocks += m * n;
       continue;
