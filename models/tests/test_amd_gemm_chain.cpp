@@ -11,7 +11,8 @@
 // products (E = e_dot or e_c, D around 4, far and dropped c). Seed logged; TCSIM_TEST_SCALE
 // scales the counts (docs/performance.md, section "i25amdgemm"). The runs test (mi100b) draws
 // long chains of one lead band per GEMM, so that exact_chain.cpp's runs without a test per
-// block are taken, with edges sprinkled that end them.
+// block are taken, with edges sprinkled that end them, spread GEMMs the bound must refuse and
+// tie GEMMs that only an exact sum rounds right.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
