@@ -77,8 +77,8 @@ constexpr std::size_t kMaxSegment = 64;  // blocks per run: (1 + 2^-24)^64 < 1 +
 // U >= -149 and |v| < 2^127), and |c_b| <= (M + P_1 + ... + P_b)(1 + 2^-24)^b (RNE grows a
 // magnitude by at most 2^-24 relatively; below 2^-126 multiples of 2^U >= 2^-149 do not round).
 // So every partial sum of a block, c plus some of its products, is a multiple of 2^U below
-// (M + P)(1 + 2^-17) < 2^(U+53): every
-// fused multiply-add (or exact product and add) is exact, the binary64 value is the exact sum,
+// (M + P)(1 + 2^-17) < 2^(U+53): every fused multiply-add (or exact product and add) is
+// exact, the binary64 value is the exact sum,
 // DemoteTo rounds it once (RNE, subnormals: MXCSR's default on x86; EMU128/SCALAR's cast; no
 // saturation below 2^127), PromoteTo is exact. NaN/Inf operands raise hi to kTileSpecialHi
 // and lo to kTileSpecialLo (the run stops there); NaN/Inf in c make M fail the compare. A
