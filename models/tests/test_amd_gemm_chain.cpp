@@ -9,7 +9,10 @@
 // subnormals, cancellation, ties, NaN/Inf), "GEMM-like" values (leads -6..0, c -8..6: the
 // accumulator grows over the products), or c placed 30 binades below to 10 above the
 // products (E = e_dot or e_c, D around 4, far and dropped c). Seed logged; TCSIM_TEST_SCALE
-// scales the counts (docs/performance.md, section "i25amdgemm").
+// scales the counts (docs/performance.md, section "i25amdgemm"). The runs test (mi100b) draws
+// long chains of one lead band per GEMM, so that exact_chain.cpp's runs without a test per
+// block are taken, with edges sprinkled that end them, spread GEMMs the bound must refuse and
+// tie GEMMs that only an exact sum rounds right.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -53,25 +56,112 @@ void fill_kind(int kind, const Format& f, const Format& out, Rng& r, std::uint64
   if (c) *c = cc;
 }
 
+// Runs mode (mi100b): one lead band per GEMM (base - 0..5; c around the products' sum), so that
+// whole tiles pass the run bound of exact_chain.cpp, with edges sprinkled per element: zeros,
+// tiny (subnormal) and huge values, any pattern (NaN/Inf), c far from the products.
+struct RunsMix {
+  int base_a = 0, base_b = 0, base_c = 0, drop_a = 0, drop_b = 0;
+};
+
+// drop: half the values this many binades lower (spread GEMMs: products of one block spanning
+// up to the binary64 limit and beyond, which the run bound must refuse).
+std::uint64_t run_element(const Format& f, Rng& r, int base, int drop = 0) {
+  switch (r.below(512)) {
+    case 0: return random_subnormal_or_tiny(f, r);
+    case 1: return random_huge(f, r);
+    case 2: return random_pattern(f, r);
+    case 3: return value_with_lead(f, r, base - 40 + static_cast<int>(r.below(80)));
+    default: break;
+  }
+  if (drop && r.below(2)) base -= drop;
+  return r.below(64) == 0 ? zero_pattern(f, r) : value_with_lead(f, r, base - static_cast<int>(r.below(6)));
+}
+
+// A finite pattern of f: sign, leading exponent lead and a significand of p bits (top bit set;
+// lead >= emin), or the power of two 2^lead (subnormal too) when sig is 0.
+std::uint64_t exact_pattern(const Format& f, bool negative, int lead, std::uint64_t sig) {
+  const std::uint64_t sign = negative ? f.sign_mask() : 0;
+  if (lead >= f.emin) {
+    const std::uint64_t frac = sig ? sig & ((std::uint64_t{1} << f.fraction_bits) - 1) : 0;
+    return sign | (static_cast<std::uint64_t>(lead + f.bias) << f.fraction_bits) | frac;
+  }
+  return sign | (std::uint64_t{1} << (f.fraction_bits - (f.emin - lead)));
+}
+
+// Tie GEMMs (mi100b, blocks of 4): one block per output, c = +0, products P1 (binary32-exact,
+// leading bit at E, last bit at E - 20 at most), P2 = 2^(E-24) (P1 + P2 a binary32 midpoint),
+// P3 = +-2^t and P4 = -+(2^(2p-2) - 1) 2^(t-2p+2) with t = E - 54 + 2p - 2: P3 + P4 =
+// +-2^(E-54), below half a binary64 ulp of the midpoint. The exact sum (56 bits) rounds away
+// from the tie; a binary64 sum rounds to the midpoint and then to even, wrong for half the
+// signs. The run bound and the lane test must refuse the span (a run bound relaxed by 9 bits
+// fails here).
+void fill_ties(const Format& f, Rng& r, std::size_t m, std::size_t n, std::uint64_t* A, std::uint64_t* B) {
+  const int p = f.precision, E = r.range(8, 28), t = E - 54 + 2 * p - 2, q4 = t - (2 * p - 2);
+  const int la = E / 2, lb = E - la, x2 = (E - 24) / 2, i3 = t / 2, qa = q4 / 2, qb = q4 - qa;
+  const std::uint64_t top = std::uint64_t{1} << (p - 1);
+  for (std::size_t i = 0; i < m; ++i) {
+    const bool neg = r.below(2) != 0;
+    A[i * 4] = exact_pattern(f, false, la, top | (2 * r.below(top / 8) + 1));
+    A[i * 4 + 1] = exact_pattern(f, false, x2, 0);
+    A[i * 4 + 2] = exact_pattern(f, neg, i3, 0);
+    A[i * 4 + 3] = exact_pattern(f, !neg, qa + p - 2, (top - 1) << 1);  // 2^(p-1) - 1, times 2^qa
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    B[j] = exact_pattern(f, false, lb, top | 1);
+    B[n + j] = exact_pattern(f, false, E - 24 - x2, 0);
+    B[2 * n + j] = exact_pattern(f, false, t - i3, 0);
+    B[3 * n + j] = exact_pattern(f, false, qb + p - 1, top | 1);  // 2^(p-1) + 1, times 2^qb
+  }
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
-Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind) {
+Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind,
+               bool runs = false) {
   const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
   const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
   const std::size_t row_k = static_cast<std::size_t>(unit.spec().datapaths[sel.row].fma_size);
   const std::size_t k = sel.shape ? sel.shape->k : row_k, block = std::min(k, row_k);
   Tally t;
   while (t.outputs < total) {
-    const std::size_t m = 1 + r.below(40), n = 1 + r.below(300);
-    const std::size_t K = k * (1 + r.below(9)) + r.below(k);
+    const std::size_t m = runs ? 1 + r.below(12) : 1 + r.below(40), n = runs ? 1 + r.below(80) : 1 + r.below(300);
+    const std::size_t K = runs ? 1 + r.below(200 * block) : k * (1 + r.below(9)) + r.below(k);
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
-    for (std::size_t i = 0; i < m; ++i) fill_kind(kind(), in_a, out, r, A.data() + i * K, 1, K, nullptr);
-    for (std::size_t j = 0; j < n; ++j) fill_kind(kind(), in_b, out, r, B.data() + j, n, K, nullptr);
-    std::vector<std::uint64_t> ignored(1);
-    for (std::size_t e = 0; e < m * n; ++e) fill_kind(kind(), in_a, out, r, ignored.data(), 1, 1, &C[e]);
+    if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0
+      A.resize(m * 4), B.resize(4 * n);
+      fill_ties(in_a, r, m, n, A.data(), B.data());
+      std::fill(C.begin(), C.end(), 0);
+      unit.gemm_into(in_a, in_b, out, m, n, 4, A, B, C, D, p.instruction, threads);
+      gemm_mismatches(unit, in_a, in_b, out, m, n, 4, A, B, C, D, p.instruction,
+                      {"amd-gemm-chain", std::string(p.a) + "*" + p.b + " " + p.instruction + " ties"}, t.mismatches);
+      t.outputs += m * n, t.blocks += m * n;
+      continue;
+    }
+    if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
+      const int lo = in_a.emax > 100 ? -70 : -8, hi = in_a.emax > 100 ? 60 : 4;
+      RunsMix mix{r.range(lo, hi), r.range(lo, hi), 0};
+      mix.base_c = mix.base_a + mix.base_b + r.range(-12, 10);
+      if (r.below(2)) {  // spread: 2 (p - 1) + drop_a + drop_b from 40 to 60 bits
+        const int spread = r.range(40, 60) - 2 * (in_a.precision - 1);
+        mix.drop_a = r.range(0, spread), mix.drop_b = spread - mix.drop_a;
+      }
+      for (auto& x : A) x = run_element(in_a, r, mix.base_a, mix.drop_a);
+      for (auto& x : B) x = run_element(in_b, r, mix.base_b, mix.drop_b);
+      for (auto& x : C) x = r.below(64) == 0 ? run_element(out, r, mix.base_c) : value_with_lead(out, r, mix.base_c - static_cast<int>(r.below(20)));
+      // a row or column of kernel_cases / flush_edges elements now and then (ties, cancellation)
+      for (std::size_t i = 0; i < m; ++i)
+        if (r.below(16) == 0) fill_kind(0, in_a, out, r, A.data() + i * K, 1, K, nullptr);
+      for (std::size_t j = 0; j < n; ++j)
+        if (r.below(16) == 0) fill_kind(0, in_b, out, r, B.data() + j, n, K, nullptr);
+    } else {
+      for (std::size_t i = 0; i < m; ++i) fill_kind(kind(), in_a, out, r, A.data() + i * K, 1, K, nullptr);
+      for (std::size_t j = 0; j < n; ++j) fill_kind(kind(), in_b, out, r, B.data() + j, n, K, nullptr);
+      std::vector<std::uint64_t> ignored(1);
+      for (std::size_t e = 0; e < m * n; ++e) fill_kind(kind(), in_a, out, r, ignored.data(), 1, 1, &C[e]);
+    }
     unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, p.instruction, threads);
     gemm_mismatches(unit, in_a, in_b, out, m, n, K, A, B, C, D, p.instruction,
                     {"amd-gemm-chain", std::string(p.a) + "*" + p.b + " " + p.instruction}, t.mismatches);
@@ -102,7 +192,7 @@ const Pair kPairs[] = {
 
 // Every pair on every compiled SIMD target (the CPU's own first, with `best` outputs per pair).
 std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* pairs, std::size_t count, Rng& r,
-                          std::uint64_t best, std::uint64_t others, int far_kind) {
+                          std::uint64_t best, std::uint64_t others, int far_kind, bool runs = false) {
   const Unit& unit = builtin_unit(unit_name);
   std::uint64_t mismatches = 0;
   const auto targets = hwy::SupportedAndGeneratedTargets();
@@ -113,8 +203,8 @@ std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* p
       const Pair& p = pairs[i];
       INFO(std::string(unit_name) + " " + p.a + "*" + p.b + " " + p.instruction + " on " + name);
       REQUIRE(unit.batch_path(parse_format(p.a), formats::fp32(), p.instruction).rfind(path, 0) == 0);
-      const Tally t = run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind);
-      std::printf("[amd-gemm-chain] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n", unit_name,
+      const Tally t = run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs);
+      std::printf("[amd-gemm-chain%s] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n", runs ? " runs" : "", unit_name,
                   name.c_str(), p.a, p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
                   static_cast<unsigned long long>(t.blocks), static_cast<unsigned long long>(t.mismatches));
       mismatches += t.mismatches;
@@ -145,4 +235,15 @@ TEST_CASE("exact-block gemm chain: c in registers, binary64 lanes, every SIMD ta
   Rng r(tcsim::test::seed("exact-block gemm chain", 0xe8ac7c10));
   const std::uint64_t best = tcsim::test::count(40'000), others = tcsim::test::count(6'000);
   CHECK(run_targets("mi100", "exact-block", kExactPairs, std::size(kExactPairs), r, best, others, 3) == 0);
+}
+
+// mi100b: long chains (1-200 blocks at the row's k) of one lead band per GEMM, where whole tiles
+// take exact_chain.cpp's runs without a test per block, with edges sprinkled per element (zeros,
+// subnormal and huge values, NaN/Inf, far values, kernel_cases / flush_edges rows and columns)
+// that end runs; bf16 bands from binary32's subnormal results to its overflow.
+TEST_CASE("exact-block gemm chain: runs of blocks proven exact by the tile bound, every SIMD target, against Unit::dot",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("exact-block gemm runs", 0xe8ac7c11));
+  const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
+  CHECK(run_targets("mi100", "exact-block", kExactPairs, std::size(kExactPairs), r, best, others, 3, true) == 0);
 }

@@ -49,6 +49,7 @@ struct ExactChainTile {
   const double* b_d = nullptr;
   const std::int32_t *b_hi = nullptr, *b_lo = nullptr;
   std::size_t ldb = 0;
+  const std::int32_t *b8_hi = nullptr, *b8_lo = nullptr;  // per 8 columns: b8_*[(j / 8) * blocks + block]
   float* acc = nullptr;
   std::size_t ldc = 0;
   int span_limit = 0;  // 52 - ceil(log2(k + 1)): terms within it sum exactly

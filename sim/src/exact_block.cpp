@@ -265,6 +265,12 @@ ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, st
   for (std::size_t t = 0; t < K; ++t)
     for (std::size_t j = 0; j < n; ++j)
       fold(config().b_format, g.b_val[t * g.ldb + j], g.b_hi[t / k_ * g.ldb + j], g.b_lo[t / k_ * g.ldb + j]);
+  g.b8_hi.assign(g.ldb / 8 * nb, amd_lanes::kTileZeroHi), g.b8_lo.assign(g.ldb / 8 * nb, amd_lanes::kTileZeroLo);
+  for (std::size_t b = 0; b < nb; ++b)
+    for (std::size_t j = 0; j < g.ldb; ++j) {
+      std::int32_t &hi = g.b8_hi[j / 8 * nb + b], &lo = g.b8_lo[j / 8 * nb + b];
+      hi = std::max(hi, g.b_hi[b * g.ldb + j]), lo = std::min(lo, g.b_lo[b * g.ldb + j]);
+    }
   return g;
 }
 
@@ -304,6 +310,7 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
     t.a_d = ops.a_val.data() + ia, t.lda = K;
     t.a_hi = ops.a_hi.data() + i0 * nb, t.a_lo = ops.a_lo.data() + i0 * nb, t.lde = nb;
     t.b_d = ops.b_val.data() + j0, t.b_hi = ops.b_hi.data() + j0, t.b_lo = ops.b_lo.data() + j0, t.ldb = ops.ldb;
+    t.b8_hi = ops.b8_hi.data() + j0 / 8 * nb, t.b8_lo = ops.b8_lo.data() + j0 / 8 * nb;  // j0: a multiple of 16
     t.acc = acc.data(), t.ldc = wp, t.span_limit = span_limit, t.positive_zero = positive_zero;
     t.ctx = &scalar_block;
     t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,

@@ -77,6 +77,9 @@ class ExactBlockKernel {
     // and the least exponent of a last significand bit of its nonzero operands, in int32 (sim
     // amd_lanes.hpp sentinels when there are none, and for NaN/Inf).
     std::vector<std::int32_t> a_hi, a_lo, b_hi, b_lo;
+    // The same of B per granule of 8 columns (b8_*[(j / 8) * blocks + b]; the chain tiles' run
+    // bound, sim exact_chain.cpp).
+    std::vector<std::int32_t> b8_hi, b8_lo;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
