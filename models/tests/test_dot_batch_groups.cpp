@@ -143,7 +143,7 @@ void run_scaled(const Unit& unit, const DatapathSpec& row, const BlockKernel& gk
 
 TEST_CASE("dot_batch group sums on binary32 lanes: every SIMD target, both layouts", "[kernel][differential]") {
   Rng r(tcsim::test::seed("dot_batch group lanes", 0x6d78646f));
-  const std::uint64_t reps = tcsim::test::count(12);
+  const std::uint64_t reps = tcsim::test::count(40);
   std::size_t rows = 0;
   for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
@@ -202,7 +202,7 @@ TEST_CASE("group lanes with group scales against dot_scaled: every SIMD target, 
                       tname.c_str(), name.c_str(), sf_name.c_str(), bs, static_cast<unsigned long long>(c.decided),
                       static_cast<unsigned long long>(c.flagged), static_cast<unsigned long long>(c.bad));
           CHECK(c.bad == 0);
-          CHECK(c.decided > c.flagged);  // the lanes decide most elements
+          CHECK(4 * c.decided > c.decided + c.flagged);  // the lanes decide many (NaN scales, tails and zero sums are flagged)
           ++ran;
         }
     });

@@ -162,7 +162,9 @@ TEST_CASE("batch_path_planar names the planar kernel or the regrouping, and wide
   CHECK(builtin_unit("b200").batch_path_planar(e4, f32) == "kernel (planar, pairs-mod4 rows permuted per instruction)");
   // Block-scaled rows with group sums read the product-major patterns (issue 25).
   CHECK(builtin_unit("b200").batch_path_planar(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
-        (groups == "kernel (group sums)" ? "kernel (group sums, planar)" : "kernel (group sums, binary32 lanes, planar)"));
+        (builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") == "kernel (group sums)"
+             ? "kernel (group sums, planar)"
+             : "kernel (group sums, binary32 lanes, planar)"));
   const std::uint16_t x[1] = {0};
   const std::uint64_t c[1] = {0};
   std::uint64_t d[1];

@@ -804,17 +804,17 @@ bool BlockKernel::run_groups_planar(std::size_t n, std::size_t len, std::size_t 
   if (len > k.max_products)
     throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
                                 std::to_string(k.max_products));
-  // The lanes read |value| from the table's first half and the sign from the top bit.
+  // The lanes read |value| from the table's first half and the sign from the top bit (decode's
+  // zeros are +0 for both signs: a zero's sign changes no nonzero sum, and zero sums are flagged).
   std::vector<float> ta(half), tb(half);
   for (const auto& [table, out] : {std::pair{a_table, &ta}, {b_table, &tb}})
     for (std::size_t x = 0; x < half; ++x) {
       const double v = table[x], neg = table[x | half];
       const bool nan = std::isnan(v);
-      if (nan != std::isnan(neg) || (!nan && (static_cast<double>(static_cast<float>(v)) != v || neg != -v ||
-                                              std::signbit(neg) == std::signbit(v))))
+      if (nan != std::isnan(neg) ||
+          (!nan && (v < 0 || static_cast<double>(static_cast<float>(v)) != v || neg != -v)))
         return false;
-      (*out)[x] = nan ? std::numeric_limits<float>::quiet_NaN() : std::abs(static_cast<float>(v));
-      if (!nan && std::signbit(v)) return false;
+      (*out)[x] = nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
     }
   const std::size_t vec = n / lanes_n * lanes_n;
   if (vec)
