@@ -205,13 +205,17 @@ bool product_major(std::size_t m, std::size_t K, const std::uint64_t* a, const s
   ta.resize(m * K);
   tb.resize(m * K);
   std::uint64_t wide = 0;
-  for (std::size_t e = 0; e < m; ++e)
-    for (std::size_t t = 0; t < K; ++t) {
-      const std::uint64_t x = a[e * K + t], y = b[e * K + t];
-      wide |= (x | y) >> (8 * sizeof(T));
-      ta[t * m + e] = static_cast<T>(x);
-      tb[t * m + e] = static_cast<T>(y);
-    }
+  // Blocks of 16 elements: each reads 16 rows and writes 16 consecutive patterns per product
+  // row (issue 25, mxdot: element by element, the strided writes were 39 % of dot_batch's time
+  // on mxf4nvf4).
+  for (std::size_t e0 = 0; e0 < m; e0 += 16)
+    for (std::size_t t = 0; t < K; ++t)
+      for (std::size_t e = e0; e < std::min(m, e0 + 16); ++e) {
+        const std::uint64_t x = a[e * K + t], y = b[e * K + t];
+        wide |= (x | y) >> (8 * sizeof(T));
+        ta[t * m + e] = static_cast<T>(x);
+        tb[t * m + e] = static_cast<T>(y);
+      }
   return wide == 0;
 }
 

@@ -10,9 +10,11 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "block_group_planar.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "block_lanes-inl.h"
 
@@ -20,17 +22,22 @@ HWY_BEFORE_NAMESPACE();
 namespace tcsim::lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+constexpr std::size_t kAhead = 512;  // elements prefetched ahead in each product row
+
 std::size_t GroupPlanarLanes(std::size_t table_size) {
   const std::size_t nf = hn::Lanes(hn::ScalableTag<float>());
   // The sign-free half of the table must fit one vector (TableLookupLanes' indices < Lanes).
   return table_size >= 2 && table_size / 2 <= nf ? nf : 0;
 }
 
-void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
-                       std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
-                       const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
-                       std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
-                       double* d_value, double* d_eref, std::uint8_t* fixup) {
+// kFull: the whole table (both signs) fits one vector (AVX-512: e2m1's 16 patterns), so that an
+// operand is one lookup; else the magnitude's lookup and the sign moved to binary32's.
+template <bool kFull>
+void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
+                  std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
+                  const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
+                  std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
+                  double* d_value, double* d_eref, std::uint8_t* fixup) {
   const hn::ScalableTag<float> df;
   const hn::RebindToUnsigned<decltype(df)> di;
   const hn::Rebind<std::uint16_t, decltype(di)> d16;
@@ -50,8 +57,13 @@ void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, con
   HWY_ALIGN float tb[HWY_MAX_BYTES / sizeof(float)] = {};
   std::copy(a_table, a_table + std::min(half, NF), ta);  // the caller checked half <= NF (GroupPlanarLanes)
   std::copy(b_table, b_table + std::min(half, NF), tb);
+  if (kFull)
+    for (std::size_t x = 0; x < half && x + half < NF; ++x) {
+      ta[x + half] = -ta[x];
+      tb[x + half] = -tb[x];
+    }
   const VF va_table = hn::Load(df, ta), vb_table = hn::Load(df, tb);
-  const VI magnitude = hn::Set(di, static_cast<std::uint32_t>(half - 1));
+  const VI magnitude = hn::Set(di, static_cast<std::uint32_t>(kFull ? 2 * half - 1 : half - 1));
   const VI sign_bit = hn::Set(di, 0x80000000u);
   const VI too_wide = hn::Set(di, static_cast<std::uint32_t>(2 * half - 1));  // patterns above it: bits beyond the width
   const int sign_shift = 32 - width;
@@ -69,6 +81,7 @@ void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, con
     const VI x = hn::PromoteTo(di, hn::LoadU(d16, at));
     any = hn::Or(any, x);
     const VF mag = hn::TableLookupLanes(table, hn::IndicesFromVec(df, hn::And(x, magnitude)));
+    if (kFull) return mag;
     return hn::Or(mag, hn::BitCast(df, hn::And(hn::ShiftLeftSame(x, sign_shift), sign_bit)));
   };
 
@@ -76,8 +89,14 @@ void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, con
     VI any = hn::Zero(di);
     for (std::size_t g = 0; g < groups; ++g) {
       VF acc = hn::Zero(df);
-      for (std::size_t t = g * group; t < std::min(len, (g + 1) * group); ++t)
+      for (std::size_t t = g * group; t < std::min(len, (g + 1) * group); ++t) {
+        // Every product row is its own stream, more than the hardware prefetcher follows (the
+        // loads stalled about half the time without this; issue 25, mxdot).
+        // Addresses as integers: past the rows' end a prefetch is harmless, pointer arithmetic not.
+        hwy::Prefetch(reinterpret_cast<const std::uint16_t*>(reinterpret_cast<std::uintptr_t>(a + t * lda + i) + 2 * kAhead));
+        hwy::Prefetch(reinterpret_cast<const std::uint16_t*>(reinterpret_cast<std::uintptr_t>(b + t * ldb + i) + 2 * kAhead));
         acc = hn::MulAdd(decode(a + t * lda + i, va_table, any), decode(b + t * ldb + i, vb_table, any), acc);
+      }
       hn::Store(acc, df, G + g * NF);
     }
     hn::Store(hn::VecFromMask(di, hn::Gt(any, too_wide)), di, wide);
@@ -107,6 +126,16 @@ void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, con
                  d_eref ? d_eref + i + j : nullptr, fixup + i + j);
     }
   }
+}
+
+void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
+                       std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
+                       const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
+                       std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
+                       double* d_value, double* d_eref, std::uint8_t* fixup) {
+  const bool full = (std::size_t{1} << width) <= hn::Lanes(hn::ScalableTag<float>());
+  (full ? GroupsPlanar<true> : GroupsPlanar<false>)(p, width, a_table, b_table, n, len, group, a, lda, b, ldb, a_scale,
+                                                    b_scale, lds, c_value, c_eref, d_bits, d_value, d_eref, fixup);
 }
 
 }  // namespace tcsim::lanes::HWY_NAMESPACE
