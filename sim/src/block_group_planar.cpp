@@ -72,8 +72,8 @@ void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const fl
   const OutRounding rounding(p, p.final_rounding);
   const BlockEnd end(p);
   const std::size_t groups = (len + group - 1) / group;
-  HWY_ALIGN float G[kMaxPatternLen * HWY_MAX_BYTES / sizeof(float)];
-  HWY_ALIGN std::uint32_t wide[HWY_MAX_BYTES / sizeof(float)];
+  HWY_ALIGN float G[kMaxPatternLen * 2 * HWY_MAX_BYTES / sizeof(float)];
+  HWY_ALIGN std::uint32_t wide[2 * HWY_MAX_BYTES / sizeof(float)];
 
   // One operand row's patterns at p: binary32 values (NaN patterns give NaN entries), their OR
   // into `any`.
@@ -85,28 +85,39 @@ void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const fl
     return hn::Or(mag, hn::BitCast(df, hn::And(hn::ShiftLeftSame(x, sign_shift), sign_bit)));
   };
 
-  for (std::size_t i = 0; i < n; i += NF) {
+  // The group sums of NV vectors of elements from i: NV independent FMA chains, and with NV = 2
+  // each product row's 64-byte line read in one step.
+  auto sums = [&]<std::size_t NV>(std::size_t i) {
     VI any = hn::Zero(di);
     for (std::size_t g = 0; g < groups; ++g) {
-      VF acc = hn::Zero(df);
+      VF acc[NV];
+      for (std::size_t v = 0; v < NV; ++v) acc[v] = hn::Zero(df);
       for (std::size_t t = g * group; t < std::min(len, (g + 1) * group); ++t) {
         // Every product row is its own stream, more than the hardware prefetcher follows (the
-        // loads stalled about half the time without this; issue 25, mxdot).
-        // Addresses as integers: past the rows' end a prefetch is harmless, pointer arithmetic not.
+        // loads stalled about half the time without this; issue 25, mxdot). Addresses as
+        // integers: past the rows' end a prefetch is harmless, pointer arithmetic not.
         hwy::Prefetch(reinterpret_cast<const std::uint16_t*>(reinterpret_cast<std::uintptr_t>(a + t * lda + i) + 2 * kAhead));
         hwy::Prefetch(reinterpret_cast<const std::uint16_t*>(reinterpret_cast<std::uintptr_t>(b + t * ldb + i) + 2 * kAhead));
-        acc = hn::MulAdd(decode(a + t * lda + i, va_table, any), decode(b + t * ldb + i, vb_table, any), acc);
+        for (std::size_t v = 0; v < NV; ++v)
+          acc[v] = hn::MulAdd(decode(a + t * lda + i + v * NF, va_table, any), decode(b + t * ldb + i + v * NF, vb_table, any),
+                              acc[v]);
       }
-      hn::Store(acc, df, G + g * NF);
+      for (std::size_t v = 0; v < NV; ++v) hn::Store(acc[v], df, G + g * NV * NF + v * NF);
     }
-    hn::Store(hn::VecFromMask(di, hn::Gt(any, too_wide)), di, wide);
-    for (std::size_t j = 0; j < NF; j += ND) {
+    // A pattern beyond the width flags its lane position in every vector (they go to the exact path).
+    for (std::size_t v = 0; v < NV; ++v) hn::Store(hn::VecFromMask(di, hn::Gt(any, too_wide)), di, wide + v * NF);
+    return NV * NF;
+  };
+
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t W = i + 2 * NF <= n ? sums.template operator()<2>(i) : sums.template operator()<1>(i);
+    for (std::size_t j = 0; j < W; j += ND) {
       // The terms: group sums (exact) times their scales (exact in binary64: checked by the
       // caller), each on its own leading bit; zero terms set no E.
       VD E = hn::LoadU(d, c_eref + i + j);
       VD T[kMaxPatternLen];
       for (std::size_t g = 0; g < groups; ++g) {
-        VD term = hn::PromoteTo(d, hn::Load(df_half, G + g * NF + j));
+        VD term = hn::PromoteTo(d, hn::Load(df_half, G + g * W + j));
         if (a_scale)
           term = hn::Mul(hn::Mul(term, hn::LoadU(d, a_scale + g * lds + i + j)), hn::LoadU(d, b_scale + g * lds + i + j));
         T[g] = term;
@@ -125,6 +136,7 @@ void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const fl
       FinishLane(end, rounding, s, shift, bad, d_bits + i + j, d_value ? d_value + i + j : nullptr,
                  d_eref ? d_eref + i + j : nullptr, fixup + i + j);
     }
+    i += W;
   }
 }
 
