@@ -3,7 +3,7 @@
 // every compiled SIMD target this CPU runs: Unit::dot_batch and dot_batch_planar against
 // Unit::dot element by element (every scale 1: element counts across the lanes and the chunks
 // of 512, K = 0 to 5 blocks, zeros of both signs, groups that cancel exactly, tiny products
-// against c = +-2^e, ties in fp32's last place, c = NaN/Inf), and the lanes with group scales
+// against c = +-2^e, ties in fp32's last place, c = NaN/Inf, subnormal, near overflow), and the lanes with group scales
 // against Unit::dot_scaled (ue8m0 NaN 0xff, 2^-127, 2^127; ue4m3 subnormals, zero, 448, NaN).
 // TCSIM_DOT_GROUPS_LARGE=N: also N block FMAs per row and scale format on the CPU's own target.
 #include <catch2/catch.hpp>
@@ -37,9 +37,11 @@ void for_each_group_row(const Fn& fn) {
   }
 }
 
-// c from the edges: +-0, +-1, 2^24 (ties of sums with a half), Inf, NaN, anything up to 2^16.
+// c from the edges: +-0, +-1, 2^24 (ties of sums with a half), Inf, NaN, subnormals, the
+// largest finite values, anything up to 2^16.
 std::uint64_t edge_c(Rng& r) {
-  switch (r.below(6)) {
+  switch (r.below(7)) {
+    case 3: return r.below(2) ? (r.next() & 0x807fffffu) : (0x7f7fffffu - r.below(4)) | (r.below(2) << 31);
     case 0: return r.below(2) ? 0x80000000u : 0;
     case 1: return r.below(2) ? 0xbf800000u : 0x3f800000u;
     case 2: return r.below(3) ? 0x4b800000u | (r.below(2) << 31) : 0x7f800000u | r.below(2) << 22;
