@@ -58,8 +58,9 @@ class Inputs {
 
 // How Unit::gemm evaluates the row: the kernel's tiles (binary32 lanes) or binary64 lanes,
 // fma-chain (lanes or scalar), or "reference: <why>" (Unit::batch_path; the kernel built as Unit builds it).
-std::string gemm_path(const models::Unit& unit, const Format& in, const Format& out, const std::string& instruction) {
-  const std::string path = unit.batch_path(in, out, instruction);
+std::string gemm_path(const models::Unit& unit, const Format& in, const Format& out, const std::string& instruction,
+                      bool scaled) {
+  const std::string path = gemm_group_path(unit.batch_path(in, out, instruction), scaled);
   if (path == "fma-chain") return fma_lanes::gemm_path_label(out.width == 64);  // sim fma_lanes.hpp
   if (path != "kernel") return path;
   const BlockKernel kernel(unit.adder(in, out, instruction).config(),
@@ -78,7 +79,7 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
                  "| unit | in -> out | instruction | path | n | simulated s | native GFLOP/s | ratio | check |");
   t.for_each_row([&](const BenchRow& row, const models::Unit& unit, const Format& in, const Format& out,
                      const std::string& instruction) {
-    const bool reference = gemm_path(unit, in, out, instruction).rfind("reference", 0) == 0;
+    const bool reference = gemm_path(unit, in, out, instruction, false).rfind("reference", 0) == 0;
     const std::size_t rn = reference ? std::min(n, kReferenceN) : n;
     const int runs = reference ? 1 : 3;
     const bool binary64 = in.precision > 24 || out.precision > 24;
@@ -88,8 +89,8 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     std::vector<std::uint64_t> D(rn * rn);
     // Block-scaled rows: Unit::gemm_scaled with random scales (bench_gemm_scaled.hpp).
     const std::optional<BenchScales> scales = bench_scales(unit, in, out, instruction, rn, rn, rn, seed);
-    const std::string path = scales ? gemm_path(unit, in, out, instruction) + ", " + scales->label
-                                    : gemm_path(unit, in, out, instruction);
+    const std::string path = scales ? gemm_path(unit, in, out, instruction, true) + ", " + scales->label
+                                    : gemm_path(unit, in, out, instruction, false);
     // Peak resident memory of the simulated GEMM beyond what is resident before (inputs, D).
     const std::size_t rss_before = status_field_bytes("VmRSS");
     reset_peak_resident();

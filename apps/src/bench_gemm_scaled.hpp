@@ -39,4 +39,9 @@ std::uint64_t bench_gemm_entry(const models::Unit& unit, const Format& in, const
                                std::span<const std::uint64_t> C, const std::string& instruction,
                                const std::optional<BenchScales>& scales, std::size_t i, std::size_t j);
 
+// The GEMM's path from Unit::batch_path (which names dot_batch's): rows with group sums
+// (mxf4nvf4) run the group tiles in gemm_scaled (models/src/unit_gemm_scaled.cpp, for the
+// built-in rows' scale formats and block sizes) and the binary64 group lanes in gemm.
+std::string gemm_group_path(const std::string& batch_path, bool scaled);
+
 }  // namespace tcsim::cli

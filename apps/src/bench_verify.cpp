@@ -345,7 +345,7 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     const std::size_t K = grp.K;
     const std::string path = unit.batch_path(in, in_b, out, grp.instruction);
     // The AMD host-arithmetic kernels (binary32-tree, after-add, exact-block; issue 25) and
-    // "kernel (group sums)" (block-scaled rows with group sums) count as kernel.
+    // "kernel (group sums...)" (block-scaled rows with group sums; binary32 or binary64 lanes) count as kernel.
     const bool kernel_path = path.rfind("kernel", 0) == 0 || path == "binary32-tree" ||
                              path.rfind("after-add", 0) == 0 || path.rfind("exact-block", 0) == 0;
     (kernel_path ? gt.kernel_path : path == "fma-chain" ? gt.fma_chain_path : gt.reference_path) += hi - lo;

@@ -253,7 +253,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   progress.done();
   const double n3 = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(k);
   const double ratio = sim_seconds / native.seconds;
-  std::string path = unit.batch_path(in, out, instruction);
+  std::string path = gemm_group_path(unit.batch_path(in, out, instruction), scales.has_value());
   if (path == "fma-chain") path = fma_lanes::gemm_path_label(out.width == 64);  // GEMM: the lanes (sim fma_lanes.hpp)
   if (scales) path += ", " + scales->label;
   if (a.has("json")) {

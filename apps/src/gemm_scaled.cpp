@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "bench_gemm_scaled.hpp"
 #include "gemm_report.hpp"
 #include "value_checks.hpp"
 #include "tcsim/reference/bounds.hpp"
@@ -276,7 +277,7 @@ ScaledRun run_scaled_gemm(const models::Unit& unit, const ScaledSetup& setup, co
   for (std::size_t i = 0; i < r.bits.size(); ++i) r.D[i] = value_of(out, r.bits[i]);
   r.storage = out.name;
   r.variant = out == formats::fp32() ? "tc32" : "unit";
-  r.path = unit.batch_path(in_a, in_b, out, setup.instruction);
+  r.path = gemm_group_path(unit.batch_path(in_a, in_b, out, setup.instruction), true);
   r.unit_calls = 1;
   if (check_rows < 0) return run;
   // The operands the unit multiplies, exactly in binary64: an element (at most 4 significant

@@ -22,7 +22,7 @@ tcsim_check(NAME "bench dot on a reference-path row says why"
 
 tcsim_check(NAME "bench dot on the block-scaled mxf4nvf4 row runs the group-sum lanes"
   ARGS bench dot --unit b200 --in e2m1 --out fp32 --instruction tcgen05.mxf4nvf4 --elements 64 --seconds 0.01
-  STDOUT "dot_batch, element-major 64-bit patterns \\(kernel \\(group sums\\)\\)" "check: 64 of 64")
+  STDOUT "dot_batch, element-major 64-bit patterns \\(kernel \\(group sums(, binary32 lanes)?\\)\\)" "check: 64 of 64")
 
 tcsim_check(NAME "bench dot on an fp64 row runs the FMA chain"
   ARGS bench dot --unit a100 --in fp64 --out fp64 --elements 64 --seconds 0.01

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "unit_groups.hpp"
 #include "unit_impl.hpp"
 
 namespace tcsim::models {
@@ -416,10 +417,18 @@ std::string Unit::batch_path(const Format& in, const Format& out, std::string_vi
 
 std::string Unit::batch_path(const Format& in_a, const Format& in_b, const Format& out,
                              std::string_view instruction) const {
-  const auto& r = impl_->rows[datapath_index(in_a, in_b, out, instruction)];
+  const std::size_t i = datapath_index(in_a, in_b, out, instruction);
+  const auto& r = impl_->rows[i];
   const std::size_t p = r.pair_index(in_a, in_b, out);
   if (r.kernels[p]) return "kernel";
-  if (r.group_kernels[p]) return "kernel (group sums)";
+  // Group sums (mxf4nvf4, every scale 1): dot_batch's binary32 lanes where they run (issue 25),
+  // else the binary64 ones. gemm runs the binary64 group lanes and gemm_scaled the group tiles
+  // (the CLI's GEMM lines say so: apps/src/bench_gemm_scaled.hpp, gemm_group_path).
+  if (r.group_kernels[p])
+    return detail::groups_planar_run(*r.group_kernels[p], r.adder(in_a, in_b, out).config(),
+                                     static_cast<std::size_t>(spec_.datapaths[i].block_scale->group_size))
+               ? "kernel (group sums, binary32 lanes)"
+               : "kernel (group sums)";
   if (r.trees[p]) return "binary32-tree";
   if (r.afters[p]) return r.afters[p]->lanes_supported() ? "after-add (lanes)" : "after-add";
   if (r.exacts[p]) return r.exacts[p]->lanes_supported() ? "exact-block (lanes)" : "exact-block";
@@ -443,7 +452,11 @@ std::string Unit::batch_path_planar(const Format& in_a, const Format& in_b, cons
   if (!kernel && r.trees[pair]) return "binary32-tree (lanes, planar)";
   if (!kernel && r.afters[pair] && r.afters[pair]->lanes_supported()) return "after-add (lanes, planar)";
   if (!kernel && !r.afters[pair] && r.exacts[pair] && r.exacts[pair]->lanes_supported()) return "exact-block (lanes, planar)";
-  if (!kernel && in_a == in_b && r.group_kernels[pair]) return "kernel (group sums, planar)";
+  if (!kernel && in_a == in_b && r.group_kernels[pair])
+    return detail::groups_planar_run(*r.group_kernels[pair], r.adder(in_a, in_b, out).config(),
+                                     static_cast<std::size_t>(spec_.datapaths[i].block_scale->group_size))
+               ? "kernel (group sums, binary32 lanes, planar)"
+               : "kernel (group sums, planar)";
   return "regrouped for dot_batch: " + batch_path(in_a, in_b, out, instruction);
 }
 

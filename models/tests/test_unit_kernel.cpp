@@ -81,7 +81,9 @@ TEST_CASE("batch_path: the kernel serves the NVIDIA rows, fp64 the FMA chain, th
   // Block-scaled rows without scales (issue 25): mxf8f6f4 is its adder's plain block FMA,
   // mxf4nvf4 has its own group-sum lanes.
   CHECK(builtin_unit("b200").batch_path(e4, f32, "tcgen05.mxf8f6f4") == "kernel");
-  CHECK(builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") == "kernel (group sums)");
+  // Its binary32 lanes where the target has 8 binary32 lanes (AVX2, AVX-512), else the binary64 ones.
+  const std::string groups = builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4");
+  CHECK((groups == "kernel (group sums, binary32 lanes)" || groups == "kernel (group sums)"));
   CHECK(builtin_unit("mi100").batch_path(formats::fp32(), f32) == "fma-chain");  // binary32 FMA chain (std::fmaf)
   // No built-in row is left on the reference path: a user row with per-step normalization
   // that is not an FMA chain (fp16 inputs, sequential order) is, with the reason.
@@ -160,7 +162,9 @@ TEST_CASE("batch_path_planar names the planar kernel or the regrouping, and wide
   CHECK(builtin_unit("b200").batch_path_planar(e4, f32) == "kernel (planar, pairs-mod4 rows permuted per instruction)");
   // Block-scaled rows with group sums read the product-major patterns (issue 25).
   CHECK(builtin_unit("b200").batch_path_planar(formats::e2m1(), f32, "tcgen05.mxf4nvf4") ==
-        "kernel (group sums, planar)");
+        (builtin_unit("b200").batch_path(formats::e2m1(), f32, "tcgen05.mxf4nvf4") == "kernel (group sums)"
+             ? "kernel (group sums, planar)"
+             : "kernel (group sums, binary32 lanes, planar)"));
   const std::uint16_t x[1] = {0};
   const std::uint64_t c[1] = {0};
   std::uint64_t d[1];

@@ -802,4 +802,38 @@ void BlockKernel::run_row(std::size_t n, std::size_t len, const std::uint64_t* a
   }
 }
 
+bool BlockKernel::run_groups_planar(std::size_t n, std::size_t len, std::size_t group, const double* a_table,
+                                    const double* b_table, const std::uint16_t* a, std::size_t lda,
+                                    const std::uint16_t* b, std::size_t ldb, const double* a_scale,
+                                    const double* b_scale, std::size_t lds, const double* c_value,
+                                    const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                                    std::uint8_t* fixup) const {
+  const Impl& k = *impl_;
+  const int width = k.cfg.a_format.width;
+  if (!group_tile_supported(group) || k.cfg.b_format.width != width || width < 2 || width > 16) return false;
+  const std::size_t half = std::size_t{1} << (width - 1), lanes_n = lanes::group_planar_lanes(2 * half);
+  if (lanes_n == 0) return false;
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  // The lanes read |value| from the table's first half and the sign from the top bit (decode's
+  // zeros are +0 for both signs: a zero's sign changes no nonzero sum, and zero sums are flagged).
+  std::vector<float> ta(half), tb(half);
+  for (const auto& [table, out] : {std::pair{a_table, &ta}, {b_table, &tb}})
+    for (std::size_t x = 0; x < half; ++x) {
+      const double v = table[x], neg = table[x | half];
+      const bool nan = std::isnan(v);
+      if (nan != std::isnan(neg) ||
+          (!nan && (v < 0 || static_cast<double>(static_cast<float>(v)) != v || neg != -v)))
+        return false;
+      (*out)[x] = nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
+    }
+  const std::size_t vec = n / lanes_n * lanes_n;
+  if (vec)
+    lanes::block_groups_planar(*k.lane_params, width, ta.data(), tb.data(), vec, len, group, a, lda, b, ldb, a_scale,
+                               b_scale, lds, c_value, c_eref, d_bits, d_value, d_eref, fixup);
+  std::fill(fixup + vec, fixup + n, std::uint8_t{1});
+  return true;
+}
+
 }  // namespace tcsim

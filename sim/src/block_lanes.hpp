@@ -179,4 +179,18 @@ void block_group_tile(const LaneParams& p, std::size_t rows, std::size_t cols, s
                       std::size_t ldb, const double* b_scale, const double* c_value, const double* c_eref,
                       std::size_t ldc, std::uint64_t* d_bits, double* d_value, double* d_eref, std::uint8_t* fixup);
 
+// ---- Group sums on product-major 16-bit patterns (block_group_planar.cpp; issue 25: dot_batch of
+// mxf4nvf4): n elements (a multiple of group_planar_lanes(2^width)), operand t of element i at
+// a[t * lda + i], b[t * ldb + i], patterns of `width` bits whose top bit is the sign: the value is
+// table[pattern & (2^(width-1) - 1)] with that sign (NaN entries for NaN/Inf patterns). The terms
+// are the group sums (in binary32: the caller checks they are exact), times a_scale[g * lds + i] *
+// b_scale[g * lds + i] where a_scale is not null (exact in binary64: checked by the caller), then as
+// block_fma_groups. Elements with a pattern of more than `width` bits are flagged.
+std::size_t group_planar_lanes(std::size_t table_size);  // 0 where the half table does not fit a vector
+void block_groups_planar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
+                         std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
+                         const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
+                         std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
+                         double* d_value, double* d_eref, std::uint8_t* fixup);
+
 }  // namespace tcsim::lanes

@@ -229,7 +229,10 @@ class Unit {
 
   // How dot_batch evaluates in -> out: "kernel" (sim's BlockKernel, int64 lanes, proven
   // equal to the reference adder by differential tests) or "reference: <why the kernel
-  // refuses the row>" (FixedPointAdder element by element).
+  // refuses the row>" (FixedPointAdder element by element); block-scaled rows with group sums
+  // "kernel (group sums, binary32 lanes)" or, on targets with fewer than 8 binary32 lanes,
+  // "kernel (group sums)" (binary64 lanes; gemm runs these, gemm_scaled the group tiles); the
+  // AMD rows their kernels' names (docs/performance.md, "Paths").
   std::string batch_path(const Format& in, const Format& out, std::string_view instruction = "") const;
   std::string batch_path(const Format& in_a, const Format& in_b, const Format& out,
                          std::string_view instruction = "") const;

@@ -161,6 +161,24 @@ class BlockKernel {
                             float* c_value, std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc,
                             std::size_t* stops) const;
 
+  // ---- Group sums on product-major 16-bit patterns (dot_batch and dot_batch_planar of the
+  // mxf4nvf4 rows; issue 25, sim/src/block_group_planar.cpp): as run_row_groups with element j's
+  // operand t at a[t * lda + j], b[t * ldb + j] (patterns) and, where a_scale is not null, the
+  // group scale factors a_scale[g * lds + j], b_scale[g * lds + j] (binary64; the caller checks
+  // that the scaled sums are exact and normal, as for run_group_tile). a_table and b_table: the
+  // values of every pattern of a's and b's formats (decode's, 2^width entries). One element per
+  // binary32 lane, the operands decoded by a table lookup across the lanes, the groups' sums in
+  // binary32 (where group_tile_supported). Writes d and fixup as run_row_groups (fixup[j] = 1 for
+  // the elements after the last whole vector). Returns false, writing nothing, where it cannot
+  // run: formats wider than 16 bits or whose table does not fit a vector (e2m1 needs 8 binary32
+  // lanes: AVX2, AVX-512), a sign that is not the top bit, values not exact in binary32. n = 0
+  // only asks (operand, c and d pointers may then be null).
+  bool run_groups_planar(std::size_t n, std::size_t len, std::size_t group, const double* a_table,
+                         const double* b_table, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
+                         std::size_t ldb, const double* a_scale, const double* b_scale, std::size_t lds,
+                         const double* c_value, const double* c_eref, std::uint64_t* d_bits, double* d_value,
+                         double* d_eref, std::uint8_t* fixup) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
