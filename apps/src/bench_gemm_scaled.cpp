@@ -60,9 +60,4 @@ std::uint64_t bench_gemm_entry(const models::Unit& unit, const Format& in, const
   return unit.dot_scaled(in, out, a, column, *scales->format, sa, sb, C[i * n + j], scales->block_size, instruction);
 }
 
-std::string gemm_group_path(const std::string& batch_path, bool scaled) {
-  if (batch_path.rfind("kernel (group sums", 0) != 0) return batch_path;
-  return scaled ? "kernel (group tiles)" : "kernel (group sums, binary64 lanes)";
-}
-
 }  // namespace tcsim::cli

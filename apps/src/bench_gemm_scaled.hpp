@@ -41,7 +41,8 @@ std::uint64_t bench_gemm_entry(const models::Unit& unit, const Format& in, const
 
 // The GEMM's path from Unit::batch_path (which names dot_batch's): rows with group sums
 // (mxf4nvf4) run the group tiles in gemm_scaled (models/src/unit_gemm_scaled.cpp, for the
-// built-in rows' scale formats and block sizes) and the binary64 group lanes in gemm.
+// built-in rows' scale formats and block sizes) and the binary64 group lanes in gemm. Defined
+// in gemm_scaled.cpp: the Python package (tcsim_cli_core) reports it too.
 std::string gemm_group_path(const std::string& batch_path, bool scaled);
 
 }  // namespace tcsim::cli

@@ -327,4 +327,9 @@ nlohmann::json scaled_report_json(const models::Unit& unit, const ScaledSetup& s
 
 std::string scaled_summary(const ScaledSetup&, const ScaledOperands& ops) { return ops.how; }
 
+std::string gemm_group_path(const std::string& batch_path, bool scaled) {
+  if (batch_path.rfind("kernel (group sums", 0) != 0) return batch_path;
+  return scaled ? "kernel (group tiles)" : "kernel (group sums, binary64 lanes)";
+}
+
 }  // namespace tcsim::cli
