@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -32,7 +33,7 @@ struct Hidden {
   DatapathSpec row;     // one input, one output
   std::size_t K = 0;
   bool spoiled = false;  // every 50th result changed by one unit in the last place: no row fits
-  std::size_t draw = static_cast<std::size_t>(-1);  // random rows: the draw's index (its dump's seed with --only)
+  std::size_t draw = static_cast<std::size_t>(-1);  // random and built-in evaluation rows: the place that seeds the dump (kept with --only)
 };
 
 DatapathSpec one_pair(DatapathSpec r, const std::string& in, const std::string& out) {
@@ -147,6 +148,59 @@ std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitte
   return t.empty() ? "none" : t;
 }
 
+// `fitted` with one schema key set back to the hidden row's value (or removed), to tell
+// which differing key the disagreement comes from; nullopt when the unit refuses the mix.
+std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const std::string& key) {
+  const nlohmann::json h = models::to_json(hidden, "x");
+  nlohmann::json f = models::to_json(fitted, "x");
+  if (h.contains(key)) f[key] = h[key];
+  else f.erase(key);
+  try {
+    DatapathSpec r = models::parse_unit_json(f, "key_back").datapaths.at(0);
+    models::Unit check(validation::fitted_unit(r, "x"));
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Why a fitted row disagrees (docs/fit.md, evaluation): the first differing check cases in
+// hex, and for each differing key the count left when that key alone is set back.
+void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check) {
+  std::vector<std::size_t> first;
+  validation::count_mismatches(fitted, check, &first, 3);
+  const models::Unit fu(validation::fitted_unit(fitted, "fitted"));
+  for (const std::size_t i : first) {
+    std::uint64_t got = 0;
+    fu.dot_batch(check.in, check.out, 1, check.k, check.a.data() + i * check.k, check.b.data() + i * check.k,
+                 check.c.data() + i, &got, validation::fit_instruction(fitted));
+    std::string t = "\n    case " + std::to_string(i) + ": a";
+    char buf[32];
+    for (std::size_t j = 0; j < check.k; ++j) { std::snprintf(buf, sizeof buf, " %llx", static_cast<unsigned long long>(check.a[i * check.k + j])); t += buf; }
+    t += "; b";
+    for (std::size_t j = 0; j < check.k; ++j) { std::snprintf(buf, sizeof buf, " %llx", static_cast<unsigned long long>(check.b[i * check.k + j])); t += buf; }
+    std::snprintf(buf, sizeof buf, "; c %llx", static_cast<unsigned long long>(check.c[i]));
+    t += buf;
+    std::snprintf(buf, sizeof buf, "; hidden %llx", static_cast<unsigned long long>(check.d[i]));
+    t += buf;
+    std::snprintf(buf, sizeof buf, ", fitted %llx", static_cast<unsigned long long>(got));
+    t += buf;
+    std::printf("%s", t.c_str());
+  }
+  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
+  std::string t;
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : h.items()) keys.push_back(k);
+  for (const auto& [k, v] : f.items())
+    if (!h.contains(k)) keys.push_back(k);
+  for (const auto& k : keys) {
+    if (k == "nan_pattern" || k == "name" || (h.contains(k) && f.contains(k) && h[k] == f[k])) continue;
+    const auto r = key_back(hidden, fitted, k);
+    t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, check)) : std::string("refused"));
+  }
+  std::printf("\n    left with one key set back: %s", t.empty() ? "none" : t.c_str());
+}
+
 }  // namespace
 
 int bench_fit(const ParsedArgs& a) {
@@ -176,6 +230,8 @@ int bench_fit(const ParsedArgs& a) {
     }
   } else {
     hidden = builtin_rows();
+    if (evaluate == "builtin")  // each row's dump seed is its place in the full list, so --only reruns it
+      for (std::size_t i = 0; i < hidden.size(); ++i) hidden[i].draw = i;
   }
   if (a.has("only")) {  // --only TEXT: the rows whose label contains TEXT ("mi" for the AMD rows, "random 17")
     const std::string only = a.get("only");
@@ -232,11 +288,13 @@ int bench_fit(const ParsedArgs& a) {
     worst = std::max(worst, r.seconds);
     total += r.seconds;
     std::size_t differ = 0;
+    validation::DumpSet check_dump;
     if (check && r.exact) {
       ++checked;
       std::vector<std::uint64_t> x2, y2, z2;
       validation::structured_cases(in, out, h.K, check, seed + 7919 * at + 1, x2, y2, z2, range_classes);
-      differ = validation::count_mismatches(r.best.row, validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2));
+      check_dump = validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2);
+      differ = validation::count_mismatches(r.best.row, check_dump);
       agree += differ == 0;
     }
     rows.push_back({{"row", h.label}, {"k", h.K}, {"exact", r.exact}, {"mismatches", r.best.mismatches},
@@ -255,6 +313,7 @@ int bench_fit(const ParsedArgs& a) {
         for (const auto& p : r.parameters)
           if (!p.decided() && p.name.rfind("nan_pattern.", 0) != 0) open += (open.empty() ? "" : ", ") + p.name;
         std::printf("\n    reported undecided: %s", open.empty() ? "none" : open.c_str());
+        explain_disagreement(h.row, r.best.row, check_dump);
       }
       std::printf("\n");
       std::fflush(stdout);
