@@ -133,16 +133,24 @@ DatapathSpec random_row(std::mt19937_64& g) {
 
 // The schema keys in which `fitted` differs from `hidden` ("carry_bits 3 -> 5, ..."): what
 // a failed or disagreeing fit got wrong, for the evaluation's failure classes (docs/fit.md).
-std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitted) {
-  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
-  std::string t;
-  auto text = [](const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); };
+std::string text(const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); }
+
+// The schema keys (NaN pattern and name aside) whose values differ between the two rows' JSON.
+std::vector<std::string> keys_differing(const nlohmann::json& h, const nlohmann::json& f) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : h.items()) keys.push_back(k);
   for (const auto& [k, v] : f.items())
     if (!h.contains(k)) keys.push_back(k);
-  for (const auto& k : keys) {
-    if (k == "nan_pattern" || text(h, k) == text(f, k)) continue;
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const std::string& k) { return k == "nan_pattern" || k == "name" || text(h, k) == text(f, k); }),
+             keys.end());
+  return keys;
+}
+
+std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitted) {
+  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
+  std::string t;
+  for (const auto& k : keys_differing(h, f)) {
     t += (t.empty() ? "" : ", ") + k + " " + text(h, k) + " -> " + text(f, k);
   }
   return t.empty() ? "none" : t;
@@ -174,27 +182,21 @@ void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted
     std::uint64_t got = 0;
     fu.dot_batch(check.in, check.out, 1, check.k, check.a.data() + i * check.k, check.b.data() + i * check.k,
                  check.c.data() + i, &got, validation::fit_instruction(fitted));
-    std::string t = "\n    case " + std::to_string(i) + ": a";
-    char buf[32];
-    for (std::size_t j = 0; j < check.k; ++j) { std::snprintf(buf, sizeof buf, " %llx", static_cast<unsigned long long>(check.a[i * check.k + j])); t += buf; }
-    t += "; b";
-    for (std::size_t j = 0; j < check.k; ++j) { std::snprintf(buf, sizeof buf, " %llx", static_cast<unsigned long long>(check.b[i * check.k + j])); t += buf; }
-    std::snprintf(buf, sizeof buf, "; c %llx", static_cast<unsigned long long>(check.c[i]));
-    t += buf;
-    std::snprintf(buf, sizeof buf, "; hidden %llx", static_cast<unsigned long long>(check.d[i]));
-    t += buf;
-    std::snprintf(buf, sizeof buf, ", fitted %llx", static_cast<unsigned long long>(got));
-    t += buf;
-    std::printf("%s", t.c_str());
+    auto hex = [](const std::uint64_t* v, std::size_t n) {
+      std::string t;
+      char buf[24];
+      for (std::size_t j = 0; j < n; ++j) {
+        std::snprintf(buf, sizeof buf, " %llx", static_cast<unsigned long long>(v[j]));
+        t += buf;
+      }
+      return t;
+    };
+    std::printf("\n    case %zu: a%s; b%s; c%s; hidden%s, fitted%s", i, hex(check.a.data() + i * check.k, check.k).c_str(),
+                hex(check.b.data() + i * check.k, check.k).c_str(), hex(&check.c[i], 1).c_str(),
+                hex(&check.d[i], 1).c_str(), hex(&got, 1).c_str());
   }
-  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
   std::string t;
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : h.items()) keys.push_back(k);
-  for (const auto& [k, v] : f.items())
-    if (!h.contains(k)) keys.push_back(k);
-  for (const auto& k : keys) {
-    if (k == "nan_pattern" || k == "name" || (h.contains(k) && f.contains(k) && h[k] == f[k])) continue;
+  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
     const auto r = key_back(hidden, fitted, k);
     t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, check)) : std::string("refused"));
   }
