@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -32,7 +33,7 @@ struct Hidden {
   DatapathSpec row;     // one input, one output
   std::size_t K = 0;
   bool spoiled = false;  // every 50th result changed by one unit in the last place: no row fits
-  std::size_t draw = static_cast<std::size_t>(-1);  // random rows: the draw's index (its dump's seed with --only)
+  std::size_t draw = static_cast<std::size_t>(-1);  // random and built-in evaluation rows: the place that seeds the dump (kept with --only)
 };
 
 DatapathSpec one_pair(DatapathSpec r, const std::string& in, const std::string& out) {
@@ -132,19 +133,74 @@ DatapathSpec random_row(std::mt19937_64& g) {
 
 // The schema keys in which `fitted` differs from `hidden` ("carry_bits 3 -> 5, ..."): what
 // a failed or disagreeing fit got wrong, for the evaluation's failure classes (docs/fit.md).
-std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitted) {
-  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
-  std::string t;
-  auto text = [](const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); };
+std::string text(const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); }
+
+// The schema keys (NaN pattern and name aside) whose values differ between the two rows' JSON.
+std::vector<std::string> keys_differing(const nlohmann::json& h, const nlohmann::json& f) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : h.items()) keys.push_back(k);
   for (const auto& [k, v] : f.items())
     if (!h.contains(k)) keys.push_back(k);
-  for (const auto& k : keys) {
-    if (k == "nan_pattern" || text(h, k) == text(f, k)) continue;
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const std::string& k) { return k == "nan_pattern" || k == "name" || text(h, k) == text(f, k); }),
+             keys.end());
+  return keys;
+}
+
+std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitted) {
+  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
+  std::string t;
+  for (const auto& k : keys_differing(h, f)) {
     t += (t.empty() ? "" : ", ") + k + " " + text(h, k) + " -> " + text(f, k);
   }
   return t.empty() ? "none" : t;
+}
+
+// `fitted` with one schema key set back to the hidden row's value (or removed), to tell
+// which differing key the disagreement comes from; nullopt when the unit refuses the mix.
+std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const std::string& key) {
+  const nlohmann::json h = models::to_json(hidden, "x");
+  nlohmann::json f = models::to_json(fitted, "x");
+  if (h.contains(key)) f[key] = h[key];
+  else f.erase(key);
+  try {
+    DatapathSpec r = models::parse_unit_json(f, "key_back").datapaths.at(0);
+    models::Unit check(validation::fitted_unit(r, "x"));
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Why a fitted row disagrees (docs/fit.md, evaluation): the first differing check cases in
+// hex, and for each differing key the count left when that key alone is set back.
+void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check) {
+  std::vector<std::size_t> first;
+  validation::count_mismatches(fitted, check, &first, 3);
+  const models::Unit fu(validation::fitted_unit(fitted, "fitted"));
+  for (const std::size_t i : first) {
+    std::uint64_t got = 0;
+    fu.dot_batch(check.in, check.out, 1, check.k, check.a.data() + i * check.k, check.b.data() + i * check.k,
+                 check.c.data() + i, &got, validation::fit_instruction(fitted));
+    auto hex = [](const std::uint64_t* v, std::size_t n) {
+      std::string t;
+      char buf[24];
+      for (std::size_t j = 0; j < n; ++j) {
+        std::snprintf(buf, sizeof buf, " %llx", static_cast<unsigned long long>(v[j]));
+        t += buf;
+      }
+      return t;
+    };
+    std::printf("\n    case %zu: a%s; b%s; c%s; hidden%s, fitted%s", i, hex(check.a.data() + i * check.k, check.k).c_str(),
+                hex(check.b.data() + i * check.k, check.k).c_str(), hex(&check.c[i], 1).c_str(),
+                hex(&check.d[i], 1).c_str(), hex(&got, 1).c_str());
+  }
+  std::string t;
+  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
+    const auto r = key_back(hidden, fitted, k);
+    t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, check)) : std::string("refused"));
+  }
+  std::printf("\n    left with one key set back: %s", t.empty() ? "none" : t.c_str());
 }
 
 }  // namespace
@@ -176,6 +232,8 @@ int bench_fit(const ParsedArgs& a) {
     }
   } else {
     hidden = builtin_rows();
+    if (evaluate == "builtin")  // each row's dump seed is its place in the full list, so --only reruns it
+      for (std::size_t i = 0; i < hidden.size(); ++i) hidden[i].draw = i;
   }
   if (a.has("only")) {  // --only TEXT: the rows whose label contains TEXT ("mi" for the AMD rows, "random 17")
     const std::string only = a.get("only");
@@ -232,11 +290,13 @@ int bench_fit(const ParsedArgs& a) {
     worst = std::max(worst, r.seconds);
     total += r.seconds;
     std::size_t differ = 0;
+    validation::DumpSet check_dump;
     if (check && r.exact) {
       ++checked;
       std::vector<std::uint64_t> x2, y2, z2;
       validation::structured_cases(in, out, h.K, check, seed + 7919 * at + 1, x2, y2, z2, range_classes);
-      differ = validation::count_mismatches(r.best.row, validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2));
+      check_dump = validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2);
+      differ = validation::count_mismatches(r.best.row, check_dump);
       agree += differ == 0;
     }
     rows.push_back({{"row", h.label}, {"k", h.K}, {"exact", r.exact}, {"mismatches", r.best.mismatches},
@@ -255,6 +315,7 @@ int bench_fit(const ParsedArgs& a) {
         for (const auto& p : r.parameters)
           if (!p.decided() && p.name.rfind("nan_pattern.", 0) != 0) open += (open.empty() ? "" : ", ") + p.name;
         std::printf("\n    reported undecided: %s", open.empty() ? "none" : open.c_str());
+        explain_disagreement(h.row, r.best.row, check_dump);
       }
       std::printf("\n");
       std::fflush(stdout);

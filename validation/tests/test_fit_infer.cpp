@@ -14,6 +14,7 @@
 
 #include "test_support.hpp"
 #include "tcsim/models/unit.hpp"
+#include "tcsim/models/unit_json.hpp"
 #include "tcsim/validation/fit.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
@@ -209,5 +210,67 @@ TEST_CASE("fit: the range classes separate clamp settings of binary16 outputs", 
     INFO(p.what << ": basic " << n[0] << ", range " << n[1]);
     CHECK(n[1] > n[0]);
     CHECK(n[1] >= p.at_least);
+  }
+}
+
+// Issue 26 part 3, built-in rows: v100 fp16 -> fp16 (F 23, RZ) was fitted with F 24 from a
+// 5,000-case dump of the basic mix and differed on 257 of 10^6 further cases (docs/fit.md):
+// an fp16 output hides the bits F keeps except on a rounding boundary. The basic mix now holds
+// the F-at-every-shift class for binary16 outputs (structured_cases), which separates the two.
+TEST_CASE("fit: the basic mix separates F 23 and 24 of a binary16 output", "[fit]") {
+  const std::uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  const Format& fp16 = parse_format("fp16");
+  const auto hidden = one_pair_row("v100", fp16, fp16);
+  REQUIRE(hidden.fraction_bits == 23);
+  auto f24 = hidden;
+  f24.fraction_bits = 24;
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(fp16, fp16, 4, 5000, seed, a, b, c);
+  const DumpSet dump = simulated_dump(hidden, fp16, fp16, 4, a, b, c);
+  const std::size_t separating = count_mismatches(f24, dump);
+  std::printf("v100 fp16 -> fp16: F 23 and 24 differ on %zu of 5000 basic cases\n", separating);
+  CHECK(separating == 31);
+  FitOptions opt;
+  opt.exclude_units = {"v100"};
+  const FitResult r = fit_dump(dump, opt);
+  std::printf("fit v100 fp16 -> fp16: %zu mismatches, F %d, from %s, %.2f s\n", r.best.mismatches, r.best.row.fraction_bits,
+              r.best.seed.c_str(), r.seconds);
+  REQUIRE(r.exact);
+  CHECK(r.best.row.fraction_bits == 23);
+  std::vector<std::uint64_t> a2, b2, c2;
+  structured_cases(fp16, fp16, 4, tcsim::test::count(100000), seed + 1, a2, b2, c2);
+  CHECK(count_mismatches(r.best.row, simulated_dump(hidden, fp16, fp16, 4, a2, b2, c2)) == 0);
+}
+
+// Issue 26 part 3, the AMD-seed fallback (the best NVIDIA-like seed run after the AMD families
+// when every seed descended had the AMD keys) was removed: it never got time, and given a share
+// it fitted none of the rows it was for (docs/fit.md). Random user row 121 of `bench fit
+// --evaluate random --seed 2` (its dump: seed 2 + 7919 x 120, range classes): its best-scoring
+// seed is mi250x's row; the fit stays inexact in a short limit, its closest row comes from an
+// AMD seed, and no closest row names the fallback.
+TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit]") {
+  const std::uint64_t seed = 2 + 7919 * 120;
+  INFO("seed " << seed);
+  const Format& fp16 = parse_format("fp16");
+  const Format& fp32 = parse_format("fp32");
+  const auto hidden = models::parse_unit_json(nlohmann::json::parse(R"({"name":"hidden","architecture":"user",
+      "input_formats":["fp16"],"output_formats":["fp32"],"fma_size":2,"k_split":"pairs-mod4","fraction_bits":18,
+      "carry_bits":5,"alignment_rounding":"rne","sticky_bit":false,"normalization":"deferred","order":"largest-first",
+      "c_placement":"aligned","final_rounding":{"fp32":"rd"},"min_exponent":null,"overflow":"ieee",
+      "subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})")).datapaths.at(0);
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(fp16, fp32, 4, 5000, seed, a, b, c, true);
+  const DumpSet dump = simulated_dump(hidden, fp16, fp32, 4, a, b, c);
+  FitOptions opt;
+  opt.time_limit_seconds = 3;
+  const FitResult r = fit_dump(dump, opt);
+  std::printf("fit random 121: %zu mismatches, from %s, %zu closest rows, %.2f s\n", r.best.mismatches,
+              r.best.seed.c_str(), r.closest.size(), r.seconds);
+  CHECK_FALSE(r.exact);
+  CHECK(r.best.seed.rfind("mi", 0) == 0);
+  for (const auto& s : r.closest) {
+    INFO(s.seed);
+    CHECK(s.seed.find("NVIDIA-like seed") == std::string::npos);
   }
 }

@@ -31,7 +31,8 @@ std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::
 // beside one tiny product, as only such sums show a clamp there), a term
 // cancelled exactly beside one 2^-s below it for every shift s = 1..48 (decide F and the
 // alignment rounding), and many same-sign terms of large fraction at one exponent (sums that
-// outgrow the carry bits). bench fit's dumps use them (docs/fit.md).
+// outgrow the carry bits). bench fit's dumps use them (docs/fit.md). Without them, outputs of
+// at most 10 fraction bits still get the F-at-every-shift class (one case in 12).
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
                       std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
                       bool range_classes = false);
