@@ -22,6 +22,17 @@ inline std::vector<std::uint64_t> bits(const Format& f, std::initializer_list<do
   for (double x : xs) v.push_back(bits(f, x));
   return v;
 }
+// The units.md 3b vector with a in bf8 (e5m2fnuz) and b in fp8 (e4m3fnuz): products -2^20, -0.5,
+// -0.25, -0.125, then +0 up to 16 products (mi300x with c = 2^23 gives 0x4adffffe).
+inline void bf8_fp8_vector_3b(std::vector<std::uint64_t>& x, std::vector<std::uint64_t>& y) {
+  x.assign(16, 0);
+  y.assign(16, 0);
+  const double xa[] = {-8192.0, -0.5, -0.25, -0.125}, yb[] = {128.0, 1.0, 1.0, 1.0};
+  for (int i = 0; i < 4; ++i) {
+    x[i] = bits(formats::e5m2fnuz(), xa[i]);
+    y[i] = bits(formats::e4m3fnuz(), yb[i]);
+  }
+}
 inline double value(const Format& f, std::uint64_t b) { return to_double(decode(f, b)); }
 inline std::string hex(const Format& f, std::uint64_t b) { return bits_to_hex(f, b); }
 

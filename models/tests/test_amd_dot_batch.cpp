@@ -18,6 +18,7 @@
 
 #include <hwy/targets.h>
 
+#include "diff_checks.hpp"
 #include "flush_edges.hpp"
 #include "kernel_cases.hpp"
 #include "kernel_fills.hpp"
@@ -131,12 +132,8 @@ void run_pairs(const char* unit_name, std::size_t expected_pairs, const char* wh
       a.resize(n * K), b.resize(n * K), c.resize(n), d.resize(n), dp.resize(n);
       for (std::size_t e = 0; e < n; ++e) fill_one(p, r, a.data() + e * K, b.data() + e * K, K, c[e]);
       unit.dot_batch(*p.a, *p.b, *p.out, n, K, a.data(), b.data(), c.data(), d.data(), p.instruction, threads);
-      at.resize(n * K), bt.resize(n * K);
-      for (std::size_t t = 0; t < K; ++t)
-        for (std::size_t e = 0; e < n; ++e) {
-          at[t * n + e] = static_cast<std::uint16_t>(a[e * K + t]);
-          bt[t * n + e] = static_cast<std::uint16_t>(b[e * K + t]);
-        }
+      product_major16(a.data(), n, K, at);
+      product_major16(b.data(), n, K, bt);
       const bool planar = p.a->width <= 16 && p.b->width <= 16;
       if (planar)
         unit.dot_batch_planar(*p.a, *p.b, *p.out, n, K, at.data(), bt.data(), c.data(), dp.data(), p.instruction, threads);

@@ -159,12 +159,8 @@ TEST_CASE("isa names: CDNA3's mixed fp8 MFMAs select the row, m x n x k and each
   // The units.md 3b vector with a in bf8 and b in fp8 (test_mixed_formats.cpp): v2 0x4adffffe
   // by name as by the row; dot_batch, planar and gemm agree (the reference path).
   const Format &bf8 = formats::e5m2fnuz(), &fp8 = formats::e4m3fnuz();
-  std::vector<std::uint64_t> x(16, 0), y(16, 0);
-  const double xa[] = {-8192.0, -0.5, -0.25, -0.125}, yb[] = {128.0, 1.0, 1.0, 1.0};
-  for (int i = 0; i < 4; ++i) {
-    x[i] = bits(bf8, xa[i]);
-    y[i] = bits(fp8, yb[i]);
-  }
+  std::vector<std::uint64_t> x, y;
+  bf8_fp8_vector_3b(x, y);
   const std::uint64_t c = bits(f32, 8388608.0);
   for (const char* name : {"", "v_mfma_f32_16x16x32_bf8_fp8", "v_mfma_f32_32x32x16_bf8_fp8"}) {
     INFO(name);

@@ -307,12 +307,8 @@ TEST_CASE("mixed formats: directed vectors", "[mixed]") {
   // products -2^20, -0.5, -0.25, -0.125 in even/odd groups, c = 2^23 added after; exact
   // 2^23 - 2^20 - 0.875, RNE to fp32 = 7340031 (0x4adffffe).
   const Format &bf8 = formats::e5m2fnuz(), &fp8 = formats::e4m3fnuz();
-  std::vector<std::uint64_t> x(16, 0), y(16, 0);
-  const double xa[] = {-8192.0, -0.5, -0.25, -0.125}, yb[] = {128.0, 1.0, 1.0, 1.0};
-  for (int i = 0; i < 4; ++i) {
-    x[i] = bits(bf8, xa[i]);
-    y[i] = bits(fp8, yb[i]);
-  }
+  std::vector<std::uint64_t> x, y;
+  bf8_fp8_vector_3b(x, y);
   const std::uint64_t d = builtin_unit("mi300x").dot(bf8, fp8, f32, x, y, bits(f32, 8388608.0));
   const std::uint64_t want = am::cdna3_block(
       [&] {

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "models_test_helpers.hpp"
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
+#include "models_test_helpers.hpp"
 #include "operand_gen.hpp"
 #include "test_support.hpp"
 
@@ -37,12 +38,10 @@ std::size_t mismatches_against_dot(const Unit& unit, const DatapathSpec& row, co
   return bad;
 }
 
-}  // namespace
-
-TEST_CASE("dot_batch through the block kernel equals dot on every built-in row", "[units][kernel]") {
-  Rng r(tcsim::test::seed("unit kernel every row", 424242));
-  const std::size_t elements = tcsim::test::count(40000);
-  std::size_t rows_on_kernel = 0;
+// fn(unit, row, in, out, name) for every format pair of every built-in row without block
+// scales; name is "unit instruction in->out" ("(any)" for a row without an instruction).
+template <class Fn>
+void for_each_builtin_pair(const Fn& fn) {
   for (const auto& spec : builtin_unit_specs()) {
     const Unit& unit = builtin_unit(spec.name);
     for (const auto& row : spec.datapaths) {
@@ -50,23 +49,35 @@ TEST_CASE("dot_batch through the block kernel equals dot on every built-in row",
       for (const auto& in_name : row.input_formats)
         for (const auto& out_name : row.output_formats) {
           const Format &in = parse_format(in_name), &out = parse_format(out_name);
-          const std::string path = unit.batch_path(in, out, row.instruction);
-          const std::string label = spec.name + " " + (row.instruction.empty() ? "(any)" : row.instruction) + " " +
-                                    in.name + "->" + out.name + " [" + path + "]";
-          INFO(label);
-          if (path != "kernel") continue;
-          ++rows_on_kernel;
-          const std::size_t k = static_cast<std::size_t>(row.fma_size);
-          for (std::size_t K : {std::size_t{0}, std::size_t{1}, k, 2 * k + 3, 4 * k}) {
-            const std::size_t n = std::max<std::size_t>(1, elements / (K + 1));
-            std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
-            for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
-            unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 2);
-            CHECK(mismatches_against_dot(unit, row, in, out, K, a, b, c, d, "[unit-kernel] MISMATCH batch " + label) == 0);
-          }
+          fn(unit, row, in, out,
+             spec.name + " " + (row.instruction.empty() ? "(any)" : row.instruction) + " " + in.name + "->" + out.name);
         }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("dot_batch through the block kernel equals dot on every built-in row", "[units][kernel]") {
+  Rng r(tcsim::test::seed("unit kernel every row", 424242));
+  const std::size_t elements = tcsim::test::count(40000);
+  std::size_t rows_on_kernel = 0;
+  for_each_builtin_pair([&](const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out,
+                            const std::string& name) {
+    const std::string path = unit.batch_path(in, out, row.instruction);
+    const std::string label = name + " [" + path + "]";
+    INFO(label);
+    if (path != "kernel") return;
+    ++rows_on_kernel;
+    const std::size_t k = static_cast<std::size_t>(row.fma_size);
+    for (std::size_t K : {std::size_t{0}, std::size_t{1}, k, 2 * k + 3, 4 * k}) {
+      const std::size_t n = std::max<std::size_t>(1, elements / (K + 1));
+      std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
+      for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+      unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), row.instruction, 2);
+      CHECK(mismatches_against_dot(unit, row, in, out, K, a, b, c, d, "[unit-kernel] MISMATCH batch " + label) == 0);
+    }
+  });
   std::printf("[unit-kernel] %zu (row, format pair) combinations ran on the kernel\n", rows_on_kernel);
   CHECK(rows_on_kernel >= 20);
 }
@@ -116,36 +127,25 @@ TEST_CASE("dot_batch_planar equals dot on every built-in row with inputs of at m
   Rng r(tcsim::test::seed("unit kernel planar every row", 424243));
   const std::size_t elements = tcsim::test::count(40000);
   std::size_t planar_rows = 0, regrouped_rows = 0;
-  for (const auto& spec : builtin_unit_specs()) {
-    const Unit& unit = builtin_unit(spec.name);
-    for (const auto& row : spec.datapaths) {
-      if (row.block_scale) continue;
-      for (const auto& in_name : row.input_formats)
-        for (const auto& out_name : row.output_formats) {
-          const Format &in = parse_format(in_name), &out = parse_format(out_name);
-          if (in.width > 16) continue;
-          const std::string path = unit.batch_path_planar(in, out, row.instruction);
-          const std::string label = spec.name + " " + (row.instruction.empty() ? "(any)" : row.instruction) + " " +
-                                    in.name + "->" + out.name + " [" + path + "]";
-          INFO(label);
-          (path == "kernel (planar)" ? planar_rows : regrouped_rows) += 1;
-          const std::size_t k = static_cast<std::size_t>(row.fma_size);
-          for (std::size_t K : {std::size_t{0}, std::size_t{1}, k, 2 * k + 3, 4 * k}) {
-            const std::size_t n = std::max<std::size_t>(1, elements / (K + 1) / (path == "kernel (planar)" ? 1 : 8));
-            std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
-            std::vector<std::uint16_t> at(n * K), bt(n * K);
-            for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
-            for (std::size_t t = 0; t < K; ++t)
-              for (std::size_t e = 0; e < n; ++e) {
-                at[t * n + e] = static_cast<std::uint16_t>(a[e * K + t]);
-                bt[t * n + e] = static_cast<std::uint16_t>(b[e * K + t]);
-              }
-            unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), d.data(), row.instruction, 2);
-            CHECK(mismatches_against_dot(unit, row, in, out, K, a, b, c, d, "[unit-planar] MISMATCH planar " + label) == 0);
-          }
-        }
+  for_each_builtin_pair([&](const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out,
+                            const std::string& name) {
+    if (in.width > 16) return;
+    const std::string path = unit.batch_path_planar(in, out, row.instruction);
+    const std::string label = name + " [" + path + "]";
+    INFO(label);
+    (path == "kernel (planar)" ? planar_rows : regrouped_rows) += 1;
+    const std::size_t k = static_cast<std::size_t>(row.fma_size);
+    for (std::size_t K : {std::size_t{0}, std::size_t{1}, k, 2 * k + 3, 4 * k}) {
+      const std::size_t n = std::max<std::size_t>(1, elements / (K + 1) / (path == "kernel (planar)" ? 1 : 8));
+      std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d(n);
+      std::vector<std::uint16_t> at, bt;
+      for (std::size_t e = 0; e < n; ++e) fill_element(in, out, r, a.data() + e * K, b.data() + e * K, K, c[e]);
+      product_major16(a.data(), n, K, at);
+      product_major16(b.data(), n, K, bt);
+      unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), d.data(), row.instruction, 2);
+      CHECK(mismatches_against_dot(unit, row, in, out, K, a, b, c, d, "[unit-planar] MISMATCH planar " + label) == 0);
     }
-  }
+  });
   std::printf("[unit-planar] %zu (row, format pair) combinations on the planar kernel, %zu regrouped\n", planar_rows,
               regrouped_rows);
   CHECK(planar_rows >= 15);
@@ -178,13 +178,10 @@ TEST_CASE("dot_batch_planar is bitwise the same for any thread count", "[units][
   const Format &f16 = formats::fp16(), &f32 = formats::fp32();
   const std::size_t n = 5003, K = 40;
   std::vector<std::uint64_t> a(n * K), b(n * K), c(n), d1(n), d2(n), d3(n), want(n);
-  std::vector<std::uint16_t> at(n * K), bt(n * K);
+  std::vector<std::uint16_t> at, bt;
   for (std::size_t e = 0; e < n; ++e) fill_element(f16, f32, r, a.data() + e * K, b.data() + e * K, K, c[e]);
-  for (std::size_t t = 0; t < K; ++t)
-    for (std::size_t e = 0; e < n; ++e) {
-      at[t * n + e] = static_cast<std::uint16_t>(a[e * K + t]);
-      bt[t * n + e] = static_cast<std::uint16_t>(b[e * K + t]);
-    }
+  product_major16(a.data(), n, K, at);
+  product_major16(b.data(), n, K, bt);
   u.dot_batch_planar(f16, f32, n, K, at.data(), bt.data(), c.data(), d1.data(), "", 1);
   u.dot_batch_planar(f16, f32, n, K, at.data(), bt.data(), c.data(), d2.data(), "", 2);
   u.dot_batch_planar(f16, f32, n, K, at.data(), bt.data(), c.data(), d3.data(), "", 7);

@@ -86,29 +86,27 @@ std::optional<std::int64_t> parse_exponent(std::string_view s) {
   return neg ? -e : e;
 }
 
+// What follows the digits: nothing (exponent 0) or `letter` (either case) and an exponent.
+std::optional<std::int64_t> parse_exponent_suffix(std::string_view s, char letter) {
+  if (s.empty()) return 0;
+  if (s.front() != letter && s.front() != letter - 'a' + 'A') return std::nullopt;
+  return parse_exponent(s.substr(1));
+}
+
 std::optional<ExactValue> parse_hex(std::string_view s, bool neg) {
   auto m = parse_mantissa(s, 16);
   if (!m) return std::nullopt;
-  std::int64_t e = 0;
-  if (!s.empty()) {
-    if (s.front() != 'p' && s.front() != 'P') return std::nullopt;
-    auto pe = parse_exponent(s.substr(1));
-    if (!pe) return std::nullopt;
-    e = *pe;
-  }
-  return ExactValue::finite(neg, m->value, e - 4 * m->fraction_digits);
+  const auto e = parse_exponent_suffix(s, 'p');
+  if (!e) return std::nullopt;
+  return ExactValue::finite(neg, m->value, *e - 4 * m->fraction_digits);
 }
 
 std::optional<ExactValue> parse_decimal(std::string_view s, bool neg, const Format& fmt) {
   auto m = parse_mantissa(s, 10);
   if (!m) return std::nullopt;
-  std::int64_t e10 = 0;
-  if (!s.empty()) {
-    if (s.front() != 'e' && s.front() != 'E') return std::nullopt;
-    auto pe = parse_exponent(s.substr(1));
-    if (!pe) return std::nullopt;
-    e10 = *pe;
-  }
+  const auto pe = parse_exponent_suffix(s, 'e');
+  if (!pe) return std::nullopt;
+  std::int64_t e10 = *pe;
   if (m->value == 0) return ExactValue::zero(neg);
   e10 -= m->fraction_digits;
   // 10^d10 <= |x| < 10^(d10+1), and 2^(3k) <= 10^k for k >= 0, 10^k <= 2^(3k) for k <= 0.
