@@ -132,6 +132,17 @@ HWY_INLINE void Unrolled(std::index_sequence<I...>, const F& f) {
   (f(std::integral_constant<std::size_t, I>()), ...);
 }
 
+// f(t, g) for the products t = 0..len-1 of a block, g = t mod G as a compile-time constant: a
+// runtime group index would send the per-group arrays (scales, sums) through the stack.
+template <std::size_t G, class F>
+HWY_INLINE void ForProducts(std::size_t len, const F& f) {
+  std::size_t t = 0;
+  for (; t + G <= len; t += G) Unrolled(std::make_index_sequence<G>(), [&](auto g) { f(t + g, g); });
+  Unrolled(std::make_index_sequence<G>(), [&](auto g) {
+    if (t + g < len) f(t + g, g);
+  });
+}
+
 // MR rows x NV vectors of outputs, c in registers over the whole chain.
 template <std::size_t MR, std::size_t NV, std::size_t G, bool kRenorm, bool kDrop, bool kPositiveZero>
 void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::size_t j0) {
@@ -161,15 +172,14 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
         for (std::size_t g = 0; g < G; ++g)
           for (std::size_t r = 0; r < MR; ++r)
             for (std::size_t v = 0; v < NV; ++v) Eg[g][r][v] = hn::Set(di, 4 * kTileZeroHi);
-        for (std::size_t t = 0; t < len; ++t) {
-          const std::size_t g = t % G;
+        ForProducts<G>(len, [&](std::size_t t, auto g) {
           VI eb[NV];
           for (std::size_t v = 0; v < NV; ++v) eb[v] = hn::LoadU(di, T.b_hi + (pos + t) * T.ldb + j0 + v * NF);
           for (std::size_t r = 0; r < MR; ++r) {
             const VI ea = hn::Set(di, ae[r * T.lda + pos + t]);
             for (std::size_t v = 0; v < NV; ++v) Eg[g][r][v] = hn::Max(Eg[g][r][v], hn::Add(ea, eb[v]));
           }
-        }
+        });
         for (std::size_t g = 0; g < G; ++g)
           for (std::size_t r = 0; r < MR; ++r)
             for (std::size_t v = 0; v < NV; ++v) {
@@ -185,8 +195,7 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
       for (std::size_t g = 0; g < G; ++g)
         for (std::size_t r = 0; r < MR; ++r)
           for (std::size_t v = 0; v < NV; ++v) S[g][r][v] = hn::Zero(di);
-      for (std::size_t t = 0; t < len; ++t) {
-        const std::size_t g = t % G;
+      ForProducts<G>(len, [&](std::size_t t, auto g) {
         VF vb[NV];
         for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, T.b_f + (pos + t) * T.ldb + j0 + v * NF);
         for (std::size_t r = 0; r < MR; ++r) {
@@ -194,7 +203,7 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
           for (std::size_t v = 0; v < NV; ++v)
             S[g][r][v] = hn::Add(S[g][r][v], Trunc32(di, hn::Mul(hn::Mul(va, vb[v]), scale[g][r][v])));
         }
-      }
+      });
       // The epilogue per vector (unrolled: every array index a constant, the arrays in
       // registers); flagged lanes keep their old c and are redone below by the scalar block.
       std::uint8_t bits[MR * NV][HWY_MAX_BYTES / 32 + 8];
