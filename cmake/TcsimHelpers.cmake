@@ -36,9 +36,9 @@ function(tcsim_add_tests folder)
   if(NOT sources)
     return()
   endif()
-  add_executable(tcsim_${folder}_tests ${sources} ${PROJECT_SOURCE_DIR}/tests/catch_main.cpp)
+  add_executable(tcsim_${folder}_tests ${sources})
   target_include_directories(tcsim_${folder}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests)
-  target_link_libraries(tcsim_${folder}_tests PRIVATE ${ARG_DEPS} Catch2::Catch2)
+  target_link_libraries(tcsim_${folder}_tests PRIVATE ${ARG_DEPS} tcsim_catch_main)
   target_compile_definitions(tcsim_${folder}_tests PRIVATE
     TCSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   catch_discover_tests(tcsim_${folder}_tests TEST_PREFIX "${folder}: "

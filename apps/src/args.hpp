@@ -137,6 +137,14 @@ class ArgParser {
   std::string allowed() const;
 };
 
+// --threads and --grid, as the commands that run under mpirun (gemm, lu) declare them; `grid_note`
+// ends --grid's text.
+inline void declare_threads_and_grid(ArgParser& p, const std::string& grid_note) {
+  p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
+  p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
+                   "possible); " + grid_note, "PxQ");
+}
+
 // --json and --quiet, as the commands that print one JSON object and show progress declare them.
 inline void declare_json_and_quiet(ArgParser& p) {
   p.flag("json", "print one JSON object");

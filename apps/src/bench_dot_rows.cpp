@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_all_rows.hpp"
 #include "bench_support.hpp"
 #include "json_output.hpp"
 #include "progress.hpp"
@@ -30,26 +31,15 @@ constexpr double kTarget = 1e8, kTargetH100Fp16 = 3e8;
 
 int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_t n, unsigned threads,
                        double min_seconds, std::uint64_t seed) {
-  const bool json = a.has("json");
-  const std::vector<BenchRow> rows = builtin_bench_rows(only);
-  Progress progress("tcsim bench dot", !a.has("quiet"));
-  const std::string load_before = load_average_text();
+  AllRows t(a, only, "tcsim bench dot");
   const unsigned used_threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  nlohmann::json out_rows = nlohmann::json::array();
-  std::size_t total_mismatches = 0, below = 0;
-  if (!json) {
-    std::printf("tcsim bench dot --all-rows: %zu elements per call, %u thread%s, load average %s\n", n, used_threads,
-                used_threads == 1 ? "" : "s", load_before.c_str());
-    std::printf("| unit | in -> out | instruction | K | layout, path | elements/s | target | check |\n");
-    std::printf("|---|---|---|---|---|---|---|---|\n");
-    std::fflush(stdout);
-  }
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const BenchRow& row = rows[r];
-    const models::Unit& unit = *row.unit;
-    const Format &in = *row.in, &out = *row.out;
-    const std::string& instruction = row.instructions.front();
-    progress.update("row " + row.label(), r, rows.size());
+  std::size_t below = 0;
+  t.print_header("tcsim bench dot --all-rows: " + std::to_string(n) + " elements per call, " +
+                     std::to_string(used_threads) + " thread" + (used_threads == 1 ? "" : "s") + ", load average " +
+                     t.load_before + "\n",
+                 "| unit | in -> out | instruction | K | layout, path | elements/s | target | check |");
+  t.for_each_row([&](const BenchRow& row, const models::Unit& unit, const Format& in, const Format& out,
+                     const std::string& instruction) {
     const models::DatapathSpec& spec = unit.datapath(in, out, instruction);
     // One instruction's K, as `tcsim bench dot`: 2k for the pairs-mod4 rows.
     const std::size_t K = static_cast<std::size_t>(spec.k_split == models::KSplit::PairsMod4 ? 2 * spec.fma_size
@@ -77,14 +67,14 @@ int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_
       const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, {B.data() + i * K, K}, C[i], instruction);
       mismatches += want != D[i] || (planar && want != D_planar[i]);
     }
-    total_mismatches += mismatches;
+    t.total_mismatches += mismatches;
     const bool planar_faster = planar_rate > rate;
     const double best = std::max(rate, planar_rate);
     const double target = unit.name() == "h100" && in.name == "fp16" ? kTargetH100Fp16 : kTarget;
     below += best < target;
     const std::string path = planar_faster ? unit.batch_path_planar(in, out, instruction) : unit.batch_path(in, out, instruction);
     const std::string layout = planar_faster ? "planar" : "element-major";
-    if (json) {
+    if (t.json) {
       nlohmann::json j = row.json();
       j["K"] = K;
       j["layout"] = layout;
@@ -96,32 +86,20 @@ int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_
       j["meets_target"] = best >= target;
       j["checked"] = sample;
       j["mismatches"] = mismatches;
-      out_rows.push_back(j);
+      t.out_rows.push_back(j);
     } else {
       std::printf("| %s | %s -> %s | %s | %zu | %s, %s | %.3g | %.0e%s | %zu/%zu |\n", unit.name().c_str(), in.name.c_str(),
                   out.name.c_str(), join_instructions(row.instructions).c_str(), K, layout.c_str(), path.c_str(), best, target,
                   best >= target ? " (met)" : "", sample - mismatches, sample);
       std::fflush(stdout);
     }
-  }
-  progress.done();
-  const std::string load_after = load_average_text();
-  if (json) {
-    nlohmann::json j;
-    j["benchmark"] = "dot-all-rows";
-    j["elements"] = n;
-    j["threads"] = used_threads;
-    j["load_average_before"] = load_before;
-    j["load_average_after"] = load_after;
-    j["rows"] = out_rows;
-    j["below_target"] = below;
-    j["mismatches"] = total_mismatches;
-    print_json(j);
-  } else {
-    std::printf("load average after: %s; %zu of %zu rows below their target; check: %zu mismatches against Unit::dot\n",
-                load_after.c_str(), below, rows.size(), total_mismatches);
-  }
-  return total_mismatches == 0 ? 0 : 1;
+  });
+  nlohmann::json j;
+  j["benchmark"] = "dot-all-rows";
+  j["elements"] = n;
+  j["threads"] = used_threads;
+  j["below_target"] = below;
+  return t.finish(j, std::to_string(below) + " of " + std::to_string(t.rows.size()) + " rows below their target; ");
 }
 
 }  // namespace tcsim::cli

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_all_rows.hpp"
 #include "bench_gemm_scaled.hpp"
 #include "bench_support.hpp"
 #include "json_output.hpp"
@@ -70,26 +71,13 @@ std::string gemm_path(const models::Unit& unit, const Format& in, const Format& 
 
 int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_t n, unsigned threads,
                         std::uint64_t seed) {
-  const bool json = a.has("json");
-  const std::vector<BenchRow> rows = builtin_bench_rows(only);
-  Progress progress("tcsim bench gemm", !a.has("quiet"));
+  AllRows t(a, only, "tcsim bench gemm");
   Inputs inputs(seed);
-  const std::string load_before = load_average_text();
-  nlohmann::json out_rows = nlohmann::json::array();
-  std::size_t total_mismatches = 0;
-  if (!json) {
-    std::printf("tcsim bench gemm --all-rows: n = %zu (reference-path rows: n = %zu, 1 run), load average %s\n", n,
-                std::min(n, kReferenceN), load_before.c_str());
-    std::printf("| unit | in -> out | instruction | path | n | simulated s | native GFLOP/s | ratio | check |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|\n");
-    std::fflush(stdout);
-  }
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const BenchRow& row = rows[r];
-    const models::Unit& unit = *row.unit;
-    const Format &in = *row.in, &out = *row.out;
-    const std::string& instruction = row.instructions.front();
-    progress.update("row " + row.label(), r, rows.size());
+  t.print_header("tcsim bench gemm --all-rows: n = " + std::to_string(n) + " (reference-path rows: n = " +
+                     std::to_string(std::min(n, kReferenceN)) + ", 1 run), load average " + t.load_before + "\n",
+                 "| unit | in -> out | instruction | path | n | simulated s | native GFLOP/s | ratio | check |");
+  t.for_each_row([&](const BenchRow& row, const models::Unit& unit, const Format& in, const Format& out,
+                     const std::string& instruction) {
     const bool reference = gemm_path(unit, in, out, instruction).rfind("reference", 0) == 0;
     const std::size_t rn = reference ? std::min(n, kReferenceN) : n;
     const int runs = reference ? 1 : 3;
@@ -120,11 +108,11 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
       const std::size_t i = counter_random(seed + 7, 2 * s) % rn, j = counter_random(seed + 7, 2 * s + 1) % rn;
       mismatches += bench_gemm_entry(unit, in, out, rn, rn, A, B, C, instruction, scales, i, j) != D[i * rn + j];
     }
-    total_mismatches += mismatches;
+    t.total_mismatches += mismatches;
     const double n3 = static_cast<double>(rn) * static_cast<double>(rn) * static_cast<double>(rn);
     const double ratio = sim_seconds / native.seconds, gflops = 2 * n3 / native.seconds * 1e-9;
     const std::string native_kind = binary64 ? "binary64" : "binary32";
-    if (json) {
+    if (t.json) {
       nlohmann::json j = row.json();
       j["path"] = path;
       j["n"] = rn;
@@ -139,7 +127,7 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
       j["peak_bytes"] = peak_bytes;
       j["checked"] = checked;
       j["mismatches"] = mismatches;
-      out_rows.push_back(j);
+      t.out_rows.push_back(j);
     } else {
       std::printf("| %s | %s -> %s | %s | %s | %zu%s | %.3g | %.0f (%s) | %.1f | %zu/%zu |\n", unit.name().c_str(),
                   in.name.c_str(), out.name.c_str(), join_instructions(row.instructions).c_str(), path.c_str(), rn,
@@ -147,25 +135,13 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
                   checked - mismatches, checked);
       std::fflush(stdout);
     }
-  }
-  progress.done();
-  const std::string load_after = load_average_text();
-  if (json) {
-    nlohmann::json j;
-    j["benchmark"] = "gemm-all-rows";
-    j["n"] = n;
-    j["reference_n"] = std::min(n, kReferenceN);
-    j["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-    j["load_average_before"] = load_before;
-    j["load_average_after"] = load_after;
-    j["rows"] = out_rows;
-    j["mismatches"] = total_mismatches;
-    print_json(j);
-  } else {
-    std::printf("load average after: %s; check: %zu mismatches against Unit::dot\n", load_after.c_str(),
-                total_mismatches);
-  }
-  return total_mismatches == 0 ? 0 : 1;
+  });
+  nlohmann::json j;
+  j["benchmark"] = "gemm-all-rows";
+  j["n"] = n;
+  j["reference_n"] = std::min(n, kReferenceN);
+  j["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  return t.finish(j, "");
 }
 
 }  // namespace tcsim::cli

@@ -381,8 +381,7 @@ int cmd_bench(const Args& args) {
                                static_cast<unsigned>(a.get_int("threads", 0, 1024, 0)),
                                static_cast<std::uint64_t>(a.get_int("seed", 0, 1ll << 62, 1)));
   }
-  a.require_one_of({"unit", "unit-config"});
-  const SelectedUnit selected = select_unit(a);
+  const SelectedUnit selected = required_unit(a);
   const long long n = a.get_int("n", 1, 16384, which == "lu" ? 4096 : 1024), threads = a.get_int("threads", 0, 1024, 0);
   const long long seed = a.get_int("seed", 0, 1ll << 62, 1);
   if (which == "lu")

@@ -138,14 +138,11 @@ int cmd_dot(const Args& args) {
   if (a.help()) return p.print_help();
   a.require_one_of({"unit", "unit-config"});
 
-  const InputFormats inputs = input_formats(a, "dot");
-  const Format& in = *inputs.a;
-  const Format& in_b = *inputs.b;
-  const Format& out = parse_format(a.get("out"), "--out");
-  const SelectedUnit selected = select_unit(a);
-  const models::Unit* unit = selected.unit;
-  const std::string instruction = a.get_or("instruction", "");
-  const models::DatapathSpec* rowp = &checked_datapath(*unit, inputs, out, instruction);  // format/instruction errors first
+  const DotSelection chosen = select_dot(a, "dot");  // format/instruction errors first
+  const Format &in = *chosen.inputs.a, &in_b = *chosen.inputs.b, &out = *chosen.out;
+  const models::Unit* unit = chosen.selected.unit;
+  const std::string& instruction = chosen.instruction;
+  const models::DatapathSpec* rowp = chosen.row;
 
   const auto va = parse_values(a.get("a"), in, "a");
   const auto vb = parse_values(a.get("b"), in_b, "b");
@@ -232,8 +229,8 @@ int cmd_dot(const Args& args) {
   if (a.has("json")) {
     nlohmann::json j;
     j["unit"] = unit->name();
-    j["in"] = inputs.mixed() ? in.name + " x " + in_b.name : in.name;
-    if (inputs.mixed()) {
+    j["in"] = chosen.inputs.name();
+    if (chosen.inputs.mixed()) {
       j["in_a"] = in.name;
       j["in_b"] = in_b.name;
     }
@@ -263,7 +260,7 @@ int cmd_dot(const Args& args) {
   }
 
   std::printf("unit %s, %s -> %s, instruction %s%s: k = %zu, F = %d, %zu product%s in %zu block FMA%s\n",
-              unit->name().c_str(), (inputs.mixed() ? in.name + " x " + in_b.name : in.name).c_str(), out.name.c_str(),
+              unit->name().c_str(), chosen.inputs.name().c_str(), out.name.c_str(),
               instruction_name.c_str(), shape_text.c_str(), k,
               unit->adder(in, in_b, out, instruction).config().fraction_bits,  // "exact" rows: the computed F
               K, K == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s");

@@ -154,15 +154,12 @@ int cmd_gemm(const Args& args) {
   p.option("block-size", "block-scaled: k indices per scale (default: the row's first; must divide k)", "N");
   p.option("scales", "block-scaled without --scale-a/--scale-b: from-data (default: per block from A's rows and "
                      "B's columns as OCP MX conversion does; ue4m3: amax / the element's largest) or one", "how");
-  p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
-  p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
-                   "possible); the bits do not depend on it", "PxQ");
+  declare_threads_and_grid(p, "the bits do not depend on it");
   p.option("write-d", "write D as m lines of n hex bit patterns of its storage format ('-': stdout)", "file");
   declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  a.require_one_of({"unit", "unit-config"});
-  const SelectedUnit selected = select_unit(a);
+  const SelectedUnit selected = required_unit(a);
   const models::Unit& unit = *selected.unit;
   const InputFormats inputs = input_formats(a, "gemm");
   const Format& in = *inputs.a;
@@ -359,9 +356,8 @@ int cmd_gemm(const Args& args) {
     print_json(j);
   } else {
     std::printf("unit %s, %s -> %s%s, variant %s (D held in %s), path %s\n", unit.name().c_str(),
-                (inputs.mixed() ? in.name + " x " + inputs.b->name : in.name).c_str(),
-                out.name.c_str(), o.instruction.empty() ? "" : (", " + o.instruction).c_str(), r.variant.c_str(),
-                r.storage.c_str(), r.path.c_str());
+                inputs.name().c_str(), out.name.c_str(), o.instruction.empty() ? "" : (", " + o.instruction).c_str(),
+                r.variant.c_str(), r.storage.c_str(), r.path.c_str());
     std::printf("D = C + A B with m = %zu, n = %zu, k = %zu: %s\n", m, n, k, source.c_str());
     if (r.path == "ieee")
       std::printf("simulated in %.3f s (IEEE %s FMAs, no tensor core)\n", seconds, r.variant == "fp16" ? "binary16" : "binary32");

@@ -69,15 +69,12 @@ int cmd_lu(const Args& args) {
   p.option("refine", "iterative refinement: lu-ir or gmres-ir", "method");
   p.option("working", "refinement: working precision fp32 or fp64 (default)", "fmt");
   p.option("max-iterations", "refinement steps at most (default 20)", "K");
-  p.option("threads", "threads (default 0: all cores); the bits do not depend on it", "T");
-  p.option("grid", "process grid under mpirun: P rows by Q columns of ranks, P Q = the ranks (default: as square as "
-                   "possible); alone only 1x1", "PxQ");
+  declare_threads_and_grid(p, "alone only 1x1");
   p.option("write-lu", "write the factors as n lines of n binary64 bit patterns (hex), then the row permutation", "file");
   declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  a.require_one_of({"unit", "unit-config"});
-  const SelectedUnit selected = select_unit(a);
+  const SelectedUnit selected = required_unit(a);
   const models::Unit& unit = *selected.unit;
   const Format& in = parse_format(a.get_or("in", "fp16"), "--in");
   const bool json = a.has("json");

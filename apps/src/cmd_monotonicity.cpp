@@ -107,8 +107,7 @@ int cmd_monotonicity(const Args& args) {
   declare_json_and_quiet(p);
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
-  a.require_one_of({"unit", "unit-config"});
-  const SelectedUnit selected = select_unit(a);
+  const SelectedUnit selected = required_unit(a);
   const Format& in = parse_format(a.get("in"), "--in");
   const Format& out = parse_format(a.get("out"), "--out");
   validation::MonotonicityOptions o;

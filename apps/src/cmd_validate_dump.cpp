@@ -48,14 +48,10 @@ int cmd_validate_dump(const Args& args) {
     throw std::invalid_argument("--c and --zero-c exclude each other");
   const long long max_report = a.get_int("max-report", 0, 1000000, 10);
 
-  const InputFormats inputs = input_formats(a, "validate-dump");
-  const Format& in = *inputs.a;
-  const Format& in_b = *inputs.b;
-  const Format& out = parse_format(a.get("out"), "--out");
-  const SelectedUnit selected = select_unit(a);
-  const models::Unit* unit = selected.unit;
-  const std::string instruction = a.get_or("instruction", "");
-  checked_datapath(*unit, inputs, out, instruction);  // throws with the supported pairs/instructions
+  const DotSelection chosen = select_dot(a, "validate-dump");  // throws with the supported pairs/instructions
+  const Format &in = *chosen.inputs.a, &in_b = *chosen.inputs.b, &out = *chosen.out;
+  const models::Unit* unit = chosen.selected.unit;
+  const std::string& instruction = chosen.instruction;
 
   validation::DumpPaths paths{a.get("a"), a.get("b"), a.get_or("c", ""), a.get("d")};
   const auto c_input = a.has("zero-c") ? validation::AccumulatorInput::Zero
@@ -73,7 +69,7 @@ int cmd_validate_dump(const Args& args) {
   progress.done();
 
   std::printf("unit %s, %s -> %s, instruction %s, K = %zu, c %s\n", unit->name().c_str(),
-              (inputs.mixed() ? in.name + " x " + in_b.name : in.name).c_str(),
+              chosen.inputs.name().c_str(),
               out.name.c_str(), instruction.empty() ? "(default)" : instruction.c_str(), dump.k,
               c_input == validation::AccumulatorInput::Zero ? "= 0"
               : out == formats::fp32()                      ? "from the file"

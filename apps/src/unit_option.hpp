@@ -45,6 +45,12 @@ inline SelectedUnit select_unit(const ParsedArgs& a) {
   return s;
 }
 
+// select_unit after requiring one of --unit and --unit-config.
+inline SelectedUnit required_unit(const ParsedArgs& a) {
+  a.require_one_of({"unit", "unit-config"});
+  return select_unit(a);
+}
+
 // The operand formats of --in, --in-a and --in-b (issue 24: a and b may differ on rows with
 // mixed_inputs). --in alone: both; --in-a with --in-b; or one of them with --in for the other.
 struct InputFormats {
@@ -52,6 +58,7 @@ struct InputFormats {
   const Format* b = nullptr;
   std::string mixed_option;  // the option that made the pair mixed ("--in-b", else "--in-a")
   bool mixed() const { return !(*a == *b); }
+  std::string name() const { return mixed() ? a->name + " x " + b->name : a->name; }  // "fp16", "e4m3 x e5m2"
 };
 
 // Declares the three options on `p`; `a` and `b` name the operands ("a", "b" or "A", "B").
@@ -90,6 +97,27 @@ inline const models::DatapathSpec& checked_datapath(const models::Unit& unit, co
     }
   }
   return unit.datapath(*f.a, *f.b, out, instruction);
+}
+
+// What `tcsim dot` and `tcsim validate-dump` read first, in this order so that an error names
+// the first bad option: the operand formats, --out, the unit (the caller has required one of
+// --unit, --unit-config) and --instruction's row (checked_datapath).
+struct DotSelection {
+  InputFormats inputs;
+  const Format* out = nullptr;
+  SelectedUnit selected;
+  std::string instruction;
+  const models::DatapathSpec* row = nullptr;
+};
+
+inline DotSelection select_dot(const ParsedArgs& a, const std::string& command) {
+  DotSelection s;
+  s.inputs = input_formats(a, command);
+  s.out = &parse_format(a.get("out"), "--out");
+  s.selected = select_unit(a);
+  s.instruction = a.get_or("instruction", "");
+  s.row = &checked_datapath(*s.selected.unit, s.inputs, *s.out, s.instruction);
+  return s;
 }
 
 }  // namespace tcsim::cli

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "args.hpp"
+#include "error_of.hpp"
 
 using tcsim::cli::ArgParser;
 using Args = std::vector<std::string>;
+using tcsim::test::error_of;
 
 namespace {
 
@@ -22,17 +24,6 @@ ArgParser dot_parser() {
   p.option("count", "number of cases", "n");
   p.flag("json", "print JSON");
   return p;
-}
-
-// The message of the std::invalid_argument thrown by f ("" when nothing is thrown).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

@@ -447,6 +447,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
           const std::size_t mr = std::min(lanes_rows, rows - r0), off = r0 * w + c0;
           const std::size_t vcols = valid > c0 ? std::min(W, valid - c0) : 0;
           if (stops[mt] > 0) take_bits(off, mr, vcols);
+          bool resume = true;  // false after a resumed chain stopped at once (a NaN c stops every block)
           for (std::size_t pos = stops[mt]; pos < KK;) {
             const std::size_t len = std::min(k, KK - pos);
             const std::size_t a_at = (i0 + r0) * KK + pos, b_at = pos * n_pad + j0 + c0;
@@ -460,6 +461,20 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
               std::copy_n(tmp.eref.data() + off + rr * w, W, acc.eref.data() + off + rr * w);
             }
             pos += len;
+            // Issue 25 (i25v100): only the block that stopped the chain runs here; the chain
+            // resumes from the next block (a tiny or cancelled partial sum of a fp16 output
+            // stopped v100's micro-tiles early and left most of K to run_tile).
+            if (resume && pos < KK) {
+              std::size_t resumed = 0;
+              const std::size_t a_next = (i0 + r0) * KK + pos, b_next = pos * n_pad + j0 + c0;
+              if (!kernel->run_tile_chain(mr, W, vcols, KK - pos, k, Af.get() + a_next, Ae.get() + a_next, KK,
+                                          Bf.get() + b_next, Be.get() + b_next, n_pad, acc.value.data() + off,
+                                          acc.eref.data() + off, tmp.bits.data() + off, w, &resumed))
+                continue;
+              if (resumed > 0) take_bits(off, mr, vcols);
+              resume = resumed > 0;
+              pos += resumed;
+            }
           }
         }
         return true;

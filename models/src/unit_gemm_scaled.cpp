@@ -171,6 +171,16 @@ std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& out
     return D;
   }
 
+  // Rows with group sums (mxf4nvf4) on the group tiles: binary32 group sums, the scales applied
+  // per group in binary64 (unit_gemm_scaled_tiles.hpp).
+  if (gk && gk->group_tile_supported(static_cast<std::size_t>(group)) && bs % group == 0 &&
+      k % static_cast<std::size_t>(group) == 0 && detail::scales_fit_group_tiles(scale_format)) {
+    detail::gemm_scaled_group_tiles(*gk, scale_format, static_cast<std::size_t>(group), m, n, K, k, bs, A.data(),
+                                    B.data(), C.data(), scale_a.data(), scale_b.data(), exact, r.narrow[o].has_value(),
+                                    [&](std::uint64_t v) { return r.to_out(o, v); }, threads, D.data());
+    return D;
+  }
+
   // Decoded operands with their scales folded in.
   const BlockKernel& lk = kernel ? *kernel : *gk;
   const std::vector<ScaleValue> table = scale_table(scale_format);

@@ -225,4 +225,155 @@ void gemm_scaled_tiles(const BlockKernel& kernel, const Format& scale_format, st
   });
 }
 
+// ---- Group sums (mxf4nvf4). Why the group tiles give the reference's terms: the reference sums
+// a group's products exactly and multiplies the sum by the scales of its first product
+// (scaled_block_fma); with bs a multiple of the group size every product of a group has those
+// scales. run_group_tile sums the unscaled products exactly in binary32 and multiplies by the
+// two scale values in binary64, exactly (scales_fit_group_tiles), so each term and its leading
+// bit are the reference's. A zero scale (ue4m3) gives a zero term, which sets no E as the
+// reference's skipped products; a NaN scale a NaN term: the output is flagged and the
+// reference returns NaN.
+namespace {
+
+// A scale pattern's value: NaN for NaN/Inf, 0, or sig 2^e; false if one does not fit.
+bool group_scale_values(const Format& f, std::vector<double>& t) {
+  if (f.width > 16) return false;
+  t.assign(std::size_t{1} << f.width, 0.0);
+  for (std::uint64_t bits = 0; bits < t.size(); ++bits) {
+    const Decoded d = decode_parts(f, bits);
+    if (d.cls == FpClass::NaN || d.cls == FpClass::Infinity) {
+      t[bits] = std::numeric_limits<double>::quiet_NaN();
+    } else if (d.cls != FpClass::Zero) {
+      const auto sig = static_cast<std::uint64_t>(d.significand);
+      const int bits_used = static_cast<int>(std::bit_width(sig));  // unsigned in some libraries
+      if (bits_used > 12 || d.exponent < -400 || d.exponent + bits_used > 400) return false;
+      t[bits] = std::ldexp(static_cast<double>(sig), static_cast<int>(d.exponent));
+    }
+  }
+  return true;
+}
+
+struct GroupTileState {
+  std::vector<std::uint64_t> bits, tmp_bits;
+  std::vector<double> value, eref, tmp_value, tmp_eref;
+  std::vector<std::uint8_t> fixup;
+  void resize(std::size_t size) {
+    for (auto* v : {&bits, &tmp_bits}) v->resize(size);
+    for (auto* v : {&value, &eref, &tmp_value, &tmp_eref}) v->resize(size);
+    fixup.resize(size);
+  }
+};
+
+}  // namespace
+
+bool scales_fit_group_tiles(const Format& scale_format) {
+  std::vector<double> t;
+  return group_scale_values(scale_format, t);
+}
+
+void gemm_scaled_group_tiles(const BlockKernel& gk, const Format& scale_format, std::size_t group, std::size_t m,
+                             std::size_t n, std::size_t K, std::size_t k, std::size_t bs, const std::uint64_t* A,
+                             const std::uint64_t* B, const std::uint64_t* C, const std::uint64_t* scale_a,
+                             const std::uint64_t* scale_b,
+                             const std::function<std::uint64_t(std::size_t, std::size_t, std::size_t, std::size_t,
+                                                               std::uint64_t)>& exact,
+                             bool narrow, const std::function<std::uint64_t(std::uint64_t)>& to_out,
+                             unsigned threads, std::uint64_t* D) {
+  std::vector<double> table;
+  if (!group_scale_values(scale_format, table) || group == 0 || bs % group != 0 || k % group != 0)
+    throw std::logic_error("gemm_scaled_group_tiles: unsupported scales or group size");
+  const std::size_t nb = (K + bs - 1) / bs, ng = (K + group - 1) / group;
+  const std::size_t TC = gk.group_tile_columns(), ldb = (n + TC - 1) / TC * TC;
+  Panel<float> Af(m * K), Bf(K * ldb);
+  // At least one group's room: K = 0 offsets the pointers by columns without reading them.
+  Panel<double> SA(m * std::max<std::size_t>(ng, 1)), SB(std::max<std::size_t>(ng, 1) * ldb);
+  double zero_value = 0, zero_eref = 0;
+  {
+    const std::uint64_t zero_bits = 0;
+    gk.decode(BlockKernel::Role::C, 1, &zero_bits, &zero_value, &zero_eref);
+  }
+  // Decoded (exact in binary32: group_tile_supported) in parallel, 16 rows of A or B per task,
+  // through a table of every pattern of an input of at most 8 bits (e2m1: 16 entries; the
+  // scalar decode per operand cost a third of the tiles' time); other patterns by decode.
+  std::vector<float> tables[2];
+  for (const BlockKernel::Role role : {BlockKernel::Role::A, BlockKernel::Role::B}) {
+    const Format& f = role == BlockKernel::Role::A ? gk.config().a_format : gk.config().b_format;
+    if (f.width > 8) continue;
+    std::vector<std::uint64_t> all(std::size_t{1} << f.width);
+    for (std::size_t x = 0; x < all.size(); ++x) all[x] = x;
+    std::vector<double> v(all.size()), e(all.size());
+    gk.decode(role, all.size(), all.data(), v.data(), e.data());
+    tables[role == BlockKernel::Role::B].assign(v.begin(), v.end());
+  }
+  auto decode_row = [&](BlockKernel::Role role, std::size_t count, const std::uint64_t* bits, float* out) {
+    const std::vector<float>& table = tables[role == BlockKernel::Role::B];
+    std::uint64_t any = 0;  // every pattern below the table's 2^width entries iff their OR is
+    for (std::size_t t = 0; t < count; ++t) any |= bits[t];
+    if (any < table.size()) {
+      for (std::size_t t = 0; t < count; ++t) out[t] = table[bits[t]];
+      return;
+    }
+    thread_local std::vector<double> v, e;
+    v.resize(count);
+    e.resize(count);
+    gk.decode(role, count, bits, v.data(), e.data());
+    for (std::size_t t = 0; t < count; ++t) out[t] = static_cast<float>(v[t]);
+  };
+  run_tasks(threads, (m + 15) / 16, 1, [&](std::size_t ib, std::size_t) {
+    for (std::size_t i = ib * 16; i < std::min(m, ib * 16 + 16); ++i) {
+      decode_row(BlockKernel::Role::A, K, A + i * K, Af.data() + i * K);
+      for (std::size_t g = 0; g < ng; ++g) SA[i * ng + g] = table[scale_a[i * nb + g * group / bs]];
+    }
+  });
+  run_tasks(threads, (K + 15) / 16, 1, [&](std::size_t tb, std::size_t) {
+    for (std::size_t t = tb * 16; t < std::min(K, tb * 16 + 16); ++t) {
+      decode_row(BlockKernel::Role::B, n, B + t * n, Bf.data() + t * ldb);
+      std::fill(Bf.data() + t * ldb + n, Bf.data() + (t + 1) * ldb, 0.0f);  // padding columns: zeros
+    }
+  });
+  for (std::size_t g = 0; g < ng; ++g) {
+    const std::uint64_t* s = scale_b + g * group / bs * n;
+    for (std::size_t j = 0; j < n; ++j) SB[g * ldb + j] = table[s[j]];
+    std::fill(SB.data() + g * ldb + n, SB.data() + (g + 1) * ldb, 1.0);
+  }
+  const std::size_t panel = std::max(TC, kPanel / TC * TC);
+  run_tasks(threads, (m + kRows - 1) / kRows, (ldb + panel - 1) / panel, [&](std::size_t ib, std::size_t p) {
+    const std::size_t i0 = ib * kRows, rows = std::min(m, i0 + kRows) - i0;
+    const std::size_t j0 = p * panel, w = std::min(ldb, j0 + panel) - j0;
+    const std::size_t valid = j0 < n ? std::min(n, j0 + w) - j0 : 0;
+    thread_local GroupTileState st;
+    st.resize(rows * w);
+    for (std::size_t rr = 0; rr < rows; ++rr)
+      for (std::size_t j = 0; j < w; ++j) st.bits[rr * w + j] = j < valid ? C[(i0 + rr) * n + j0 + j] : 0;
+    gk.decode(BlockKernel::Role::C, st.bits.size(), st.bits.data(), st.value.data(), st.eref.data());
+    std::size_t pos = 0;
+    do {  // blocks of k, as dot_scaled (K = 0 runs one; no operand is read then)
+      const std::size_t len = std::min(k, K - pos), g0 = pos / group;
+      gk.run_group_tile(rows, w, len, group, Af.data() + i0 * K + pos, K, SA.data() + i0 * ng + g0, ng,
+                        Bf.data() + pos * ldb + j0, ldb, SB.data() + g0 * ldb + j0, st.value.data(), st.eref.data(),
+                        w, st.tmp_bits.data(), st.tmp_value.data(), st.tmp_eref.data(), st.fixup.data());
+      for (std::size_t rr = 0; rr < rows; ++rr)
+        for (std::size_t j = 0; j < w; ++j) {
+          const std::size_t e = rr * w + j;
+          if (j >= valid) {  // padding: +0 again
+            st.tmp_bits[e] = 0;
+            st.tmp_value[e] = zero_value;
+            st.tmp_eref[e] = zero_eref;
+          } else if (st.fixup[e]) {
+            st.tmp_bits[e] = to_out(exact(i0 + rr, j0 + j, pos, len, st.bits[e]));
+            gk.decode(BlockKernel::Role::C, 1, &st.tmp_bits[e], &st.tmp_value[e], &st.tmp_eref[e]);
+          } else if (narrow) {  // re-encoded in `out` (the same value: the decoded one stands)
+            st.tmp_bits[e] = to_out(st.tmp_bits[e]);
+          }
+        }
+      std::swap(st.bits, st.tmp_bits);
+      std::swap(st.value, st.tmp_value);
+      std::swap(st.eref, st.tmp_eref);
+      pos += len;
+    } while (pos < K);
+    for (std::size_t rr = 0; rr < rows; ++rr)
+      std::copy_n(st.bits.begin() + static_cast<std::ptrdiff_t>(rr * w), valid, D + (i0 + rr) * n + j0);
+  });
+}
+
 }  // namespace tcsim::models::detail

@@ -1,7 +1,9 @@
 // Unit::gemm of the after-add rows (AMD CDNA3, mi300x) on the chain tiles with c in registers
 // and the int32 epilogue (sim/src/amd_chain.cpp, issue 25) against Unit::dot (the reference
 // adder, chained): every mi300x after-add row and format pair, the fp16/bf16 K = 4 instruction
-// forms too, on every compiled SIMD target. GEMMs of 1-40 x 1-300 outputs (tiles, padding,
+// forms too, on every compiled SIMD target. Likewise the exact-block rows (AMD CDNA1, mi100) on
+// their binary64 chain tiles (sim/src/exact_chain.cpp, i25mi100), with c also placed up to 70
+// binades below and 40 above the products (terms beyond the exact span: the scalar block). GEMMs of 1-40 x 1-300 outputs (tiles, padding,
 // panel edges) with chains of 1 to 9 instructions plus a remainder; each row of A, column of B
 // and entry of C drawn from one kind: kernel_cases.hpp and flush_edges.hpp elements (zeros,
 // subnormals, cancellation, ties, NaN/Inf), "GEMM-like" values (leads -6..0, c -8..6: the
@@ -10,12 +12,15 @@
 // scales the counts (docs/performance.md, section "i25amdgemm").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <hwy/targets.h>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "flush_edges.hpp"
+#include "diff_checks.hpp"
 #include "kernel_fills.hpp"
 #include "models_test_helpers.hpp"
 #include "test_support.hpp"
@@ -32,6 +37,7 @@ struct Pair {
 };
 
 // One operand vector of K entries (stride st) of format f, and optionally c, of one kind.
+// Kind 3: c from 70 binades below to 40 above the products.
 void fill_kind(int kind, const Format& f, const Format& out, Rng& r, std::uint64_t* x, std::size_t st, std::size_t K,
                std::uint64_t* c) {
   std::vector<std::uint64_t> a(K), b(K);
@@ -40,7 +46,8 @@ void fill_kind(int kind, const Format& f, const Format& out, Rng& r, std::uint64
     half_with_elements<fill_flush_edges>(f, out, r, a.data(), b.data(), K, cc);
   } else {
     for (std::size_t t = 0; t < K; ++t) a[t] = r.below(16) == 0 ? zero_pattern(f, r) : value_with_lead(f, r, r.range(-6, 0));
-    cc = r.below(32) == 0 ? zero_pattern(out, r) : value_with_lead(out, r, kind == 1 ? r.range(-8, 6) : r.range(-30, 10));
+    const int lead = kind == 1 ? r.range(-8, 6) : kind == 2 ? r.range(-30, 10) : r.range(-70, 40);
+    cc = r.below(32) == 0 ? zero_pattern(out, r) : value_with_lead(out, r, lead);
   }
   for (std::size_t t = 0; t < K; ++t) x[t * st] = a[t];
   if (c) *c = cc;
@@ -50,35 +57,26 @@ struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
-Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads) {
+Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind) {
   const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
   const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
-  const std::size_t k = static_cast<std::size_t>(sel.shape ? sel.shape->k : unit.spec().datapaths[sel.row].fma_size);
+  const std::size_t row_k = static_cast<std::size_t>(unit.spec().datapaths[sel.row].fma_size);
+  const std::size_t k = sel.shape ? sel.shape->k : row_k, block = std::min(k, row_k);
   Tally t;
   while (t.outputs < total) {
     const std::size_t m = 1 + r.below(40), n = 1 + r.below(300);
     const std::size_t K = k * (1 + r.below(9)) + r.below(k);
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
-    auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? 2 : 1; };
+    auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
     for (std::size_t i = 0; i < m; ++i) fill_kind(kind(), in_a, out, r, A.data() + i * K, 1, K, nullptr);
     for (std::size_t j = 0; j < n; ++j) fill_kind(kind(), in_b, out, r, B.data() + j, n, K, nullptr);
     std::vector<std::uint64_t> ignored(1);
     for (std::size_t e = 0; e < m * n; ++e) fill_kind(kind(), in_a, out, r, ignored.data(), 1, 1, &C[e]);
     unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, p.instruction, threads);
-    std::vector<std::uint64_t> column(K);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
-        const std::uint64_t want =
-            unit.dot(in_a, in_b, out, {A.data() + i * K, K}, column, C[i * n + j], p.instruction);
-        if (want != D[i * n + j] && t.mismatches++ < 3)
-          std::printf("[amd-gemm-chain] MISMATCH %s*%s %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", p.a, p.b,
-                      p.instruction, K, hex_list(in_a, A.data() + i * K, K).c_str(), hex_list(in_b, column.data(), K).c_str(),
-                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
-                      bits_to_hex(out, want).c_str());
-      }
+    gemm_mismatches(unit, in_a, in_b, out, m, n, K, A, B, C, D, p.instruction,
+                    {"amd-gemm-chain", std::string(p.a) + "*" + p.b + " " + p.instruction}, t.mismatches);
     t.outputs += m * n;
-    t.blocks += m * n * ((K + k - 1) / k);
+    t.blocks += m * n * ((K + block - 1) / block);
   }
   return t;
 }
@@ -102,30 +100,49 @@ const Pair kPairs[] = {
     {"fp32", "fp32", "xf32.v1"},
 };
 
-}  // namespace
-
-TEST_CASE("after-add gemm chain: c in registers, int32 epilogue, every SIMD target, against Unit::dot",
-          "[kernel][differential][amd]") {
-  Rng r(tcsim::test::seed("after-add gemm chain", 0xa7c4a1d0));
-  const Unit& unit = builtin_unit("mi300x");
-  const std::uint64_t best = tcsim::test::count(20'000), others = tcsim::test::count(3'000);
+// Every pair on every compiled SIMD target (the CPU's own first, with `best` outputs per pair).
+std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* pairs, std::size_t count, Rng& r,
+                          std::uint64_t best, std::uint64_t others, int far_kind) {
+  const Unit& unit = builtin_unit(unit_name);
   std::uint64_t mismatches = 0;
   const auto targets = hwy::SupportedAndGeneratedTargets();
   for (const std::int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     const std::string name = hwy::TargetName(target);
-    for (const Pair& p : kPairs) {
-      const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b);
-      INFO(std::string(p.a) + "*" + p.b + " " + p.instruction + " on " + name);
-      REQUIRE(unit.batch_path(in_a, formats::fp32(), p.instruction).rfind("after-add", 0) == 0);
-      (void)in_b;
-      const Tally t = run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2));
-      std::printf("[amd-gemm-chain] %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n", name.c_str(), p.a,
-                  p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
+    for (std::size_t i = 0; i < count; ++i) {
+      const Pair& p = pairs[i];
+      INFO(std::string(unit_name) + " " + p.a + "*" + p.b + " " + p.instruction + " on " + name);
+      REQUIRE(unit.batch_path(parse_format(p.a), formats::fp32(), p.instruction).rfind(path, 0) == 0);
+      const Tally t = run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind);
+      std::printf("[amd-gemm-chain] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n", unit_name,
+                  name.c_str(), p.a, p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
                   static_cast<unsigned long long>(t.blocks), static_cast<unsigned long long>(t.mismatches));
       mismatches += t.mismatches;
     }
   }
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
-  CHECK(mismatches == 0);
+  return mismatches;
+}
+
+const Pair kExactPairs[] = {
+    {"fp16", "fp16", ""},
+    {"fp16", "fp16", "v_mfma_f32_16x16x16f16"},
+    {"bf16", "bf16", ""},
+    {"bf16", "bf16", "v_mfma_f32_16x16x8bf16"},
+};
+
+}  // namespace
+
+TEST_CASE("after-add gemm chain: c in registers, int32 epilogue, every SIMD target, against Unit::dot",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("after-add gemm chain", 0xa7c4a1d0));
+  const std::uint64_t best = tcsim::test::count(20'000), others = tcsim::test::count(3'000);
+  CHECK(run_targets("mi300x", "after-add", kPairs, std::size(kPairs), r, best, others, 2) == 0);
+}
+
+TEST_CASE("exact-block gemm chain: c in registers, binary64 lanes, every SIMD target, against Unit::dot",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("exact-block gemm chain", 0xe8ac7c10));
+  const std::uint64_t best = tcsim::test::count(40'000), others = tcsim::test::count(6'000);
+  CHECK(run_targets("mi100", "exact-block", kExactPairs, std::size(kExactPairs), r, best, others, 3) == 0);
 }

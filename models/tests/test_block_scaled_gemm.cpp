@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "block_scale_edges.hpp"
 #include "models_test_helpers.hpp"
 #include "operand_gen.hpp"
 #include "test_support.hpp"
@@ -21,17 +22,6 @@ using namespace tcsim::reftest;
 using tcsim::test::Rng;
 
 namespace {
-
-std::uint64_t edge_scale(const Format& sf, Rng& r) {
-  const bool ue8 = sf.name == "ue8m0";
-  switch (r.below(8)) {
-    case 0: return ue8 ? 0xff : 0x7f;                                  // NaN
-    case 1: return ue8 ? (r.below(2) ? 0x00 : 0x01) : 1 + r.below(7);  // 2^-127, 2^-126; ue4m3 subnormals
-    case 2: return ue8 ? (r.below(2) ? 0xfe : 0xfd) : (r.below(2) ? 0x7e : 0x00);  // 2^127; 448 or 0
-    case 3: return r.below(sf.width_mask() + 1);                       // anything
-    default: return ue8 ? 0x7f - 6 + r.below(13) : 0x38 - 12 + r.below(25);  // around 1
-  }
-}
 
 std::uint64_t element(const Format& in, Rng& r, int kind) {
   switch (kind) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/models/lu.hpp"
@@ -68,12 +69,9 @@ TEST_CASE("determinism: dot_batch and dot_batch_planar give the same bits for 1,
         if (first.empty()) first = d;
         CHECK(d == first);
         if (in.width <= 16) {
-          std::vector<std::uint16_t> at(n * K), bt(n * K);
-          for (std::size_t s = 0; s < K; ++s)
-            for (std::size_t e = 0; e < n; ++e) {
-              at[s * n + e] = static_cast<std::uint16_t>(a[e * K + s]);
-              bt[s * n + e] = static_cast<std::uint16_t>(b[e * K + s]);
-            }
+          std::vector<std::uint16_t> at, bt;
+          reftest::product_major16(a.data(), n, K, at);
+          reftest::product_major16(b.data(), n, K, bt);
           std::vector<std::uint64_t> dp(n);
           unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), dp.data(), row.instruction, t);
           CHECK(dp == first);

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gemm_inputs.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/models/gemm_eigen.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -22,20 +23,9 @@
 using namespace tcsim;
 using namespace tcsim::models;
 using tcsim::test::Rng;
+using namespace tcsim::models::test;  // gemm_inputs.hpp: uniform, random_matrix, rne, value
 
 namespace {
-
-double uniform(Rng& r, double lo, double hi) { return lo + (hi - lo) * static_cast<double>(r.next() >> 11) * 0x1p-53; }
-
-// binary32 entries (exact in binary64), uniform in [lo, hi).
-std::vector<double> random_matrix(Rng& r, std::size_t count, double lo, double hi) {
-  std::vector<double> v(count);
-  for (auto& x : v) x = static_cast<float>(uniform(r, lo, hi));
-  return v;
-}
-
-std::uint64_t rne(double x, const Format& f) { return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven); }
-double value(const Format& f, std::uint64_t b) { return to_double(decode(f, b)); }
 
 // Unit::dot on row i of A and column j of B (converted with RNE) and C[i][j] in `out`.
 std::uint64_t dot_entry(const Unit& unit, const Format& in, const Format& out, std::size_t n, std::size_t k,

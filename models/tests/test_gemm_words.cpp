@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemm_inputs.hpp"
 #include "tcsim/models/gemm.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/exact.hpp"
@@ -19,21 +20,11 @@
 using namespace tcsim;
 using namespace tcsim::models;
 using tcsim::test::Rng;
+using namespace tcsim::models::test;  // gemm_inputs.hpp: uniform, random_matrix, rne, value
 
 namespace {
 
 using Bits = std::vector<std::uint64_t>;
-
-double uniform(Rng& r, double lo, double hi) { return lo + (hi - lo) * static_cast<double>(r.next() >> 11) * 0x1p-53; }
-
-std::vector<double> random_matrix(Rng& r, std::size_t count, double lo, double hi) {
-  std::vector<double> v(count);
-  for (auto& x : v) x = static_cast<float>(uniform(r, lo, hi));
-  return v;
-}
-
-std::uint64_t rne(double x, const Format& f) { return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven); }
-double value(const Format& f, std::uint64_t b) { return to_double(decode(f, b)); }
 
 // Words of binary32 data in `in` (residuals exact in binary64): w_i = fl(R_i * 2^(i t)) scaled,
 // fl(R_i) unscaled; R_{i+1} = R_i - w_i 2^(-i t).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "flush_edges.hpp"
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
 #include "kernel_fills.hpp"
 #include "models_test_helpers.hpp"
@@ -58,13 +59,8 @@ Tally batch_campaign(const Unit& unit, const DatapathSpec& row, const Format& in
     // The same elements product-major in 16-bit patterns (dot_batch_planar).
     const bool planar = in.width <= 16;
     if (planar) {
-      at.resize(n * K);
-      bt.resize(n * K);
-      for (std::size_t s = 0; s < K; ++s)  // rows written in order: the transposition stays cheap
-        for (std::size_t e = 0; e < n; ++e) {
-          at[s * n + e] = static_cast<std::uint16_t>(a[e * K + s]);
-          bt[s * n + e] = static_cast<std::uint16_t>(b[e * K + s]);
-        }
+      product_major16(a.data(), n, K, at);
+      product_major16(b.data(), n, K, bt);
       unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), d_planar.data(), row.instruction, 1);
       t.planar_cases += n;
     }
@@ -87,26 +83,16 @@ Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in,
   const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
   const std::size_t m = 48, n = 40;
   Tally t;
-  std::vector<std::uint64_t> column, ignored_c;
+  auto element = [&](std::uint64_t* a, std::uint64_t* b, std::size_t K, std::uint64_t& c) {
+    fill(in, out, r, a, b, K, c);
+  };
   while (t.cases < total) {
     const std::size_t K = instruction_k * (1 + r.below(2)) + r.below(3);
-    std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n);
-    std::uint64_t scratch = 0;
-    for (std::size_t i = 0; i < m; ++i) fill(in, out, r, A.data() + i * K, Bt.data() + (i % n) * K, K, C[i * n]);
-    for (std::size_t j = 0; j < n; ++j) fill(in, out, r, Bt.data() + j * K, A.data() + (j % m) * K, K, scratch);
-    for (std::size_t e = 0; e < m * n; ++e)
-      if (e % n) fill(in, out, r, column.data(), column.data(), 0, C[e]);
-    for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
+    std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
+    fill_gemm(m, n, K, A, B, C, element);
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
-    column.resize(K);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
-        const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, column, C[i * n + j], row.instruction);
-        if (want != D[i * n + j] && t.mismatches++ < 3)
-          report(label + " gemm", in, out, K, A.data() + i * K, column.data(), C[i * n + j], D[i * n + j], want);
-      }
+    gemm_mismatches(unit, in, in, out, m, n, K, A, B, C, D, row.instruction, {"kernel-diff", label + " gemm", "fast"},
+                    t.mismatches);
     t.cases += m * n;
   }
   return t;

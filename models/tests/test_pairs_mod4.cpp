@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
 #include "models_test_helpers.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -96,13 +97,8 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
       }
     }
     unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), ins, 2);
-    at.resize(n * K);
-    bt.resize(n * K);
-    for (std::size_t s = 0; s < K; ++s)
-      for (std::size_t e = 0; e < n; ++e) {
-        at[s * n + e] = static_cast<std::uint16_t>(a[e * K + s]);
-        bt[s * n + e] = static_cast<std::uint16_t>(b[e * K + s]);
-      }
+    product_major16(a.data(), n, K, at);
+    product_major16(b.data(), n, K, bt);
     unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), dp.data(), ins, 2);
     for (std::size_t e = 0; e < n; ++e) {
       const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], ins);

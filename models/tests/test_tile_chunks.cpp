@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
 #include "kernel_fills.hpp"
 #include "models_test_helpers.hpp"
@@ -73,7 +74,7 @@ std::uint64_t gemm_campaign(const Unit& unit, const std::string& instruction, co
   const std::size_t k = static_cast<std::size_t>(unit.datapath(in_a, out, instruction).fma_size);
   const std::size_t m = 48, n = 40;
   std::uint64_t cases = 0, mismatches = 0;
-  std::vector<std::uint64_t> column, scratch_a, scratch_b;
+  std::vector<std::uint64_t> scratch_a, scratch_b;
   while (cases < total) {
     const std::size_t K = k * (1 + r.below(2)) + r.below(21);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), D(m * n);
@@ -95,17 +96,7 @@ std::uint64_t gemm_campaign(const Unit& unit, const std::string& instruction, co
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
     unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, instruction, 1);
-    column.resize(K);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
-        const std::uint64_t want = unit.dot(in_a, in_b, out, {A.data() + i * K, K}, column, C[i * n + j], instruction);
-        if (want != D[i * n + j] && mismatches++ < 3)
-          std::printf("[tile-chunks] MISMATCH %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", label.c_str(), K,
-                      hex_list(in_a, A.data() + i * K, K).c_str(), hex_list(in_b, column.data(), K).c_str(),
-                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
-                      bits_to_hex(out, want).c_str());
-      }
+    gemm_mismatches(unit, in_a, in_b, out, m, n, K, A, B, C, D, instruction, {"tile-chunks", label}, mismatches);
     cases += m * n;
   }
   std::printf("[tile-chunks] %-44s gemm %llu outputs, %llu mismatches\n", label.c_str(),
@@ -139,13 +130,8 @@ std::uint64_t batch_campaign(const Unit& unit, const std::string& instruction, c
       }
     }
     unit.dot_batch(in_a, in_b, out, n, K, a.data(), b.data(), c.data(), d.data(), instruction, 1);
-    at.resize(n * K);
-    bt.resize(n * K);
-    for (std::size_t s = 0; s < K; ++s)
-      for (std::size_t e = 0; e < n; ++e) {
-        at[s * n + e] = static_cast<std::uint16_t>(a[e * K + s]);
-        bt[s * n + e] = static_cast<std::uint16_t>(b[e * K + s]);
-      }
+    product_major16(a.data(), n, K, at);
+    product_major16(b.data(), n, K, bt);
     unit.dot_batch_planar(in_a, in_b, out, n, K, at.data(), bt.data(), c.data(), d_planar.data(), instruction, 1);
     for (std::size_t e = 0; e < n; ++e) {
       const std::uint64_t want = unit.dot(in_a, in_b, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], instruction);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "diff_checks.hpp"
 #include "kernel_cases.hpp"
 #include "models_test_helpers.hpp"
 #include "tcsim/sim/block_kernel.hpp"
@@ -61,33 +62,16 @@ std::uint64_t gemm_check(const Unit& unit, const DatapathSpec& row, const Format
   const std::size_t instruction_k = row.k_split == KSplit::PairsMod4 ? 2 * k : k;
   const std::size_t m = 48, n = 40;
   std::uint64_t blocks = 0, outputs = 0, mismatches = 0;
-  std::vector<std::uint64_t> column;
   auto fill = [&](std::uint64_t* a, std::uint64_t* b, std::size_t K, std::uint64_t& c) {
     if (r.below(4) == 0) fill_tie(in, out, p, r, a, b, K, c);
     else fill_element(in, out, r, a, b, K, c);
   };
   while (blocks < total) {
     const std::size_t K = instruction_k * (1 + r.below(2)) + r.below(3);
-    std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n);
-    std::uint64_t scratch = 0;
-    for (std::size_t i = 0; i < m; ++i) fill(A.data() + i * K, Bt.data() + (i % n) * K, K, C[i * n]);
-    for (std::size_t j = 0; j < n; ++j) fill(Bt.data() + j * K, A.data() + (j % m) * K, K, scratch);
-    for (std::size_t e = 0; e < m * n; ++e)
-      if (e % n) fill(column.data(), column.data(), 0, C[e]);
-    for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
+    std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
+    fill_gemm(m, n, K, A, B, C, fill);
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
-    column.resize(K);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        for (std::size_t s = 0; s < K; ++s) column[s] = B[s * n + j];
-        const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, column, C[i * n + j], row.instruction);
-        if (want != D[i * n + j] && mismatches++ < 3)
-          std::printf("[tile-narrow] MISMATCH %s K %zu: a = %s, b = %s, c = %s: gemm %s, dot %s\n", label.c_str(), K,
-                      hex_list(in, A.data() + i * K, K).c_str(), hex_list(in, column.data(), K).c_str(),
-                      bits_to_hex(out, C[i * n + j]).c_str(), bits_to_hex(out, D[i * n + j]).c_str(),
-                      bits_to_hex(out, want).c_str());
-      }
+    gemm_mismatches(unit, in, in, out, m, n, K, A, B, C, D, row.instruction, {"tile-narrow", label}, mismatches);
     outputs += m * n;
     blocks += m * n * std::max<std::size_t>(1, (K + k - 1) / k);
   }

@@ -37,4 +37,26 @@ struct ChainTile {
 bool after_add_chain_supported(const AfterParams& p, std::size_t k);
 void after_add_chain(const AfterParams& p, const ChainTile& t);
 
+// The exact-block (AMD CDNA1) GEMM chain with c in registers (exact_chain.cpp; issue 25,
+// i25mi100): the binary64 register tiles (binary64 values a_d, b_d; the per-block
+// exponent summaries a_hi[r * lde + block], a_lo, b_hi[block * ldb + j], b_lo, blocks of k
+// aligned at multiples of k) over the whole chain of blocks. acc, fallback, ctx as ChainTile's.
+struct ExactChainTile {
+  std::size_t rows = 0, w = 0, valid = 0, K = 0, k = 0, group = 0;
+  const double* a_d = nullptr;
+  const std::int32_t *a_hi = nullptr, *a_lo = nullptr;
+  std::size_t lda = 0, lde = 0;
+  const double* b_d = nullptr;
+  const std::int32_t *b_hi = nullptr, *b_lo = nullptr;
+  std::size_t ldb = 0;
+  float* acc = nullptr;
+  std::size_t ldc = 0;
+  int span_limit = 0;  // 52 - ceil(log2(k + 1)): terms within it sum exactly
+  bool positive_zero = false;
+  std::uint32_t (*fallback)(const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
+                            std::uint32_t c) = nullptr;
+  const void* ctx = nullptr;
+};
+void exact_block_chain(const ExactChainTile& t);
+
 }  // namespace tcsim::amd_lanes

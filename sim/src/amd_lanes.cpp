@@ -382,84 +382,6 @@ bool AfterAddTile(const AfterParams& p, const TileBlock& b) {
   return p.groups == 1 ? AfterTileG<1>(p, b) : AfterTileG<2>(p, b);
 }
 
-// MR rows x NV vectors of binary64 lanes: c plus the products by fused multiply-adds (or a
-// product, exact in binary64, and an add). Every term is a multiple of 2^U and below 2^(H+1),
-// U and H bounded by the rows' and columns' exponents (the least lo and the largest hi of the
-// block's nonzero operands) and c's; with H - U <= span_limit the k + 1 terms and every partial
-// sum lie below 2^(U+53): each operation is exact, the sum is the exact sum, and DemoteTo
-// rounds it once (RNE, subnormals). Other lanes, NaN/Inf and binary32 overflow are flagged.
-template <std::size_t MR, std::size_t NV>
-void ExactMicro(bool positive_zero, int span_limit, const TileBlock& b, std::size_t r0, std::size_t j0, bool& any) {
-  const D d;
-  const DI di;
-  const DH32 dh;
-  const DHF dhf;
-  const std::size_t N = hn::Lanes(d);
-  // The block's exponent summaries: per row of A and per column of B, the largest hi and the
-  // least lo of its nonzero operands (amd_lanes.hpp: exact_block_tile).
-  std::int32_t ha[MR], la[MR];
-  for (std::size_t r = 0; r < MR; ++r) ha[r] = b.a_hi[(r0 + r) * b.lde], la[r] = b.a_lo[(r0 + r) * b.lde];
-  hn::Vec<DH32> hb[NV], lb[NV];
-  for (std::size_t v = 0; v < NV; ++v)
-    hb[v] = hn::LoadU(dh, b.b_hi + j0 + v * N), lb[v] = hn::LoadU(dh, b.b_lo + j0 + v * N);
-  VD s[MR][NV];
-  for (std::size_t r = 0; r < MR; ++r)
-    for (std::size_t v = 0; v < NV; ++v) s[r][v] = hn::PromoteTo(d, hn::LoadU(dhf, b.c + (r0 + r) * b.ldc + j0 + v * N));
-  const double* a = b.a_d + r0 * b.lda;
-  for (std::size_t t = 0; t < b.len; ++t) {
-    VD vb[NV];
-    for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(d, b.b_d + t * b.ldb + j0 + v * N);
-    for (std::size_t r = 0; r < MR; ++r) {
-      const VD va = hn::Set(d, a[r * b.lda + t]);
-      for (std::size_t v = 0; v < NV; ++v) s[r][v] = hn::MulAdd(va, vb[v], s[r][v]);
-    }
-  }
-  const VI limit = hn::Set(di, span_limit), c_lsb = hn::Set(di, 23), zero_lo = hn::Set(di, kTileZeroLo);
-  const VD zero = hn::Zero(d), to_inf = hn::Set(d, kRoundsToInf);
-  for (std::size_t v = 0; v < NV; ++v) {
-    const VI hbv = hn::PromoteTo(di, hb[v]), lbv = hn::PromoteTo(di, lb[v]);
-    for (std::size_t r = 0; r < MR; ++r) {
-      const std::size_t out = (r0 + r) * b.ldc + j0 + v * N;
-      const VD cv = hn::PromoteTo(d, hn::LoadU(dhf, b.c + out));
-      const VI e_c = Exponent(cv);  // of a zero c: -1023 (no bound on H)
-      const VI lo_c = hn::IfThenElse(hn::RebindMask(di, hn::Eq(cv, zero)), zero_lo, hn::Sub(e_c, c_lsb));
-      const VI H = hn::Max(hn::Add(hn::Set(di, ha[r] + 1), hbv), e_c);
-      const VI U = hn::Min(hn::Add(hn::Set(di, la[r]), lbv), lo_c);
-      const VD sum = positive_zero ? hn::Add(s[r][v], zero) : s[r][v];  // an exact zero: +0
-      auto bad = hn::Or(hn::RebindMask(d, hn::Gt(hn::Sub(H, U), limit)), hn::Not(hn::Lt(hn::Abs(sum), to_inf)));
-      if (!positive_zero) bad = hn::Or(bad, hn::Eq(sum, zero));
-      hn::StoreU(hn::DemoteTo(dhf, sum), dhf, b.out + out);
-      MarkFix(d, bad, b, out, any);
-    }
-  }
-}
-
-bool ExactBlockTile(bool positive_zero, int span_limit, const TileBlock& b) {
-  const std::size_t N = hn::Lanes(D());
-  if (N > kPad) {
-    std::fill_n(b.fix, b.rows * b.ldc, std::uint8_t{1});
-    return true;
-  }
-  bool any = false;
-  for (std::size_t r0 = 0; r0 < b.rows; r0 += 4) {
-    const std::size_t mr = std::min<std::size_t>(4, b.rows - r0);
-    std::size_t j0 = 0;
-    for (; j0 + 2 * N <= b.w; j0 += 2 * N) switch (mr) {
-        case 4: ExactMicro<4, 2>(positive_zero, span_limit, b, r0, j0, any); break;
-        case 3: ExactMicro<3, 2>(positive_zero, span_limit, b, r0, j0, any); break;
-        case 2: ExactMicro<2, 2>(positive_zero, span_limit, b, r0, j0, any); break;
-        default: ExactMicro<1, 2>(positive_zero, span_limit, b, r0, j0, any); break;
-      }
-    for (; j0 < b.w; j0 += N) switch (mr) {
-        case 4: ExactMicro<4, 1>(positive_zero, span_limit, b, r0, j0, any); break;
-        case 3: ExactMicro<3, 1>(positive_zero, span_limit, b, r0, j0, any); break;
-        case 2: ExactMicro<2, 1>(positive_zero, span_limit, b, r0, j0, any); break;
-        default: ExactMicro<1, 1>(positive_zero, span_limit, b, r0, j0, any); break;
-      }
-  }
-  return any;
-}
-
 }  // namespace tcsim::amd_lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -469,16 +391,12 @@ namespace tcsim::amd_lanes {
 HWY_EXPORT(AfterAddBlock);
 HWY_EXPORT(ExactBlockBlock);
 HWY_EXPORT(AfterAddTile);
-HWY_EXPORT(ExactBlockTile);
 
 bool after_add_block(const AfterParams& p, const Block& b) { return HWY_DYNAMIC_DISPATCH(AfterAddBlock)(p, b); }
 bool exact_block_block(bool positive_zero, const Block& b) {
   return HWY_DYNAMIC_DISPATCH(ExactBlockBlock)(positive_zero, b);
 }
 bool after_add_tile(const AfterParams& p, const TileBlock& b) { return HWY_DYNAMIC_DISPATCH(AfterAddTile)(p, b); }
-bool exact_block_tile(bool positive_zero, int span_limit, const TileBlock& b) {
-  return HWY_DYNAMIC_DISPATCH(ExactBlockTile)(positive_zero, span_limit, b);
-}
 
 }  // namespace tcsim::amd_lanes
 #endif

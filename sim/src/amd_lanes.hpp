@@ -60,14 +60,11 @@ inline constexpr std::int32_t kTileSpecialHi = 1 << 24, kTileSpecialLo = -(1 << 
 struct TileBlock {
   std::size_t rows = 1, w = 0, len = 0;  // w: a multiple of kPad
   const float* a_f = nullptr;
-  const double* a_d = nullptr;
-  const std::int32_t *a_hi = nullptr, *a_lo = nullptr;
+  const std::int32_t* a_hi = nullptr;
   std::size_t lda = 0;
   const float* b_f = nullptr;
-  const double* b_d = nullptr;
-  const std::int32_t *b_hi = nullptr, *b_lo = nullptr;
+  const std::int32_t* b_hi = nullptr;
   std::size_t ldb = 0;
-  std::size_t lde = 0;  // exact_block_tile: the row stride of a_hi, a_lo
   const float* c = nullptr;
   float* out = nullptr;
   std::uint8_t* fix = nullptr;  // all lanes written when the call returns true
@@ -77,11 +74,7 @@ struct TileBlock {
 // after_add_block on the tiles (a_f, a_hi, b_f, b_hi): requires groups 1 or 2, products of
 // operands of at most 12 significand bits, (k / groups) 2^(F + 2) < 2^31.
 bool after_add_tile(const AfterParams& p, const TileBlock& b);
-// exact_block_block on the tiles (a_d, b_d: the values; a_hi, a_lo, b_hi, b_lo: the block's
-// summaries, a_hi[r * lde] the largest hi and a_lo[r * lde] the least lo of row r's nonzero
-// operands in the block, b_hi[j], b_lo[j] those of column j): a lane is exact when all its
-// terms lie within span_limit bits (52 - ceil(log2(k + 1))); else flagged.
-bool exact_block_tile(bool positive_zero, int span_limit, const TileBlock& b);
+// exact-block's register tiles: exact_block_chain (amd_chain.hpp), c in registers over the chain.
 
 // The chain of block FMAs of a GEMM tile (Unit::gemm) or of dot_batch on the lanes:
 // instructions of `group` products (the whole K without one), blocks of k; K = 0 runs one

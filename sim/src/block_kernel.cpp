@@ -728,6 +728,41 @@ void BlockKernel::run_row_groups(std::size_t n, std::size_t len, std::size_t gro
   std::fill(fixup + vec, fixup + n, std::uint8_t{1});
 }
 
+bool BlockKernel::group_tile_supported(std::size_t group) const {
+  const Impl& k = *impl_;
+  if (!k.lane_params || group == 0 || group > lanes::kMaxPatternLen ||
+      (k.max_products + group - 1) / group > lanes::kMaxTileGroups)
+    return false;
+  int group_bits = 0;
+  while ((std::size_t{1} << group_bits) < group) ++group_bits;
+  // Products lie in [2^lo, 2^hi) and are multiples of 2^lo, partial group sums below
+  // 2^(hi + group_bits): exact binary32 numbers while that spans at most 24 bits, normal while
+  // lo >= -126.
+  const int hi = k.a.emax + k.b.emax + 2;
+  const int lo = (k.a.emin - (k.a.precision - 1)) + (k.b.emin - (k.b.precision - 1));
+  return hi + group_bits - lo <= 24 && lo >= -126 && hi + group_bits <= 127;
+}
+
+std::size_t BlockKernel::group_tile_columns() const { return lanes::group_tile_columns(); }
+
+void BlockKernel::run_group_tile(std::size_t rows, std::size_t cols, std::size_t len, std::size_t group, const float* a,
+                                 std::size_t lda, const double* a_scale, std::size_t ldas, const float* b,
+                                 std::size_t ldb, const double* b_scale, const double* c_value, const double* c_eref,
+                                 std::size_t ldc, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                                 std::uint8_t* fixup) const {
+  const Impl& k = *impl_;
+  if (!group_tile_supported(group)) throw std::logic_error("block kernel: run_group_tile on an unsupported configuration");
+  if (len > k.max_products)
+    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
+                                std::to_string(k.max_products));
+  if (cols % lanes::group_tile_columns() != 0)
+    throw std::invalid_argument("block kernel: run_group_tile's cols " + std::to_string(cols) +
+                                " is not a multiple of group_tile_columns() = " +
+                                std::to_string(lanes::group_tile_columns()));
+  lanes::block_group_tile(*k.lane_params, rows, cols, len, group, a, lda, a_scale, ldas, b, ldb, b_scale, c_value,
+                          c_eref, ldc, d_bits, d_value, d_eref, fixup);
+}
+
 void BlockKernel::run_row(std::size_t n, std::size_t len, const std::uint64_t* a_bits, const double* a_value,
                           const double* a_eref, const std::uint64_t* b_bits, const double* b_value,
                           const double* b_eref, std::size_t ldb, const std::uint64_t* c_bits, const double* c_value,

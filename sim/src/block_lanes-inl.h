@@ -187,6 +187,24 @@ inline void StoreFlags(hn::ScalableTag<double> d, hn::Mask<hn::ScalableTag<doubl
   for (std::size_t l = 0; l < hn::Lanes(d); ++l) fixup[l] = flags[l] != 0;
 }
 
+// The last steps of a lane of BlockFma, BlockFmaGroups and BlockGroupTile: NaN/Inf operands
+// (a non-finite s) flagged with `bad`, s rounded (BlockEnd::Round), the pattern and, where not
+// null, the value and e_ref stored, the flags into fixup.
+HWY_INLINE void FinishLane(const BlockEnd& end, const OutRounding& rounding, hn::Vec<hn::ScalableTag<double>> s,
+                           hn::Vec<hn::ScalableTag<double>> shift, hn::Mask<hn::ScalableTag<double>> bad,
+                           std::uint64_t* d_out, double* d_value, double* d_eref, std::uint8_t* fixup) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
+  hn::Vec<decltype(du)> out;
+  hn::Vec<decltype(d)> value, eref;
+  bad = end.Round(rounding, s, shift, bad, out, value, eref);
+  hn::StoreU(out, du, d_out);
+  if (d_value) hn::StoreU(value, d, d_value);
+  if (d_eref) hn::StoreU(eref, d, d_eref);
+  StoreFlags(d, bad, fixup);
+}
+
 // Decoding of patterns in 64-bit integer lanes.
 struct PatternLanes {
   using DU = hn::ScalableTag<std::uint64_t>;

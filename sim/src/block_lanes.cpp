@@ -22,9 +22,7 @@ void BlockFma(const LaneParams& p, std::size_t n, std::size_t len, const double*
               bool a_broadcast, const double* b_value, const double* b_eref, std::size_t ld, const double* c_value,
               const double* c_eref, std::uint64_t* d_out, double* d_value, double* d_eref, std::uint8_t* fixup) {
   const hn::ScalableTag<double> d;
-  const hn::RebindToUnsigned<decltype(d)> du;
   using VD = hn::Vec<decltype(d)>;
-  using VU = hn::Vec<decltype(du)>;
   const std::size_t N = hn::Lanes(d);
   const OutRounding rounding(p, p.final_rounding);
   const BlockEnd end(p);
@@ -45,14 +43,8 @@ void BlockFma(const LaneParams& p, std::size_t n, std::size_t len, const double*
       s = hn::Add(s, end.Term(hn::Mul(va, hn::LoadU(d, b_value + t * ld + i)), scale));
     }
     // NaN/Inf operands make s non-finite; zero sums, wraps go to the exact path.
-    bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
-    VU out;
-    VD value, eref;
-    bad = end.Round(rounding, s, shift, bad, out, value, eref);
-    hn::StoreU(out, du, d_out + i);
-    if (d_value) hn::StoreU(value, d, d_value + i);
-    if (d_eref) hn::StoreU(eref, d, d_eref + i);
-    StoreFlags(d, bad, fixup + i);
+    FinishLane(end, rounding, s, shift, bad, d_out + i, d_value ? d_value + i : nullptr, d_eref ? d_eref + i : nullptr,
+               fixup + i);
   }
 }
 
@@ -92,14 +84,8 @@ void BlockFmaGroups(const LaneParams& p, std::size_t n, std::size_t len, std::si
     VD s = end.Term(hn::LoadU(d, c_value + i), scale);
     for (std::size_t g = 0; g < groups; ++g) s = hn::Add(s, end.Term(G[g], scale));
     // NaN/Inf operands make s non-finite; zero sums, wraps go to the exact path.
-    bad = hn::Or(bad, hn::Not(hn::IsFinite(s)));
-    VU out;
-    VD value, eref;
-    bad = end.Round(rounding, s, shift, bad, out, value, eref);
-    hn::StoreU(out, du, d_out + i);
-    hn::StoreU(value, d, d_value + i);
-    hn::StoreU(eref, d, d_eref + i);
-    StoreFlags(d, bad, fixup + i);
+    FinishLane(end, rounding, s, shift, bad, d_out + i, d_value ? d_value + i : nullptr, d_eref ? d_eref + i : nullptr,
+               fixup + i);
   }
 }
 

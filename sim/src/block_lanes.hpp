@@ -162,4 +162,21 @@ std::size_t block_tile(const LaneParams& p, std::size_t rows, std::size_t cols, 
                        std::size_t ldb, const float* c_value, const std::int32_t* c_eref, std::uint64_t* d_bits,
                        float* d_value, std::int32_t* d_eref, std::size_t ldc, std::uint32_t* flagged);
 
+// ---- The block-scaled GEMM with group sums on tiles (block_group_tile.cpp; issue 25: mxf4nvf4):
+// d[r][j] = the block FMA from c[r][j] whose terms are, for every group g < ceil(len / group),
+//   T_g = (sum over t in [g * group, (g + 1) * group), t < len, of a[r * lda + t] * b[t * ldb + j])
+//         * a_scale[r * ldas + g] * b_scale[g * ldb + j],
+// each aligned on its own leading bit (zeros set no E), then as block_fma_groups. The group sums
+// run in binary32 lanes: the caller checks that every product and partial sum is exact there
+// (BlockKernel::group_tile_supported) and that every T_g is exact and normal in binary64 (or
+// NaN: a NaN scale flags its outputs). c and d at [r * ldc + j] (value, e_ref, pattern);
+// fixup[r * ldc + j] = 1 where the caller must compute the output exactly. cols is a multiple of
+// group_tile_columns(); groups at most kMaxTileGroups.
+inline constexpr std::size_t kMaxTileGroups = 8;
+std::size_t group_tile_columns();
+void block_group_tile(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t len, std::size_t group,
+                      const float* a, std::size_t lda, const double* a_scale, std::size_t ldas, const float* b,
+                      std::size_t ldb, const double* b_scale, const double* c_value, const double* c_eref,
+                      std::size_t ldc, std::uint64_t* d_bits, double* d_value, double* d_eref, std::uint8_t* fixup);
+
 }  // namespace tcsim::lanes

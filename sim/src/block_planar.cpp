@@ -132,6 +132,7 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
   const hn::Rebind<std::int16_t, decltype(di)> d16_half;
   const hn::ScalableTag<double> d;
   const hn::Rebind<std::int32_t, decltype(d)> di_d;
+  const hn::RebindToSigned<decltype(d)> d64;
   using VF = hn::Vec<decltype(df)>;
   using VI = hn::Vec<decltype(di)>;
   using V16 = hn::Vec<decltype(d16)>;
@@ -164,7 +165,7 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
   HWY_ALIGN std::uint16_t pa[kMaxPatternLen * kStride], pb[kMaxPatternLen * kStride];
   HWY_ALIGN double c_value[kChunk], sums[kChunk], exps[kChunk];
   HWY_ALIGN std::int64_t c_eref[kChunk];
-  HWY_ALIGN std::int16_t raw16[kChunk], invalid16[kChunk];
+  HWY_ALIGN std::int16_t raw16[kChunk];
   HWY_ALIGN std::int32_t e32[kChunk], s32[kTileMaxChunks * kChunk], bad32[kChunk];
   // Blocks longer than tile_chunk_len(F) products (fp8/fp6/fp4 at F = 25, k = 32; issue 25).
   const std::size_t chunk = std::max<std::size_t>(1, tile_chunk_len(p.fraction_bits));
@@ -176,15 +177,15 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
     // The copy by vectors (a string move's start-up is long against 256 bytes), and the next
     // chunk's rows fetched meanwhile: 2 len streams are too many for the hardware prefetcher.
     const bool next = i0 + kChunk < n;
-    if (check_invalid) std::fill_n(invalid16, m, std::int16_t{0});
+    // Bits above the format's width, on the patterns as given: OR-ed over the whole chunk in
+    // one register (issue 25, i25v100: no load and store per row and vector); only a chunk
+    // that has any is checked element by element below.
+    V16 wide = hn::Zero(d16);
     for (std::size_t t = 0; t < len; ++t) {
       const std::uint16_t *ra = a_rows[t] + offset + i0, *rb = b_rows[t] + offset + i0;
       for (std::size_t i = 0; i < m; i += N16) {
         const V16 xa = hn::BitCast(d16, hn::LoadU(du16, ra + i)), xb = hn::BitCast(d16, hn::LoadU(du16, rb + i));
-        // Bits above the format's width, on the patterns as given.
-        if (check_invalid)
-          hn::Store(hn::Or(hn::Load(d16, invalid16 + i), hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b))), d16,
-                    invalid16 + i);
+        if (check_invalid) wide = hn::Or(wide, hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b)));
         hn::Store(hn::BitCast(du16, relocate_a ? la_given.Relocate(xa) : xa), du16, pa + t * kStride + i);
         hn::Store(hn::BitCast(du16, relocate_b ? lb_given.Relocate(xb) : xb), du16, pb + t * kStride + i);
       }
@@ -194,6 +195,7 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
           hwy::Prefetch(rb + kChunk + line / 2);
         }
     }
+    const bool wide_chunk = check_invalid && !hn::AllTrue(d16, hn::Eq(wide, hn::Zero(d16)));
     // E pass: the largest sum of exponent fields over the nonzero products, in int16 lanes.
     for (std::size_t i = 0; i < m; i += N16) {
       V16 e = hn::Set(d16, static_cast<std::int16_t>(2 * kTileZero16));
@@ -203,20 +205,30 @@ void BlockFmaPlanar16Rows(const LaneParams& p, const PatternCodec& ca, const Pat
         e = hn::Max(e, hn::Add(la.Eref(xa), lb.Eref(xb)));
       }
       // Patterns with bits above the format's width count as special operands.
-      if (check_invalid)
-        e = hn::IfThenElse(hn::Ne(hn::Load(d16, invalid16 + i), hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
+      if (wide_chunk) {
+        V16 bits = hn::Zero(d16);
+        for (std::size_t t = 0; t < len; ++t) {
+          const V16 xa = hn::BitCast(d16, hn::LoadU(du16, a_rows[t] + offset + i0 + i));
+          const V16 xb = hn::BitCast(d16, hn::LoadU(du16, b_rows[t] + offset + i0 + i));
+          bits = hn::Or(bits, hn::Or(hn::And(xa, invalid_a), hn::And(xb, invalid_b)));
+        }
+        e = hn::IfThenElse(hn::Ne(bits, hn::Zero(d16)), hn::Set(d16, kTileSpecial16), e);
+      }
       hn::Store(e, d16, raw16 + i);
     }
     // E with c and the clamp, the flags, and the scales, in int32 lanes.
     for (std::size_t i = 0; i < m; i += NF) {
       const VI raw = hn::PromoteTo(di, hn::Load(d16_half, raw16 + i));
-      VI c_e = no_term;
+      // c's e_ref clamped to +-2^20 (kNoTerm: kTileZero) in int64 lanes, its low halves taken
+      // (issue 25, i25v100: not element by element).
+      VI c_e;
       {
-        HWY_ALIGN std::int32_t ce[HWY_MAX_BYTES / 4];
-        for (std::size_t l = 0; l < NF; ++l)
-          ce[l] = c_eref[i + l] == kNoTerm ? kTileZero
-                                           : static_cast<std::int32_t>(std::clamp<std::int64_t>(c_eref[i + l], -(1 << 20), 1 << 20));
-        c_e = hn::Load(di, ce);
+        auto clamp = [&](std::size_t at) {
+          const auto x = hn::Load(d64, c_eref + at);
+          const auto y = hn::Min(hn::Max(x, hn::Set(d64, -(std::int64_t{1} << 20))), hn::Set(d64, std::int64_t{1} << 20));
+          return hn::BitCast(di, hn::IfThenElse(hn::Eq(x, hn::Set(d64, kNoTerm)), hn::Set(d64, kTileZero), y));
+        };
+        c_e = hn::ConcatEven(di, clamp(i + ND), clamp(i));
       }
       const VI prod_e = hn::IfThenElse(hn::Lt(raw, hn::Neg(flag)), no_term, hn::Sub(raw, biases));
       const VI e_raw = hn::Max(prod_e, c_e);

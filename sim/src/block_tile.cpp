@@ -322,6 +322,9 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
             const VD cut = p.final_rounding == 0 ? hn::BitCast(d, hn::And(hn::BitCast(du, v), rz_mask)) : v;
             const auto f = hn::DemoteTo(df_half, cut);
             bad = hn::Or(bad, hn::Lt(hn::Abs(v), min_normal));
+            // Overflow tested before the demotion too: EMU128/SCALAR's DemoteTo saturates to
+            // the largest finite value instead of giving Inf.
+            bad = hn::Or(bad, hn::Gt(hn::Abs(cut), max_finite));
             bad = hn::Or(bad, hn::Gt(hn::Abs(hn::PromoteTo(d, f)), max_finite));
             const auto fbits = hn::BitCast(du_half, f);
             hn::StoreU(hn::PromoteTo(du, fbits), du, d_bits + out);

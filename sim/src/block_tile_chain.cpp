@@ -33,9 +33,9 @@ struct ChainConsts {
   using VI = hn::Vec<DI>;
   VI limit, neg_limit, min_e, F, lo, hi, bias, wrap_below, pow2_sum;
   VI n_rem_mask, n_lsb, n_half, n_min_bits, n_max_bits, n_rebias;
-  VI one, abs_mask, sign_mask, normal_lo, h_lo, h_max;
+  VI one, abs_mask, sign_mask, normal_lo, h_lo;
   hn::Vec<hn::RebindToUnsigned<DF>> h_span;
-  hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16;
+  hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16;
   hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span;
   hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span;
   hn::Vec<DF> min_normal;
@@ -68,10 +68,18 @@ struct ChainConsts {
     raw_span = hn::Set(du16, static_cast<std::uint16_t>(raw_hi - raw_lo_int));
     min_e16 = hn::Set(d16, static_cast<std::int16_t>(min_e_int));
     f_bias16 = hn::Set(d16, static_cast<std::int16_t>(F_int + 127));
+    field16 = hn::Set(d16, static_cast<std::int16_t>(0x7f80));  // binary32's exponent field in the upper half
+    bias16 = hn::Set(d16, static_cast<std::int16_t>(127));
     one = hn::Set(di, 1);
     h_lo = hn::Set(di, (127 - 14) << 23);                          // 2^-14
-    h_span = hn::Set(du, ((127u + 16u) << 23) - 1u - ((127u - 14u) << 23));  // below 2^16
-    h_max = hn::Set(di, 0x477fe000);                                // 65504
+    // Binary16 outputs: |x| (x rounded to odd at 24 bits) flagged outside [2^-14, T), T where
+    // the row's rounding could reach Inf (issue 25, i25v100: one check before the rounding
+    // instead of one after it): rz below 2^16 never does; rne from 65520 (the midpoint between
+    // 65504 and 2^16) on; rd and ru above 65504 (either sign: a few more lanes take the exact path).
+    const std::uint32_t h_top = p.final_rounding == 0 ? (127u + 16u) << 23
+                                : p.final_rounding == 3 ? 0x477ff000u  // 65520
+                                                        : 0x477fe001u;  // just above 65504
+    h_span = hn::Set(du, h_top - 1u - ((127u - 14u) << 23));
     abs_mask = hn::Set(di, 0x7fffffff);
     sign_mask = hn::Set(di, std::numeric_limits<std::int32_t>::min());
     wrap_u = hn::Set(du, static_cast<std::uint32_t>(std::min(p.wrap_limit, 0x1p30)) - 2u);  // wrap_below - 1
@@ -222,7 +230,7 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         auto b = hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(mag, k.one)), k.wrap_u));
         // 2^(E - F) from the scale 2^(F - E) (exact when E passed the flags above).
         const VF pow2 = hn::BitCast(df, hn::Sub(k.pow2_sum, hn::BitCast(di, scale[r][v])));
-        if (!k.narrow) {
+        if (kHalf < 0 && !k.narrow) {
           // Signed: both roundings are symmetric. rz truncates, rne is the conversion's own.
           const VF x = hn::Mul(k.rz ? ConvertRz(df, di, s, mag) : hn::ConvertTo(df, s), pow2);
           const VI xb = hn::And(hn::BitCast(di, x), k.abs_mask);
@@ -233,15 +241,15 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           // binary16 output: s rounded to odd at 24 bits (rz, the sticky bit into the last
           // place: exact for one more rounding to 11 bits), scaled (exact: |x| in [2^-14, 2^16),
           // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
-          // a result rounded to Inf is flagged (the generic branch's overflow).
+          // an |x| that could round to Inf is flagged first (h_span; the generic branch's overflow).
           const VF m = ConvertRz(df, di, s, mag);
-          const auto sticky = hn::Ne(TruncToInt32(di, m), s);
-          const VF x = hn::Mul(hn::BitCast(df, hn::Or(hn::BitCast(di, m), hn::IfThenElseZero(sticky, k.one))), pow2);
+          // The sticky bit ORed into m where converting back does not give s (one masked OR).
+          const __mmask16 sticky = _mm512_cmpneq_epi32_mask(TruncToInt32(di, m).raw, s.raw);
+          const VI odd{_mm512_mask_or_epi32(hn::BitCast(di, m).raw, sticky, hn::BitCast(di, m).raw, k.one.raw)};
+          const VF x = hn::Mul(hn::BitCast(df, odd), pow2);
           const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
           b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
-          const VF y{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
-          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::And(hn::BitCast(di, y), k.abs_mask), k.h_max)));
-          X[r][v] = y;
+          X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
 #endif
         } else {
           const VF m = ConvertRz(df, di, mag, mag);
@@ -272,13 +280,12 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     if (HWY_UNLIKELY(!hn::AllFalse(d16, hn::And(any16, live16)) || !hn::AllFalse(df, hn::And(any0, live[0])) ||
                      !hn::AllFalse(df, hn::And(any1, live[1]))))
       break;  // c (before this block) stored below
+    // c's e_refs (every X is a normal binary32 number here) in int16 lanes from the upper
+    // halves of X's bits: one ConcatOdd per row instead of two demotions (issue 25, i25v100).
     for (std::size_t r = 0; r < MR; ++r) {
-      VI e[NV];
-      for (std::size_t v = 0; v < NV; ++v) {
-        CV[r][v] = X[r][v];
-        e[v] = hn::Sub(hn::ShiftRight<23>(hn::And(hn::BitCast(di, X[r][v]), k.abs_mask)), k.bias);
-      }
-      CE[r] = hn::Combine(d16, hn::DemoteTo(d16h, e[1]), hn::DemoteTo(d16h, e[0]));
+      for (std::size_t v = 0; v < NV; ++v) CV[r][v] = X[r][v];
+      const V16 hi = hn::ConcatOdd(d16, hn::BitCast(d16, X[r][1]), hn::BitCast(d16, X[r][0]));
+      CE[r] = hn::Sub(hn::ShiftRight<7>(hn::And(hi, k.field16)), k.bias16);
     }
     done_any = true;
   }

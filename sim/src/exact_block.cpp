@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "amd_lanes.hpp"
+#include "amd_chain.hpp"
 #include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -283,20 +283,38 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
   // instructions do (or one instruction spans K).
   const bool aligned = K != 0 && !ops.a_hi.empty() && (group % k_ == 0 || group >= K);
   const std::size_t ia = i0 * K;
+  // The scalar block of output (r, j) at products pos..pos+len from accumulator c.
+  auto scalar_block = [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
+                          std::uint32_t c) -> std::uint64_t {
+    Operand x[kMaxK], y[kMaxK];
+    std::uint64_t xb[kMaxK], yb[kMaxK];
+    for (std::size_t t = 0; t < len; ++t) {
+      xb[t] = ops.a_bits[(i0 + r) * K + pos + t];
+      yb[t] = ops.b_bits[(pos + t) * n + j0 + j];
+      x[t] = decode(config().a_format, xb[t]);
+      y[t] = decode(config().b_format, yb[t]);
+    }
+    return block(len, x, xb, 1, y, yb, 1, c);
+  };
+  if (aligned) {  // c in registers over the whole chain (amd_chain.hpp: ExactChainTile)
+    using Scalar = decltype(scalar_block);
+    const std::size_t nb = (K + k_ - 1) / k_;
+    amd_lanes::ExactChainTile t;
+    t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_, t.group = group;
+    t.a_d = ops.a_val.data() + ia, t.lda = K;
+    t.a_hi = ops.a_hi.data() + i0 * nb, t.a_lo = ops.a_lo.data() + i0 * nb, t.lde = nb;
+    t.b_d = ops.b_val.data() + j0, t.b_hi = ops.b_hi.data() + j0, t.b_lo = ops.b_lo.data() + j0, t.ldb = ops.ldb;
+    t.acc = acc.data(), t.ldc = wp, t.span_limit = span_limit, t.positive_zero = positive_zero;
+    t.ctx = &scalar_block;
+    t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
+                    std::uint32_t c) -> std::uint32_t {
+      return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
+    };
+    amd_lanes::exact_block_chain(t);
+  } else {  // K = 0 or blocks not aligned at multiples of k: one output per binary64 lane
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
-        if (aligned) {  // the binary64 register tiles, with the block's exponent summaries
-          const std::size_t bi = pos / k_, nb = (K + k_ - 1) / k_;
-          amd_lanes::TileBlock blk;
-          blk.rows = rows, blk.w = wp, blk.len = len;
-          blk.a_d = ops.a_val.data() + ia + pos, blk.lda = K;
-          blk.a_hi = ops.a_hi.data() + i0 * nb + bi, blk.a_lo = ops.a_lo.data() + i0 * nb + bi, blk.lde = nb;
-          blk.b_d = ops.b_val.data() + pos * ops.ldb + j0, blk.ldb = ops.ldb;
-          blk.b_hi = ops.b_hi.data() + bi * ops.ldb + j0, blk.b_lo = ops.b_lo.data() + bi * ops.ldb + j0;
-          blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
-          return amd_lanes::exact_block_tile(positive_zero, span_limit, blk);
-        }
         amd_lanes::Block blk;
         blk.rows = rows, blk.w = wp, blk.len = len;
         // K = 0: the planes are empty (null data()), and the block reads no products.
@@ -305,17 +323,8 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
         blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
         return amd_lanes::exact_block_block(positive_zero, blk);
       },
-      [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) -> std::uint64_t {
-        Operand x[kMaxK], y[kMaxK];
-        std::uint64_t xb[kMaxK], yb[kMaxK];
-        for (std::size_t t = 0; t < len; ++t) {
-          xb[t] = ops.a_bits[(i0 + r) * K + pos + t];
-          yb[t] = ops.b_bits[(pos + t) * n + j0 + j];
-          x[t] = decode(config().a_format, xb[t]);
-          y[t] = decode(config().b_format, yb[t]);
-        }
-        return block(len, x, xb, 1, y, yb, 1, c);
-      });
+      scalar_block);
+  }
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < w; ++j) D[(i0 + r) * n + j0 + j] = std::bit_cast<std::uint32_t>(acc[r * wp + j]);
 }

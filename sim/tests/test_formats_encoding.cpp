@@ -6,12 +6,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "error_of.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/format.hpp"
 #include "tcsim/sim/rounding.hpp"
 #include "test_support.hpp"
 
 using namespace tcsim;
+using tcsim::test::error_of;
 
 namespace {
 
@@ -19,17 +21,6 @@ std::string hex(std::uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
-}
-
-// Message of the std::invalid_argument thrown by f, or "" when nothing is thrown.
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
 }
 
 Format user(int p, int emin, int emax) {

@@ -6,24 +6,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "error_of.hpp"
 #include "formats_mpfr.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/literal.hpp"
 #include "test_support.hpp"
 
 using namespace tcsim;
+using tcsim::test::error_of;
 
 namespace {
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Exact decimal text of a finite dyadic value: M 2^-k = M 5^k / 10^k.
 std::string decimal_text(const ExactValue& v) {

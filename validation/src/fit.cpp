@@ -555,11 +555,25 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       if (best_cost != kInvalid) starts.push_back({f == 0 ? 0 : best_cost, best.first, best.second});
     }
     std::stable_sort(starts.begin(), starts.end(), [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
+    // When every seed descended had the AMD keys (an AMD seed scored best and its descent
+    // took the seeds' time), the best NVIDIA-like seed not descended comes last, in the
+    // NVIDIA-like space, with the time the families leave: their shares are unchanged, so a
+    // fit that a family reaches is not affected (the built-in AMD rows), and an NVIDIA-space
+    // row gets the descent its family needs.
+    const std::size_t families_n = starts.size();
+    if (std::all_of(done.begin(), done.end(), [](const DatapathSpec& d) { return uses_amd_keys(d); }))
+      for (const auto& [count, i] : order)
+        if (count != kInvalid && !uses_amd_keys(seeds[i].second) &&
+            std::find(done.begin(), done.end(), seeds[i].second) == done.end()) {
+          starts.push_back({count, seeds[i].first + ", the best NVIDIA-like seed", seeds[i].second});
+          break;
+        }
     for (std::size_t r = 0; r < starts.size() && Clock::now() < deadline; ++r) {
       DatapathSpec row = std::get<2>(starts[r]);
       done.push_back(row);
-      const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
-      descend(row, ps, ev, Clock::now() + share);
+      const bool nvidia_last = r >= families_n;
+      const auto share = nvidia_last ? deadline - Clock::now() : (deadline - Clock::now()) / static_cast<int>(families_n - r);
+      descend(row, nvidia_last ? ps_basic : ps, ev, Clock::now() + share);
       ScoredRow s = scored(row, std::get<1>(starts[r]));
       const bool exact = s.mismatches == 0;
       if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));

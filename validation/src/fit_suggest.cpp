@@ -39,6 +39,57 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two `in` values near 1 that puts its leading bit near 2^e.
 int half(int e) { return e >= 0 ? e / 2 : -((-e + 1) / 2); }
 
+// The clamp class for binary16 (and narrower) outputs: their last place near emin (2^-24) is
+// so coarse that the bits a clamp drops (2^(clamp - F), far below) move a result only when
+// the rest of the sum sits exactly on a rounding boundary. So: a sum below every clamp
+// (top term at emin + 1 .. 4 binades below the smallest last place) that is exactly 0 (two opposite products), a grid
+// point (c alone) or a midpoint of the output (c and half its last place), beside one tiny
+// product of either sign anywhere between the smallest product and the top term: kept when
+// E is the top term's exponent, lost (or only its sticky bit kept) when E is clamped, and the
+// sign of the zero, the direction of the rounding or the tie then tells them apart.
+void boundary_case(const Format& in, const Format& out, std::size_t K, std::mt19937_64& g, std::uint64_t* x,
+                   std::uint64_t* y, std::uint64_t& z) {
+  auto coin = [&] { return (g() & 1) != 0; };
+  auto below = [&](int m) { return static_cast<int>(g() % static_cast<std::uint64_t>(m)); };
+  const int lo = 2 * (in.subnormals ? in.emin - in.fraction_bits : in.emin);  // the smallest product
+  const int q = out.emin - out.fraction_bits;                                 // the output's smallest last place
+  const int top_lo = std::max(lo + 1, q - 4);
+  const int top = top_lo + below(std::max(1, out.emin + 2 - top_lo));
+  std::vector<std::size_t> at(K);  // the terms' places, shuffled (order and blocks matter to some rows)
+  for (std::size_t t = 0; t < K; ++t) {  // Fisher-Yates with g (std::shuffle's draws differ between libraries)
+    at[t] = t;
+    std::swap(at[t], at[static_cast<std::size_t>(g() % (t + 1))]);
+  }
+  for (std::size_t t = 0; t < K; ++t) { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), 0); }
+  z = out.zero(coin());
+  std::size_t used = 0;
+  const int body = K >= 3 ? below(3) : 1 + below(2);
+  if (body == 0) {  // exact zero: a product and its negation
+    x[at[0]] = value(in, g, coin(), half(top), coin());
+    y[at[0]] = value(in, g, coin(), top - half(top), coin());
+    x[at[1]] = x[at[0]] ^ in.sign_mask();
+    y[at[1]] = y[at[0]];
+    used = 2;
+  } else {  // c on the output's grid (at or above its smallest last place), alone or with half its last place
+    const int ec = std::max(top, q);
+    const bool neg = coin();
+    z = value(out, g, neg, ec, coin());
+    const int h = std::max(ec, out.emin) - out.fraction_bits - 1;
+    if (body == 2 && h >= lo && K >= 2) {
+      x[at[0]] = value(in, g, neg != (below(4) == 0), half(h), false);
+      y[at[0]] = value(in, g, false, h - half(h), false);
+      used = 1;
+    }
+  }
+  if (used < K) {  // the tiny term
+    // Half of them at the bottom of the products' range, where E's floor decides the most.
+    const int span = std::max(1, top - lo);
+    const int pe = lo + below(coin() ? std::min(span, 8) : span);
+    x[at[used]] = value(in, g, coin(), half(pe), coin());
+    y[at[used]] = value(in, g, coin(), pe - half(pe), coin());
+  }
+}
+
 }  // namespace
 
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
@@ -163,6 +214,10 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 11: {  // the min-exponent clamp: every term at or below the output's emin + 1, spread
                   // down 48 binades (E clamped or not changes where bits are lost; signs mixed so
                   // that a lost tiny term moves a result across the subnormal grid)
+        if (out.fraction_bits <= 10 && below(4) != 0) {  // binary16 outputs: 3 in 4 on rounding boundaries
+          boundary_case(in, out, K, g, x, y, z);
+          break;
+        }
         const int e0 = out.emin + 1 - below(out.fraction_bits + 18);
         for (std::size_t t = 0; t < K; ++t) {
           if (below(4) == 0) { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), below(5) - 2); continue; }

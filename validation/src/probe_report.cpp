@@ -26,6 +26,34 @@ std::string finding_text(const Finding<T>& f) {
   else return std::to_string(*f.value);
 }
 
+// f(name, finding) for every finding of the report, by its JSON name (to_json's values and
+// evidence).
+template <class F>
+void for_each_finding(const ProbeReport& r, F&& f) {
+  f("subnormal_inputs", r.subnormal_inputs);
+  f("subnormal_c", r.subnormal_c);
+  f("subnormal_outputs", r.subnormal_outputs);
+  f("products_exact", r.products_exact);
+  f("fraction_bits", r.fraction_bits);
+  f("result_fraction_bits", r.result_fraction_bits);
+  f("fma_size", r.fma_size);
+  f("carry_bits", r.carry_bits);
+  f("alignment_rounding", r.alignment_rounding);
+  f("sticky_bit", r.sticky_bit);
+  f("final_rounding", r.final_rounding);
+  f("c_placement", r.c_placement);
+  f("products_fraction_bits", r.products_fraction_bits);
+  f("normalization", r.normalization);
+  f("min_exponent", r.min_exponent);
+  f("order", r.order);
+  f("monotonic", r.monotonic);
+  f("c_entry", r.c_entry);
+  f("final_add_rounding", r.final_add_rounding);
+  f("blocks", r.blocks);
+  f("k_split", r.k_split);
+  f("block_chain", r.block_chain);
+}
+
 nlohmann::json dot_case_json(const DotCase& c, const Format& in, const Format& out) {
   nlohmann::json j;
   nlohmann::json a = nlohmann::json::array(), b = nlohmann::json::array();
@@ -117,29 +145,13 @@ nlohmann::json ProbeReport::to_json() const {
   j["unit"] = unit;
   j["in"] = in_format;
   j["out"] = out_format;
-  j["fma_size"] = finding_json(fma_size);
-  j["fraction_bits"] = finding_json(fraction_bits);
-  j["result_fraction_bits"] = finding_json(result_fraction_bits);
-  j["carry_bits"] = finding_json(carry_bits);
+  nlohmann::json ev;
+  for_each_finding(*this, [&](const char* name, const auto& f) {
+    j[name] = finding_json(f);
+    ev[name] = f.evidence;
+  });
+  if (min_exponent_none) j["min_exponent"] = "none";
   j["carry_bits_lower_bound"] = carry_bits_lower_bound;
-  j["alignment_rounding"] = finding_json(alignment_rounding);
-  j["sticky_bit"] = finding_json(sticky_bit);
-  j["final_rounding"] = finding_json(final_rounding);
-  j["c_placement"] = finding_json(c_placement);
-  j["products_fraction_bits"] = finding_json(products_fraction_bits);
-  j["normalization"] = finding_json(normalization);
-  j["min_exponent"] = min_exponent_none ? nlohmann::json("none") : finding_json(min_exponent);
-  j["order"] = finding_json(order);
-  j["subnormal_inputs"] = finding_json(subnormal_inputs);
-  j["subnormal_c"] = finding_json(subnormal_c);
-  j["subnormal_outputs"] = finding_json(subnormal_outputs);
-  j["products_exact"] = finding_json(products_exact);
-  j["monotonic"] = finding_json(monotonic);
-  j["c_entry"] = finding_json(c_entry);
-  j["final_add_rounding"] = finding_json(final_add_rounding);
-  j["blocks"] = finding_json(blocks);
-  j["k_split"] = finding_json(k_split);
-  j["block_chain"] = finding_json(block_chain);
   j["not_observed"] = not_observed.empty() ? nlohmann::json(nullptr) : nlohmann::json(not_observed);
   if (monotonic_counterexample) {
     const Format& in = parse_format(in_format);
@@ -149,29 +161,6 @@ nlohmann::json ProbeReport::to_json() const {
   } else {
     j["monotonic_counterexample"] = nullptr;
   }
-  nlohmann::json ev;
-  ev["subnormal_inputs"] = subnormal_inputs.evidence;
-  ev["subnormal_c"] = subnormal_c.evidence;
-  ev["subnormal_outputs"] = subnormal_outputs.evidence;
-  ev["products_exact"] = products_exact.evidence;
-  ev["fraction_bits"] = fraction_bits.evidence;
-  ev["result_fraction_bits"] = result_fraction_bits.evidence;
-  ev["fma_size"] = fma_size.evidence;
-  ev["carry_bits"] = carry_bits.evidence;
-  ev["alignment_rounding"] = alignment_rounding.evidence;
-  ev["sticky_bit"] = sticky_bit.evidence;
-  ev["final_rounding"] = final_rounding.evidence;
-  ev["c_placement"] = c_placement.evidence;
-  ev["products_fraction_bits"] = products_fraction_bits.evidence;
-  ev["normalization"] = normalization.evidence;
-  ev["min_exponent"] = min_exponent.evidence;
-  ev["order"] = order.evidence;
-  ev["monotonic"] = monotonic.evidence;
-  ev["c_entry"] = c_entry.evidence;
-  ev["final_add_rounding"] = final_add_rounding.evidence;
-  ev["blocks"] = blocks.evidence;
-  ev["k_split"] = k_split.evidence;
-  ev["block_chain"] = block_chain.evidence;
   j["evidence"] = ev;
   j["fasi2021"] = fasi2021_to_json(fasi2021);
   j["dot_calls"] = dot_calls;

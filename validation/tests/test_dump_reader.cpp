@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "error_of.hpp"
 #include "test_support.hpp"
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -18,19 +19,9 @@
 
 using namespace tcsim;
 using namespace tcsim::validation;
+using tcsim::test::error_of;
 
 namespace {
-
-// Message of the std::invalid_argument `f` throws ("" when it does not throw).
-template <class Fn>
-std::string error_of(Fn&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 struct TempDir {
   std::filesystem::path path;

@@ -99,6 +99,23 @@ class BlockKernel {
                       bool a_broadcast, const double* b_value, std::size_t ldb, const double* c_value, const double* c_eref,
                       std::uint64_t* d_bits, double* d_value, double* d_eref, std::uint8_t* fixup) const;
 
+  // ---- Group sums on tiles (the block-scaled GEMM of mxf4nvf4; issue 25): operands as exact
+  // binary32 values (decode's values), one scale factor per group and row of A (a_scale[r *
+  // ldas + g]) and per group and column of B (b_scale[g * ldb + j]). Output (r, j)'s terms are
+  // the group sums of a[r * lda + t] b[t * ldb + j] times both scales, each aligned on its leading
+  // bit, then c (at [r * ldc + j], decoded), E, alignment, sum and rounding as run_row_groups;
+  // fixup[r * ldc + j] = 1 where the caller must compute the output exactly. Supported where every
+  // product and partial group sum is exact in binary32 and normal (e2m1 x e2m1: within 2^-2 ..
+  // 2^10) and a block holds at most 8 groups; the caller checks that the scaled sums are exact
+  // and normal in binary64 (at most 29 more bits and 2^+-800). cols: a multiple of
+  // group_tile_columns().
+  bool group_tile_supported(std::size_t group) const;
+  std::size_t group_tile_columns() const;
+  void run_group_tile(std::size_t rows, std::size_t cols, std::size_t len, std::size_t group, const float* a,
+                      std::size_t lda, const double* a_scale, std::size_t ldas, const float* b, std::size_t ldb,
+                      const double* b_scale, const double* c_value, const double* c_eref, std::size_t ldc,
+                      std::uint64_t* d_bits, double* d_value, double* d_eref, std::uint8_t* fixup) const;
+
   // ---- Tiles (GEMM) in binary32 lanes, where tile_supported() (block_lanes.hpp: block_tile):
   // operands decoded once into an exact binary32 value and an int32 e_ref.
   bool tile_supported() const;
