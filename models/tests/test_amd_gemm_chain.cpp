@@ -4,7 +4,8 @@
 // forms too, on every compiled SIMD target. Likewise the exact-block rows (AMD CDNA1, mi100) on
 // their binary64 chain tiles (sim/src/exact_chain.cpp, i25mi100), with c also placed up to 70
 // binades below and 40 above the products (terms beyond the exact span: the scalar block). GEMMs of 1-40 x 1-300 outputs (tiles, padding,
-// panel edges) with chains of 1 to 9 instructions plus a remainder; each row of A, column of B
+// panel edges) with chains of 1 to 9 instructions or of 1 to 40 blocks, plus a remainder; the
+// fp8 rows (two groups, even/odd products) and xf32 run on the chain too (mi300); each row of A, column of B
 // and entry of C drawn from one kind: kernel_cases.hpp and flush_edges.hpp elements (zeros,
 // subnormals, cancellation, ties, NaN/Inf), "GEMM-like" values (leads -6..0, c -8..6: the
 // accumulator grows over the products), or c placed 30 binades below to 10 above the
@@ -126,8 +127,13 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
   const std::size_t k = sel.shape ? sel.shape->k : row_k, block = std::min(k, row_k);
   Tally t;
   while (t.outputs < total) {
+    // runs: GEMMs for the exact-block runs (mi100b). Otherwise half the GEMMs with chains of 1-9
+    // instructions plus a remainder, half with 1-40 blocks (long chains: c carried in registers
+    // over many blocks).
     const std::size_t m = runs ? 1 + r.below(12) : 1 + r.below(40), n = runs ? 1 + r.below(80) : 1 + r.below(300);
-    const std::size_t K = runs ? 1 + r.below(200 * block) : k * (1 + r.below(9)) + r.below(k);
+    const std::size_t K = runs              ? 1 + r.below(200 * block)
+                          : r.below(2) ? k * (1 + r.below(9)) + r.below(k)
+                                       : block * (1 + r.below(40)) + r.below(block);
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
     if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0

@@ -359,11 +359,31 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
       std::vector<std::int32_t> te(size);
       double v = 0, inv = 0;
       for (std::size_t p = 0; p < size; ++p) decode_plane(f, p, v, inv), tile_form(v, inv, tf[p], te[p]);
+      // binary32 operands (xf32): decode's steps on the fields, without the binary64 round trip.
+      const bool b32 = !table && f == formats::fp32();
+      const std::uint32_t keep =
+          cfg_.input_fraction_bits ? ~((std::uint32_t{1} << (23 - *cfg_.input_fraction_bits)) - 1) : ~std::uint32_t{0};
+      const float nan = static_cast<float>(std::nan(""));
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j) {
           const std::uint64_t x = bits[i * cols + j];
-          if (x < size) fv[i * ld + j] = tf[x], ev[i * ld + j] = te[x];
-          else decode_plane(f, x, v, inv), tile_form(v, inv, fv[i * ld + j], ev[i * ld + j]);
+          float& fo = fv[i * ld + j];
+          std::int32_t& eo = ev[i * ld + j];
+          if (x < size) {
+            fo = tf[x], eo = te[x];
+          } else if (b32 && x <= 0xffffffffu) {
+            const std::uint32_t u = static_cast<std::uint32_t>(x) & keep, field = (u >> 23) & 0xff;
+            if (field == 0xff) {
+              fo = nan, eo = amd_lanes::kTileSpecialHi;
+            } else if (field == 0 && ((u & 0x7fffff) == 0 || !cfg_.subnormal_inputs)) {  // zero or flushed
+              const bool neg = (u >> 31) && ((u & 0x7fffff) == 0 || !cfg_.flush_inputs_positive);
+              fo = neg ? -0.0f : 0.0f, eo = amd_lanes::kTileZeroHi;
+            } else {
+              fo = std::bit_cast<float>(u), eo = field == 0 ? -126 : static_cast<std::int32_t>(field) - 127;
+            }
+          } else {
+            decode_plane(f, x, v, inv), tile_form(v, inv, fo, eo);
+          }
         }
     };
     planes(cfg_.a_format, m, K, A, K, g.a_f.data(), g.a_e.data());
@@ -402,7 +422,8 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
     return block(len, x, 1, y, 1, c);
   };
   // One group only: the fp8 rows' two groups ran no faster on the chain (4 x 1 or 2 x 2
-  // vectors) than on the register tiles below (docs/performance.md, "i25amdgemm").
+  // vectors) than on the register tiles below (docs/performance.md, "i25amdgemm"; again in
+  // session 29 with compile-time group indices, "mi300 (2026-11-27)": 10-20 % slower, quiet).
   if (tiles_ && K > 0 && params.groups == 1 && amd_lanes::after_add_chain_supported(params, k_)) {
     // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
     using Scalar = decltype(scalar_block);
