@@ -135,6 +135,30 @@ bool chain_row(const Unit& unit, const DatapathSpec& row, const Format& in, cons
       .tile_supported();
 }
 
+// A micro-tile's positive uniform operands (rows x K of A, K x cols of B, c) and their tile
+// decodings: the stop tests' set-up. decode() again after a change to a (c's decoding too: a
+// chain writes its c back).
+struct StopTile {
+  const BlockKernel& kernel;
+  std::vector<std::uint64_t> a, b, c, d;
+  std::vector<float> av, bv, cv;
+  std::vector<std::int16_t> ae, be;
+  std::vector<std::int32_t> ce;
+  StopTile(const BlockKernel& k, const Format& in, const Format& out, std::size_t K, Rng& r)
+      : kernel(k), a(k.tile_rows() * K), b(K * k.tile_columns()), c(k.tile_rows() * k.tile_columns()), d(c.size()),
+        av(a.size()), bv(b.size()), cv(c.size()), ae(a.size()), be(b.size()), ce(c.size()) {
+    for (auto& x : a) x = uniform_value(in, r) & ~in.sign_mask();
+    for (auto& x : b) x = uniform_value(in, r) & ~in.sign_mask();
+    for (auto& x : c) x = uniform_value(out, r) & ~out.sign_mask();
+    kernel.decode_tile(BlockKernel::Role::B, b.size(), b.data(), bv.data(), be.data());
+    decode();
+  }
+  void decode() {
+    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
+    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
+  }
+};
+
 }  // namespace
 
 TEST_CASE("tile chains: the small-block rows chain their blocks in registers", "[kernel][tiles]") {
@@ -158,26 +182,18 @@ TEST_CASE("tile chains: the small-block rows chain their blocks in registers", "
     const std::size_t k = static_cast<std::size_t>(row.fma_size);
     const BlockKernel kernel(unit.adder(in, out, row.instruction).config(), k);
     const std::size_t rows = kernel.tile_rows(), cols = kernel.tile_columns(), K = 8 * k;
-    std::vector<std::uint64_t> a(rows * K), b(K * cols), c(rows * cols), d(rows * cols);
-    for (auto& x : a) x = uniform_value(in, r) & ~in.sign_mask();
-    for (auto& x : b) x = uniform_value(in, r) & ~in.sign_mask();
-    for (auto& x : c) x = uniform_value(out, r) & ~out.sign_mask();
-    std::vector<float> av(a.size()), bv(b.size()), cv(c.size());
-    std::vector<std::int16_t> ae(a.size()), be(b.size());
-    std::vector<std::int32_t> ce(c.size());
+    StopTile t(kernel, in, out, K, r);
     std::size_t stop = 0;
-    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
-    kernel.decode_tile(BlockKernel::Role::B, b.size(), b.data(), bv.data(), be.data());
-    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
-    REQUIRE(kernel.run_tile_chain(rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(), cols,
-                                  cv.data(), ce.data(), d.data(), cols, &stop));
+    auto chain = [&] {
+      return kernel.run_tile_chain(rows, cols, cols, K, k, t.av.data(), t.ae.data(), K, t.bv.data(), t.be.data(), cols,
+                                   t.cv.data(), t.ce.data(), t.d.data(), cols, &stop);
+    };
+    REQUIRE(chain());
     CHECK(stop == K);
     // A NaN operand in block 3 of row 1: the micro-tile stops before block 3.
-    a[1 * K + 3 * k + 1] = in.canonical_nan();
-    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
-    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
-    REQUIRE(kernel.run_tile_chain(rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(), cols,
-                                  cv.data(), ce.data(), d.data(), cols, &stop));
+    t.a[1 * K + 3 * k + 1] = in.canonical_nan();
+    t.decode();
+    REQUIRE(chain());
     CHECK(stop == 3 * k);
   }
 }
@@ -236,29 +252,19 @@ TEST_CASE("pairs-mod4 chains: the fp8 mma.sync emulation lines chain whole instr
     const std::size_t k = static_cast<std::size_t>(row.fma_size), group = 2 * k;
     const BlockKernel kernel(unit.adder(in, out, row.instruction).config(), k);
     const std::size_t rows = kernel.tile_rows(), cols = kernel.tile_columns(), K = 8 * group;
-    std::vector<std::uint64_t> a(rows * K), b(K * cols), c(rows * cols), d(rows * cols);
-    for (auto& x : a) x = uniform_value(in, r) & ~in.sign_mask();
-    for (auto& x : b) x = uniform_value(in, r) & ~in.sign_mask();
-    for (auto& x : c) x = uniform_value(out, r) & ~out.sign_mask();
-    std::vector<float> av(a.size()), bv(b.size()), cv(c.size());
-    std::vector<std::int16_t> ae(a.size()), be(b.size());
-    std::vector<std::int32_t> ce(c.size());
+    StopTile t(kernel, in, out, K, r);
     std::size_t stop = 0;
     const bool binary16 = out == formats::fp16();
-    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
-    kernel.decode_tile(BlockKernel::Role::B, b.size(), b.data(), bv.data(), be.data());
-    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
-    REQUIRE(kernel.run_tile_pairs_chain(binary16, rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(),
-                                        cols, cv.data(), ce.data(), d.data(), cols, &stop));
+    auto chain = [&](std::size_t len) {
+      return kernel.run_tile_pairs_chain(binary16, rows, cols, cols, len, k, t.av.data(), t.ae.data(), K, t.bv.data(),
+                                         t.be.data(), cols, t.cv.data(), t.ce.data(), t.d.data(), cols, &stop);
+    };
+    REQUIRE(chain(K));
     CHECK(stop == K);
-    // Not whole instructions: refused.
-    CHECK_FALSE(kernel.run_tile_pairs_chain(binary16, rows, cols, cols, K - k, k, av.data(), ae.data(), K, bv.data(),
-                                            be.data(), cols, cv.data(), ce.data(), d.data(), cols, &stop));
-    a[1 * K + 3 * group + k + 1] = in.canonical_nan();  // instruction 3, its second block
-    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
-    kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
-    REQUIRE(kernel.run_tile_pairs_chain(binary16, rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(),
-                                        cols, cv.data(), ce.data(), d.data(), cols, &stop));
+    CHECK_FALSE(chain(K - k));  // not whole instructions: refused
+    t.a[1 * K + 3 * group + k + 1] = in.canonical_nan();  // instruction 3, its second block
+    t.decode();
+    REQUIRE(chain(K));
     CHECK(stop == 3 * group);
   }
 }
