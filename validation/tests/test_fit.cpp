@@ -146,3 +146,69 @@ TEST_CASE("fit: real-GPU files fitted to 100 %", "[fit][gpu-data]") {
     CHECK(r.seconds < 120);
   }
 }
+
+// The real B200 vectors (../shared/data/gpu-vectors): a few cases each, chosen to separate the
+// candidate models of the fp8 mma.sync emulation (README there). Fitted from every built-in
+// row, each file must be reproduced, and the facts the README says its cases decide must come
+// out decided here too.
+TEST_CASE("fit: the real B200 vectors fitted to 100 %, with what they decide", "[fit][gpu-data][b200]") {
+  const std::string dir = tcsim::test::gpu_vectors_dir();
+  const auto files = discover_gpu_data(dir);
+  if (files.empty()) {
+    WARN("real B200 vectors not found in '" << dir << "' (set TCSIM_GPU_VECTORS to their directory): skipping");
+    SUCCEED("skipped: no B200 vectors");
+    return;
+  }
+  CHECK(files.size() == 4);
+  auto finding = [](const FitResult& r, const std::string& name) -> const ParameterFinding* {
+    for (const auto& p : r.parameters)
+      if (p.name == name) return &p;
+    return nullptr;
+  };
+  std::vector<DumpSet> e5m2;
+  for (const auto& f : files) {
+    INFO(f.label());
+    const DumpSet dump = load_dump(f.paths, f.in, f.out, f.c_input);
+    const FitResult r = fit_dump(dump);
+    std::printf("fit %s: %zu cases, %zu mismatches, %zu candidate rows, %.2f s\n", f.label().c_str(), dump.n,
+                r.best.mismatches, r.evaluations, r.seconds);
+    REQUIRE(r.exact);
+    CHECK(r.seconds < 120);
+    const bool half_out = f.out.width == 16;
+    if (half_out) {
+      // One fused 32-term sum rounded to binary16, then c added, fails every binary16 case:
+      // the products are split into the fp16 unit's blocks (pairs mod 4) and c enters last.
+      const ParameterFinding* split = finding(r, "k_split");
+      REQUIRE(split);
+      CHECK(split->decided());
+      CHECK(split->value == "pairs-mod4");
+      const ParameterFinding* entry = finding(r, "c_entry");
+      REQUIRE(entry);
+      CHECK(entry->decided());
+      CHECK(entry->value == "final-add");
+    }
+    if (f.input_folder == "E5M2" && half_out) {
+      // Case 99 of the full dump: the emulation's F = 17 is wrong, any F >= 18 right.
+      const ParameterFinding* F = finding(r, "fraction_bits");
+      REQUIRE(F);
+      CHECK(std::find(F->fitting.begin(), F->fitting.end(), "17") == F->fitting.end());
+      CHECK(std::find(F->fitting.begin(), F->fitting.end(), "18") != F->fitting.end());
+    }
+    if (f.input_folder == "E5M2" && !half_out) {
+      // Cases 1702, 3936, 4612, 4791: the blocks rounded toward zero, then c added with RNE.
+      const ParameterFinding* block = finding(r, "final_rounding.fp32");
+      REQUIRE(block);
+      CHECK(block->decided());
+      CHECK(block->value == "rz");
+      const ParameterFinding* add = finding(r, "final_add_rounding.fp32");
+      REQUIRE(add);
+      CHECK(add->value == "rne");
+    }
+    if (f.input_folder == "E5M2") e5m2.push_back(dump);
+  }
+  // Both outputs of the E5M2 vectors at once: one row for the unit.
+  REQUIRE(e5m2.size() == 2);
+  const FitResult both = fit_dumps(e5m2);
+  std::printf("fit B200 E5M2, both outputs: %zu mismatches, %.2f s\n", both.best.mismatches, both.seconds);
+  CHECK(both.exact);
+}
