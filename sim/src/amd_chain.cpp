@@ -70,7 +70,8 @@ HWY_INLINE hn::Vec<DI_> FloorInt32(DI_ di, V v) {
 
 // The epilogue's constants, built once per micro tile (kept in registers or reloaded).
 struct Consts {
-  VI zero, one, four, b31, ff, ones, bias_c, bias_r, far, lim_lo, lim_span, floor_at, two26, t1, t1x2, drop, abs_mask;
+  VI zero, one, two, four, b31, ff, ones, bias_c, bias_r, far, lim_lo, lim_span, floor_at, two26, drop, abs_mask;
+  int t_renorm;
   Consts(const AfterParams& p) {
     const DI di;
     zero = hn::Zero(di), one = hn::Set(di, 1), four = hn::Set(di, 4), b31 = hn::Set(di, 31), ff = hn::Set(di, 0xff);
@@ -80,12 +81,11 @@ struct Consts {
     // (|X| < 2^(E+1) + 2^(e_dot+6) <= 2^127), so no Inf test on the result.
     far = hn::Set(di, 26), lim_lo = hn::Set(di, -90 + 127), lim_span = hn::Set(di, 120 - -90);
     floor_at = hn::Set(di, p.sum_bits - 24), two26 = hn::Set(di, 1 << 26);
-    // |T0| >= 2^t: the renormalization floors 1 bit more. Without renormalization t is negative
-    // and unused; T0 is an integer, so |T0| > 2^t - 1 is |T0| > 0 there (no negative shift).
-    const int t = p.renormalize_bits + 29 - p.sum_bits;
-    const auto below = [](int u) { return u <= 0 ? 0 : u <= 30 ? (std::int32_t{1} << u) - 1 : 0x7fffffff; };
-    t1 = hn::Set(di, below(t));
-    t1x2 = hn::Set(di, below(t + 1));
+    // |X| >= 2^t units: the renormalization floors 1 bit more (2 bits from 2^(t + 1)). t >= 28
+    // for the rows after_add_chain_supported takes (renormalize_bits >= max(30, sum_bits - 1));
+    // unused without renormalization. Capped at 31: |T0| < 2^31.
+    t_renorm = std::clamp(p.renormalize_bits + 29 - p.sum_bits, 28, 31);
+    two = hn::Set(di, 2);
     drop = hn::Set(di, p.drop_c_below), abs_mask = hn::Set(di, 0x7fffffff);
   }
 };
@@ -123,12 +123,12 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   const VI mag = hn::Abs(t0);
   VI lo = hn::Sub(D, k.floor_at);
   if constexpr (kRenorm) {
-    // |X| >= 2^t1, 2^(t1 + 1) units: the renormalization's floor moves up by that many bits.
-    // |T0| = |floor(X / U)| decides it except for X in (-2^t, -2^t + 1) units (t = t1 + 1 or
-    // t1x2 + 1), where |T0| counts one bit too many; such an X rounds to -2^t in binary32
-    // whatever its sticky bit (t >= 28: the binade below has an ulp of 2^(t - 24) >= 16 units),
-    // so the result is the same.
-    lo = hn::Sub(hn::Sub(lo, hn::VecFromMask(di, hn::Gt(mag, k.t1))), hn::VecFromMask(di, hn::Gt(mag, k.t1x2)));
+    // |X| >= 2^t, 2^(t + 1) units: the renormalization's floor moves up by that many bits,
+    // min(|T0| >> t, 2) (|T0| < 2^30 where the window is not empty: D > 4). |T0| = |floor(X / U)|
+    // decides it except for X in (-2^b, -2^b + 1) units (b = t or t + 1), where |T0| counts one
+    // bit too many; such an X rounds to -2^b in binary32 whatever its sticky bit (the binade
+    // below has an ulp of 2^(b - 24) >= 16 units), so the result is the same.
+    lo = hn::Add(lo, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.two));
   }
   lo = hn::Min(hn::Max(lo, k.zero), k.b31);
   const auto sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, lo)), k.zero);
@@ -163,8 +163,10 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
     for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::LoadU(df, T.acc + (r0 + r) * T.ldc + j0 + v * NF);
   const float* a = T.a_f + r0 * T.lda;
   const std::int32_t* ae = T.a_hi + r0 * T.lda;
-  const VI F = hn::Set(di, 24), bias = hn::Set(di, 127), lo_sh = hn::Set(di, -126), hi_sh = hn::Set(di, 127);
-  const VI max_e = hn::Set(di, 126), min_e = hn::Set(di, 24 - 120), used = hn::Set(di, kTileZeroHi / 2);
+  const DU du;
+  const VI F_bias = hn::Set(di, 24 + 127), lo_field = hn::Set(di, 1), hi_field = hn::Set(di, 254);
+  const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kTileZeroHi / 2 + 1);
+  const VU low_span = hn::Set(du, static_cast<std::uint32_t>(24 - 120 - (kTileZeroHi / 2 + 1)));
   const VF flagged = hn::BitCast(df, hn::Set(di, 0x7fc00000));  // a NaN scale marks a flagged lane
   const VI max_shift = hn::Set(di, 31), eg_from = hn::Set(di, 24 + 127 + 127);
   std::size_t start = 0;
@@ -193,10 +195,10 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
           for (std::size_t r = 0; r < MR; ++r)
             for (std::size_t v = 0; v < NV; ++v) {
               const VI e = Eg[g][r][v];
-              const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::And(hn::Gt(e, used), hn::Lt(e, min_e)));
-              const VI sh = hn::Min(hn::Max(hn::Sub(F, e), lo_sh), hi_sh);
-              scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged,
-                                              hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(sh, bias))));
+              // e > 126, or used < e < 24 - 120 (one unsigned compare: e - used - 1 below the span)
+              const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(e, used1)), low_span)));
+              const VI field = hn::Min(hn::Max(hn::Sub(F_bias, e), lo_field), hi_field);  // 2^(24 - e), clamped
+              scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged, hn::BitCast(df, hn::ShiftLeft<23>(field)));
             }
       }
       // Pass 2: trunc(a b 2^(24 - e_g)) summed per group in int32 lanes.
