@@ -9,7 +9,7 @@
 // and entry of C drawn from one kind: kernel_cases.hpp and flush_edges.hpp elements (zeros,
 // subnormals, cancellation, ties, NaN/Inf), "GEMM-like" values (leads -6..0, c -8..6: the
 // accumulator grows over the products), or c placed 30 binades below to 10 above the
-// products (E = e_dot or e_c, D around 4, far and dropped c). Seed logged; TCSIM_TEST_SCALE
+// products (E = e_dot or e_c, D around 4, far and dropped c), or c at a binade's edge. Seed logged; TCSIM_TEST_SCALE
 // scales the counts (docs/performance.md, section "i25amdgemm"). The runs test (mi100b) draws
 // long chains of one lead band per GEMM, so that exact_chain.cpp's runs without a test per
 // block are taken, with edges sprinkled that end them, spread GEMMs the bound must refuse and
@@ -167,6 +167,12 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
       for (std::size_t j = 0; j < n; ++j) fill_kind(kind(), in_b, out, r, B.data() + j, n, K, nullptr);
       std::vector<std::uint64_t> ignored(1);
       for (std::size_t e = 0; e < m * n; ++e) fill_kind(kind(), in_a, out, r, ignored.data(), 1, 1, &C[e]);
+      // Binade edges of c (mi300aa): +-2^L and +-(2 - 2^-23) 2^L, L from 8 below to 40 above the
+      // products' leads, so that X = c + sum lies within a unit of 2^E, 2^(E+1) (the v2
+      // renormalization's thresholds, decided from |T0|) and c's binade changes.
+      for (auto& c : C)
+        if (r.below(8) == 0)
+          c = exact_pattern(out, r.below(2) != 0, r.range(-8, 40), r.below(2) ? 0 : (std::uint64_t{1} << out.precision) - 1);
     }
     unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, p.instruction, threads);
     gemm_mismatches(unit, in_a, in_b, out, m, n, K, A, B, C, D, p.instruction,

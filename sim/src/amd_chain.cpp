@@ -13,10 +13,10 @@
 //   is X rounded to odd at U. The renormalization (at R >= 30 bits) floors nothing else.
 // The int32 to binary32 conversion rounds T to nearest even (exact for D <= 4; for an odd T at
 // least 2 bits below the rounding position when |T| >= 2^26: else flagged), and the product
-// with 2^(E - 24 - g) is exact for E >= -90 (flagged below, unless T = 0 and c = 0: +0) and finite
-// results (Inf flagged). Also flagged: the tiles' range flags (e_g > 126: products near 2^128
-// and the NaN/Inf sentinels; e_g < -96), E > 126 (NaN/Inf c too), a nonzero c more than 26
-// binades below E that is not dropped, zero results without the +0 rule.
+// with 2^(E - 24 - g) is exact for E >= -90; E <= 120 keeps every result finite (|X| < 2^(E+7)).
+// Flagged: E outside [-90, 120] unless T = 0 and c = 0 (+0; NaN/Inf c too), the tiles' range
+// flags (e_g > 126: products near 2^128 and the NaN/Inf sentinels; e_g < -96), a nonzero c more
+// than 26 binades below E that is not dropped, zero results without the +0 rule.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "amd_chain.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
@@ -57,21 +57,35 @@ HWY_INLINE hn::Vec<DI_> Trunc32(DI_ di, V v) {
   return hn::ConvertTo(di, hn::IfThenZeroElse(hn::IsNaN(v), v));
 }
 
+// floor(v) as int32 (the callers flag lanes beyond 2^31 and NaN): one conversion with embedded
+// rounding on AVX-512.
+template <class DI_, class V>
+HWY_INLINE hn::Vec<DI_> FloorInt32(DI_ di, V v) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  if constexpr (hn::MaxLanes(DI_()) * sizeof(std::int32_t) == 64)
+    return hn::Vec<DI_>{_mm512_cvt_roundps_epi32(v.raw, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
+#endif
+  return Trunc32(di, hn::Floor(v));
+}
+
 // The epilogue's constants, built once per micro tile (kept in registers or reloaded).
 struct Consts {
-  VI zero, one, four, b31, ff, bias_c, bias_r, far, lim_hi, lim_lo, floor_at, two26, t1, t1x2, drop, abs_mask;
+  VI zero, one, two, four, b31, ff, ones, bias_c, bias_r, far, lim_lo, lim_span, floor_at, two26, drop, abs_mask;
+  int t_renorm;
   Consts(const AfterParams& p) {
     const DI di;
     zero = hn::Zero(di), one = hn::Set(di, 1), four = hn::Set(di, 4), b31 = hn::Set(di, 31), ff = hn::Set(di, 0xff);
+    ones = hn::Set(di, -1);
     bias_c = hn::Set(di, 151 + 127), bias_r = hn::Set(di, 24);  // biased E: 2^(24 - E), 2^(E - 24 - g)
-    far = hn::Set(di, 26), lim_hi = hn::Set(di, 126 + 127), lim_lo = hn::Set(di, -90 + 127);
+    // E (biased) in [-90, 120] + 127 by one unsigned compare; 120 keeps every result finite
+    // (|X| < 2^(E+1) + 2^(e_dot+6) <= 2^127), so no Inf test on the result.
+    far = hn::Set(di, 26), lim_lo = hn::Set(di, -90 + 127), lim_span = hn::Set(di, 120 - -90);
     floor_at = hn::Set(di, p.sum_bits - 24), two26 = hn::Set(di, 1 << 26);
-    // |X| >= 2^t: the renormalization floors 1 bit more. Without renormalization t is negative
-    // and unused; X is an integer, so |X| > 2^t - 1 is |X| > 0 there (no negative shift).
-    const int t = p.renormalize_bits + 29 - p.sum_bits;
-    const auto below = [](int u) { return u <= 0 ? 0 : u <= 30 ? (std::int32_t{1} << u) - 1 : 0x7fffffff; };
-    t1 = hn::Set(di, below(t));
-    t1x2 = hn::Set(di, below(t + 1));
+    // |X| >= 2^t units: the renormalization floors 1 bit more (2 bits from 2^(t + 1)). t >= 28
+    // for the rows after_add_chain_supported takes (renormalize_bits >= max(30, sum_bits - 1));
+    // unused without renormalization. Capped at 31: |T0| < 2^31.
+    t_renorm = std::clamp(p.renormalize_bits + 29 - p.sum_bits, 28, 31);
+    two = hn::Set(di, 2);
     drop = hn::Set(di, p.drop_c_below), abs_mask = hn::Set(di, 0x7fffffff);
   }
 };
@@ -90,8 +104,9 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   const VI g = hn::Min(D, k.four);
   // c floored at 24 fraction bits below E: c 2^(24 - E) is exact (normal) for E - e_c <= 26.
   const VF c_scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.bias_c, E)));
-  VI c_f = Trunc32(di, hn::Floor(hn::Mul(c, c_scale)));
-  const auto far_c = hn::And(hn::Gt(hn::Sub(E, e_c), k.far), hn::Ne(hn::And(cbits, k.abs_mask), k.zero));
+  VI c_f = FloorInt32(di, hn::Mul(c, c_scale));
+  const auto c_zero = hn::Eq(hn::And(cbits, k.abs_mask), k.zero);
+  const auto far_c = hn::AndNot(c_zero, hn::Gt(hn::Sub(E, e_c), k.far));
   if constexpr (kDrop) {
     const auto dropped = hn::Lt(e_c, hn::Sub(E, k.drop));
     c_f = hn::IfThenZeroElse(dropped, c_f);
@@ -102,27 +117,31 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   // X rounded to odd at U (module comment).
   const VI sh = hn::Min(hn::Max(hn::Sub(D, k.four), k.zero), k.b31);
   const VI t0 = hn::Add(hn::BitCast(di, hn::BitCast(du, c_f) << hn::BitCast(du, g)), s >> sh);
-  // The bits of s below U (s mod 2^sh), then those at or above the sum's floor.
-  const auto low = hn::AndNot(hn::BitCast(du, hn::Neg(k.one)) << hn::BitCast(du, sh), hn::BitCast(du, s));
-  const VI Dm = hn::Sub(D, k.floor_at);
-  auto sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, hn::Min(hn::Max(Dm, k.zero), k.b31))), k.zero);
+  // The bits of s below U (s mod 2^sh; none for D <= 4), of which those at or above the sum's
+  // floor make the sticky bit.
+  const auto low = hn::AndNot(hn::BitCast(du, k.ones) << hn::BitCast(du, sh), hn::BitCast(du, s));
+  const VI mag = hn::Abs(t0);
+  VI lo = hn::Sub(D, k.floor_at);
   if constexpr (kRenorm) {
-    // |X| (by T0 and the sticky bit of the sum's floor) against 2^t1 and 2^(t1 + 1): the
-    // renormalization's floor moves up by that many bits.
-    const VI mag = hn::IfThenElse(hn::Lt(t0, k.zero), hn::Sub(hn::Neg(t0), hn::IfThenElseZero(sticky, k.one)), t0);
-    const VI shift = hn::Sub(hn::Sub(k.zero, hn::VecFromMask(di, hn::Gt(mag, k.t1))), hn::VecFromMask(di, hn::Gt(mag, k.t1x2)));
-    const VI lo = hn::Min(hn::Max(hn::Add(Dm, shift), k.zero), k.b31);
-    sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, lo)), k.zero);
+    // |X| >= 2^t, 2^(t + 1) units: the renormalization's floor moves up by that many bits,
+    // min(|T0| >> t, 2) (|T0| < 2^30 where the window is not empty: D > 4). |T0| = |floor(X / U)|
+    // decides it except for X in (-2^b, -2^b + 1) units (b = t or t + 1), where |T0| counts one
+    // bit too many; such an X rounds to -2^b in binary32 whatever its sticky bit (the binade
+    // below has an ulp of 2^(b - 24) >= 16 units), so the result is the same.
+    lo = hn::Add(lo, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.two));
   }
+  lo = hn::Min(hn::Max(lo, k.zero), k.b31);
+  const auto sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, lo)), k.zero);
   const VI t = hn::Or(t0, hn::IfThenElseZero(sticky, k.one));
-  bad = hn::Or(bad, hn::And(sticky, hn::Lt(hn::Abs(t), k.two26)));
+  // An inexact total must lie 2 bits above the conversion's rounding: |X| >= 2^26 - 1 units
+  // (|T0| = 2^26 with T0 < 0 has |t| = 2^26 - 1, which rounds to -2^26 as X does).
+  bad = hn::Or(bad, hn::And(sticky, hn::Lt(mag, k.two26)));
   const VF v = hn::ConvertTo(df, t);  // rounds to nearest even
   const VF result = hn::Mul(v, hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Sub(E, k.bias_r), g))));
   const auto t_zero = hn::Eq(t, k.zero);
-  bad = hn::Or(bad, hn::Gt(E, k.lim_hi));
-  // E below -90 (also a nonzero c below that without products): flagged, unless c = 0 and T = 0.
-  bad = hn::Or(bad, hn::AndNot(hn::And(t_zero, hn::Eq(hn::And(cbits, k.abs_mask), k.zero)), hn::Lt(E, k.lim_lo)));
-  bad = hn::Or(bad, hn::RebindMask(di, hn::Not(hn::IsFinite(result))));
+  // E outside [-90, 120] (NaN/Inf c too): flagged, unless c = 0 and T = 0 (the result +0).
+  const auto out = hn::RebindMask(di, hn::Gt(hn::BitCast(du, hn::Sub(E, k.lim_lo)), hn::BitCast(du, k.lim_span)));
+  bad = hn::Or(bad, hn::AndNot(hn::And(t_zero, c_zero), out));
   if constexpr (!kPositiveZero) bad = hn::Or(bad, t_zero);
   return result;
 }
@@ -144,8 +163,10 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
     for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::LoadU(df, T.acc + (r0 + r) * T.ldc + j0 + v * NF);
   const float* a = T.a_f + r0 * T.lda;
   const std::int32_t* ae = T.a_hi + r0 * T.lda;
-  const VI F = hn::Set(di, 24), bias = hn::Set(di, 127), lo_sh = hn::Set(di, -126), hi_sh = hn::Set(di, 127);
-  const VI max_e = hn::Set(di, 126), min_e = hn::Set(di, 24 - 120), used = hn::Set(di, kTileZeroHi / 2);
+  const DU du;
+  const VI F_bias = hn::Set(di, 24 + 127), lo_field = hn::Set(di, 1), hi_field = hn::Set(di, 254);
+  const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kTileZeroHi / 2 + 1);
+  const VU low_span = hn::Set(du, static_cast<std::uint32_t>(24 - 120 - (kTileZeroHi / 2 + 1)));
   const VF flagged = hn::BitCast(df, hn::Set(di, 0x7fc00000));  // a NaN scale marks a flagged lane
   const VI max_shift = hn::Set(di, 31), eg_from = hn::Set(di, 24 + 127 + 127);
   std::size_t start = 0;
@@ -174,10 +195,10 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
           for (std::size_t r = 0; r < MR; ++r)
             for (std::size_t v = 0; v < NV; ++v) {
               const VI e = Eg[g][r][v];
-              const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::And(hn::Gt(e, used), hn::Lt(e, min_e)));
-              const VI sh = hn::Min(hn::Max(hn::Sub(F, e), lo_sh), hi_sh);
-              scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged,
-                                              hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(sh, bias))));
+              // e > 126, or used < e < 24 - 120 (one unsigned compare: e - used - 1 below the span)
+              const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(e, used1)), low_span)));
+              const VI field = hn::Min(hn::Max(hn::Sub(F_bias, e), lo_field), hi_field);  // 2^(24 - e), clamped
+              scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged, hn::BitCast(df, hn::ShiftLeft<23>(field)));
             }
       }
       // Pass 2: trunc(a b 2^(24 - e_g)) summed per group in int32 lanes.
