@@ -34,10 +34,6 @@ namespace {
 
 constexpr std::size_t kPanel = 256;  // columns per task: B's panel of a block stays in L1/L2
 constexpr std::size_t kTaskRows = 16;  // rows of A per tile task
-// Rows of A per task of the kernel's tiles (issue 25, h100g): the tile chains copy each chunk
-// of a column strip of B once per task (sim block_tile_chain.cpp), and every 4 rows reuse it
-// from L1; with 16 rows a task's panel of B (K x 256 columns) came from L3 for 4 row groups.
-constexpr std::size_t kTileTaskRows = 64;
 
 // A decoded panel: uninitialized (every entry is written before it is read), and for large
 // panels 2 MiB-aligned with transparent huge pages requested, so that first touches cost a
@@ -402,9 +398,9 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     kernel->decode_tile(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
     kernel->decode_tile(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
     const std::size_t panel = std::max(TC, kPanel / TC * TC);
-    const std::size_t row_blocks = (m + kTileTaskRows - 1) / kTileTaskRows, col_blocks = (n_pad + panel - 1) / panel;
+    const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + panel - 1) / panel;
     run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
-      const std::size_t i0 = ib * kTileTaskRows, rows = std::min(m, i0 + kTileTaskRows) - i0;
+      const std::size_t i0 = ib * kTaskRows, rows = std::min(m, i0 + kTaskRows) - i0;
       const std::size_t j0 = p * panel, w = std::min(n_pad, j0 + panel) - j0;
       const std::size_t valid = j0 < n ? std::min(n, j0 + w) - j0 : 0;
       // Per-thread accumulators, reused by the thread's tasks (no allocation per task).

@@ -28,7 +28,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
 // Products per chunk of K in BlockTileChain's loop (rounded down to whole blocks or instructions).
-constexpr std::size_t kChainChunk = 128;
+constexpr std::size_t kChainChunk = 256;
 
 // The constants of the fused epilogue (block_tile.cpp's MicroTile), built once per call.
 template <class DF>
@@ -447,44 +447,27 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
   const std::size_t W = 2 * hn::Lanes(df);
   if (cols % W != 0) return false;
   const ChainConsts<hn::ScalableTag<float>> k(df, p);
-  const std::size_t NF = hn::Lanes(df);
-  const hn::Repartition<std::int16_t, decltype(df)> d16;
-  const std::size_t N16 = hn::Lanes(d16);
-  // W <= 32 (2 vectors of at most 16 binary32 lanes); 24 KiB on the stack.
-  HWY_ALIGN float strip_value[kChainChunk * 32];
-  HWY_ALIGN std::int16_t strip_eref[kChainChunk * 32];
-  // Column strips outermost, then chunks of K, then the row groups: a strip's chunk of B
-  // (kChainChunk products x W binary32 values and int16 e_refs, 24 KiB for AVX-512) is read
-  // from L2 once and by the other row groups from L1 (issue 25, h100g: over all of K the strip,
-  // 192 KiB at K = 1024, came from L2 for every row group, at a stride of ldb). Between chunks
-  // each micro-tile's c goes through c_value/c_eref (MicroChain's start and end), exactly: the
-  // stored e_refs are the chain's int16 ones. A micro-tile that stops in a chunk (stops[mt]
-  // below K) runs no further chunk: the caller takes it from there, as before.
+  // Column strips outermost, then chunks of K (kChainChunk products), then the row groups: a
+  // strip's chunk of B (256 x W binary32 values and int16 e_refs) is read by the row groups
+  // while it is in L1/L2 (issue 25, h100g: over all of K, 192 KiB at K = 1024 for AVX-512, each
+  // row group read the strip from L3, at a stride of ldb). Between chunks each micro-tile's c
+  // goes through c_value/c_eref (MicroChain's start and end), exactly: the stored e_refs are the
+  // chain's int16 ones. A micro-tile that stops in a chunk (stops[mt] below K) runs no further
+  // chunk: the caller takes it from there, as before. (Copying each chunk contiguously, with
+  // tasks of 64 rows, was slower for binary16 outputs: not kept.)
   auto run_add = [&](auto half, auto add_kind) {
     constexpr int H = decltype(half)::value, A = decltype(add_kind)::value;
     const std::size_t per_row = cols / W;
     const std::size_t step = add != 0 ? 2 * block : block;
     const std::size_t chunk_len = std::max<std::size_t>(1, kChainChunk / step) * step;
-    const bool copy = chunk_len <= kChainChunk;
     for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows)
       for (std::size_t j0 = 0; j0 < cols; j0 += W) stops[r0 / kTileRows * per_row + j0 / W] = K;
     for (std::size_t j0 = 0; j0 < cols; j0 += W) {
       const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
       for (std::size_t kc = 0; kc < K; kc += chunk_len) {
         const std::size_t len = std::min(chunk_len, K - kc);
-        // The strip's chunk copied contiguously (W values and e_refs per product): B's rows
-        // at a stride of ldb (4 KiB for n = 1024) all fall into the same few L1 sets, so the
-        // strided chunk did not stay in L1 for the next row group.
-        // (Instructions longer than kChainChunk products: read in place.)
-        for (std::size_t t = 0; copy && t < len; ++t) {
-          const float* src = b_value + (kc + t) * ldb + j0;
-          for (std::size_t v = 0; v < W; v += NF) hn::Store(hn::LoadU(df, src + v), df, strip_value + t * W + v);
-          const std::int16_t* esrc = b_eref + (kc + t) * ldb + j0;
-          for (std::size_t v = 0; v < W; v += N16) hn::Store(hn::LoadU(d16, esrc + v), d16, strip_eref + t * W + v);
-        }
-        const float* bv = copy ? strip_value : b_value + kc * ldb + j0;
-        const std::int16_t* be = copy ? strip_eref : b_eref + kc * ldb + j0;
-        const std::size_t ldb_strip = copy ? W : ldb;
+        const float* bv = b_value + kc * ldb + j0;
+        const std::int16_t* be = b_eref + kc * ldb + j0;
         for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
           const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
           if (stops[mt] != K) continue;
@@ -495,10 +478,10 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
           std::uint64_t* db = d_bits + r0 * ldc + j0;
           std::size_t at;
           switch (mr) {
-            case 4: at = MicroChain<4, H, A>(k, len, block, a, ae, lda, bv, be, ldb_strip, cv, ce, db, ldc, valid); break;
-            case 3: at = MicroChain<3, H, A>(k, len, block, a, ae, lda, bv, be, ldb_strip, cv, ce, db, ldc, valid); break;
-            case 2: at = MicroChain<2, H, A>(k, len, block, a, ae, lda, bv, be, ldb_strip, cv, ce, db, ldc, valid); break;
-            default: at = MicroChain<1, H, A>(k, len, block, a, ae, lda, bv, be, ldb_strip, cv, ce, db, ldc, valid); break;
+            case 4: at = MicroChain<4, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            case 3: at = MicroChain<3, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            case 2: at = MicroChain<2, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            default: at = MicroChain<1, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
           }
           if (at < len) stops[mt] = kc + at;
         }
