@@ -422,8 +422,10 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
 bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                     std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                     const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
-                    std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+                    std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
+                    std::size_t strip_stride) {
 #if HWY_TARGET == HWY_SCALAR
+  (void)strip_stride;
   (void)p, (void)add, (void)rows, (void)cols, (void)valid_cols, (void)K, (void)block, (void)a_value, (void)a_eref, (void)lda;
   (void)b_value, (void)b_eref, (void)ldb, (void)c_value, (void)c_eref, (void)d_bits, (void)ldc, (void)stops;
   return false;
@@ -466,8 +468,9 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
       const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
       for (std::size_t kc = 0; kc < K; kc += chunk_len) {
         const std::size_t len = std::min(chunk_len, K - kc);
-        const float* bv = b_value + kc * ldb + j0;
-        const std::int16_t* be = b_eref + kc * ldb + j0;
+        const std::size_t strip_at = strip_stride ? j0 / W * strip_stride : j0;
+        const float* bv = b_value + strip_at + kc * ldb;
+        const std::int16_t* be = b_eref + strip_at + kc * ldb;
         for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
           const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
           if (stops[mt] != K) continue;
@@ -524,9 +527,10 @@ HWY_EXPORT(BlockTileChain);
 bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
-                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
+                      std::size_t strip_stride) {
   return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, 0, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value,
-                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
+                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride);
 }
 
 bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t rows, std::size_t cols,
@@ -535,7 +539,7 @@ bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t 
                             const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
                             std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
   return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, binary16_add ? 2 : 1, rows, cols, valid_cols, K, block, a_value,
-                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
+                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, 0);
 }
 
 }  // namespace tcsim::lanes
