@@ -172,7 +172,10 @@ HWY_INLINE hn::Mask<hn::ScalableTag<float>> AddHalfRne(hn::ScalableTag<float> df
                 hn::Not(hn::IsFinite(sum)));
 }
 #endif
-template <std::size_t MR, int kHalf, int kAdd>
+// kMulti: blocks longer than one int32 chunk (a separate instantiation: the single-chunk code
+// stays as it was, GCC's register allocation of the binary16 chain was 5-10 % slower with the
+// chunk loop in it).
+template <std::size_t MR, int kHalf, int kAdd, bool kMulti>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                        const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
@@ -249,13 +252,13 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         }
       }
     };
-    sum(S, 0, std::min(len, k.chunk));
+    sum(S, 0, kMulti ? std::min(len, k.chunk) : len);
     // Blocks of several int32 chunks (issue 25, h100g: F = 25 and k = 32, rtx5090 and b200
     // fp8/fp6/fp4): each further chunk's sum T, of at most 2^(29 - F) terms below 2^(F+2), is
     // exact in int32 (|T| < 2^31); S (c's term and the chunks before) and T each within
     // [-2^30, 2^30), else flagged, make S + T exact (|S + T| < 2^31). A wrapped first chunk
     // (true sum below 2^31 + 2^26) lies outside that interval: flagged too.
-    for (std::size_t c0 = k.chunk; c0 < len; c0 += k.chunk) {
+    for (std::size_t c0 = k.chunk; kMulti && c0 < len; c0 += k.chunk) {
       VI T[MR][NV];
       for (std::size_t r = 0; r < MR; ++r)
         for (std::size_t v = 0; v < NV; ++v) T[r][v] = hn::Zero(di);
@@ -480,11 +483,20 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
           std::int32_t* ce = c_eref + r0 * ldc + j0;
           std::uint64_t* db = d_bits + r0 * ldc + j0;
           std::size_t at;
-          switch (mr) {
-            case 4: at = MicroChain<4, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-            case 3: at = MicroChain<3, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-            case 2: at = MicroChain<2, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-            default: at = MicroChain<1, H, A>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+          if (block > k.chunk) {
+            switch (mr) {
+              case 4: at = MicroChain<4, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 3: at = MicroChain<3, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 2: at = MicroChain<2, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              default: at = MicroChain<1, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            }
+          } else {
+            switch (mr) {
+              case 4: at = MicroChain<4, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 3: at = MicroChain<3, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 2: at = MicroChain<2, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              default: at = MicroChain<1, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            }
           }
           if (at < len) stops[mt] = kc + at;
         }
