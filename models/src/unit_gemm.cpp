@@ -397,6 +397,20 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     PanelBuffer<std::int16_t> Ae(m * KK), Be(KK * n_pad);
     kernel->decode_tile(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
     kernel->decode_tile(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
+    // Issue 25 (h100g): for the plain tile chains, B also strip-major (each strip of TC columns
+    // over KK contiguous), copied once per GEMM in parallel: a chain walks a strip row by row,
+    // and at a row stride of n_pad (4 KiB for n = 1024) the rows missed L1 and the prefetchers.
+    const bool strip_chain = !final_add && !pairs && KK > 0 && (group % k == 0 || group >= KK);
+    const std::size_t strips = n_pad / TC, strip_stride = KK * TC;
+    PanelBuffer<float> Bs(strip_chain ? KK * n_pad : 0);
+    PanelBuffer<std::int16_t> Bse(strip_chain ? KK * n_pad : 0);
+    if (strip_chain)
+      run_tasks(threads, strips, 1, [&](std::size_t s, std::size_t) {
+        for (std::size_t t = 0; t < KK; ++t) {
+          std::copy_n(Bf.get() + t * n_pad + s * TC, TC, Bs.get() + s * strip_stride + t * TC);
+          std::copy_n(Be.get() + t * n_pad + s * TC, TC, Bse.get() + s * strip_stride + t * TC);
+        }
+      });
     const std::size_t panel = std::max(TC, kPanel / TC * TC);
     const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + panel - 1) / panel;
     run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
@@ -519,8 +533,9 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
                                             n_pad, acc.value.data(), acc.eref.data(), acc.bits.data(), w, stops.data()))
             return false;
         } else if (!kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK,
-                                           Bf.get() + j0, Be.get() + j0, n_pad, acc.value.data(), acc.eref.data(),
-                                           tmp.bits.data(), w, stops.data())) {
+                                           Bs.get() + j0 / W * strip_stride, Bse.get() + j0 / W * strip_stride, W,
+                                           acc.value.data(), acc.eref.data(), tmp.bits.data(), w, stops.data(),
+                                           strip_stride)) {
           return false;
         }
         // tmp's patterns (the kernel's output format) into acc's (out) for the columns < valid.

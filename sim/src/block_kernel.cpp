@@ -306,11 +306,12 @@ std::size_t BlockKernel::tile_rows() const { return lanes::kTileRows; }
 bool BlockKernel::run_tile_chain(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                                  std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                                  const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
-                                 std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) const {
+                                 std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
+                                 std::size_t strip_stride) const {
   const Impl& k = *impl_;
   if (!k.tiles || block > k.max_products || cols % lanes::tile_columns() != 0 || valid_cols > cols) return false;
   return lanes::block_tile_chain(*k.lane_params, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value, b_eref,
-                                 ldb, c_value, c_eref, d_bits, ldc, stops);
+                                 ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride);
 }
 
 bool BlockKernel::run_tile_pairs_chain(bool binary16_add, std::size_t rows, std::size_t cols, std::size_t valid_cols,

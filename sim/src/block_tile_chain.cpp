@@ -27,6 +27,9 @@ namespace tcsim::lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
+// Products per chunk of K in BlockTileChain's loop (rounded down to whole blocks or instructions).
+constexpr std::size_t kChainChunk = 256;
+
 // The constants of the fused epilogue (block_tile.cpp's MicroTile), built once per call.
 template <class DF>
 struct ChainConsts {
@@ -38,7 +41,8 @@ struct ChainConsts {
   hn::Vec<hn::RebindToUnsigned<DF>> h_span;
   hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16;
   hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span;
-  hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span;
+  hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span, half_range, range_max;
+  std::size_t chunk = 0;  // products per int32 chunk (tile_chunk_len)
   hn::Vec<DF> min_normal;
   bool rz = false, narrow = false;
   int n_drop = 0, n_sign_shift = 0, rounding = 0;
@@ -87,6 +91,9 @@ struct ChainConsts {
     normal_lo = hn::Set(di, 0x00800001);               // just above 2^-126
     normal_span = hn::Set(du, 0x7f7fffffu - 0x00800001u);  // up to the largest finite binary32
     min_normal = hn::Set(df, 0x1p-126f);
+    chunk = tile_chunk_len(p.fraction_bits);
+    half_range = hn::Set(du, 1u << 30);           // s + 2^30 as unsigned above 2^31 - 1:
+    range_max = hn::Set(du, (1u << 31) - 1u);     // s outside [-2^30, 2^30)
     rounding = p.final_rounding;
     rz = p.final_rounding == 0;
     narrow = p.out_precision < 24;
@@ -165,7 +172,10 @@ HWY_INLINE hn::Mask<hn::ScalableTag<float>> AddHalfRne(hn::ScalableTag<float> df
                 hn::Not(hn::IsFinite(sum)));
 }
 #endif
-template <std::size_t MR, int kHalf, int kAdd>
+// kMulti: blocks longer than one int32 chunk (a separate instantiation: the single-chunk code
+// stays as it was, GCC's register allocation of the binary16 chain was 5-10 % slower with the
+// chunk loop in it).
+template <std::size_t MR, int kHalf, int kAdd, bool kMulti>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                        const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
@@ -226,19 +236,42 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       scale[r][1] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::UpperHalf(d16h, field))));
     }
     auto any0 = hn::FirstN(df, 0), any1 = any0;
-    // The sum (one int32 chunk: len <= tile_chunk_len), c's term first (exact, as block_tile's;
+    // The sum (int32 chunks of tile_chunk_len products), c's term first (exact, as block_tile's;
     // a NaN/Inf c has a special e_ref: flagged above).
     VI S[MR][NV];
     for (std::size_t r = 0; r < MR; ++r)
       for (std::size_t v = 0; v < NV; ++v) S[r][v] = TruncToInt32(di, hn::Mul(cv[r][v], scale[r][v]));
-    for (std::size_t t = 0; t < len; ++t) {
-      VF vb[NV];
-      for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, bv + t * ldb + v * NF);
-      for (std::size_t r = 0; r < MR; ++r) {
-        const VF va = hn::Set(df, av[r * lda + t]);
-        for (std::size_t v = 0; v < NV; ++v)
-          S[r][v] = hn::Add(S[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+    auto sum = [&](VI (&T)[MR][NV], std::size_t t0, std::size_t t1) HWY_ATTR __attribute__((always_inline)) {
+      for (std::size_t t = t0; t < t1; ++t) {
+        VF vb[NV];
+        for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, bv + t * ldb + v * NF);
+        for (std::size_t r = 0; r < MR; ++r) {
+          const VF va = hn::Set(df, av[r * lda + t]);
+          for (std::size_t v = 0; v < NV; ++v)
+            T[r][v] = hn::Add(T[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+        }
       }
+    };
+    sum(S, 0, kMulti ? std::min(len, k.chunk) : len);
+    // Blocks of several int32 chunks (issue 25, h100g: F = 25 and k = 32, rtx5090 and b200
+    // fp8/fp6/fp4): each further chunk's sum T, of at most 2^(29 - F) terms below 2^(F+2), is
+    // exact in int32 (|T| < 2^31); S (c's term and the chunks before) and T each within
+    // [-2^30, 2^30), else flagged, make S + T exact (|S + T| < 2^31). A wrapped first chunk
+    // (true sum below 2^31 + 2^26) lies outside that interval: flagged too.
+    for (std::size_t c0 = k.chunk; kMulti && c0 < len; c0 += k.chunk) {
+      VI T[MR][NV];
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v) T[r][v] = hn::Zero(di);
+      sum(T, c0, std::min(len, c0 + k.chunk));
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v) {
+          const auto out_s = hn::Gt(hn::Add(hn::BitCast(du, S[r][v]), k.half_range), k.range_max);
+          const auto out_t = hn::Gt(hn::Add(hn::BitCast(du, T[r][v]), k.half_range), k.range_max);
+          const auto wide = hn::RebindMask(df, hn::Or(out_s, out_t));
+          if (v == 0) any0 = hn::Or(any0, wide);
+          else any1 = hn::Or(any1, wide);
+          S[r][v] = hn::Add(S[r][v], T[r][v]);
+        }
     }
     // block_tile's fused epilogue with the same exits, into registers. The flags by unsigned
     // compares: |s| - 1 > wrap_below - 1 catches s = 0, |s| > wrap_below and Abs(INT32_MIN) < 0;
@@ -392,14 +425,17 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
 bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                     std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                     const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
-                    std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+                    std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
+                    std::size_t strip_stride) {
 #if HWY_TARGET == HWY_SCALAR
+  (void)strip_stride;
   (void)p, (void)add, (void)rows, (void)cols, (void)valid_cols, (void)K, (void)block, (void)a_value, (void)a_eref, (void)lda;
   (void)b_value, (void)b_eref, (void)ldb, (void)c_value, (void)c_eref, (void)d_bits, (void)ldc, (void)stops;
   return false;
 #else
   // block_tile's fused epilogue only: binary32 outputs rounded rz or rne, or narrower ones in
-  // binary32's normal range (the same conditions as BlockTile's), one int32 chunk per block.
+  // binary32's normal range (the same conditions as BlockTile's), at most kTileMaxChunks int32
+  // chunks per block (one before h100g).
   const bool binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
                             p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
                             (p.final_rounding == 0 || p.final_rounding == 3);
@@ -408,7 +444,7 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
                           p.final_rounding <= 3 && p.out_max_finite_significand < (std::uint64_t{1} << p.out_precision) &&
                           p.out_max_finite_significand >= (std::uint64_t{1} << (p.out_precision - 1));
   const std::size_t chunk = tile_chunk_len(p.fraction_bits);
-  if (!(binary32_out || narrow_out) || block == 0 || K == 0 || block > chunk) return false;
+  if (!(binary32_out || narrow_out) || block == 0 || K == 0 || chunk == 0 || block > kTileMaxChunks * chunk) return false;
   if (add != 0 && (add > 2 || K % (2 * block) != 0)) return false;  // pairs-mod4: whole instructions
   // E's clamp at most F + 120 (else every output is flagged) and an integral F.
   if (p.min_exponent > p.fraction_bits + 120 || p.fraction_bits != static_cast<int>(p.fraction_bits)) return false;
@@ -416,25 +452,53 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
   const std::size_t W = 2 * hn::Lanes(df);
   if (cols % W != 0) return false;
   const ChainConsts<hn::ScalableTag<float>> k(df, p);
-  // Column strips outermost: a strip of B over K (K x W binary32 values and int16 e_refs) is
-  // read by every row group from L2, A's rows (K per row) stay in L1.
+  // Column strips outermost, then chunks of K (kChainChunk products), then the row groups: a
+  // strip's chunk of B (256 x W binary32 values and int16 e_refs) is read by the row groups
+  // while it is in L1/L2 (issue 25, h100g: over all of K, 192 KiB at K = 1024 for AVX-512, each
+  // row group read the strip from L3, at a stride of ldb). Between chunks each micro-tile's c
+  // goes through c_value/c_eref (MicroChain's start and end), exactly: the stored e_refs are the
+  // chain's int16 ones. A micro-tile that stops in a chunk (stops[mt] below K) runs no further
+  // chunk: the caller takes it from there, as before. (Copying each chunk contiguously, with
+  // tasks of 64 rows, was slower for binary16 outputs: not kept.)
   auto run_add = [&](auto half, auto add_kind) {
     constexpr int H = decltype(half)::value, A = decltype(add_kind)::value;
     const std::size_t per_row = cols / W;
+    const std::size_t step = add != 0 ? 2 * block : block;
+    const std::size_t chunk_len = std::max<std::size_t>(1, kChainChunk / step) * step;
+    for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows)
+      for (std::size_t j0 = 0; j0 < cols; j0 += W) stops[r0 / kTileRows * per_row + j0 / W] = K;
     for (std::size_t j0 = 0; j0 < cols; j0 += W) {
-      for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
-        const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
-        const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
-        const float* a = a_value + r0 * lda;
-        const std::int16_t* ae = a_eref + r0 * lda;
-        float* cv = c_value + r0 * ldc + j0;
-        std::int32_t* ce = c_eref + r0 * ldc + j0;
-        std::uint64_t* db = d_bits + r0 * ldc + j0;
-        switch (mr) {
-          case 4: stops[mt] = MicroChain<4, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-          case 3: stops[mt] = MicroChain<3, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-          case 2: stops[mt] = MicroChain<2, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
-          default: stops[mt] = MicroChain<1, H, A>(k, K, block, a, ae, lda, b_value + j0, b_eref + j0, ldb, cv, ce, db, ldc, valid); break;
+      const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
+      for (std::size_t kc = 0; kc < K; kc += chunk_len) {
+        const std::size_t len = std::min(chunk_len, K - kc);
+        const std::size_t strip_at = strip_stride ? j0 / W * strip_stride : j0;
+        const float* bv = b_value + strip_at + kc * ldb;
+        const std::int16_t* be = b_eref + strip_at + kc * ldb;
+        for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
+          const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
+          if (stops[mt] != K) continue;
+          const float* a = a_value + r0 * lda + kc;
+          const std::int16_t* ae = a_eref + r0 * lda + kc;
+          float* cv = c_value + r0 * ldc + j0;
+          std::int32_t* ce = c_eref + r0 * ldc + j0;
+          std::uint64_t* db = d_bits + r0 * ldc + j0;
+          std::size_t at;
+          if (block > k.chunk) {
+            switch (mr) {
+              case 4: at = MicroChain<4, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 3: at = MicroChain<3, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 2: at = MicroChain<2, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              default: at = MicroChain<1, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            }
+          } else {
+            switch (mr) {
+              case 4: at = MicroChain<4, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 3: at = MicroChain<3, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 2: at = MicroChain<2, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              default: at = MicroChain<1, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+            }
+          }
+          if (at < len) stops[mt] = kc + at;
         }
       }
     }
@@ -475,9 +539,10 @@ HWY_EXPORT(BlockTileChain);
 bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
-                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
+                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
+                      std::size_t strip_stride) {
   return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, 0, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value,
-                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
+                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride);
 }
 
 bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t rows, std::size_t cols,
@@ -486,7 +551,7 @@ bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t 
                             const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
                             std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
   return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, binary16_add ? 2 : 1, rows, cols, valid_cols, K, block, a_value,
-                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops);
+                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, 0);
 }
 
 }  // namespace tcsim::lanes

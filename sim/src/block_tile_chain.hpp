@@ -17,11 +17,14 @@ namespace tcsim::lanes {
 // tiles in row-major order, cols / tile_columns() per row of micro-tiles) is the position in K
 // where micro-tile i stopped: K when done, else the first block with an output (column below
 // valid_cols) that block_tile would flag; the caller runs the rest. False (nothing done) where
-// block_tile's epilogue is not the fused one (or the scalar target).
+// block_tile's epilogue is not the fused one (or the scalar target). strip_stride: 0 for B
+// row-major, else B strip-major (strip s of tile_columns() columns at b + s * strip_stride,
+// row t at + t * ldb; issue 25, h100g).
 bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
-                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops);
+                      std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
+                      std::size_t strip_stride = 0);
 
 // The pairs-mod4 final-add rows (Hopper/Blackwell fp8 mma.sync; issue 25, branch i25fp8fuse):
 // K a multiple of 2 * block, each instruction of 2 blocks run as the hardware's emulation

@@ -147,10 +147,12 @@ class BlockKernel {
   // whose micro-tile runs without a flag, c kept in registers (block_lanes.hpp:
   // block_tile_chain; c_value, c_eref in place, d_bits the patterns where stops[i] > 0).
   // False where the tiles' epilogue is not fused: the caller runs block by block.
+  // strip_stride (issue 25, h100g): 0, B row-major (row t at b + t * ldb); else B strip-major,
+  // strip s of tile_columns() columns at b + s * strip_stride, its row t at + t * ldb.
   bool run_tile_chain(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K, std::size_t block,
                       const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                       const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
-                      std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) const;
+                      std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops, std::size_t strip_stride = 0) const;
   // Issue 25 (i25fp8fuse): the same for the pairs-mod4 final-add rows, K whole instructions of
   // 2 blocks: per instruction block 1 from +0, block 2 from its result, then that result plus c
   // rounded to nearest even into binary32 or binary16 (tile_add.hpp); c_value, c_eref hold the
