@@ -288,7 +288,10 @@ class Budget {
   bool capped() const { return capped_; }
 
  private:
-  double clock() const { return std::chrono::duration<double>(Clock::now() - t0_).count() / seconds_; }
+  double clock() const {
+    const double s = std::chrono::duration<double>(Clock::now() - t0_).count();
+    return seconds_ > 0 ? s / seconds_ : 2;  // no time given: every phase is over
+  }
   const Evaluator& ev_;
   std::size_t work_;
   double seconds_;
