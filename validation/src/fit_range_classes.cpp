@@ -87,6 +87,36 @@ void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, cons
   }
 }
 
+// Class 2: a shift the output shows (fit_range_classes.hpp).
+void shift_shown(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                 std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const bool c_top = K < 3 || d.coin();  // the cancelling pair: c and a product, or two products
+  const int e_max = c_top ? std::min(out.emax - 1, p_hi - 1) : p_hi - 1;
+  const int s = 1 + d.below(52);
+  const int tl_lo = std::max(out.emin - out.fraction_bits, p_lo);  // the term's exponent: shown by the output
+  const int tl_hi = std::min(out.emin + 8, e_max - s);
+  const int tl = tl_lo + d.below(tl_hi - tl_lo + 1);
+  const int e = std::min(tl + s, e_max);
+  const bool neg = d.coin();
+  std::size_t used = 0;
+  if (c_top) {
+    z = value(out, d.g, neg, e, false);
+    if (K >= 2) {
+      x[at[0]] = value(in, d.g, !neg, half(e), false);
+      y[at[0]] = value(in, d.g, false, e - half(e), false);
+      used = 1;
+    }
+  } else {
+    x[at[0]] = value(in, d.g, neg, half(e), false);
+    y[at[0]] = value(in, d.g, false, e - half(e), false);
+    x[at[1]] = x[at[0]] ^ in.sign_mask();
+    y[at[1]] = y[at[0]];
+    used = 2;
+  }
+  if (used < K) product(in, d, tl, x[at[used]], y[at[used]]);
+}
+
 // Class 1: subnormal sums (fit_range_classes.hpp). False when the pair's products cannot reach
 // the output's subnormal range.
 bool subnormal_sum(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
@@ -144,7 +174,8 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
     at[t] = t;
     std::swap(at[t], at[g() % (t + 1)]);
   }
-  grid_tiny(in, out, K, d, at, x, y, z);
+  if (which == 2) shift_shown(in, out, K, d, at, x, y, z);
+  else grid_tiny(in, out, K, d, at, x, y, z);
 }
 
 }  // namespace fit_cases

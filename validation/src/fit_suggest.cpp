@@ -290,7 +290,8 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
         break;
       }
       case 14:
-      case 15:  // session 30's range classes (fit_range_classes.cpp)
+      case 15:
+      case 16:  // session 30's range classes (fit_range_classes.cpp)
         fit_cases::range_class_case(kind - 14, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)

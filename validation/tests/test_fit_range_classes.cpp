@@ -58,6 +58,12 @@ TEST_CASE("fit: session 30's range classes separate random rows the earlier rang
       {"random 165: min_exponent -18 -> -16 (fp16 -> fp16, K 16)",
        R"({"name":"h","input_formats":["fp16"],"output_formats":["fp16"],"alignment_rounding":"rne","c_placement":"aligned","carry_bits":2,"final_rounding":{"fp16":"rz"},"fma_size":16,"fraction_bits":30,"min_exponent":{"fp16":-18},"normalization":"deferred","order":"largest-first","overflow":"ieee","result_fraction_bits":{"fp16":9},"sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
        R"({"min_exponent":{"fp16":-16}})", 1, 16, 238},
+      {"random 92: F 30 -> 29 (fp16 -> fp16, K 32; session 30's first run)",
+       R"({"name":"h","input_formats":["fp16"],"output_formats":["fp16"],"alignment_rounding":"rz","c_placement":"aligned","carry_bits":2,"final_rounding":{"fp16":"rz"},"fma_size":32,"fraction_bits":30,"min_exponent":null,"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"fraction_bits":29})", 2, 32, 441},
+      {"random 101: F 29 -> 28 (e5m2 -> fp16, K 32; session 30's first run)",
+       R"({"name":"h","input_formats":["e5m2"],"output_formats":["fp16"],"alignment_rounding":"rd","c_placement":"aligned","carry_bits":7,"final_rounding":{"fp16":"rd"},"fma_size":32,"fraction_bits":29,"min_exponent":{"fp16":-22},"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"fraction_bits":28})", 2, 32, 1341},
   };
   for (const auto& r : rows) {
     const models::DatapathSpec hidden = row_of(r.hidden);
