@@ -252,8 +252,10 @@ TEST_CASE("fit: the basic mix separates F 23 and 24 of a binary16 output", "[fit
 // when every seed descended had the AMD keys) was removed: it never got time, and given a share
 // it fitted none of the rows it was for (docs/fit.md). Random user row 121 of `bench fit
 // --evaluate random --seed 2` (its dump: seed 2 + 7919 x 120, range classes): its best-scoring
-// seed is mi250x's row; the fit stays inexact in a short limit, its closest row comes from an
-// AMD seed, and no closest row names the fallback.
+// seed is mi250x's row; its closest row comes from an AMD seed, and no closest row names the
+// fallback. Since session 30's range classes changed its dump, the restart with c after the
+// products fits it exactly (it agrees on 10^5 further cases, docs/fit.md); the fit runs on the
+// work budget of bench fit's random evaluation, so that the outcome does not depend on the load.
 TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit]") {
   const std::uint64_t seed = 2 + 7919 * 120;
   INFO("seed " << seed);
@@ -268,11 +270,13 @@ TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit]") {
   structured_cases(fp16, fp32, 4, 5000, seed, a, b, c, true);
   const DumpSet dump = simulated_dump(hidden, fp16, fp32, 4, a, b, c);
   FitOptions opt;
-  opt.time_limit_seconds = 3;
+  opt.work_budget = 5000000;
+  opt.time_limit_seconds = 120;
   const FitResult r = fit_dump(dump, opt);
   std::printf("fit random 121: %zu mismatches, from %s, %zu closest rows, %.2f s\n", r.best.mismatches,
               r.best.seed.c_str(), r.closest.size(), r.seconds);
-  CHECK_FALSE(r.exact);
+  REQUIRE_FALSE(r.capped);
+  CHECK(r.exact);
   CHECK(r.best.seed.rfind("mi", 0) == 0);
   for (const auto& s : r.closest) {
     INFO(s.seed);
