@@ -329,7 +329,10 @@ int cmd_bench(const Args& args) {
   p.option("runs", "lu: runs of each side, the best one counts (default 3; 1 under mpirun)", "R");
   p.option("cases", "verify: number of random cases (default 1000000); fit: cases per dump (default 5000)", "N");
   p.option("evaluate", "fit: builtin (every built-in row and pair) or random (--rows random user rows)", "set");
-  p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90)", "S");
+  p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90; with --fit-budget a cap, "
+                          "default 120)", "S");
+  p.option("fit-budget", "fit: each fit's work budget in cases run through candidate rows, the same counts at "
+                         "any load, or none (default 5000000 with --evaluate random, else none)", "N");
   p.option("rows", "fit --evaluate random: number of random rows (default 200)", "N");
   p.option("only", "fit --evaluate: only the rows whose label contains this text (e.g. mi300x, 'random 17')", "text");
   p.option("mix", "fit: the dumps' cases: basic, or range (also min-exponent, alignment-shift and carry cases; "
@@ -356,7 +359,7 @@ int cmd_bench(const Args& args) {
       if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench lu' only");
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
-  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "only", "mix"})
+  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");

@@ -264,26 +264,67 @@ std::vector<std::pair<std::string, DatapathSpec>> seed_rows(const Pairs& pairs, 
   return seeds;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// The search's clock. Its phases end at points of the budget, as fractions of the whole:
+// wall-clock seconds of time_limit_seconds, or, with FitOptions::work_budget, cases run through
+// candidate rows, which makes the fit the same at any load; the seconds then stay a cap.
+class Budget {
+ public:
+  Budget(const Evaluator& ev, const FitOptions& o, Clock::time_point t0)
+      : ev_(ev), work_(o.work_budget), seconds_(o.time_limit_seconds), t0_(t0) {}
+  // The share of the budget spent (the work's when a work budget is given, never the clock's,
+  // so that the restarts' shares are points of the count too).
+  double used() const {
+    return work_ ? static_cast<double>(ev_.case_evaluations()) / static_cast<double>(work_) : clock();
+  }
+  // Whether the phase that ends at `point` is over.
+  bool past(double point) {
+    if (work_ && used() >= point) return true;
+    if (clock() < point) return false;
+    capped_ |= work_ != 0;
+    return true;
+  }
+  bool capped() const { return capped_; }
+
+ private:
+  double clock() const {
+    const double s = std::chrono::duration<double>(Clock::now() - t0_).count();
+    return seconds_ > 0 ? s / seconds_ : 2;  // no time given: every phase is over
+  }
+  const Evaluator& ev_;
+  std::size_t work_;
+  double seconds_;
+  Clock::time_point t0_;
+  bool capped_ = false;
+};
+
+// The end of one phase of the search (a point of the budget).
+struct Deadline {
+  Budget* budget;
+  double point;
+  bool passed() const { return budget->past(point); }
+};
+
 // Greedy descent from one seed on the graded cost (result_cost): single changes, then each
 // group's product, then pairs, while the cost drops.
-using Clock = std::chrono::steady_clock;
 std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
-                       Clock::time_point deadline);
+                       Deadline deadline);
 
 // Cheapest tests first: the descent runs on a sample of the cases (the first 1,000 of each
 // dump) until a row fits the sample, then on every case from there.
-std::size_t descend(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev, Clock::time_point deadline) {
+std::size_t descend(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev, Deadline deadline) {
   ev.sample(1000);
   std::size_t best = ev.count(row, kInvalid - 1, nullptr, true);
   if (best != kInvalid) best = descend_on(row, best, ps, ev, deadline);
   ev.expand();
   best = ev.count(row, kInvalid - 1, nullptr, true);
-  if (best != 0 && best != kInvalid && Clock::now() < deadline) best = descend_on(row, best, ps, ev, deadline);
+  if (best != 0 && best != kInvalid && !deadline.passed()) best = descend_on(row, best, ps, ev, deadline);
   return best;
 }
 
 std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
-                       Clock::time_point deadline) {
+                       Deadline deadline) {
   auto try_row = [&](const DatapathSpec& cand) {
     if (cand == row) return false;
     const std::size_t m = ev.count(cand, best, nullptr, true);
@@ -306,7 +347,7 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
           if (cand == from) continue;
           const std::size_t m = ev.count(cand, best, nullptr, true);
           if (m != kInvalid && m < best) { steepest = cand; best = m; improved = true; }
-          if (best == 0 || Clock::now() > deadline) { row = steepest; return best; }
+          if (best == 0 || deadline.passed()) { row = steepest; return best; }
         }
       row = steepest;
     }
@@ -319,7 +360,7 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
         for (std::size_t t = 0; t < g.size(); ++t) ps[g[t]].values[at[t]].second(cand);
         improved |= try_row(cand);
         if (best == 0) return 0;
-        if (Clock::now() > deadline) return best;
+        if (deadline.passed()) return best;
         std::size_t t = 0;
         while (t < g.size() && ++at[t] == ps[g[t]].values.size()) at[t++] = 0;
         if (t == g.size()) break;
@@ -354,7 +395,7 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
       const auto [i, j] = pairs[at];
         for (const auto& [n1, s1] : ps[i].values) {
           for (const auto& [n2, s2] : ps[j].values) {
-            if (Clock::now() > deadline) return best;
+            if (deadline.passed()) return best;
             DatapathSpec cand = row;
             s1(cand);
             s2(cand);
@@ -492,12 +533,11 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   std::stable_sort(order.begin(), order.end());
   std::vector<DatapathSpec> done;
   std::optional<DatapathSpec> cut_off;  // the row whose descent the seeds' deadline stopped while it still improved
-  const auto limit = std::chrono::duration<double>(options.time_limit_seconds);
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(limit);
-  // The seeds' descents leave a share of the time to the restarts below (they find what the
+  Budget budget(ev, options, t0);
+  const Deadline deadline{&budget, 1.0};
+  // The seeds' descents leave a share of the budget to the restarts below (they find what the
   // seeds' structures cannot reach: the AMD families).
-  const auto seeds_deadline =
-      t0 + std::chrono::duration_cast<Clock::duration>(limit * (1 - std::clamp(options.restart_share, 0.0, 1.0)));
+  const Deadline seeds_deadline{&budget, 1 - std::clamp(options.restart_share, 0.0, 1.0)};
   auto scored = [&](const DatapathSpec& row, const std::string& from) {
     ScoredRow s{row, 0, {}, from};
     for (std::size_t j = 0; j < dumps.size(); ++j) {
@@ -510,13 +550,13 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   };
   for (const auto& [count, i] : order) {
     if (count == kInvalid || done.size() >= options.max_seeds) continue;
-    if (!done.empty() && Clock::now() > seeds_deadline) break;  // the time limit covers every seed's descent
+    if (!done.empty() && seeds_deadline.passed()) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
     if (std::find(done.begin(), done.end(), row) != done.end()) continue;
     done.push_back(row);
     descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
     res.closest.push_back(scored(row, seeds[i].first));
-    if (Clock::now() > seeds_deadline) cut_off = row;
+    if (seeds_deadline.passed()) cut_off = row;
     if (res.closest.back().mismatches == 0) break;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
@@ -526,7 +566,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   // the seeds' deadline while still improving continues there first (the AMD families below
   // are other datapaths: random user rows of the NVIDIA space never fit from them, and the
   // time they took left such rows unfitted).
-  if (res.closest.front().mismatches > 0 && Clock::now() < deadline && cut_off && *cut_off == res.closest.front().row &&
+  if (res.closest.front().mismatches > 0 && !deadline.passed() && cut_off && *cut_off == res.closest.front().row &&
       !uses_amd_keys(*cut_off)) {
     DatapathSpec row = *cut_off;
     descend(row, ps_basic, ev, deadline);
@@ -536,7 +576,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   // Nothing fits: restarts in the whole space (the AMD keys included): the closest row as it
   // is, then each datapath family of the built-in AMD rows (restarts()) applied to the seed
   // result where it costs least, cheapest first; each with an equal share of the time left.
-  if (res.closest.front().mismatches > 0 && Clock::now() < deadline) {
+  if (res.closest.front().mismatches > 0 && !deadline.passed()) {
     const ScoredRow from = res.closest.front();
     const std::size_t from_cost = ev.count(from.row, kInvalid - 1, nullptr, true);
     // Each restart from the seed result (closest) where it costs least.
@@ -555,15 +595,15 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       if (best_cost != kInvalid) starts.push_back({f == 0 ? 0 : best_cost, best.first, best.second});
     }
     std::stable_sort(starts.begin(), starts.end(), [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
-    for (std::size_t r = 0; r < starts.size() && Clock::now() < deadline; ++r) {
+    for (std::size_t r = 0; r < starts.size() && !deadline.passed(); ++r) {
       DatapathSpec row = std::get<2>(starts[r]);
       done.push_back(row);
       // An equal share of the time left for each family (the last one gets the rest). The
       // AMD-seed fallback of session 28 (the best NVIDIA-like seed after the families) was
       // removed: it never got time, and given a share it fitted none of the random rows it
       // was for (random 121, 178, 195 of seed 2 at 10 s and 195 at 40 s; docs/fit.md).
-      const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
-      descend(row, ps, ev, Clock::now() + share);
+      const double at = budget.used();
+      descend(row, ps, ev, Deadline{&budget, at + (1 - at) / static_cast<double>(starts.size() - r)});
       ScoredRow s = scored(row, std::get<1>(starts[r]));
       const bool exact = s.mismatches == 0;
       if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
@@ -620,6 +660,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   }
   res.evaluations = ev.evaluations;
   res.case_evaluations = ev.case_evaluations();
+  res.capped = budget.capped();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

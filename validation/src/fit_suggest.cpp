@@ -10,15 +10,12 @@
 #include <map>
 
 #include "tcsim/validation/dump_reader.hpp"
+#include "tcsim/validation/fit_range_classes.hpp"
 
 namespace tcsim::validation {
-namespace {
+namespace fit_cases {  // shared with the range classes of fit_range_classes.cpp
 
-using models::DatapathSpec;
-
-// A finite value of `f`: sign, exponent e (clamped to the format's range; below emin a
-// subnormal when the format has them) and random fraction bits.
-std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool random_fraction = true) {
+std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool random_fraction) {
   const std::uint64_t fmask = f.fraction_bits ? (std::uint64_t{1} << f.fraction_bits) - 1 : 0;
   std::uint64_t frac = random_fraction ? (g() & fmask) : 0;
   const std::uint64_t sign = neg ? f.sign_mask() : 0;
@@ -36,8 +33,14 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
   return v;
 }
 
-// The exponent of a product of two `in` values near 1 that puts its leading bit near 2^e.
 int half(int e) { return e >= 0 ? e / 2 : -((-e + 1) / 2); }
+
+}  // namespace fit_cases
+namespace {
+
+using models::DatapathSpec;
+using fit_cases::half;
+using fit_cases::value;
 
 // The clamp class for binary16 (and narrower) outputs: their last place near emin (2^-24) is
 // so coarse that the bits a clamp drops (2^(clamp - F), far below) move a result only when
@@ -111,7 +114,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // which the basic classes rarely reach: v100 fp16 -> fp16 fitted F 24 for 23 (docs/fit.md).
     // Wider outputs draw exactly as before.
     const bool narrow_out = out.fraction_bits <= 10;
-    int kind = below(range_classes ? 14 : narrow_out ? 12 : 11);
+    int kind = below(range_classes ? 14 + fit_cases::kRangeClasses : narrow_out ? 12 : 11);
     if (!range_classes && kind == 11) kind = 12;
     switch (kind) {
       case 0:  // random bit patterns (as the harness's widest distribution)
@@ -286,6 +289,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
         if (K >= 2 && below(4) == 0) x[K - 1] ^= in.sign_mask();  // one term back: a borrow after the carry
         break;
       }
+      case 14:
+      case 15:
+      case 16:  // session 30's range classes (fit_range_classes.cpp)
+        fit_cases::range_class_case(kind - 14, in, out, K, g, x, y, z);
+        break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)
         for (std::size_t t = 0; t < K; ++t) {
           x[t] = value(in, g, coin(), in_lo + below(in.emax - in_lo + 1));

@@ -26,6 +26,11 @@ struct FitOptions {
   // Share of time_limit_seconds kept for the restarts when the seeds' descents find nothing
   // exact (fit.cpp restarts(): the closest row with the AMD keys and in the AMD families).
   double restart_share = 0.4;
+  // > 0: the search's budget in cases run through candidate rows (FitResult::case_evaluations)
+  // instead of seconds: the seeds' share, the restarts' shares and the end are then points of
+  // this count, so a fit gives the same report on any machine at any load. time_limit_seconds
+  // stays a cap (the same schedule in seconds); FitResult::capped says when it acted.
+  std::size_t work_budget = 0;
   // > 0 (--instruction-k): the dumps are of one instruction of this K (K_i), chained over the
   // dump's K as the unit chains instructions (blocks of min(K_i, fma_size) products, padded),
   // while fma_size is still searched. The fitted row then names the shape "fit.m16n16k<K_i>"
@@ -78,6 +83,7 @@ struct FitResult {
   std::vector<ScoredRow> closest;           // the best row from each seed, fewest mismatches first
   std::size_t evaluations = 0;              // candidate rows tried
   std::size_t case_evaluations = 0;         // cases run through candidate rows
+  bool capped = false;                      // work_budget given, but the wall-clock cap ended a phase first
   double seconds = 0;
 };
 

@@ -1,0 +1,193 @@
+// The range classes of session 30 (see fit_range_classes.hpp). Every random value is drawn
+// into a named local before use: the order of a call's arguments is unspecified (GCC and clang
+// differ), so two drawing arguments in one call would give other dumps under other compilers.
+#include "tcsim/validation/fit_range_classes.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace tcsim::validation {
+namespace fit_cases {
+namespace {
+
+struct Draw {
+  std::mt19937_64& g;
+  bool coin() { return (g() & 1) != 0; }
+  int below(int m) { return static_cast<int>(g() % static_cast<std::uint64_t>(std::max(1, m))); }
+};
+
+// The leading-bit exponents of the products of `in` (subnormal operands included).
+int product_lo(const Format& in) { return 2 * (in.subnormals ? in.emin - in.fraction_bits : in.emin); }
+int product_hi(const Format& in) { return 2 * in.emax; }
+
+// A product near 2^pe of random signs and fractions into x, y (an operand's exponent each).
+void product(const Format& in, Draw& d, int pe, std::uint64_t& x, std::uint64_t& y) {
+  const bool xs = d.coin();
+  const bool ys = d.coin();
+  x = value(in, d.g, xs, half(pe));
+  y = value(in, d.g, ys, pe - half(pe));
+}
+
+// Class 0: grid point and tiny terms (fit_range_classes.hpp).
+void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+               std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const int q = out.emin - out.fraction_bits;  // the output's smallest last place
+  // T from c (variants 0, 1; tiny products), a product (2; tiny products) or a product with
+  // c the tiny term (3: c reaches lower than products, e.g. fp8 products end at 2^-18).
+  const int variant = K >= 2 ? d.below(4) : 0;
+  const bool t_is_c = variant <= 1;
+  const int tiny_floor = variant == 3 ? q : p_lo;
+  const int t_hi = t_is_c ? std::min(out.emax - 1, p_hi + 8) : std::min(p_hi - 1, out.emax - 1);
+  const int t_lo = t_is_c ? out.emin : std::max(p_lo + 1, out.emin);
+  const int room = t_hi - tiny_floor;  // the widest shift T and the tiny terms allow
+  const int s = 1 + d.below(std::min(52, std::max(1, room)));
+  const int e_lo = std::max(t_lo, tiny_floor + s);
+  const int e = e_lo + d.below(std::min(16, std::max(1, t_hi - e_lo + 1)));
+  const bool neg = d.coin();
+  // T's grid: the output's fraction bits, or (half the cases) fewer, as a row's
+  // result_fraction_bits rounds the sum first (8 .. the output's fraction bits - 1).
+  const bool coarse = out.fraction_bits > 8 && d.coin();
+  const int p = coarse ? 8 + d.below(out.fraction_bits - 8) : out.fraction_bits;
+  std::size_t used = 0;
+  if (t_is_c) {
+    const bool frac = d.coin();
+    z = value(out, d.g, neg, e, frac);
+    if (e >= out.emin) z &= ~((std::uint64_t{1} << (out.fraction_bits - p)) - 1);  // on the grid of p bits
+  } else {  // a product of at most p + 1 significant bits: one operand a power of two
+    const bool frac = in.fraction_bits <= p && d.coin();
+    x[at[0]] = value(in, d.g, neg, half(e), frac);
+    y[at[0]] = value(in, d.g, false, e - half(e), false);
+    used = 1;
+  }
+  // An RNE tie: half T's last place beside it, of T's sign or the other (a midpoint below T).
+  if (used < K && d.below(3) == 0) {
+    const int h = e - p - 1;
+    if (h > p_lo && h < p_hi) {
+      const bool other = d.coin();
+      x[at[used]] = value(in, d.g, neg != other, half(h), false);
+      y[at[used]] = value(in, d.g, false, h - half(h), false);
+      ++used;
+    }
+  }
+  // 1-3 tiny terms at shifts s .. s + 3 (several: the sticky bit records what the first lost).
+  const int tiny = d.below(3) == 0 ? 1 + d.below(3) : 1;
+  for (int t = 0; t < tiny; ++t) {
+    const int step = t == 0 ? 0 : d.below(4);
+    const int pe = std::max(e - s - step, tiny_floor);
+    if (variant == 3 && t == 0) {
+      const bool zs = d.coin();
+      const bool frac = d.coin();
+      z = value(out, d.g, zs, pe, frac);
+      continue;
+    }
+    if (used >= K) break;
+    product(in, d, std::max(pe, p_lo), x[at[used]], y[at[used]]);
+    ++used;
+  }
+}
+
+// Class 2: a shift the output shows (fit_range_classes.hpp).
+void shift_shown(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                 std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const bool c_top = K < 3 || d.coin();  // the cancelling pair: c and a product, or two products
+  const int e_max = c_top ? std::min(out.emax - 1, p_hi - 1) : p_hi - 1;
+  const int s = 1 + d.below(52);
+  const int tl_lo = std::max(out.emin - out.fraction_bits, p_lo);  // the term's exponent: shown by the output
+  const int tl_hi = std::min(out.emin + 8, e_max - s);
+  const int tl = tl_lo + d.below(tl_hi - tl_lo + 1);
+  const int e = std::min(tl + s, e_max);
+  const bool neg = d.coin();
+  std::size_t used = 0;
+  if (c_top) {
+    z = value(out, d.g, neg, e, false);
+    if (K >= 2) {
+      x[at[0]] = value(in, d.g, !neg, half(e), false);
+      y[at[0]] = value(in, d.g, false, e - half(e), false);
+      used = 1;
+    }
+  } else {
+    x[at[0]] = value(in, d.g, neg, half(e), false);
+    y[at[0]] = value(in, d.g, false, e - half(e), false);
+    x[at[1]] = x[at[0]] ^ in.sign_mask();
+    y[at[1]] = y[at[0]];
+    used = 2;
+  }
+  if (used < K) product(in, d, tl, x[at[used]], y[at[used]]);
+}
+
+// Class 1: subnormal sums (fit_range_classes.hpp). False when the pair's products cannot reach
+// the output's subnormal range.
+bool subnormal_sum(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
+                   std::uint64_t& z) {
+  const int lo = std::max(product_lo(in), out.emin - out.fraction_bits - 4);
+  const int hi = std::min(product_hi(in), out.emin + 1);
+  if (lo > hi || !out.subnormals) return false;
+  // The terms in a band of 4 binades whose top is anywhere in the range: below a clamp they
+  // align to the clamp's E, and many of one sign (half the cases) outgrow its carry bits.
+  const int top = lo + d.below(hi - lo + 1);
+  const bool one_sign = d.coin();
+  const bool sign = d.coin();
+  for (std::size_t t = 0; t < K; ++t) {
+    if (d.below(8) == 0) continue;  // a zero term (drawn with a random sign by the caller)
+    const int pe = std::max(lo, top - d.below(4));
+    product(in, d, pe, x[t], y[t]);
+    if (one_sign) {
+      x[t] = (x[t] & ~in.sign_mask()) | (sign ? in.sign_mask() : 0);
+      y[t] &= ~in.sign_mask();
+      continue;
+    }
+    if (t + 1 < K && d.below(4) == 0) {  // its exact negation next: the sum is the rest's
+      x[t + 1] = x[t] ^ in.sign_mask();
+      y[t + 1] = y[t];
+      ++t;
+    }
+  }
+  const int cz = d.below(4);
+  const bool zs = d.coin();
+  if (cz <= 1) {
+    z = out.zero(zs);
+  } else {
+    const int ez = cz == 2 ? lo + d.below(hi - lo + 1) : out.emin + d.below(3);
+    z = value(out, d.g, zs, ez);
+  }
+  return true;
+}
+
+}  // namespace
+
+void range_class_case(int which, const Format& in, const Format& out, std::size_t K, std::mt19937_64& g,
+                      std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  Draw d{g};
+  for (std::size_t t = 0; t < K; ++t) {  // every term zero (of either sign) until a class sets it
+    const bool xs = d.coin();
+    const bool ys = d.coin();
+    x[t] = in.zero(xs);
+    y[t] = value(in, g, ys, 0);
+  }
+  const bool zs = d.coin();
+  z = out.zero(zs);
+  if (which == 1 && subnormal_sum(in, out, K, d, x, y, z)) return;
+  std::vector<std::size_t> at(K);  // the terms' places, shuffled (order and blocks matter to some rows)
+  for (std::size_t t = 0; t < K; ++t) {
+    at[t] = t;
+    std::swap(at[t], at[g() % (t + 1)]);
+  }
+  if (which == 2) shift_shown(in, out, K, d, at, x, y, z);
+  else grid_tiny(in, out, K, d, at, x, y, z);
+}
+
+}  // namespace fit_cases
+
+void range_class_cases(int which, const Format& in, const Format& out, std::size_t K, std::size_t n,
+                       std::uint64_t seed, std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b,
+                       std::vector<std::uint64_t>& c) {
+  std::mt19937_64 g(seed);
+  a.assign(n * K, 0);
+  b.assign(n * K, 0);
+  c.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) fit_cases::range_class_case(which, in, out, K, g, a.data() + i * K, b.data() + i * K, c[i]);
+}
+
+}  // namespace tcsim::validation

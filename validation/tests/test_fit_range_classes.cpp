@@ -1,0 +1,144 @@
+// Session 30 (issue 26 part 3): the range classes of validation/src/fit_range_classes.cpp
+// separate the random user rows that the fit got wrong with the earlier range mix, and the
+// fit's work budget (FitOptions::work_budget) gives the same report on every run.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tcsim/models/unit_json.hpp"
+#include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_range_classes.hpp"
+#include "tcsim/validation/fit_suggest.hpp"
+
+using namespace tcsim;
+using namespace tcsim::validation;
+
+namespace {
+
+models::DatapathSpec row_of(const std::string& json) {
+  return models::parse_unit_json(nlohmann::json::parse(json), "test").datapaths.at(0);
+}
+
+// A hidden random row of `bench fit --evaluate random --seed 2` and the row the fit gave for
+// it with the range mix of session 29 (exact on its dump, so that mix did not separate them;
+// docs/fit.md), with the class aimed at it and the count of 5,000 cases of that class alone
+// on which they differ (the earlier range mix: 0 of the 5,000 dump cases, as the fit was exact).
+struct Aimed {
+  const char* what;
+  const char* hidden;
+  const char* fitted_changes;  // JSON object: the keys in which the fitted row differs
+  int cls;
+  std::size_t K;
+  std::size_t expected;
+};
+
+}  // namespace
+
+TEST_CASE("fit: session 30's range classes separate random rows the earlier range mix left equal", "[fit]") {
+  const std::uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  const Aimed rows[] = {
+      {"random 4: alignment ru -> rz, F 38 -> 34 (e4m3 -> fp16)",
+       R"({"name":"h","input_formats":["e4m3"],"output_formats":["fp16"],"alignment_rounding":"ru","c_placement":"late","carry_bits":1,"final_rounding":{"fp16":"ru"},"fma_size":1,"fraction_bits":38,"late_products_rounding":"rz","min_exponent":{"fp16":-24},"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"alignment_rounding":"rz","carry_bits":7,"fraction_bits":34,"min_exponent":{"fp16":-22}})", 0, 4, 50},
+      {"random 32: alignment rz -> rd, no sticky bit (fp16 -> fp16)",
+       R"({"name":"h","input_formats":["fp16"],"output_formats":["fp16"],"alignment_rounding":"rz","c_placement":"aligned","carry_bits":1,"final_rounding":{"fp16":"rd"},"fma_size":4,"fraction_bits":39,"min_exponent":null,"normalization":"deferred","order":"largest-first","overflow":"saturate","sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"positive"})",
+       R"({"alignment_rounding":"rd","fma_size":16,"sticky_bit":false})", 0, 4, 83},
+      {"random 35: F 30 -> 31 (e5m2 -> fp16)",
+       R"({"name":"h","input_formats":["e5m2"],"output_formats":["fp16"],"alignment_rounding":"rd","c_placement":"aligned","carry_bits":3,"final_rounding":{"fp16":"rne"},"fma_size":4,"fraction_bits":30,"min_exponent":null,"normalization":"deferred","order":"largest-first","overflow":"ieee","result_fraction_bits":{"fp16":8},"sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"carry_bits":7,"fraction_bits":31,"min_exponent":{"fp16":-22},"overflow":"inf"})", 0, 4, 2},
+      {"random 65: min_exponent none -> -19 (e5m2 -> fp16)",
+       R"({"name":"h","input_formats":["e5m2"],"output_formats":["fp16"],"alignment_rounding":"rd","c_placement":"late","carry_bits":6,"final_rounding":{"fp16":"rz"},"fma_size":2,"fraction_bits":12,"min_exponent":null,"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"min_exponent":{"fp16":-19},"carry_bits":4,"overflow":"saturate"})", 1, 4, 25},
+      {"random 165: min_exponent -18 -> -16 (fp16 -> fp16, K 16)",
+       R"({"name":"h","input_formats":["fp16"],"output_formats":["fp16"],"alignment_rounding":"rne","c_placement":"aligned","carry_bits":2,"final_rounding":{"fp16":"rz"},"fma_size":16,"fraction_bits":30,"min_exponent":{"fp16":-18},"normalization":"deferred","order":"largest-first","overflow":"ieee","result_fraction_bits":{"fp16":9},"sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"min_exponent":{"fp16":-16}})", 1, 16, 238},
+      {"random 92: F 30 -> 29 (fp16 -> fp16, K 32; session 30's first run)",
+       R"({"name":"h","input_formats":["fp16"],"output_formats":["fp16"],"alignment_rounding":"rz","c_placement":"aligned","carry_bits":2,"final_rounding":{"fp16":"rz"},"fma_size":32,"fraction_bits":30,"min_exponent":null,"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"fraction_bits":29})", 2, 32, 441},
+      {"random 101: F 29 -> 28 (e5m2 -> fp16, K 32; session 30's first run)",
+       R"({"name":"h","input_formats":["e5m2"],"output_formats":["fp16"],"alignment_rounding":"rd","c_placement":"aligned","carry_bits":7,"final_rounding":{"fp16":"rd"},"fma_size":32,"fraction_bits":29,"min_exponent":{"fp16":-22},"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"fraction_bits":28})", 2, 32, 1341},
+  };
+  for (const auto& r : rows) {
+    const models::DatapathSpec hidden = row_of(r.hidden);
+    nlohmann::json f = nlohmann::json::parse(r.hidden);
+    const nlohmann::json changes = nlohmann::json::parse(r.fitted_changes);
+    for (const auto& [k, v] : changes.items()) f[k] = v;
+    const models::DatapathSpec fitted = row_of(f.dump());
+    const Format& in = parse_format(hidden.input_formats[0]);
+    const Format& out = parse_format(hidden.output_formats[0]);
+    std::vector<std::uint64_t> a, b, c;
+    range_class_cases(r.cls, in, out, r.K, 5000, seed, a, b, c);
+    const std::size_t alone = count_mismatches(fitted, simulated_dump(hidden, in, out, r.K, a, b, c));
+    structured_cases(in, out, r.K, 5000, seed, a, b, c, true);
+    const std::size_t mix = count_mismatches(fitted, simulated_dump(hidden, in, out, r.K, a, b, c));
+    std::printf("%s: class %d alone: %zu of 5000 cases differ; the range mix: %zu of 5000\n", r.what, r.cls, alone, mix);
+    INFO(r.what << ": class alone " << alone << ", range mix " << mix);
+    // Exact counts for the class alone (its draws are named locals: the same under every
+    // compiler); the mix's count is printed only, as structured_cases still draws some
+    // arguments in an order the compiler chooses (docs/fit.md, known defect).
+    CHECK(alone == r.expected);
+  }
+}
+
+// The work budget replaces the clock: a dump no row fits (1 result in 50 off by one unit in the
+// last place), so the seeds' descents, the continuation and the AMD family restarts all end
+// at points of the budget. Two fits give the same report (rows, counts, first mismatches);
+// the wall-clock cap (60 s, far above the budget's time) does not act.
+TEST_CASE("fit: a work budget gives the same report on every run", "[fit]") {
+  const std::uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  const Format& fp16 = parse_format("fp16");
+  const Format& fp32 = parse_format("fp32");
+  models::DatapathSpec hidden;
+  for (const auto& u : models::builtin_unit_specs())
+    if (u.name == "a100")
+      for (const auto& r : u.datapaths)
+        if (r.instruction.empty() && r.input_formats.front() == "fp16") hidden = r;
+  hidden.input_formats = {"fp16"};
+  hidden.output_formats = {"fp32"};
+  auto fp32_only = [](auto& m) {
+    for (auto it = m.begin(); it != m.end();) it = it->first == "fp32" ? std::next(it) : m.erase(it);
+  };
+  fp32_only(hidden.final_rounding);
+  fp32_only(hidden.final_add_rounding);
+  fp32_only(hidden.min_exponent);
+  fp32_only(hidden.result_fraction_bits);
+  fp32_only(hidden.nan_pattern);
+  hidden.shapes.clear();
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(fp16, fp32, 8, 1000, seed, a, b, c);
+  DumpSet dump = simulated_dump(hidden, fp16, fp32, 8, a, b, c);
+  for (std::size_t i = 0; i < dump.n; i += 50) dump.d[i] ^= 1;
+  FitOptions opt;
+  opt.exclude_units = {"a100"};
+  opt.work_budget = 300000;
+  opt.time_limit_seconds = 60;
+  const FitResult r1 = fit_dump(dump, opt);
+  const FitResult r2 = fit_dump(dump, opt);
+  INFO("candidate rows " << r1.evaluations << " and " << r2.evaluations << ", cases " << r1.case_evaluations << " and "
+                         << r2.case_evaluations);
+  CHECK_FALSE(r1.capped);
+  CHECK_FALSE(r2.capped);
+  CHECK_FALSE(r1.exact);
+  CHECK(r1.evaluations == r2.evaluations);
+  CHECK(r1.case_evaluations == r2.case_evaluations);
+  // The budget ends the search: at most a few evaluations of the whole dump beyond it (the
+  // candidate that crossed it, a descent's recount on every case; 301,610 with GCC).
+  CHECK(r1.case_evaluations >= opt.work_budget);
+  CHECK(r1.case_evaluations < opt.work_budget + 10 * dump.n);
+  REQUIRE(r1.closest.size() == r2.closest.size());
+  for (std::size_t i = 0; i < r1.closest.size(); ++i) {
+    INFO("closest row " << i << ": " << r1.closest[i].seed);
+    CHECK(r1.closest[i].seed == r2.closest[i].seed);
+    CHECK(r1.closest[i].row == r2.closest[i].row);
+    CHECK(r1.closest[i].mismatches == r2.closest[i].mismatches);
+    CHECK(r1.closest[i].first_mismatches == r2.closest[i].first_mismatches);
+  }
+}
