@@ -127,8 +127,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // which the basic classes rarely reach: v100 fp16 -> fp16 fitted F 24 for 23 (docs/fit.md).
     // Wider outputs draw exactly as before.
     const bool narrow_out = out.fraction_bits <= 10;
-    int kind = below(range_classes ? 14 : narrow_out ? 12 : 11);
-    if (!range_classes && kind == 11) kind = 12;
+    // Fp8 inputs: the basic mix holds the c-at-the-drop-edge class (14) too; mi300x v1 e4m3fnuz
+    // -> fp32 fitted drop_c_below 24 for 25 (docs/fit.md). Other inputs draw as before.
+    const bool fp8_in = in.fraction_bits <= 3 && !narrow_out;
+    int kind = below(range_classes ? 14 : narrow_out ? 12 : fp8_in ? 12 : 11);
+    if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     switch (kind) {
       case 0:  // random bit patterns (as the harness's widest distribution)
         for (std::size_t t = 0; t < K; ++t) { x[t] = g() & in.width_mask(); y[t] = g() & in.width_mask(); }
@@ -313,6 +316,30 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
         }
         z = same > K ? large(out, neg, e + 1) : (coin() ? out.zero(coin()) : any_sign(out, g, e - below(30)));
         if (K >= 2 && below(4) == 0) x[K - 1] ^= in.sign_mask();  // one term back: a borrow after the carry
+        break;
+      }
+      case 14: {  // c at the after-add's drop edge (CDNA3 drops c when e_c < E - 25, docs/units/amd.md):
+                  // c 23..26 binades below the largest product, mostly negative (c is floored at
+                  // 2^(E-24): a negative c there still counts one unit), beside a product of the
+                  // other sign that lowers the result's binade (its last place then 2^(E-24)) and
+                  // tiny products of both signs
+        for (std::size_t t = 0; t < K; ++t) { x[t] = in.zero(coin()); y[t] = value(in, g, coin(), 0); }
+        const int e = below(9) - 4;
+        const bool neg = coin();
+        std::size_t used = 0;
+        auto put = [&](bool sgn, int pe, bool frac) {
+          if (used >= K) return;
+          const std::size_t t = static_cast<std::size_t>(g() % K);  // any slot (the groups are even and odd)
+          if (x[t] != in.zero(false) && x[t] != in.zero(true)) return;
+          x[t] = value(in, g, sgn, half(pe), frac);
+          y[t] = value(in, g, false, pe - half(pe), frac);
+          ++used;
+        };
+        put(neg, e, coin());
+        put(!neg, e - 1 - below(3), coin());
+        const int tiny = below(4);
+        for (int t = 0; t < tiny; ++t) put(coin(), e - 8 - below(16), coin());
+        z = value(out, g, below(4) == 0 ? neg : !neg, e - 23 - below(4), coin());
         break;
       }
       default: {  // wide exponent spread (alignment and min-exponent clamps)
