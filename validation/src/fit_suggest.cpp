@@ -336,10 +336,20 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
           ++used;
         };
         put(neg, e, coin());
-        put(!neg, e - 1 - below(3), coin());
+        {  // named draws (argument order is unspecified), in the order GCC gave: last argument first
+          const bool frac = coin();
+          put(!neg, e - 1 - below(3), frac);
+        }
         const int tiny = below(4);
-        for (int t = 0; t < tiny; ++t) put(coin(), e - 8 - below(16), coin());
-        z = value(out, g, below(4) == 0 ? neg : !neg, e - 23 - below(4), coin());
+        for (int t = 0; t < tiny; ++t) {
+          const bool frac = coin();
+          const int pe = e - 8 - below(16);
+          put(coin(), pe, frac);
+        }
+        const bool random_fraction = coin();
+        const int ec = e - 23 - below(4);
+        const bool same_sign = below(4) == 0;
+        z = value(out, g, same_sign ? neg : !neg, ec, random_fraction);
         break;
       }
       default: {  // wide exponent spread (alignment and min-exponent clamps)
