@@ -55,6 +55,34 @@ std::uint64_t any_sign_any_fraction(const Format& f, std::mt19937_64& g, int e) 
   return value(f, g, neg, e, random_fraction);
 }
 
+// The F-at-every-shift case: a term at 2^e cancelled exactly (after alignment: c and product
+// 0, or products 0 and 1) beside one product 2^-s below it, kept or lost by the alignment and
+// rounded by its rounding; every other product zero.
+void shift_case(const Format& in, const Format& out, std::size_t K, std::mt19937_64& g, int e, int s, std::uint64_t* x,
+                std::uint64_t* y, std::uint64_t& z) {
+  auto coin = [&] { return (g() & 1) != 0; };
+  for (std::size_t t = 0; t < K; ++t) { x[t] = in.zero(coin()); y[t] = any_sign(in, g, 0); }
+  const bool c_top = K < 3 || coin();
+  const bool neg = coin();
+  std::size_t next = 0;
+  if (c_top) {
+    z = value(out, g, neg, e, false);
+    if (K >= 2) { x[0] = value(in, g, !neg, half(e), false); y[0] = value(in, g, false, e - half(e), false); next = 1; }
+  } else {
+    x[0] = value(in, g, neg, half(e), false);
+    y[0] = value(in, g, false, e - half(e), false);
+    x[1] = x[0] ^ in.sign_mask();
+    y[1] = y[0];
+    next = 2;
+    z = out.zero(coin());
+  }
+  if (next < K) {
+    const int pe = e - s;
+    x[next] = any_sign_any_fraction(in, g, half(pe));
+    y[next] = any_sign_any_fraction(in, g, pe - half(pe));
+  }
+}
+
 // The clamp class for binary16 (and narrower) outputs: their last place near emin (2^-24) is
 // so coarse that the bits a clamp drops (2^(clamp - F), far below) move a result only when
 // the rest of the sum sits exactly on a rounding boundary. So: a sum below every clamp
@@ -118,6 +146,12 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
   auto coin = [&] { return (g() & 1) != 0; };
   auto below = [&](int m) { return static_cast<int>(g() % static_cast<std::uint64_t>(m)); };
   const int in_lo = in.subnormals ? in.emin - in.fraction_bits : in.emin;
+  // Binary32 outputs, basic mix: every 32nd case is replaced by an F-at-every-shift case with
+  // s = 41..48, drawn from its own stream (so every other case stays as it was). Those shifts
+  // separate F "exact" (CDNA1) from every F <= 40 and nothing else: mi100 bf16 -> fp32 was
+  // fitted F 34 with a sticky bit (docs/fit.md). Only inputs whose products reach 2^-48.
+  const bool exact_shifts = !range_classes && out.fraction_bits == 23 && out.emax == 127 && 2 * in_lo <= -48;
+  std::mt19937_64 g_exact(seed ^ 0x6a09e667f3bcc909ull);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t* x = a.data() + i * K;
     std::uint64_t* y = b.data() + i * K;
@@ -271,26 +305,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
                   // below it, s = 1..48: kept or lost by the alignment, rounded by its rounding
         const int e = below(9) - 4;
         const int s = 1 + below(48);
-        for (std::size_t t = 0; t < K; ++t) { x[t] = in.zero(coin()); y[t] = any_sign(in, g, 0); }
-        const bool c_top = K < 3 || coin();  // the cancelling pair: c and product 0, or products 0 and 1
-        const bool neg = coin();
-        std::size_t next = 0;
-        if (c_top) {
-          z = value(out, g, neg, e, false);
-          if (K >= 2) { x[0] = value(in, g, !neg, half(e), false); y[0] = value(in, g, false, e - half(e), false); next = 1; }
-        } else {
-          x[0] = value(in, g, neg, half(e), false);
-          y[0] = value(in, g, false, e - half(e), false);
-          x[1] = x[0] ^ in.sign_mask();
-          y[1] = y[0];
-          next = 2;
-          z = out.zero(coin());
-        }
-        if (next < K) {
-          const int pe = e - s;
-          x[next] = any_sign_any_fraction(in, g, half(pe));
-          y[next] = any_sign_any_fraction(in, g, pe - half(pe));
-        }
+        shift_case(in, out, K, g, e, s, x, y, z);
         break;
       }
       case 13: {  // carry bits: 2..K+1 same-sign terms of large fraction at one exponent (their
@@ -360,6 +375,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
         z = any_sign(out, g, out.emin - 12 + below(40));
         break;
       }
+    }
+    if (exact_shifts && i % 32 == 31) {
+      const int e = static_cast<int>(g_exact() % 5);
+      const int s = 41 + static_cast<int>(g_exact() % 8);
+      shift_case(in, out, K, g_exact, e, s, x, y, z);
     }
   }
 }
