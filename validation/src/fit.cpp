@@ -598,7 +598,12 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
       // AMD-seed fallback of session 28 (the best NVIDIA-like seed after the families) was
       // removed: it never got time, and given a share it fitted none of the random rows it
       // was for (random 121, 178, 195 of seed 2 at 10 s and 195 at 40 s; docs/fit.md).
-      const auto share = (deadline - Clock::now()) / static_cast<int>(starts.size() - r);
+      // The F-exact family either fits at once or not at all (its parameters are few): an
+      // eighth of the time left, so the other families keep the shares they had without it.
+      const bool f_exact = std::get<1>(starts[r]).ends_with(kFExact);
+      const auto others = std::count_if(starts.begin() + static_cast<std::ptrdiff_t>(r), starts.end(),
+                                        [](const auto& x) { return !std::get<1>(x).ends_with(kFExact); });
+      const auto share = (deadline - Clock::now()) / (f_exact || others == 0 ? 8 : static_cast<int>(others));
       descend(row, ps, ev, Clock::now() + share);
       ScoredRow s = scored(row, std::get<1>(starts[r]));
       const bool exact = s.mismatches == 0;
