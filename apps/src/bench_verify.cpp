@@ -243,7 +243,11 @@ Group make_group(std::uint64_t seed, std::uint64_t g) {
   switch (r.below(10)) {
     case 0: grp.K = r.below(4); break;                    // K = 0..3: empty and partial blocks
     case 1: grp.K = 1 + r.below(64); break;               // anything
-    case 2: case 3: case 4: grp.K = instruction_k * (1 + r.below(3)) + r.below(instruction_k); break;
+    case 2: case 3: case 4: {  // named draws: operand order is unspecified
+      const std::size_t blocks = 1 + r.below(3);
+      grp.K = instruction_k * blocks + r.below(instruction_k);
+      break;
+    }
     default: grp.K = instruction_k; break;                // one instruction
   }
   grp.mpfr_mode = pick_rounding(r);

@@ -133,10 +133,18 @@ inline std::uint64_t final_add_edge_c(const Format& out, Rng& r, std::uint64_t u
     }
     case 2: {  // c's places meet u's last place: ties and near-ties of the final rounding
       const std::int64_t f = static_cast<std::int64_t>(field) - static_cast<std::int64_t>(frac_bits) - 1 + r.range(-1, 2);
-      return f <= 0 ? finite_pattern(out, r.below(2), 0, r.next()) : finite_pattern(out, r.below(2), static_cast<std::uint64_t>(f), r.next());
+      const std::uint64_t bits = r.next();  // named draws: argument order is unspecified
+      return finite_pattern(out, r.below(2), f <= 0 ? 0 : static_cast<std::uint64_t>(f), bits);
     }
-    case 3: return finite_pattern(out, r.below(2), top - 1 - r.below(2), r.next());  // near the largest finite
-    case 4: return finite_pattern(out, r.below(2), 0, r.next());                     // subnormal (or zero)
+    case 3: {  // near the largest finite
+      const std::uint64_t bits = r.next();
+      const std::uint64_t field = top - 1 - r.below(2);
+      return finite_pattern(out, r.below(2), field, bits);
+    }
+    case 4: {  // subnormal (or zero)
+      const std::uint64_t bits = r.next();
+      return finite_pattern(out, r.below(2), 0, bits);
+    }
     default: return c0;
   }
 }

@@ -90,11 +90,15 @@ std::uint64_t with_exponent(const Format& f, int e, Rng& r) {
 // top-field patterns (Inf/NaN, FNUZ's largest numbers and NaN 0x80), c near the products.
 void fill_bounds(const Pair& p, Rng& r, std::uint64_t* a, std::uint64_t* b, std::size_t K, std::uint64_t& c) {
   static const int targets[] = {126, 127, 125, -96, -97, -95, 0};
-  const int T = targets[r.below(std::size(targets))] + (r.below(4) == 0 ? r.range(-3, 3) : 0);
+  const int target = targets[r.below(std::size(targets))];  // named draws: operand order is unspecified
+  const int T = target + (r.below(4) == 0 ? r.range(-3, 3) : 0);
   auto odd = [&](const Format& f) -> std::uint64_t {
     switch (r.below(4)) {
       case 0: return r.below(2) ? f.sign_mask() : 0;                                   // a zero (FNUZ: 0x80 is NaN)
-      case 1: return (r.below(2) ? f.sign_mask() : 0) | (r.next() & ((std::uint64_t{1} << f.fraction_bits) - 1));  // subnormal
+      case 1: {  // subnormal
+        const std::uint64_t sign = r.below(2) ? f.sign_mask() : 0;
+        return sign | (r.next() & ((std::uint64_t{1} << f.fraction_bits) - 1));
+      }
       default: return (r.next() & f.width_mask()) | (std::uint64_t{(1u << f.exponent_bits) - 1} << f.fraction_bits & f.width_mask());  // top field
     }
   };

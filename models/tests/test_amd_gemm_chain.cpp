@@ -131,9 +131,15 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     // instructions plus a remainder, half with 1-40 blocks (long chains: c carried in registers
     // over many blocks).
     const std::size_t m = runs ? 1 + r.below(12) : 1 + r.below(40), n = runs ? 1 + r.below(80) : 1 + r.below(300);
-    const std::size_t K = runs              ? 1 + r.below(200 * block)
-                          : r.below(2) ? k * (1 + r.below(9)) + r.below(k)
-                                       : block * (1 + r.below(40)) + r.below(block);
+    std::size_t K = 0;
+    if (runs) {
+      K = 1 + r.below(200 * block);
+    } else {  // named draws: operand order is unspecified
+      const bool chains = r.below(2) != 0;
+      const std::size_t unit_k = chains ? k : block;
+      K = unit_k * (1 + r.below(chains ? 9 : 40));
+      K += r.below(unit_k);
+    }
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
     if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0

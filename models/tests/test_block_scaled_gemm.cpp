@@ -64,7 +64,7 @@ TEST_CASE("gemm_scaled equals dot_scaled on every block-scaled row with edge sca
             const std::size_t k = static_cast<std::size_t>(row.fma_size);
             std::uint64_t cases = 0, bad = 0;
             while (cases < total) {
-              const std::size_t m = 19, n = 40 + r.below(3) * 8, K = k * (1 + r.below(2)) + r.below(3) * 8;
+              const std::size_t m = 19, n = 40 + r.below(3) * 8, blocks = 1 + r.below(2), K = k * blocks + r.below(3) * 8;
               const std::size_t nb = (K + bs - 1) / bs;
               std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), sa(m * nb), sb(nb * n);
               const int kind = static_cast<int>(r.below(3));

@@ -42,7 +42,11 @@ void for_each_group_row(const Fn& fn) {
 // largest finite values, anything up to 2^16.
 std::uint64_t edge_c(Rng& r) {
   switch (r.below(7)) {
-    case 3: return r.below(2) ? (r.next() & 0x807fffffu) : (0x7f7fffffu - r.below(4)) | (r.below(2) << 31);
+    case 3: {
+      if (r.below(2)) return r.next() & 0x807fffffu;
+      const std::uint32_t near_max = 0x7f7fffffu - static_cast<std::uint32_t>(r.below(4));  // named draws: operand order is unspecified
+      return near_max | static_cast<std::uint32_t>(r.below(2) << 31);
+    }
     case 0: return r.below(2) ? 0x80000000u : 0;
     case 1: return r.below(2) ? 0xbf800000u : 0x3f800000u;
     case 2: return r.below(3) ? 0x4b800000u | (r.below(2) << 31) : 0x7f800000u | r.below(2) << 22;
@@ -159,7 +163,13 @@ TEST_CASE("dot_batch group sums on binary32 lanes: every SIMD target, both layou
       for (std::uint64_t rep = 0; rep < reps; ++rep) {
         // Element counts across the lanes' vectors and the chunks of 512; K of 0 to 5 blocks.
         const std::size_t n = r.below(4) == 0 ? 500 + r.below(40) : 1 + r.below(70);
-        const std::size_t K = r.below(8) == 0 ? r.below(3) : k * r.below(5) + r.below(k);
+        std::size_t K = 0;
+        if (r.below(8) == 0) {
+          K = r.below(3);
+        } else {  // named draws: operand order is unspecified
+          K = k * r.below(5);
+          K += r.below(k);
+        }
         bad += run_batch(unit, row, n, K, 1 + static_cast<unsigned>(r.below(2)), r, tname + " " + name);
         elements += n;
       }

@@ -112,11 +112,16 @@ TEST_CASE("fasi2021 3.3: a100 fp64 is an IEEE chain of fused multiply-adds (std:
     for (std::uint64_t t = 0; t < tcsim::test::count(2000); ++t) {
       const std::size_t K = 1 + rng.below(12);
       std::vector<std::uint64_t> a(K), b(K);
-      double s = std::ldexp(static_cast<double>(rng.next() >> 11), rng.range(-60, -40)) * (rng.below(2) ? -1 : 1);
+      const int e = rng.range(-60, -40);  // named draws, in GCC's order
+      double s = std::ldexp(static_cast<double>(rng.next() >> 11), e);
+      if (rng.below(2)) s = -s;
       const std::uint64_t c = bits_of_double(s);
       for (std::size_t i = 0; i < K; ++i) {
-        const double x = std::ldexp(static_cast<double>(rng.next() >> 11), rng.range(-60, -50)) * (rng.below(2) ? -1 : 1);
-        const double y = std::ldexp(static_cast<double>(rng.next() >> 11), rng.range(-60, -50));
+        const int ex = rng.range(-60, -50);  // named draws, in GCC's order
+        const double x_abs = std::ldexp(static_cast<double>(rng.next() >> 11), ex);
+        const double x = rng.below(2) ? -x_abs : x_abs;
+        const int ey = rng.range(-60, -50);
+        const double y = std::ldexp(static_cast<double>(rng.next() >> 11), ey);
         a[i] = bits_of_double(x);
         b[i] = bits_of_double(y);
         s = std::fma(x, y, s);

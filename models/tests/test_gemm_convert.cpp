@@ -33,6 +33,13 @@ std::uint64_t reference_convert(double x, const Format& f, Rounding mode, bool f
 // Doubles that exercise a conversion into f: any bit pattern, values across and beyond the
 // format's range, exact midpoints of its grid, the neighbourhood of its largest finite value
 // and of its smallest subnormal.
+// m 2^e with m in [lo, hi] and e in [elo, ehi]: e drawn first (as GCC evaluated the former
+// one-call form; argument order is unspecified).
+double ldexp_drawn(Rng& r, int lo, int hi, int elo, int ehi) {
+  const int e = r.range(elo, ehi);
+  return std::ldexp(static_cast<double>(r.range(lo, hi)), e);
+}
+
 double interesting_double(Rng& r, const Format& f) {
   const double sign = r.below(2) ? -1.0 : 1.0;
   const int p = f.precision;
@@ -160,9 +167,9 @@ TEST_CASE("gemm: the fp16 variant equals exact binary16 FMA chains (10^6 FMAs)",
   auto any_half = [&]() -> double {
     switch (r.below(5)) {
       case 0: return std::ldexp(static_cast<double>(r.range(-1023, 1023)), -24);                   // subnormal
-      case 1: return std::ldexp(static_cast<double>(r.range(-2047, 2047)), r.range(-24, 5));       // 11 bits
+      case 1: return ldexp_drawn(r, -2047, 2047, -24, 5);                                        // 11 bits
       case 2: return r.below(2) ? 0.0 : -0.0;
-      default: return half(std::ldexp(static_cast<double>(r.range(-4000, 4000)), r.range(-20, 4)));
+      default: return half(ldexp_drawn(r, -4000, 4000, -20, 4));
     }
   };
   std::size_t fmas = 0, ties = 0, overflows = 0, subnormal = 0, cancellations = 0;
@@ -172,16 +179,25 @@ TEST_CASE("gemm: the fp16 variant equals exact binary16 FMA chains (10^6 FMAs)",
       case 0:  // the binary16 ulp is 2 (or 4) and odd products make exact midpoints
         for (auto& x : A) x = r.range(-7, 7);
         for (auto& x : B) x = r.range(-7, 7);
-        for (auto& x : C) x = (r.below(2) ? 1 : -1) * r.range(2048, 4095) * 1.0;
+        for (auto& x : C) {
+          const double sign = r.below(2) ? 1 : -1;
+          x = sign * r.range(2048, 4095);
+        }
         break;
       case 1:  // towards 65504 / 65520: ties to Inf, overflow
-        for (auto& x : A) x = r.range(1, 255) * (r.below(8) ? 1.0 : -1.0);
-        for (auto& x : B) x = std::ldexp(static_cast<double>(r.range(1, 15)), r.range(-3, 3));
-        for (auto& x : C) x = std::ldexp(static_cast<double>(r.range(1024, 2047)), 5) * (r.below(2) ? 1 : -1);
+        for (auto& x : A) {
+          const double v = r.range(1, 255);
+          x = r.below(8) ? v : -v;
+        }
+        for (auto& x : B) x = ldexp_drawn(r, 1, 15, -3, 3);
+        for (auto& x : C) {
+          const double v = std::ldexp(static_cast<double>(r.range(1024, 2047)), 5);
+          x = r.below(2) ? v : -v;
+        }
         break;
       case 2:  // subnormal operands, products and sums
-        for (auto& x : A) x = half(std::ldexp(static_cast<double>(r.range(-2047, 2047)), r.range(-24, -12)));
-        for (auto& x : B) x = half(std::ldexp(static_cast<double>(r.range(-2047, 2047)), r.range(-16, -8)));
+        for (auto& x : A) x = half(ldexp_drawn(r, -2047, 2047, -24, -12));
+        for (auto& x : B) x = half(ldexp_drawn(r, -2047, 2047, -16, -8));
         for (auto& x : C) x = std::ldexp(static_cast<double>(r.range(-1023, 1023)), -24);
         break;
       case 3:  // consecutive products that nearly cancel, from C = 0

@@ -130,10 +130,16 @@ TEST_CASE("gemm: multiword products of exactly split data give the exact sums", 
   const std::size_t m = 3, n = 4, k = 8;
   std::vector<double> Ah(m * k), Al(m * k), Bh(k * n), Bl(k * n), A(m * k), B(k * n);
   for (std::size_t e = 0; e < m * k; ++e) {
-    Ah[e] = r.range(1, 7), Al[e] = (r.below(2) ? 1 : -1) * std::ldexp(1.0, -r.range(12, 13)), A[e] = Ah[e] + Al[e];
+    Ah[e] = r.range(1, 7);
+    Al[e] = r.below(2) ? 1 : -1;  // named draws: operand order is unspecified
+    Al[e] *= std::ldexp(1.0, -r.range(12, 13));
+    A[e] = Ah[e] + Al[e];
   }
   for (std::size_t e = 0; e < k * n; ++e) {
-    Bh[e] = r.range(1, 7), Bl[e] = (r.below(2) ? 1 : -1) * std::ldexp(1.0, -r.range(12, 13)), B[e] = Bh[e] + Bl[e];
+    Bh[e] = r.range(1, 7);
+    Bl[e] = r.below(2) ? 1 : -1;  // named draws: operand order is unspecified
+    Bl[e] *= std::ldexp(1.0, -r.range(12, 13));
+    B[e] = Bh[e] + Bl[e];
   }
   std::vector<double> three(m * n, 0.0), one(m * n, 0.0);  // sum of h h' + h l' + l h'; of h h'
   for (std::size_t i = 0; i < m; ++i)

@@ -87,7 +87,8 @@ Tally gemm_campaign(const Unit& unit, const DatapathSpec& row, const Format& in,
     fill(in, out, r, a, b, K, c);
   };
   while (t.cases < total) {
-    const std::size_t K = instruction_k * (1 + r.below(2)) + r.below(3);
+    std::size_t K = instruction_k * (1 + r.below(2));  // named draws: operand order is unspecified
+    K += r.below(3);
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
     fill_gemm(m, n, K, A, B, C, element);
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);

@@ -131,7 +131,8 @@ void run_mixed(const MixedRow& r) {
     g.cls = static_cast<int>(t % 5);
     const int fields = (1 << std::min(r.ea.ebits, r.eb.ebits)) - 2;
     g.centre = static_cast<int>(g.rng() % static_cast<std::uint64_t>(fields > 3 ? fields - 2 : 1)) + 1;
-    const std::size_t K = r.k * (1 + g.rng() % 2) - (t % 7 == 0 ? g.rng() % r.k : 0);
+    std::size_t K = r.k * (1 + g.rng() % 2);  // named draws: operand order is unspecified
+    if (t % 7 == 0) K -= g.rng() % r.k;
     std::vector<std::uint64_t> a(K), b(K);
     for (auto& x : a) x = g.pick(r.ea);
     for (auto& x : b) x = g.pick(r.eb);

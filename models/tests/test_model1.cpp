@@ -124,8 +124,14 @@ TEST_CASE("model1_gemm: the same bits for any thread count, and model1_gemm is m
   Rng r(seed);
   const std::size_t m = 5, n = 4, k = 300;
   std::vector<double> A(m * k), B(k * n);
-  for (double& v : A) v = (r.below(2) ? -1 : 1) * std::pow(10.0, static_cast<double>(r.next() >> 11) * 0x1p-53 * 20 - 10);
-  for (double& v : B) v = (r.below(2) ? -1 : 1) * std::pow(10.0, static_cast<double>(r.next() >> 11) * 0x1p-53 * 20 - 10);
+  for (double& v : A) {  // named draws: operand order is unspecified
+    const double sign = r.below(2) ? -1 : 1;
+    v = sign * std::pow(10.0, static_cast<double>(r.next() >> 11) * 0x1p-53 * 20 - 10);
+  }
+  for (double& v : B) {  // named draws: operand order is unspecified
+    const double sign = r.below(2) ? -1 : 1;
+    v = sign * std::pow(10.0, static_cast<double>(r.next() >> 11) * 0x1p-53 * 20 - 10);
+  }
   Model1Options o;
   o.threads = 1;
   const auto one = model1_gemm_words(formats::e5m2(), formats::fp16(), m, n, k, A, B, 3, o);

@@ -82,7 +82,8 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
   }
   const std::size_t m = 40, n = 72;  // not multiples of the tile: padding columns and rows
   while (t.gemm < gemm_total) {
-    const std::size_t K = group * (1 + r.below(2)) + (r.below(3) == 0 ? r.below(group) : 0);
+    std::size_t K = group * (1 + r.below(2));  // named draws: operand order is unspecified
+    if (r.below(3) == 0) K += r.below(group);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), scratch(K);
     std::uint64_t ignored = 0;
     for (std::size_t i = 0; i < m; ++i) fill_element(in, out, r, A.data() + i * K, scratch.data(), K, ignored);
@@ -233,10 +234,20 @@ TEST_CASE("pattern_add_rne is the correctly rounded sum or flags the lane", "[pa
       const std::uint64_t mask = (std::uint64_t{1} << width) - 1;
       switch (r.below(10)) {
         case 0: return r.below(2) ? sign : 0;                                        // zeros
-        case 1: return (r.below(2) ? sign : 0) | (r.next() & ((std::uint64_t{1} << frac) - 1));  // subnormal
-        case 2: return (r.below(2) ? sign : 0) | ((top - 1 - r.below(2)) << frac) | (r.next() & ((std::uint64_t{1} << frac) - 1));
+        case 1: {  // subnormal  // named draws: operand order is unspecified
+          const std::uint64_t s = r.below(2) ? sign : 0;
+          return s | (r.next() & ((std::uint64_t{1} << frac) - 1));
+        }
+        case 2: {
+          const std::uint64_t s = r.below(2) ? sign : 0;
+          const std::uint64_t field = top - 1 - r.below(2);
+          return s | (field << frac) | (r.next() & ((std::uint64_t{1} << frac) - 1));
+        }
         case 3: return ((other ^ sign) & mask) + r.below(5) - 2;                      // -other, a few ulps off
-        case 4: return (r.below(2) ? sign : 0) | (top << frac) | (r.below(2) ? 0 : 1 + r.below(5));  // Inf, NaN
+        case 4: {  // Inf, NaN
+          const std::uint64_t s = r.below(2) ? sign : 0;
+          return s | (top << frac) | (r.below(2) ? 0 : 1 + r.below(5));
+        }
         case 5: return (r.next() & mask) | (std::uint64_t{1} << (width + r.below(64 - width)));  // stray bits
         default: return r.next() & mask;
       }

@@ -98,8 +98,9 @@ Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, c
   const std::size_t m = 48, n = 40;
   Tally t;
   while (t.blocks < total) {
-    const std::size_t K = pairs ? step * (1 + r.below(40)) + (r.below(4) == 0 ? r.below(step) : 0)
-                                : k * (2 + r.below(39)) + r.below(k);
+    std::size_t K = pairs ? step * (1 + r.below(40)) : k * (2 + r.below(39));  // named draws: operand order is unspecified
+    if (!pairs) K += r.below(k);
+    else if (r.below(4) == 0) K += r.below(step);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), scratch(K);
     std::uint64_t unused = 0;
     const bool calm = r.below(2) == 0;

@@ -76,7 +76,8 @@ std::uint64_t gemm_campaign(const Unit& unit, const std::string& instruction, co
   std::uint64_t cases = 0, mismatches = 0;
   std::vector<std::uint64_t> scratch_a, scratch_b;
   while (cases < total) {
-    const std::size_t K = k * (1 + r.below(2)) + r.below(21);
+    std::size_t K = k * (1 + r.below(2));  // named draws: operand order is unspecified
+    K += r.below(21);
     std::vector<std::uint64_t> A(m * K), Bt(n * K), B(K * n), C(m * n), D(m * n);
     scratch_a.resize(K);
     scratch_b.resize(K);

@@ -30,7 +30,8 @@ std::uint64_t random_finite(tcsim::test::Rng& rng, const Format& f) {
 std::uint64_t random_modest(tcsim::test::Rng& rng, const Format& f) {
   const int lo = std::max(f.emin, -8), hi = std::min(f.emax, 6);
   const double m = 1.0 + static_cast<double>(rng.below(1u << 20)) / (1u << 20);
-  const double x = std::ldexp(m, rng.range(lo, hi)) * (rng.below(2) ? -1.0 : 1.0);
+  const double magnitude = std::ldexp(m, rng.range(lo, hi));  // named draws: operand order is unspecified
+  const double x = rng.below(2) ? -magnitude : magnitude;
   return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
 }
 

@@ -197,7 +197,10 @@ TEST_CASE("gemm_error: threads 0, 1 and 2 give the same doubles bit for bit", "[
   const std::size_t m = 67, n = 13, k = 257;
   std::vector<double> A(m * k), B(k * n), C(m * n);
   for (auto& x : A) x = unit(r) * 2 - 1;
-  for (auto& x : B) x = std::ldexp(unit(r) - 0.5, r.range(-30, 30));
+  for (auto& x : B) {  // the exponent first (named: argument order is unspecified; GCC's order kept)
+    const int e = r.range(-30, 30);
+    x = std::ldexp(unit(r) - 0.5, e);
+  }
   for (auto& x : C) x = unit(r);
   const std::vector<double> D = binary32_gemm(m, n, k, A, B, C);
   const auto rows = sample_rows(m, 20);
@@ -218,7 +221,10 @@ TEST_CASE("gemm_error: maxima of row parts, folded, give gemm_errors bit for bit
   tcsim::test::Rng r(tcsim::test::seed("gemm_error parts", 2311));
   const std::size_t m = 41, n = 11, k = 97;
   std::vector<double> A(m * k), B(k * n), C(m * n);
-  for (auto& x : A) x = std::ldexp(unit(r) * 2 - 1, r.range(-20, 20));
+  for (auto& x : A) {  // the exponent first (named: argument order is unspecified; GCC's order kept)
+    const int e = r.range(-20, 20);
+    x = std::ldexp(unit(r) * 2 - 1, e);
+  }
   for (auto& x : B) x = unit(r) - 0.5;
   for (auto& x : C) x = unit(r);
   const std::vector<double> D = binary32_gemm(m, n, k, A, B, C);

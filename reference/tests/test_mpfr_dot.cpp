@@ -97,7 +97,8 @@ TEST_CASE("mpfr: ExactValue to MPFR round trip and exact decimal printing") {
   for (std::uint64_t i = 0; i < test::count(20000); ++i) {
     BigInt sig = rng.next() | 1;
     for (int w = rng.range(0, 4); w > 0; --w) sig = (sig << 64) | rng.next();
-    const ExactValue x = ExactValue::finite(rng.next() & 1, sig, rng.range(-3000, 3000));
+    const int exponent = rng.range(-3000, 3000);  // named draws, in GCC's order (last argument first)
+    const ExactValue x = ExactValue::finite(rng.next() & 1, sig, exponent);
     const ExactValue y = from_mpfr(to_mpfr(x).get());
     REQUIRE(x.equals(y));
     REQUIRE(y.to_hex() == x.normalized().to_hex());
@@ -269,7 +270,8 @@ TEST_CASE("mpfr: the exponent range is restored and concurrent use from threads 
   std::vector<ExactValue> xs(n);
   for (auto& x : xs) {
     BigInt sig = rng.next() | 1;
-    x = ExactValue::finite(rng.next() & 1, sig, rng.range(-200, 100));
+    const int exponent = rng.range(-200, 100);  // named draws, in GCC's order (last argument first)
+    x = ExactValue::finite(rng.next() & 1, sig, exponent);
   }
   const Format* fmts[] = {&formats::fp16(), &formats::e4m3(), &formats::bf16(), &formats::e2m1()};
   std::vector<std::uint64_t> serial(n * 4), parallel(n * 4);

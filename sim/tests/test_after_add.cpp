@@ -132,7 +132,10 @@ void fill_lane_edges(const Format& fa, const Format& fb, Rng& r, std::uint64_t* 
         a[t] = r.below(2) ? random_subnormal_or_tiny(fa, r) : value_with_lead(fa, r, r.range(lowest_lead(fa), 0));
         b[t] = r.below(2) ? random_subnormal_or_tiny(fb, r) : value_with_lead(fb, r, r.range(lowest_lead(fb), 0));
       }
-      power_of_two(f32, r.below(2) ? 0 : r.range(-126, 20), r.below(2) != 0, c);
+      {  // named draws, in GCC's order (last argument first)
+        const bool negative = r.below(2) != 0;
+        power_of_two(f32, r.below(2) ? 0 : r.range(-126, 20), negative, c);
+      }
       break;
     case 1:  // zero-heavy
       for (std::size_t t = 0; t < k; ++t) {
@@ -150,7 +153,8 @@ void fill_lane_edges(const Format& fa, const Format& fb, Rng& r, std::uint64_t* 
       break;
     case 3:  // c at binary32's overflow threshold, products that may push it over
       for (std::size_t t = 0; t < k; ++t) a[t] = random_finite(fa, r), b[t] = random_finite(fb, r);
-      c = (0x7f7fffffu - r.below(4)) | (r.below(2) ? 0x80000000u : 0u);
+      c = 0x7f7fffffu - static_cast<std::uint32_t>(r.below(4));  // named draws: operand order is unspecified
+      c |= r.below(2) ? 0x80000000u : 0u;
       break;
     case 4: {  // even and odd products far apart, c around E - 25
       const int hi = r.range(fa.emin, fa.emax), lo = hi - static_cast<int>(r.below(20));

@@ -217,8 +217,11 @@ TEST_CASE("block kernel equals the reference adder on random configurations", "[
   const std::size_t configs = 300, cases = tcsim::test::count(3000);
   std::size_t run = 0, refused = 0;
   for (std::size_t i = 0; i < configs; ++i) {
-    AdderConfig cfg = row(*ins[r.below(ins.size())], *outs[r.below(outs.size())], r.range(0, 50), r.range(0, 8),
-                          finals[r.below(5)], std::nullopt);
+    // Named draws (argument order is unspecified), last argument first as GCC did.
+    const Rounding final_mode = finals[r.below(5)];
+    const int carry = r.range(0, 8), fraction = r.range(0, 50);
+    const Format& out_format = *outs[r.below(outs.size())];
+    AdderConfig cfg = row(*ins[r.below(ins.size())], out_format, fraction, carry, final_mode, std::nullopt);
     cfg.b_format = *ins[r.below(ins.size())];
     cfg.alignment_rounding = aligns[r.below(4)];
     cfg.subnormal_inputs = r.below(4) != 0;

@@ -109,7 +109,10 @@ void fill_exact_lanes(const Format& fa, const Format&, Rng& r, std::uint64_t* a,
     case 0:
       for (std::size_t t = 0; t < k; ++t)
         a[t] = value_with_lead(fa, r, r.range(lowest_lead(fa), 0)), b[t] = random_subnormal_or_tiny(fa, r);
-      power_of_two(f32, r.below(2) ? 0 : r.range(-126, 127), r.below(2) != 0, c);
+      {  // named draws, in GCC's order (last argument first)
+        const bool negative = r.below(2) != 0;
+        power_of_two(f32, r.below(2) ? 0 : r.range(-126, 127), negative, c);
+      }
       break;
     case 1:
       for (std::size_t t = 0; t < k; ++t) {
@@ -127,7 +130,8 @@ void fill_exact_lanes(const Format& fa, const Format&, Rng& r, std::uint64_t* a,
       break;
     case 3:
       for (std::size_t t = 0; t < k; ++t) a[t] = random_finite(fa, r), b[t] = random_finite(fa, r);
-      c = (0x7f7fffffu - r.below(4)) | (r.below(2) ? 0x80000000u : 0u);
+      c = 0x7f7fffffu - static_cast<std::uint32_t>(r.below(4));  // named draws: operand order is unspecified
+      c |= r.below(2) ? 0x80000000u : 0u;
       break;
     case 4: fill_window(fa, f32, r, a, b, k, c); break;
     default: fill_flush_edges(fa, f32, r, a, b, k, c); break;

@@ -45,7 +45,10 @@ T draw(Rng& r) {
     case 5: return with(1 + r.range(0, 3), f);                            // the smallest normals
     case 6: return with(bias, 0);                                         // +-1
     case 7: return with(bias + r.range(-2, 2), (U{1} << frac) - 1 - (f & 3));  // just below powers of two
-    default: return with(bias + r.range(-20, 20), r.below(4) ? f : f & ~((U{1} << (frac / 2)) - 1));
+    default: {
+      const U fraction = r.below(4) ? f : f & ~((U{1} << (frac / 2)) - 1);  // drawn first, as GCC did
+      return with(bias + r.range(-20, 20), fraction);
+    }
   }
 }
 

@@ -137,7 +137,8 @@ TEST_CASE("ieee tree: random cases against the reference on every SIMD target", 
       const FixedPointAdder ref(cfg);
       const Binary32TreeKernel kern(cfg, k);
       for (std::uint64_t i = 0; i < total; ++i) {
-        const std::size_t K = k * (1 + r.below(3)) + r.below(2);  // chains, a padded last block
+        std::size_t K = k * (1 + r.below(3));  // chains, a padded last block (named draws: operand order is unspecified)
+        K += r.below(2);
         std::vector<std::uint64_t> a(K), b(K);
         std::uint64_t c = 0;
         fill_flush_edges(*in, formats::fp32(), r, a.data(), b.data(), K, c);

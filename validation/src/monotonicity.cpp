@@ -166,15 +166,19 @@ class Searcher {
       values_a.clear();
       values_b.clear();
       for (int i = 0; i < n; ++i) {
-        const double a = std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, e0 - uniform(0, window));
-        const double b = std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, -uniform(0, 2));
+        // Exponent, then fraction (named: argument order is unspecified; GCC's order kept).
+        const int ea = e0 - uniform(0, window);
+        const double a = std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, ea);
+        const int eb = -uniform(0, 2);
+        const double b = std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, eb);
         values_a.push_back(a);
         values_b.push_back(b);
         if (!mine) continue;
         x.a.push_back(pattern(in, a));
         x.b.push_back(pattern(in, b));
       }
-      x.c = pattern(out, std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, e0 + uniform(-2, 2)));
+      const int ec = e0 + uniform(-2, 2);
+      x.c = pattern(out, std::ldexp(1 + static_cast<double>(rng() >> 11) * 0x1p-53, ec));
       if (classify(out, x.c) == FpClass::Infinity) continue;
       const bool negative = rng() % 2;
       const std::size_t which = static_cast<std::size_t>(uniform(0, 2 * n));
