@@ -366,10 +366,15 @@ TEST_CASE("fit: the basic mix and the F-exact restart decide CDNA1's F exact", "
   CHECK(separating == 156);
   FitOptions opt;
   opt.exclude_units = {"mi100"};
-  opt.time_limit_seconds = 20;  // the F-exact restart runs after the others here (it has an eighth of the time left)
+  // A work budget (cases run through candidate rows), not seconds: the same search under the
+  // sanitizers and at any load. 2,000,000 leaves it 286 cases off; 5,000,000 (bench fit's
+  // default for random rows) reaches the F-exact restart (2.3 s in the Release build).
+  opt.work_budget = 5000000;
+  opt.time_limit_seconds = 600;  // only a cap
   const FitResult r = fit_dump(dump, opt);
   std::printf("fit mi100 bf16 -> fp32: %zu mismatches, from %s, %.2f s\n", r.best.mismatches, r.best.seed.c_str(),
               r.seconds);
+  CHECK_FALSE(r.capped);
   REQUIRE(r.exact);
   CHECK(r.best.row.fraction_bits == models::DatapathSpec::kExactFractionBits);
   std::vector<std::uint64_t> a2, b2, c2;
