@@ -28,9 +28,9 @@ void product(const Format& in, Draw& d, int pe, std::uint64_t& x, std::uint64_t&
   y = value(in, d.g, ys, pe - half(pe));
 }
 
-// Class 0: grid point and tiny terms (fit_range_classes.hpp).
+// Classes 0 and 3 (near_f): grid point and tiny terms (fit_range_classes.hpp).
 void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
-               std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+               std::uint64_t* x, std::uint64_t* y, std::uint64_t& z, bool near_f) {
   const int p_lo = product_lo(in), p_hi = product_hi(in);
   const int q = out.emin - out.fraction_bits;  // the output's smallest last place
   // T from c (variants 0, 1; tiny products), a product (2; tiny products) or a product with
@@ -41,7 +41,9 @@ void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, cons
   const int t_hi = t_is_c ? std::min(out.emax - 1, p_hi + 8) : std::min(p_hi - 1, out.emax - 1);
   const int t_lo = t_is_c ? out.emin : std::max(p_lo + 1, out.emin);
   const int room = t_hi - tiny_floor;  // the widest shift T and the tiny terms allow
-  const int s = 1 + d.below(std::min(52, std::max(1, room)));
+  // Class 3 draws the shift where the search space's F lie (20..40), so the cut falls within
+  // the tiny terms' bits; class 0 spreads it over 1..52 (one draw each: class 0 is unchanged).
+  const int s = near_f ? std::max(1, std::min(room, 12 + d.below(29))) : 1 + d.below(std::min(52, std::max(1, room)));
   const int e_lo = std::max(t_lo, tiny_floor + s);
   const int e = e_lo + d.below(std::min(16, std::max(1, t_hi - e_lo + 1)));
   const bool neg = d.coin();
@@ -71,7 +73,10 @@ void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, cons
     }
   }
   // 1-3 tiny terms at shifts s .. s + 3 (several: the sticky bit records what the first lost).
-  const int tiny = d.below(3) == 0 ? 1 + d.below(3) : 1;
+  // Class 3: always 2-3 (each rounded at the cut on its own, so their kept parts' sum differs
+  // between the alignment roundings more often than one term's).
+  const int many = d.below(3);
+  const int tiny = near_f ? 2 + many % 2 : many == 0 ? 1 + d.below(3) : 1;
   for (int t = 0; t < tiny; ++t) {
     const int step = t == 0 ? 0 : d.below(4);
     const int pe = std::max(e - s - step, tiny_floor);
@@ -175,7 +180,7 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
     std::swap(at[t], at[g() % (t + 1)]);
   }
   if (which == 2) shift_shown(in, out, K, d, at, x, y, z);
-  else grid_tiny(in, out, K, d, at, x, y, z);
+  else grid_tiny(in, out, K, d, at, x, y, z, which == 3);
 }
 
 }  // namespace fit_cases

@@ -37,6 +37,28 @@ struct Aimed {
   std::size_t expected;
 };
 
+// The cases of class r.cls alone on which r's hidden and fitted rows differ: checked exactly
+// (its draws are named locals, the same under every compiler); the count in the whole range
+// mix is printed only, as structured_cases still draws some arguments in an order the
+// compiler chooses (docs/fit.md, known defect).
+void check_aimed(const Aimed& r, std::uint64_t seed) {
+  const models::DatapathSpec hidden = row_of(r.hidden);
+  nlohmann::json f = nlohmann::json::parse(r.hidden);
+  const nlohmann::json changes = nlohmann::json::parse(r.fitted_changes);
+  for (const auto& [k, v] : changes.items()) f[k] = v;
+  const models::DatapathSpec fitted = row_of(f.dump());
+  const Format& in = parse_format(hidden.input_formats[0]);
+  const Format& out = parse_format(hidden.output_formats[0]);
+  std::vector<std::uint64_t> a, b, c;
+  range_class_cases(r.cls, in, out, r.K, 5000, seed, a, b, c);
+  const std::size_t alone = count_mismatches(fitted, simulated_dump(hidden, in, out, r.K, a, b, c));
+  structured_cases(in, out, r.K, 5000, seed, a, b, c, true);
+  const std::size_t mix = count_mismatches(fitted, simulated_dump(hidden, in, out, r.K, a, b, c));
+  std::printf("%s: class %d alone: %zu of 5000 cases differ; the range mix: %zu of 5000\n", r.what, r.cls, alone, mix);
+  INFO(r.what << ": class alone " << alone << ", range mix " << mix);
+  CHECK(alone == r.expected);
+}
+
 }  // namespace
 
 TEST_CASE("fit: session 30's range classes separate random rows the earlier range mix left equal", "[fit]") {
@@ -65,26 +87,40 @@ TEST_CASE("fit: session 30's range classes separate random rows the earlier rang
        R"({"name":"h","input_formats":["e5m2"],"output_formats":["fp16"],"alignment_rounding":"rd","c_placement":"aligned","carry_bits":7,"final_rounding":{"fp16":"rd"},"fma_size":32,"fraction_bits":29,"min_exponent":{"fp16":-22},"normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
        R"({"fraction_bits":28})", 2, 32, 1341},
   };
-  for (const auto& r : rows) {
-    const models::DatapathSpec hidden = row_of(r.hidden);
-    nlohmann::json f = nlohmann::json::parse(r.hidden);
-    const nlohmann::json changes = nlohmann::json::parse(r.fitted_changes);
-    for (const auto& [k, v] : changes.items()) f[k] = v;
-    const models::DatapathSpec fitted = row_of(f.dump());
-    const Format& in = parse_format(hidden.input_formats[0]);
-    const Format& out = parse_format(hidden.output_formats[0]);
-    std::vector<std::uint64_t> a, b, c;
-    range_class_cases(r.cls, in, out, r.K, 5000, seed, a, b, c);
-    const std::size_t alone = count_mismatches(fitted, simulated_dump(hidden, in, out, r.K, a, b, c));
-    structured_cases(in, out, r.K, 5000, seed, a, b, c, true);
-    const std::size_t mix = count_mismatches(fitted, simulated_dump(hidden, in, out, r.K, a, b, c));
-    std::printf("%s: class %d alone: %zu of 5000 cases differ; the range mix: %zu of 5000\n", r.what, r.cls, alone, mix);
-    INFO(r.what << ": class alone " << alone << ", range mix " << mix);
-    // Exact counts for the class alone (its draws are named locals: the same under every
-    // compiler); the mix's count is printed only, as structured_cases still draws some
-    // arguments in an order the compiler chooses (docs/fit.md, known defect).
-    CHECK(alone == r.expected);
-  }
+  for (const auto& r : rows) check_aimed(r, seed);
+}
+
+// Class 3 (a cut near F) against the rows of session 30's classes 0-2 run (commit 49fe8a1)
+// that still disagreed on 10^5 further cases by the alignment rounding or F (docs/fit.md): the
+// row each fit gave then, each exact on its 5,000-case dump of classes 0-2. Class 0 alone
+// gives 2, 4, 0, 16, 1, 11, 0 of 5,000 for these pairs, so 171 and 115 are class 3's alone.
+TEST_CASE("fit: range class 3 separates the alignment rounding and F rows classes 0-2 left", "[fit]") {
+  const std::uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  const Aimed rows[] = {
+      {"random 38: alignment ru -> rz (bf16 -> fp32)",
+       R"({"alignment_rounding":"ru","c_placement":"aligned","carry_bits":7,"final_rounding":{"fp32":"rne"},"fma_size":2,"fraction_bits":32,"input_formats":["bf16"],"min_exponent":null,"name":"h","normalization":"per-step","order":"pairwise","output_formats":["fp32"],"overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":false,"zero_sign":"ieee"})",
+       R"({"alignment_rounding":"rz","carry_bits":3,"nan_pattern":{"fp32":"0x7fffffff"}})", 3, 4, 4},
+      {"random 104: alignment rne -> rz, c late (e4m3 -> fp16, K 32)",
+       R"({"alignment_rounding":"rne","c_placement":"aligned","carry_bits":6,"final_rounding":{"fp16":"rne"},"fma_size":16,"fraction_bits":17,"input_formats":["e4m3"],"k_split":"pairs-mod4","min_exponent":null,"name":"h","normalization":"per-step","order":"pairwise","output_formats":["fp16"],"overflow":"nan","result_fraction_bits":{"fp16":8},"sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"alignment_rounding":"rz","c_placement":"late","carry_bits":1,"late_products_rounding":"rne","min_exponent":{"fp16":-21},"nan_pattern":{"fp16":"0x7fff"}})", 3, 32, 4},
+      {"random 171: alignment ru -> rz, F 37 -> 27 (e4m3 -> fp16, K 8)",
+       R"({"alignment_rounding":"ru","c_placement":"aligned","carry_bits":5,"final_rounding":{"fp16":"ru"},"fma_size":4,"fraction_bits":37,"input_formats":["e4m3"],"k_split":"pairs-mod4","min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"nan","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"alignment_rounding":"rz","carry_bits":6,"fraction_bits":27,"min_exponent":{"fp16":-20},"nan_pattern":{"fp16":"0x7fff"}})", 3, 8, 2},
+      {"random 188: alignment rne -> rz, F 36 -> 33 (e4m3 -> fp16)",
+       R"({"alignment_rounding":"rne","c_placement":"aligned","carry_bits":3,"final_rounding":{"fp16":"rz"},"fma_size":1,"fraction_bits":36,"input_formats":["e4m3"],"min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"nan","sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":false,"zero_sign":"ieee"})",
+       R"({"alignment_rounding":"rz","carry_bits":6,"fraction_bits":33,"min_exponent":{"fp16":-20},"nan_pattern":{"fp16":"0x7fff"}})", 3, 4, 18},
+      {"random 198: alignment rne -> ru, F 27 -> 15 (e5m2 -> fp16)",
+       R"({"alignment_rounding":"rne","c_entry":"final-add","c_placement":"aligned","carry_bits":2,"final_add_rounding":{"fp16":"ru"},"final_rounding":{"fp16":"rne"},"fma_size":2,"fraction_bits":27,"input_formats":["e5m2"],"min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"ieee","sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"alignment_rounding":"ru","fraction_bits":15,"min_exponent":{"fp16":-21},"nan_pattern":{"fp16":"0x7fff"},"sticky_bit":true,"zero_sign":"positive"})", 3, 4, 1},
+      {"random 27: F 37 -> 33, c aligned (fp16 -> fp32)",
+       R"({"alignment_rounding":"rne","c_placement":"late","carry_bits":6,"final_rounding":{"fp32":"rd"},"fma_size":1,"fraction_bits":37,"input_formats":["fp16"],"min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp32"],"overflow":"inf","sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"positive"})",
+       R"({"c_placement":"aligned","carry_bits":4,"fraction_bits":33,"nan_pattern":{"fp32":"0x7fffffff"},"normalization":"per-step","order":"pairwise","overflow":"ieee","product_rounding":"rne"})", 3, 4, 24},
+      {"random 115: F 16 -> 17 (e4m3 -> fp16, K 8)",
+       R"({"alignment_rounding":"ru","c_placement":"aligned","carry_bits":6,"final_rounding":{"fp16":"rne"},"fma_size":8,"fraction_bits":16,"input_formats":["e4m3"],"min_exponent":null,"name":"h","normalization":"per-step","order":"largest-first","output_formats":["fp16"],"overflow":"inf","result_fraction_bits":{"fp16":8},"sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})",
+       R"({"carry_bits":4,"fraction_bits":17,"min_exponent":{"fp16":-19},"nan_pattern":{"fp16":"0x7fff"}})", 3, 8, 4},
+  };
+  for (const auto& r : rows) check_aimed(r, seed);
 }
 
 // The work budget replaces the clock: a dump no row fits (1 result in 50 off by one unit in the
