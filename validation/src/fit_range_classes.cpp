@@ -41,8 +41,9 @@ void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, cons
   const int t_hi = t_is_c ? std::min(out.emax - 1, p_hi + 8) : std::min(p_hi - 1, out.emax - 1);
   const int t_lo = t_is_c ? out.emin : std::max(p_lo + 1, out.emin);
   const int room = t_hi - tiny_floor;  // the widest shift T and the tiny terms allow
-  // Class 3 draws the shift where the search space's F lie (20..40), so the cut falls within
-  // the tiny terms' bits; class 0 spreads it over 1..52 (one draw each: class 0 is unchanged).
+  // Class 3 draws the shift where the search space's F lie (12..40; 20..40 missed rows of F
+  // 15-17, random 115 and 198), so the cut falls within the tiny terms' bits; class 0 spreads
+  // it over 1..52 (one draw each: class 0's cases are unchanged).
   const int s = near_f ? std::max(1, std::min(room, 12 + d.below(29))) : 1 + d.below(std::min(52, std::max(1, room)));
   const int e_lo = std::max(t_lo, tiny_floor + s);
   const int e = e_lo + d.below(std::min(16, std::max(1, t_hi - e_lo + 1)));

@@ -41,7 +41,7 @@ constexpr int kRangeClasses = 4;
 //    2^-4..2^4, so for binary16 outputs a term beyond a shift of about 28 fell below the
 //    output's range, where only its sign or a rounding to the smallest subnormal showed; F
 //    of 24-40 was then decided by few cases (random rows 92, 101: F one off).
-//  3 a cut near F: class 0 with the tiny terms' shift drawn over 20..40 (where the search
+//  3 a cut near F: class 0 with the tiny terms' shift drawn over 12..40 (where the search
 //    space's F lie) instead of 1..52, and 2-3 tiny terms of random fractions, so the cut
 //    falls within their bits: the alignment rounding coupled with F (random rows 38, 104,
 //    47, 134; class 0 reached it about one shift in 52).
