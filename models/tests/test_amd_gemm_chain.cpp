@@ -13,7 +13,9 @@
 // scales the counts (docs/performance.md, section "i25amdgemm"). The runs test (mi100b) draws
 // long chains of one lead band per GEMM, so that exact_chain.cpp's runs without a test per
 // block are taken, with edges sprinkled that end them, spread GEMMs the bound must refuse and
-// tie GEMMs that only an exact sum rounds right.
+// tie GEMMs that only an exact sum rounds right. The spread test (mi300f8) draws fp8 GEMMs whose
+// blocks' exponent spreads sit at, below and above the bound under which the two even/odd
+// groups run on the one-group chain (sim/src/after_add_spread.cpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -115,12 +117,70 @@ void fill_ties(const Format& f, Rng& r, std::size_t m, std::size_t n, std::uint6
   }
 }
 
+// Spread GEMMs (mi300f8): every k-aligned block of A's row i has finite nonzero operands whose
+// e_ref span exactly sA (its largest at top[i], its least at top[i] - sA; the others between,
+// zeros, now and then a NaN/Inf pattern), every column of B exactly sB, sA + sB = S: the
+// one-group chain's bound for two groups (after_add_spread.cpp) is S <= F - o. At S = F - o + 1
+// a least product's last bit lies one below e_dot - F: where it is in the other group than
+// e_dot's, the two-group floor and the one-group truncation differ (a bound one too large fails):
+// most lines put their largest and least operands at the GEMM's shared positions hl[2 b], hl[2 b
+// + 1] per block b, so that the least products meet.
+void fill_spread_line(const Format& f, Rng& r, int top, int s, std::size_t K, std::size_t k,
+                      const std::vector<std::size_t>& hl, std::uint64_t* x, std::size_t st) {
+  const std::uint64_t p1 = std::uint64_t{1} << (f.precision - 1);
+  auto value = [&](int lead) {
+    if (lead == f.emin && r.below(4) == 0)  // a subnormal: e_ref emin as well
+      return (r.below(2) ? f.sign_mask() : 0) | (1 + r.below(p1 - 1));
+    return exact_pattern(f, r.below(2) != 0, lead, p1 | r.below(p1));
+  };
+  for (std::size_t t0 = 0; t0 < K; t0 += k) {
+    const std::size_t len = std::min(K, t0 + k) - t0;
+    std::size_t hi = hl[2 * (t0 / k)], lo = hl[2 * (t0 / k) + 1];
+    if (r.below(4) == 0) hi = r.below(len), lo = len > 1 ? (hi + 1 + r.below(len - 1)) % len : hi;
+    for (std::size_t t = 0; t < len; ++t) {
+      std::uint64_t& v = x[(t0 + t) * st];
+      // The largest often a power of two and half the others zeros: sums of few bits, whose last
+      // unit survives the rounding to binary32.
+      if (t == hi) v = r.below(2) ? exact_pattern(f, r.below(2) != 0, top, 0) : value(top);
+      else if (t == lo) v = value(top - s);
+      else if (r.below(256) == 0) v = random_pattern(f, r);
+      else if (r.below(2) == 0) v = zero_pattern(f, r);
+      else v = value(top - static_cast<int>(r.below(static_cast<std::uint64_t>(s) + 1)));
+    }
+  }
+}
+
+void fill_spread(const Format& fa, const Format& fb, const Format& out, Rng& r, std::size_t m, std::size_t n,
+                 std::size_t K, std::size_t k, std::uint64_t* A, std::uint64_t* B, std::uint64_t* C) {
+  const int o = fa.precision + fb.precision - 2, bound = 24 - o;
+  const int span_a = fa.emax - fa.emin, span_b = fb.emax - fb.emin;
+  const int S = r.below(4) == 0 ? r.range(0, span_a + span_b) : bound + r.range(-2, 1);
+  const int sa = r.range(std::max(0, S - span_b), std::min(S, span_a)), sb = S - sa;
+  std::vector<std::size_t> hl;
+  for (std::size_t t0 = 0; t0 < K; t0 += k) {
+    const std::size_t len = std::min(K, t0 + k) - t0, hi = r.below(len);
+    hl.push_back(hi), hl.push_back(len > 1 ? (hi + 1 + r.below(len - 1)) % len : hi);
+  }
+  std::vector<int> ta(m), tb(n);
+  for (std::size_t i = 0; i < m; ++i) {
+    ta[i] = r.range(fa.emin + sa, fa.emax);
+    fill_spread_line(fa, r, ta[i], sa, K, k, hl, A + i * K, 1);
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    tb[j] = r.range(fb.emin + sb, fb.emax);
+    fill_spread_line(fb, r, tb[j], sb, K, k, hl, B + j, n);
+  }
+  for (std::size_t i = 0; i < m; ++i)  // c: +-0 for half, else up to 30 binades below the products
+    for (std::size_t j = 0; j < n; ++j)
+      C[i * n + j] = r.below(2) ? zero_pattern(out, r) : value_with_lead(out, r, ta[i] + tb[j] + r.range(-30, 6));
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
 Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind,
-               bool runs = false) {
+               bool runs = false, bool spread = false) {
   const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
   const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
   const std::size_t row_k = static_cast<std::size_t>(unit.spec().datapaths[sel.row].fma_size);
@@ -130,7 +190,8 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     // runs: GEMMs for the exact-block runs (mi100b). Otherwise half the GEMMs with chains of 1-9
     // instructions plus a remainder, half with 1-40 blocks (long chains: c carried in registers
     // over many blocks).
-    const std::size_t m = runs ? 1 + r.below(12) : 1 + r.below(40), n = runs ? 1 + r.below(80) : 1 + r.below(300);
+    const bool small = runs || spread;
+    const std::size_t m = small ? 1 + r.below(12) : 1 + r.below(40), n = small ? 1 + r.below(80) : 1 + r.below(300);
     std::size_t K = 0;
     if (runs) {
       K = 1 + r.below(200 * block);
@@ -141,6 +202,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
       K += r.below(unit_k);
     }
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
+    if (spread) fill_spread(in_a, in_b, out, r, m, n, K, block, A.data(), B.data(), C.data());
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
     if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0
       A.resize(m * 4), B.resize(4 * n);
@@ -152,7 +214,8 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
       t.outputs += m * n, t.blocks += m * n;
       continue;
     }
-    if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
+    if (spread) {
+    } else if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
       const int lo = in_a.emax > 100 ? -70 : -8, hi = in_a.emax > 100 ? 60 : 4;
       RunsMix mix{r.range(lo, hi), r.range(lo, hi), 0};
       mix.base_c = mix.base_a + mix.base_b + r.range(-12, 10);
@@ -210,7 +273,8 @@ const Pair kPairs[] = {
 
 // Every pair on every compiled SIMD target (the CPU's own first, with `best` outputs per pair).
 std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* pairs, std::size_t count, Rng& r,
-                          std::uint64_t best, std::uint64_t others, int far_kind, bool runs = false) {
+                          std::uint64_t best, std::uint64_t others, int far_kind, bool runs = false,
+                          bool spread = false) {
   const Unit& unit = builtin_unit(unit_name);
   std::uint64_t mismatches = 0;
   const auto targets = hwy::SupportedAndGeneratedTargets();
@@ -221,8 +285,10 @@ std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* p
       const Pair& p = pairs[i];
       INFO(std::string(unit_name) + " " + p.a + "*" + p.b + " " + p.instruction + " on " + name);
       REQUIRE(unit.batch_path(parse_format(p.a), formats::fp32(), p.instruction).rfind(path, 0) == 0);
-      const Tally t = run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs);
-      std::printf("[amd-gemm-chain%s] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n", runs ? " runs" : "", unit_name,
+      const Tally t =
+          run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs, spread);
+      std::printf("[amd-gemm-chain%s] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n",
+                  runs ? " runs" : spread ? " spread" : "", unit_name,
                   name.c_str(), p.a, p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
                   static_cast<unsigned long long>(t.blocks), static_cast<unsigned long long>(t.mismatches));
       mismatches += t.mismatches;
@@ -264,4 +330,27 @@ TEST_CASE("exact-block gemm chain: runs of blocks proven exact by the tile bound
   Rng r(tcsim::test::seed("exact-block gemm runs", 0xe8ac7c11));
   const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
   CHECK(run_targets("mi100", "exact-block", kExactPairs, std::size(kExactPairs), r, best, others, 3, true) == 0);
+}
+
+// mi300f8: the fp8 rows (two groups) on the one-group chain where the operands' spreads allow
+// (sim/src/after_add_spread.cpp), the register tiles elsewhere; spreads at the bound, one
+// below and one above it, and random ones, on the row names and the instruction forms.
+const Pair kFp8Pairs[] = {
+    {"e4m3fnuz", "e4m3fnuz", ""},
+    {"e4m3fnuz", "e4m3fnuz", "v1"},
+    {"e4m3fnuz", "e4m3fnuz", "v_mfma_f32_16x16x32_fp8_fp8"},
+    {"e4m3fnuz", "e4m3fnuz", "v_mfma_f32_32x32x16_fp8_fp8.v1"},
+    {"e5m2fnuz", "e5m2fnuz", ""},
+    {"e5m2fnuz", "e5m2fnuz", "v1"},
+    {"e5m2fnuz", "e5m2fnuz", "v_mfma_f32_32x32x16_bf8_bf8"},
+    {"e5m2fnuz", "e5m2fnuz", "v_mfma_f32_16x16x32_bf8_bf8.v1"},
+    {"e4m3fnuz", "e5m2fnuz", ""},
+    {"e5m2fnuz", "e4m3fnuz", "v1"},
+};
+
+TEST_CASE("after-add gemm chain: fp8 two groups on the one-group chain at the spread bound, every SIMD target",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("after-add gemm fp8 spread", 0xf8f8a1d0));
+  const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
+  CHECK(run_targets("mi300x", "after-add", kFp8Pairs, std::size(kFp8Pairs), r, best, others, 2, false, true) == 0);
 }

@@ -80,6 +80,11 @@ AfterAddKernel::AfterAddKernel(const AdderConfig& cfg, std::size_t k) : cfg_(cfg
   const std::size_t per_group = (k + cfg.product_groups - 1) / static_cast<std::size_t>(cfg.product_groups);
   tiles_ = lanes_ && cfg.product_groups <= 2 && bits(cfg.a_format) <= 12 && bits(cfg.b_format) <= 12 &&
            std::ldexp(static_cast<double>(per_group), cfg.fraction_bits + 2) <= 0x1p30;
+  // Two groups on the one-group chain where the spreads allow (after_add_spread.cpp).
+  amd_lanes::AfterParams one = after_lane_params(cfg);
+  one.groups = 1;
+  if (tiles_ && cfg.product_groups == 2 && amd_lanes::after_add_chain_supported(one, k))
+    one_group_spread_ = std::max(-1, cfg.fraction_bits - (bits(cfg.a_format) - 1) - (bits(cfg.b_format) - 1));
 }
 
 // adder.cpp read(): input_fraction_bits truncation of the encoding, then the flush rule.
@@ -388,6 +393,7 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
     };
     planes(cfg_.a_format, m, K, A, K, g.a_f.data(), g.a_e.data());
     planes(cfg_.b_format, K, n, B, g.ldb, g.b_f.data(), g.b_e.data());
+    if (one_group_spread_ >= 0 && K > 0) gemm_spreads(g);
     return g;
   }
   g.a_val.resize(m * K), g.a_inv.resize(m * K);
@@ -404,6 +410,24 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
 
 void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
                                std::size_t w, std::size_t group, const std::uint64_t* C, std::uint64_t* D) const {
+  // Two groups: micro tiles of 4 rows x 32 columns (the chain's 4 x 2 vectors on AVX-512) on the
+  // one-group chain when the spreads of every block prove it equal (after_add_spread.cpp), else
+  // on the register tiles. Blocks must start at multiples of k (instructions of whole blocks).
+  if (one_group_spread_ >= 0 && ops.blocks > 0 && (group % k_ == 0 || group >= ops.K)) {
+    constexpr std::size_t kRows = 4, kCols = 32;
+    for (std::size_t j = 0; j < w; j += kCols)  // columns outermost: B's strip stays in cache
+      for (std::size_t r = 0; r < rows; r += kRows) {
+        const std::size_t mr = std::min(kRows, rows - r), cw = std::min(kCols, w - j);
+        gemm_part(ops, i0 + r, mr, j0 + j, cw, group, spreads_allow(ops, i0 + r, mr, j0 + j, cw), C, D);
+      }
+    return;
+  }
+  gemm_part(ops, i0, rows, j0, w, group, cfg_.product_groups == 1, C, D);
+}
+
+void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
+                               std::size_t w, std::size_t group, bool one_group, const std::uint64_t* C,
+                               std::uint64_t* D) const {
   const std::size_t n = ops.n, K = ops.K, wp = amd_lanes::padded(w);
   thread_local std::vector<float> acc;
   acc.assign(rows * wp, 0.0f);
@@ -424,7 +448,10 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
   // One group only: the fp8 rows' two groups ran no faster on the chain (4 x 1 or 2 x 2
   // vectors) than on the register tiles below (docs/performance.md, "i25amdgemm"; again in
   // session 29 with compile-time group indices, "mi300 (2026-11-27)": 10-20 % slower, quiet).
-  if (tiles_ && K > 0 && params.groups == 1 && amd_lanes::after_add_chain_supported(params, k_)) {
+  // Two groups run here as one where gemm_tile proved that equal (mi300f8).
+  amd_lanes::AfterParams chain_params = params;
+  chain_params.groups = 1;  // two groups only where gemm_tile proved them equal to one
+  if (tiles_ && K > 0 && one_group && amd_lanes::after_add_chain_supported(chain_params, k_)) {
     // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
     using Scalar = decltype(scalar_block);
     amd_lanes::ChainTile t;
@@ -437,7 +464,7 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
                     std::uint32_t c) -> std::uint32_t {
       return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
     };
-    amd_lanes::after_add_chain(params, t);
+    amd_lanes::after_add_chain(chain_params, t);
   } else
   amd_lanes::chain(
       rows, wp, w, K, k_, group, acc.data(),

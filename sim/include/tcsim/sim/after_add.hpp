@@ -81,6 +81,12 @@ class AfterAddKernel {
     // (sim amd_lanes.hpp sentinels for zeros and NaN/Inf), same layouts.
     std::vector<float> a_f, b_f;
     std::vector<std::int32_t> a_e, b_e;
+    // Two-group rows on the one-group chain (mi300f8, sim/src/after_add_spread.cpp): per block of
+    // k products (k-aligned), the spread (largest minus least e_ref, 255 at most, 0 without a
+    // finite nonzero operand) of A's row i (a_spread[i * blocks + b]) and B's column j
+    // (b_spread[b * n + j]).
+    std::size_t blocks = 0;
+    std::vector<std::uint8_t> a_spread, b_spread;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
@@ -114,10 +120,21 @@ class AfterAddKernel {
   // a table of every pattern where that is cheaper.
   void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride, double* value,
                      double* inv) const;
+  // gemm_tile on rows i0..i0+rows, columns j0..j0+w; one_group: on the one-group chain (the
+  // caller proved it equal, or the row has one group).
+  void gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
+                 std::size_t group, bool one_group, const std::uint64_t* C, std::uint64_t* D) const;
+  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread), and whether every
+  // block of rows i0..i0+rows x columns j0..j0+w keeps all its products untruncated.
+  void gemm_spreads(GemmOperands& ops) const;
+  bool spreads_allow(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w) const;
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
   bool lanes_ = false, tiles_ = false;
+  // Two groups that the one-group chain may run where spreads allow: the largest admissible
+  // spread(a) + spread(b) (F minus the significand bits below the leading ones), or -1.
+  int one_group_spread_ = -1;
 };
 
 }  // namespace tcsim

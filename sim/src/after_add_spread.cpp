@@ -1,0 +1,77 @@
+// Two-group after-add blocks (the mi300x fp8 rows: even/odd products) on the one-group chain
+// (amd_chain.cpp) where the operands' exponent spreads prove the two equal (mi300f8).
+//
+// Why they are equal. An operand of p significand bits (after input_fraction_bits) is
+// sig 2^q with q = e_ref - (p - 1) (subnormals too: e_ref = emin, q = emin - (p - 1)), so a
+// product of a (p_a bits) and b (p_b bits) is a multiple of 2^(e_ref(ab) - o), o = p_a + p_b - 2,
+// with e_ref(ab) = e_ref(a) + e_ref(b). Let e_dot be the block's largest e_ref(ab) over its
+// nonzero products and e_g <= e_dot a group's. If every nonzero product has
+// e_ref(ab) - o >= e_dot - F, then:
+// - two groups (after_sum): a product truncated at F bits below e_g loses nothing (its last bit
+//   is at or above e_dot - F >= e_g - F), so each group sum S_g is exact; S_g is a multiple of
+//   2^(e_dot - F), so its floor to units of 2^(e_dot - F) is S_g again; s = S_0 + S_1, the exact
+//   sum of the products in units of 2^(e_dot - F);
+// - one group: truncated at F bits below e_dot, the products are exact too: the same s, the
+//   same e_dot.
+// Everything after (c, E = max(e_dot, e_c), the floors, drop_c_below, the renormalization, the
+// rounding) reads only s, e_dot and c, so the results are equal bit for bit. Zero products raise
+// no group in either; NaN/Inf operands meet the chain's sentinels and take the scalar block,
+// which runs the row's own two-group datapath (so do all lanes the chain flags).
+//
+// The sufficient test, per block and output (r, j): e_dot <= max e_ref(a_r) + max e_ref(b_j) and
+// every nonzero product has e_ref(ab) >= min e_ref(a_r) + min e_ref(b_j) (over the block's
+// finite nonzero operands), so spread(a_r) + spread(b_j) <= F - o suffices. A micro tile of
+// rows x columns runs on the chain when every block of its chain passes for its largest row
+// spread plus its largest column spread; otherwise on the two-group register tiles.
+// e4m3fnuz (F - o = 18) with |operands| < 1 always passes (e_ref in [-7, -1]: spreads <= 6).
+#include <algorithm>
+#include <cstdint>
+
+#include "amd_lanes.hpp"
+#include "tcsim/sim/after_add.hpp"
+
+namespace tcsim {
+
+namespace {
+
+// The spread of the finite nonzero e_ref among n values at e[i * stride] (0 if none).
+std::uint8_t spread_of(const std::int32_t* e, std::size_t n, std::size_t stride) {
+  std::int32_t lo = amd_lanes::kTileSpecialHi, hi = amd_lanes::kTileZeroHi;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t x = e[i * stride];
+    if (x == amd_lanes::kTileZeroHi || x == amd_lanes::kTileSpecialHi) continue;
+    lo = std::min(lo, x), hi = std::max(hi, x);
+  }
+  return hi < lo ? 0 : static_cast<std::uint8_t>(std::min<std::int32_t>(hi - lo, 255));
+}
+
+}  // namespace
+
+void AfterAddKernel::gemm_spreads(GemmOperands& ops) const {
+  const std::size_t m = ops.m, n = ops.n, K = ops.K, nb = (K + k_ - 1) / k_;
+  ops.blocks = nb;
+  ops.a_spread.resize(m * nb);
+  ops.b_spread.resize(nb * n);
+  for (std::size_t b = 0; b < nb; ++b) {
+    const std::size_t t0 = b * k_, len = std::min(K, t0 + k_) - t0;
+    for (std::size_t i = 0; i < m; ++i) ops.a_spread[i * nb + b] = spread_of(ops.a_e.data() + i * K + t0, len, 1);
+    for (std::size_t j = 0; j < n; ++j)
+      ops.b_spread[b * n + j] = spread_of(ops.b_e.data() + t0 * ops.ldb + j, len, ops.ldb);
+  }
+}
+
+bool AfterAddKernel::spreads_allow(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
+                                   std::size_t w) const {
+  const std::size_t nb = ops.blocks;
+  const std::size_t cols = std::min(ops.n, j0 + w) - std::min(ops.n, j0);  // padding columns: +0 operands
+  for (std::size_t b = 0; b < nb; ++b) {
+    int ra = 0, cb = 0;
+    for (std::size_t r = 0; r < rows; ++r) ra = std::max<int>(ra, ops.a_spread[(i0 + r) * nb + b]);
+    const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
+    for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
+    if (ra + cb > one_group_spread_) return false;
+  }
+  return true;
+}
+
+}  // namespace tcsim
