@@ -117,16 +117,16 @@ void fill_ties(const Format& f, Rng& r, std::size_t m, std::size_t n, std::uint6
   }
 }
 
-// Spread GEMMs (mi300f8): every k-aligned block of A's row i has finite nonzero operands whose
-// e_ref span exactly sA (its largest at top[i], its least at top[i] - sA; the others between,
-// zeros, now and then a NaN/Inf pattern), every column of B exactly sB, sA + sB = S: the
+// Spread GEMMs (mi300f8): every k-aligned block b of A's row i has finite nonzero operands whose
+// e_ref span exactly sA_b (its largest at top[i], its least at top[i] - sA_b; the others between,
+// zeros, now and then a NaN/Inf pattern), every column of B exactly sB_b, sA_b + sB_b = S_b: the
 // one-group chain's bound for two groups (after_add_spread.cpp) is S <= F - o. At S = F - o + 1
 // a least product's last bit lies one below e_dot - F: where it is in the other group than
 // e_dot's, the two-group floor and the one-group truncation differ (a bound one too large fails):
 // most lines put their largest and least operands at the GEMM's shared positions hl[2 b], hl[2 b
 // + 1] per block b, so that the least products meet.
-void fill_spread_line(const Format& f, Rng& r, int top, int s, std::size_t K, std::size_t k,
-                      const std::vector<std::size_t>& hl, std::uint64_t* x, std::size_t st) {
+void fill_spread_line(const Format& f, Rng& r, int top, const std::vector<int>& spreads, std::size_t K,
+                      std::size_t k, const std::vector<std::size_t>& hl, std::uint64_t* x, std::size_t st) {
   const std::uint64_t p1 = std::uint64_t{1} << (f.precision - 1);
   auto value = [&](int lead) {
     if (lead == f.emin && r.below(4) == 0)  // a subnormal: e_ref emin as well
@@ -135,6 +135,7 @@ void fill_spread_line(const Format& f, Rng& r, int top, int s, std::size_t K, st
   };
   for (std::size_t t0 = 0; t0 < K; t0 += k) {
     const std::size_t len = std::min(K, t0 + k) - t0;
+    const int s = spreads[t0 / k];
     std::size_t hi = hl[2 * (t0 / k)], lo = hl[2 * (t0 / k) + 1];
     if (r.below(4) == 0) hi = r.below(len), lo = len > 1 ? (hi + 1 + r.below(len - 1)) % len : hi;
     for (std::size_t t = 0; t < len; ++t) {
@@ -154,20 +155,29 @@ void fill_spread(const Format& fa, const Format& fb, const Format& out, Rng& r, 
                  std::size_t K, std::size_t k, std::uint64_t* A, std::uint64_t* B, std::uint64_t* C) {
   const int o = fa.precision + fb.precision - 2, bound = 24 - o;
   const int span_a = fa.emax - fa.emin, span_b = fb.emax - fb.emin;
-  const int S = r.below(4) == 0 ? r.range(0, span_a + span_b) : bound + r.range(-2, 1);
-  const int sa = r.range(std::max(0, S - span_b), std::min(S, span_a)), sb = S - sa;
+  // Per block: S = sa + sb, for a third of the GEMMs one S for all blocks, else one per block
+  // (chains cut into runs of either path).
   std::vector<std::size_t> hl;
+  std::vector<int> sa, sb;
+  const bool one_s = r.below(3) == 0;
   for (std::size_t t0 = 0; t0 < K; t0 += k) {
     const std::size_t len = std::min(K, t0 + k) - t0, hi = r.below(len);
     hl.push_back(hi), hl.push_back(len > 1 ? (hi + 1 + r.below(len - 1)) % len : hi);
+    if (one_s && t0 > 0) {
+      sa.push_back(sa.back()), sb.push_back(sb.back());
+      continue;
+    }
+    const int S = r.below(4) == 0 ? r.range(0, span_a + span_b) : bound + r.range(-2, 1);
+    sa.push_back(r.range(std::max(0, S - span_b), std::min(S, span_a))), sb.push_back(S - sa.back());
   }
+  const int max_a = *std::max_element(sa.begin(), sa.end()), max_b = *std::max_element(sb.begin(), sb.end());
   std::vector<int> ta(m), tb(n);
   for (std::size_t i = 0; i < m; ++i) {
-    ta[i] = r.range(fa.emin + sa, fa.emax);
+    ta[i] = r.range(fa.emin + max_a, fa.emax);
     fill_spread_line(fa, r, ta[i], sa, K, k, hl, A + i * K, 1);
   }
   for (std::size_t j = 0; j < n; ++j) {
-    tb[j] = r.range(fb.emin + sb, fb.emax);
+    tb[j] = r.range(fb.emin + max_b, fb.emax);
     fill_spread_line(fb, r, tb[j], sb, K, k, hl, B + j, n);
   }
   for (std::size_t i = 0; i < m; ++i)  // c: +-0 for half, else up to 30 binades below the products

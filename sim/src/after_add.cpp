@@ -410,38 +410,60 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
 
 void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
                                std::size_t w, std::size_t group, const std::uint64_t* C, std::uint64_t* D) const {
-  // Two groups: micro tiles of 4 rows x 32 columns (the chain's 4 x 2 vectors on AVX-512) on the
-  // one-group chain when the spreads of every block prove it equal (after_add_spread.cpp), else
-  // on the register tiles. Blocks must start at multiples of k (instructions of whole blocks).
-  if (one_group_spread_ >= 0 && ops.blocks > 0 && (group % k_ == 0 || group >= ops.K)) {
+  const std::size_t n = ops.n, K = ops.K;
+  thread_local std::vector<float> acc;
+  // c in, D out for rows x w outputs at (i0, j0); acc's ld is padded(w).
+  auto load = [&](std::size_t i, std::size_t r_n, std::size_t j, std::size_t c_n) {
+    const std::size_t wp = amd_lanes::padded(c_n);
+    acc.assign(r_n * wp, 0.0f);
+    for (std::size_t r = 0; r < r_n; ++r)
+      for (std::size_t c = 0; c < c_n; ++c)
+        acc[r * wp + c] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i + r) * n + j + c]));
+  };
+  auto store = [&](std::size_t i, std::size_t r_n, std::size_t j, std::size_t c_n) {
+    const std::size_t wp = amd_lanes::padded(c_n);
+    for (std::size_t r = 0; r < r_n; ++r)
+      for (std::size_t c = 0; c < c_n; ++c) D[(i + r) * n + j + c] = std::bit_cast<std::uint32_t>(acc[r * wp + c]);
+  };
+  // Two groups: micro tiles of 4 rows x 32 columns (the chain's 4 x 2 vectors on AVX-512), each
+  // chain cut into runs of blocks: on the one-group chain where the spreads prove every block of
+  // the run equal (after_add_spread.cpp), else on the register tiles. Every block FMA takes the
+  // previous one's result as c, so a chain may be cut between blocks; blocks start at multiples of
+  // k (instructions of whole blocks), so runs of instructions of one block each are the same blocks.
+  if (one_group_spread_ >= 0 && ops.blocks > 0 && (group % k_ == 0 || group >= K)) {
     constexpr std::size_t kRows = 4, kCols = 32;
     for (std::size_t j = 0; j < w; j += kCols)  // columns outermost: B's strip stays in cache
       for (std::size_t r = 0; r < rows; r += kRows) {
         const std::size_t mr = std::min(kRows, rows - r), cw = std::min(kCols, w - j);
-        gemm_part(ops, i0 + r, mr, j0 + j, cw, group, spreads_allow(ops, i0 + r, mr, j0 + j, cw), C, D);
+        load(i0 + r, mr, j0 + j, cw);
+        for (std::size_t b = 0; b < ops.blocks;) {
+          const bool one = spreads_allow(ops, b, i0 + r, mr, j0 + j, cw);
+          std::size_t e = b + 1;
+          while (e < ops.blocks && spreads_allow(ops, e, i0 + r, mr, j0 + j, cw) == one) ++e;
+          gemm_part(ops, i0 + r, mr, j0 + j, cw, b * k_, std::min(K, e * k_) - b * k_, k_, one, acc.data());
+          b = e;
+        }
+        store(i0 + r, mr, j0 + j, cw);
       }
     return;
   }
-  gemm_part(ops, i0, rows, j0, w, group, cfg_.product_groups == 1, C, D);
+  load(i0, rows, j0, w);
+  gemm_part(ops, i0, rows, j0, w, 0, K, group, cfg_.product_groups == 1, acc.data());
+  store(i0, rows, j0, w);
 }
 
 void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
-                               std::size_t w, std::size_t group, bool one_group, const std::uint64_t* C,
-                               std::uint64_t* D) const {
-  const std::size_t n = ops.n, K = ops.K, wp = amd_lanes::padded(w);
-  thread_local std::vector<float> acc;
-  acc.assign(rows * wp, 0.0f);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < w; ++j)
-      acc[r * wp + j] = std::bit_cast<float>(static_cast<std::uint32_t>(C[(i0 + r) * n + j0 + j]));
+                               std::size_t w, std::size_t p0, std::size_t len_k, std::size_t group, bool one_group,
+                               float* acc) const {
+  const std::size_t n = ops.n, K = len_k, ldk = ops.K, wp = amd_lanes::padded(w);
   const amd_lanes::AfterParams params = after_lane_params(cfg_);
-  const std::size_t ia = i0 * K;
+  const std::size_t ia = i0 * ldk + p0;  // A's row i0 at product p0
   // The scalar block of output (r, j) at products pos..pos+len from accumulator c.
   auto scalar_block = [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) {
     Operand x[kMaxK], y[kMaxK];
     for (std::size_t t = 0; t < len; ++t) {
-      x[t] = decode(cfg_.a_format, ops.a_bits[(i0 + r) * K + pos + t]);
-      y[t] = decode(cfg_.b_format, ops.b_bits[(pos + t) * n + j0 + j]);
+      x[t] = decode(cfg_.a_format, ops.a_bits[(i0 + r) * ldk + p0 + pos + t]);
+      y[t] = decode(cfg_.b_format, ops.b_bits[(p0 + pos + t) * n + j0 + j]);
     }
     return block(len, x, 1, y, 1, c);
   };
@@ -456,9 +478,9 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     using Scalar = decltype(scalar_block);
     amd_lanes::ChainTile t;
     t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_, t.group = group;
-    t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e.data() + ia, t.lda = K;
-    t.b_f = ops.b_f.data() + j0, t.b_hi = ops.b_e.data() + j0, t.ldb = ops.ldb;
-    t.acc = acc.data(), t.ldc = wp;
+    t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e.data() + ia, t.lda = ldk;
+    t.b_f = ops.b_f.data() + p0 * ops.ldb + j0, t.b_hi = ops.b_e.data() + p0 * ops.ldb + j0, t.ldb = ops.ldb;
+    t.acc = acc, t.ldc = wp;
     t.ctx = &scalar_block;
     t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
                     std::uint32_t c) -> std::uint32_t {
@@ -467,15 +489,15 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     amd_lanes::after_add_chain(chain_params, t);
   } else
   amd_lanes::chain(
-      rows, wp, w, K, k_, group, acc.data(),
+      rows, wp, w, K, k_, group, acc,
       [&](std::size_t pos, std::size_t len, const float* cur, float* out, std::uint8_t* fix) {
         if (tiles_) {  // the binary32 register tiles (the binary64 planes are not built)
           amd_lanes::TileBlock blk;
           blk.rows = rows, blk.w = wp, blk.len = len;
           blk.a_f = K == 0 ? nullptr : ops.a_f.data() + ia + pos;
-          blk.a_hi = K == 0 ? nullptr : ops.a_e.data() + ia + pos, blk.lda = K;
-          blk.b_f = K == 0 ? nullptr : ops.b_f.data() + pos * ops.ldb + j0;
-          blk.b_hi = K == 0 ? nullptr : ops.b_e.data() + pos * ops.ldb + j0;
+          blk.a_hi = K == 0 ? nullptr : ops.a_e.data() + ia + pos, blk.lda = ldk;
+          blk.b_f = K == 0 ? nullptr : ops.b_f.data() + (p0 + pos) * ops.ldb + j0;
+          blk.b_hi = K == 0 ? nullptr : ops.b_e.data() + (p0 + pos) * ops.ldb + j0;
           blk.ldb = ops.ldb, blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
           return amd_lanes::after_add_tile(params, blk);
         }
@@ -483,17 +505,15 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
         blk.rows = rows, blk.w = wp, blk.len = len;
         // K = 0: the planes are empty (null data()), and the block reads no products.
         blk.a_val = K == 0 ? nullptr : ops.a_val.data() + ia + pos;
-        blk.a_inv = K == 0 ? nullptr : ops.a_inv.data() + ia + pos, blk.lda = K;
-        blk.b_val = K == 0 ? nullptr : ops.b_val.data() + pos * ops.ldb + j0;
-        blk.b_inv = K == 0 ? nullptr : ops.b_inv.data() + pos * ops.ldb + j0;
+        blk.a_inv = K == 0 ? nullptr : ops.a_inv.data() + ia + pos, blk.lda = ldk;
+        blk.b_val = K == 0 ? nullptr : ops.b_val.data() + (p0 + pos) * ops.ldb + j0;
+        blk.b_inv = K == 0 ? nullptr : ops.b_inv.data() + (p0 + pos) * ops.ldb + j0;
         blk.ldb = ops.ldb, blk.c = cur, blk.out = out, blk.fix = fix, blk.ldc = wp;
         return amd_lanes::after_add_block(params, blk);
       },
       [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) -> std::uint64_t {
         return scalar_block(r, j, pos, len, c);
       });
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < w; ++j) D[(i0 + r) * n + j0 + j] = std::bit_cast<std::uint32_t>(acc[r * wp + j]);
 }
 
 }  // namespace tcsim

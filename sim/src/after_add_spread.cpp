@@ -20,12 +20,14 @@
 //
 // The sufficient test, per block and output (r, j): e_dot <= max e_ref(a_r) + max e_ref(b_j) and
 // every nonzero product has e_ref(ab) >= min e_ref(a_r) + min e_ref(b_j) (over the block's
-// finite nonzero operands), so spread(a_r) + spread(b_j) <= F - o suffices. A micro tile of
-// rows x columns runs on the chain when every block of its chain passes for its largest row
-// spread plus its largest column spread; otherwise on the two-group register tiles.
+// finite nonzero operands), so spread(a_r) + spread(b_j) <= F - o suffices. A block of a micro
+// tile of rows x columns runs on the chain when it passes for its largest row
+// spread plus its largest column spread; otherwise on the two-group register tiles (gemm_tile
+// cuts each micro tile's chain into runs of blocks of either kind).
 // e4m3fnuz (F - o = 18) with |operands| < 1 always passes (e_ref in [-7, -1]: spreads <= 6).
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "amd_lanes.hpp"
 #include "tcsim/sim/after_add.hpp"
@@ -34,14 +36,16 @@ namespace tcsim {
 
 namespace {
 
-// The spread of the finite nonzero e_ref among n values at e[i * stride] (0 if none).
-std::uint8_t spread_of(const std::int32_t* e, std::size_t n, std::size_t stride) {
-  std::int32_t lo = amd_lanes::kTileSpecialHi, hi = amd_lanes::kTileZeroHi;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int32_t x = e[i * stride];
-    if (x == amd_lanes::kTileZeroHi || x == amd_lanes::kTileSpecialHi) continue;
-    lo = std::min(lo, x), hi = std::max(hi, x);
-  }
+constexpr std::int32_t kZero = amd_lanes::kTileZeroHi, kSpecial = amd_lanes::kTileSpecialHi;
+
+// Widens [lo, hi] by e unless e is a zero or NaN/Inf sentinel.
+inline void widen(std::int32_t e, std::int32_t& lo, std::int32_t& hi) {
+  if (e == kZero || e == kSpecial) return;
+  lo = std::min(lo, e), hi = std::max(hi, e);
+}
+
+// hi - lo (at most 255), 0 for an empty range (lo = kSpecial, hi = kZero).
+inline std::uint8_t spread(std::int32_t lo, std::int32_t hi) {
   return hi < lo ? 0 : static_cast<std::uint8_t>(std::min<std::int32_t>(hi - lo, 255));
 }
 
@@ -52,26 +56,30 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops) const {
   ops.blocks = nb;
   ops.a_spread.resize(m * nb);
   ops.b_spread.resize(nb * n);
+  std::vector<std::int32_t> lo(n), hi(n);
   for (std::size_t b = 0; b < nb; ++b) {
-    const std::size_t t0 = b * k_, len = std::min(K, t0 + k_) - t0;
-    for (std::size_t i = 0; i < m; ++i) ops.a_spread[i * nb + b] = spread_of(ops.a_e.data() + i * K + t0, len, 1);
-    for (std::size_t j = 0; j < n; ++j)
-      ops.b_spread[b * n + j] = spread_of(ops.b_e.data() + t0 * ops.ldb + j, len, ops.ldb);
+    const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
+    for (std::size_t i = 0; i < m; ++i) {
+      std::int32_t l = kSpecial, h = kZero;
+      for (std::size_t t = t0; t < t1; ++t) widen(ops.a_e[i * K + t], l, h);
+      ops.a_spread[i * nb + b] = spread(l, h);
+    }
+    std::fill(lo.begin(), lo.end(), kSpecial), std::fill(hi.begin(), hi.end(), kZero);
+    for (std::size_t t = t0; t < t1; ++t)  // B row by row: contiguous
+      for (std::size_t j = 0; j < n; ++j) widen(ops.b_e[t * ops.ldb + j], lo[j], hi[j]);
+    for (std::size_t j = 0; j < n; ++j) ops.b_spread[b * n + j] = spread(lo[j], hi[j]);
   }
 }
 
-bool AfterAddKernel::spreads_allow(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
-                                   std::size_t w) const {
+bool AfterAddKernel::spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows,
+                                   std::size_t j0, std::size_t w) const {
   const std::size_t nb = ops.blocks;
   const std::size_t cols = std::min(ops.n, j0 + w) - std::min(ops.n, j0);  // padding columns: +0 operands
-  for (std::size_t b = 0; b < nb; ++b) {
-    int ra = 0, cb = 0;
-    for (std::size_t r = 0; r < rows; ++r) ra = std::max<int>(ra, ops.a_spread[(i0 + r) * nb + b]);
-    const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
-    for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
-    if (ra + cb > one_group_spread_) return false;
-  }
-  return true;
+  int ra = 0, cb = 0;
+  for (std::size_t r = 0; r < rows; ++r) ra = std::max<int>(ra, ops.a_spread[(i0 + r) * nb + b]);
+  const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
+  for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
+  return ra + cb <= one_group_spread_;
 }
 
 }  // namespace tcsim

@@ -120,14 +120,16 @@ class AfterAddKernel {
   // a table of every pattern where that is cheaper.
   void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride, double* value,
                      double* inv) const;
-  // gemm_tile on rows i0..i0+rows, columns j0..j0+w; one_group: on the one-group chain (the
-  // caller proved it equal, or the row has one group).
+  // gemm_tile's chain over products p0..p0+len_k for rows i0..i0+rows, columns j0..j0+w, c in and
+  // the results out in acc (ld padded(w)); one_group: on the one-group chain (the caller proved
+  // it equal, or the row has one group).
   void gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
-                 std::size_t group, bool one_group, const std::uint64_t* C, std::uint64_t* D) const;
-  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread), and whether every
-  // block of rows i0..i0+rows x columns j0..j0+w keeps all its products untruncated.
+                 std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc) const;
+  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread), and whether block
+  // b of rows i0..i0+rows x columns j0..j0+w keeps all its products untruncated.
   void gemm_spreads(GemmOperands& ops) const;
-  bool spreads_allow(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w) const;
+  bool spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
+                     std::size_t w) const;
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
