@@ -1,0 +1,143 @@
+// Issue 25 (branch h100h): the plain tile chains' binary32 variants (sim/src/block_tile_chain.cpp,
+// kChainB32Rz / kChainB32Rne: the output's rounding fixed at compile time) flag raw E above
+// F + kB32TopE = F + 97 and no longer test each result's range (normal, finite): that test is
+// implied by the bound (the argument in MicroChain). The bound's edges: c with lead exponent
+// F + 95 .. F + 99 (at the bound and past it), up to 127 (the largest finite c), Inf, NaN, zeros
+// and subnormal c; tf32/bf16 operands whose products reach E near the bound (|s| near 2^30, where
+// rne rounds up to 2^30); against Unit::dot on every SIMD target, and the stop position of a
+// micro-tile at the bound and one past it. Lines: h100 fp16 -> fp32 (rz, F = 25), a100 fp16 ->
+// fp32 (F = 24), h100 tf32 and bf16 -> fp32, rtx5090 e4m3 -> fp32 (blocks of two int32 chunks),
+// and the h100 fp16 and tf32 rows with binary32 output rounded to nearest even (user rows: no
+// built-in chain row rounds binary32 rne).
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <hwy/targets.h>
+#include <string>
+#include <vector>
+
+#include "diff_checks.hpp"
+#include "models_test_helpers.hpp"
+#include "tcsim/sim/block_kernel.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+constexpr int kTopE = 97;  // block_tile_chain.cpp's kB32TopE
+
+struct Line {
+  const char *unit, *instruction, *in;
+  bool rne;  // the row's binary32 output rounded to nearest even (a user row)
+};
+const Line kLines[] = {{"h100", "mma.sync", "fp16", false}, {"a100", "mma.sync", "fp16", false},
+                       {"h100", "mma.sync", "tf32", false}, {"h100", "mma.sync", "bf16", false},
+                       {"rtx5090", "mma.sync", "e4m3", false}, {"h100", "mma.sync", "fp16", true},
+                       {"h100", "mma.sync", "tf32", true}};
+
+// The line's unit: the built-in one, or (rne) a copy whose row rounds binary32 to nearest even.
+Unit line_unit(const Line& l) {
+  UnitSpec spec = builtin_unit(l.unit).spec();
+  if (l.rne)
+    for (auto& row : spec.datapaths)
+      if (row.final_rounding.count("fp32")) row.final_rounding["fp32"] = Rounding::NearestEven;
+  return Unit(spec);
+}
+
+// c at the top of binary32's range and the other edges: lead F + 95 .. F + 99 (random or largest
+// significand), 120 .. 127, zeros, subnormals, Inf, NaN, or a uniform value in (-1, 1).
+std::uint64_t top_c(const Format& out, Rng& r, int F) {
+  switch (r.below(8)) {
+    case 0: case 1: case 2: return value_with_lead(out, r, F + kTopE - 2 + static_cast<int>(r.below(5)));
+    case 3: return value_with_lead(out, r, F + kTopE - 2 + static_cast<int>(r.below(5))) | 0x7fffffu;
+    case 4: return value_with_lead(out, r, 120 + static_cast<int>(r.below(8)));
+    case 5: return r.below(2) ? zero_pattern(out, r) : random_subnormal_or_tiny(out, r);
+    case 6: return r.below(2) ? random_special(out, r) : value_with_lead(out, r, F + kTopE);
+    default: return value_with_lead(out, r, -1 - static_cast<int>(r.below(6)));
+  }
+}
+
+// An operand: uniform in (-1, 1), or (wide formats) with a lead near (F + 97) / 2, so that
+// products reach E at the bound and sums near 2^30 units.
+std::uint64_t top_operand(const Format& in, Rng& r, int F) {
+  if (r.below(2)) return value_with_lead(in, r, -1 - static_cast<int>(r.below(6)));
+  return value_with_lead(in, r, (F + kTopE) / 2 - 2 + static_cast<int>(r.below(4)));
+}
+
+}  // namespace
+
+TEST_CASE("tile chains: binary32 outputs stop where E passes F + 97 (issue 25, h100h)", "[kernel][tiles]") {
+  Rng r(tcsim::test::seed("tile chains: binary32 top", 0x7c5e0c4d));
+  for (const Line& l : kLines) {
+    const Unit unit = line_unit(l);
+    const Format &in = parse_format(l.in), &out = parse_format("fp32");
+    const DatapathSpec& row = unit.datapath(in, out, l.instruction);
+    const std::string label = std::string(l.unit) + " " + l.in + "->fp32" + (l.rne ? " rne" : "");
+    INFO(label);
+    const std::size_t k = static_cast<std::size_t>(row.fma_size);
+    const int F = static_cast<int>(row.fraction_bits);
+    const BlockKernel kernel(unit.adder(in, out, row.instruction).config(), k);
+    const std::size_t rows = kernel.tile_rows(), cols = kernel.tile_columns(), K = 6 * k;
+    std::vector<std::uint64_t> a(rows * K), b(K * cols), c(rows * cols), d(c.size());
+    std::vector<float> av(a.size()), bv(b.size()), cv(c.size());
+    std::vector<std::int16_t> ae(a.size()), be(b.size());
+    std::vector<std::int32_t> ce(c.size());
+    for (auto& x : a) x = value_with_lead(in, r, -1 - static_cast<int>(r.below(6))) & ~in.sign_mask();
+    for (auto& x : b) x = value_with_lead(in, r, -1 - static_cast<int>(r.below(6))) & ~in.sign_mask();
+    kernel.decode_tile(BlockKernel::Role::A, a.size(), a.data(), av.data(), ae.data());
+    kernel.decode_tile(BlockKernel::Role::B, b.size(), b.data(), bv.data(), be.data());
+    // Every c with lead F + 97 (the largest significand in one lane): the whole chain runs. One
+    // c with lead F + 98: the micro-tile stops before its first block.
+    for (const int past : {0, 1}) {
+      for (auto& x : c) x = value_with_lead(out, r, F + kTopE) & ~out.sign_mask();
+      c[1] |= 0x7fffffu;
+      if (past) c[2 * cols + 5] = value_with_lead(out, r, F + kTopE + 1);
+      kernel.decode_tile(BlockKernel::Role::C, c.size(), c.data(), cv.data(), ce.data());
+      std::size_t stop = 0;
+      REQUIRE(kernel.run_tile_chain(rows, cols, cols, K, k, av.data(), ae.data(), K, bv.data(), be.data(), cols,
+                                    cv.data(), ce.data(), d.data(), cols, &stop));
+      CHECK(stop == (past ? 0 : K));
+    }
+  }
+}
+
+TEST_CASE("kernel differential: binary32 tile chains at the top of the range, every SIMD target", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential binary32 top", 0x7c5e0c4e));
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  const std::uint64_t best = tcsim::test::count(60'000), others = tcsim::test::count(10'000);
+  std::uint64_t mismatches = 0;
+  for (const std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string name = hwy::TargetName(target);
+    for (const Line& l : kLines) {
+      const Unit unit = line_unit(l);
+      const Format &in = parse_format(l.in), &out = parse_format("fp32");
+      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
+      const std::string label = name + " " + l.unit + " " + l.in + "->fp32" + (l.rne ? " rne" : "");
+      INFO(label);
+      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
+      const int F = static_cast<int>(row.fraction_bits);
+      std::uint64_t blocks = 0, outputs = 0, before = mismatches;
+      while (blocks < (target == targets.front() ? best : others)) {
+        const std::size_t K = k * (1 + r.below(12)) + (r.below(4) == 0 ? r.below(k) : 0);
+        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
+        for (auto& x : A) x = top_operand(in, r, F);
+        for (auto& x : B) x = top_operand(in, r, F);
+        for (auto& x : C) x = top_c(out, r, F);
+        const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, row.instruction, 1);
+        gemm_mismatches(unit, in, in, out, m, n, K, A, B, C, D, row.instruction, {"tile-chain-top", label}, mismatches);
+        outputs += m * n;
+        blocks += m * n * ((K + k - 1) / k);
+      }
+      std::printf("[tile-chain-top] %-36s gemm %llu outputs, %llu block FMAs, %llu mismatches\n", label.c_str(),
+                  static_cast<unsigned long long>(outputs), static_cast<unsigned long long>(blocks),
+                  static_cast<unsigned long long>(mismatches - before));
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  CHECK(mismatches == 0);
+}
