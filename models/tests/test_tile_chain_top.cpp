@@ -7,8 +7,9 @@
 // rne rounds up to 2^30); against Unit::dot on every SIMD target, and the stop position of a
 // micro-tile at the bound and one past it. Lines: h100 fp16 -> fp32 (rz, F = 25), a100 fp16 ->
 // fp32 (F = 24), h100 tf32 and bf16 -> fp32, rtx5090 e4m3 -> fp32 (blocks of two int32 chunks),
-// and the h100 fp16 and tf32 rows with binary32 output rounded to nearest even (user rows: no
-// built-in chain row rounds binary32 rne).
+// and user rows: the h100 fp16 and tf32 rows with binary32 output rounded to nearest even (no
+// built-in chain row rounds binary32 rne), and saturating on overflow (the built-in rows give
+// Inf, as an unflagged overflow in the lanes would: these rows tell them apart).
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -32,19 +33,28 @@ constexpr int kTopE = 97;  // block_tile_chain.cpp's kB32TopE
 struct Line {
   const char *unit, *instruction, *in;
   bool rne;  // the row's binary32 output rounded to nearest even (a user row)
+  bool sat;  // overflow to the largest finite value (a user row: an unflagged overflow would differ)
 };
-const Line kLines[] = {{"h100", "mma.sync", "fp16", false}, {"a100", "mma.sync", "fp16", false},
-                       {"h100", "mma.sync", "tf32", false}, {"h100", "mma.sync", "bf16", false},
-                       {"rtx5090", "mma.sync", "e4m3", false}, {"h100", "mma.sync", "fp16", true},
-                       {"h100", "mma.sync", "tf32", true}};
+const Line kLines[] = {{"h100", "mma.sync", "fp16", false, false}, {"a100", "mma.sync", "fp16", false, false},
+                       {"h100", "mma.sync", "tf32", false, false}, {"h100", "mma.sync", "bf16", false, false},
+                       {"rtx5090", "mma.sync", "e4m3", false, false}, {"h100", "mma.sync", "fp16", true, true},
+                       {"h100", "mma.sync", "tf32", true, true},     {"h100", "mma.sync", "tf32", false, true},
+                       {"a100", "mma.sync", "tf32", false, true}};
 
-// The line's unit: the built-in one, or (rne) a copy whose row rounds binary32 to nearest even.
+// The line's unit: the built-in one, or a copy whose row rounds binary32 to nearest even (rne)
+// or saturates (sat).
 Unit line_unit(const Line& l) {
   UnitSpec spec = builtin_unit(l.unit).spec();
-  if (l.rne)
-    for (auto& row : spec.datapaths)
-      if (row.final_rounding.count("fp32")) row.final_rounding["fp32"] = Rounding::NearestEven;
+  for (auto& row : spec.datapaths)
+    if (row.final_rounding.count("fp32")) {
+      if (l.rne) row.final_rounding["fp32"] = Rounding::NearestEven;
+      if (l.sat) row.overflow = OverflowMode::Saturate;
+    }
   return Unit(spec);
+}
+
+std::string line_label(const Line& l) {
+  return std::string(l.unit) + " " + l.in + "->fp32" + (l.rne ? " rne" : "") + (l.sat ? " sat" : "");
 }
 
 // c at the top of binary32's range and the other edges: lead F + 95 .. F + 99 (random or largest
@@ -61,8 +71,12 @@ std::uint64_t top_c(const Format& out, Rng& r, int F) {
 }
 
 // An operand: uniform in (-1, 1), or (wide formats) with a lead near (F + 97) / 2, so that
-// products reach E at the bound and sums near 2^30 units.
-std::uint64_t top_operand(const Format& in, Rng& r, int F) {
+// products reach E at the bound and sums near 2^30 units. `big` (whole rows of A and columns of
+// B, wide formats): positive, the largest significand, E of the products 1 to 3 past the bound,
+// block sums of 2^27 .. 2^30 units: past the bound x would overflow without a flag.
+std::uint64_t top_operand(const Format& in, Rng& r, int F, bool big) {
+  if (big && in.emax >= 64)
+    return (value_with_lead(in, r, (F + kTopE) / 2 + 1 + static_cast<int>(r.below(2))) | frac_mask(in)) & ~in.sign_mask();
   if (r.below(2)) return value_with_lead(in, r, -1 - static_cast<int>(r.below(6)));
   return value_with_lead(in, r, (F + kTopE) / 2 - 2 + static_cast<int>(r.below(4)));
 }
@@ -75,7 +89,7 @@ TEST_CASE("tile chains: binary32 outputs stop where E passes F + 97 (issue 25, h
     const Unit unit = line_unit(l);
     const Format &in = parse_format(l.in), &out = parse_format("fp32");
     const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-    const std::string label = std::string(l.unit) + " " + l.in + "->fp32" + (l.rne ? " rne" : "");
+    const std::string label = line_label(l);
     INFO(label);
     const std::size_t k = static_cast<std::size_t>(row.fma_size);
     const int F = static_cast<int>(row.fraction_bits);
@@ -113,7 +127,7 @@ TEST_CASE("kernel differential: binary32 tile chains at the top of the range, ev
       const Unit unit = line_unit(l);
       const Format &in = parse_format(l.in), &out = parse_format("fp32");
       const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.in + "->fp32" + (l.rne ? " rne" : "");
+      const std::string label = name + " " + line_label(l);
       INFO(label);
       const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
       const int F = static_cast<int>(row.fraction_bits);
@@ -124,8 +138,14 @@ TEST_CASE("kernel differential: binary32 tile chains at the top of the range, ev
         std::size_t K = nb * k;
         if (r.below(4) == 0) K += r.below(k);
         std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
-        for (auto& x : A) x = top_operand(in, r, F);
-        for (auto& x : B) x = top_operand(in, r, F);
+        std::vector<bool> big_col(n);
+        for (std::size_t j = 0; j < n; ++j) big_col[j] = r.below(4) == 0;
+        for (std::size_t i = 0; i < m; ++i) {
+          const bool big_row = r.below(4) == 0;
+          for (std::size_t t = 0; t < K; ++t) A[i * K + t] = top_operand(in, r, F, big_row);
+        }
+        for (std::size_t t = 0; t < K; ++t)
+          for (std::size_t j = 0; j < n; ++j) B[t * n + j] = top_operand(in, r, F, big_col[j]);
         for (auto& x : C) x = top_c(out, r, F);
         t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
       }
