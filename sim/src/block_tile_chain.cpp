@@ -30,6 +30,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Products per chunk of K in BlockTileChain's loop (rounded down to whole blocks or instructions).
 constexpr std::size_t kChainChunk = 256;
 
+// Binary32 outputs of the plain chains: raw E above F + kB32TopE is flagged (see MicroChain).
+constexpr int kB32TopE = 97;
+
 // The constants of the fused epilogue (block_tile.cpp's MicroTile), built once per call.
 template <class DF>
 struct ChainConsts {
@@ -40,7 +43,7 @@ struct ChainConsts {
   VI one, abs_mask, sign_mask, normal_lo, h_lo;
   hn::Vec<hn::RebindToUnsigned<DF>> h_span;
   hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16;
-  hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span;
+  hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span, raw_span32;
   hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span, half_range, range_max;
   std::size_t chunk = 0;  // products per int32 chunk (tile_chunk_len)
   hn::Vec<DF> min_normal;
@@ -71,6 +74,9 @@ struct ChainConsts {
     const int raw_lo_int = min_e_int >= F_int - 120 ? -kTileFlagLimit : std::max(-kTileFlagLimit, F_int - 120);
     raw_lo = hn::Set(d16, static_cast<std::int16_t>(raw_lo_int));
     raw_span = hn::Set(du16, static_cast<std::uint16_t>(raw_hi - raw_lo_int));
+    // Binary32 outputs of the plain chains (kChainB32Rz/Rne, issue 25, h100h): raw E at most
+    // F + kB32TopE too, which makes the result's range check redundant (MicroChain).
+    raw_span32 = hn::Set(du16, static_cast<std::uint16_t>(std::min(raw_hi, F_int + kB32TopE) - raw_lo_int));
     min_e16 = hn::Set(d16, static_cast<std::int16_t>(min_e_int));
     f_bias16 = hn::Set(d16, static_cast<std::int16_t>(F_int + 127));
     field16 = hn::Set(d16, static_cast<std::int16_t>(0x7f80));  // binary32's exponent field in the upper half
@@ -146,7 +152,9 @@ HWY_INLINE void StoreChainBits(DF df, const ChainConsts<DF>& k, hn::Vec<DF> valu
 }
 
 // The chain of one micro-tile of MR rows x 2 vectors; returns where it stopped (K: done).
-// binary16 outputs by F16C (AVX-512 only): kHalf is vcvtps2ph's rounding immediate, -1 elsewhere.
+// binary16 outputs by F16C (AVX-512 only): kHalf is vcvtps2ph's rounding immediate; binary32
+// outputs of the plain chains kChainB32Rz / kChainB32Rne (issue 25, h100h: the rounding fixed
+// at compile time); -1 elsewhere (the output and its rounding read from ChainConsts per block).
 // kAdd (issue 25, branch i25fp8fuse): 0 for a chain of blocks; 1 (binary32) or 2 (binary16)
 // for the pairs-mod4 final-add rows, where each instruction of 2 blocks runs block 1 from +0,
 // block 2 from its result u1, and adds the instruction's result u2 to c (AddVec, rounded to
@@ -175,6 +183,7 @@ HWY_INLINE hn::Mask<hn::ScalableTag<float>> AddHalfRne(hn::ScalableTag<float> df
 // kMulti: blocks longer than one int32 chunk (a separate instantiation: the single-chunk code
 // stays as it was, GCC's register allocation of the binary16 chain was 5-10 % slower with the
 // chunk loop in it).
+constexpr int kChainB32Rz = -2, kChainB32Rne = -3;
 template <std::size_t MR, int kHalf, int kAdd, bool kMulti>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
@@ -198,6 +207,7 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
                                         hn::Set(di, static_cast<std::int32_t>(valid))));
   const auto live16 = hn::Lt(hn::Iota(d16, 0), hn::Set(d16, static_cast<std::int16_t>(valid)));
   const hn::RebindToUnsigned<decltype(d16)> du16;
+  constexpr bool kB32 = kHalf == kChainB32Rz || kHalf == kChainB32Rne;
   VF CV[MR][NV];
   V16 CE[MR];
   const VI e_lo = hn::Set(di, -30000), e_hi = hn::Set(di, 30000);  // kTileZero, kTileSpecial stay far out
@@ -230,7 +240,8 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     auto any16 = hn::FirstN(d16, 0);
     VF scale[MR][NV];
     for (std::size_t r = 0; r < MR; ++r) {
-      any16 = hn::Or(any16, hn::RebindMask(d16, hn::Gt(hn::BitCast(du16, hn::Sub(E16[r], k.raw_lo)), k.raw_span)));
+      any16 = hn::Or(any16, hn::RebindMask(d16, hn::Gt(hn::BitCast(du16, hn::Sub(E16[r], k.raw_lo)),
+                                                       kB32 ? k.raw_span32 : k.raw_span)));
       const V16 field = hn::Sub(k.f_bias16, hn::Max(E16[r], k.min_e16));
       scale[r][0] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::LowerHalf(d16h, field))));
       scale[r][1] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::UpperHalf(d16h, field))));
@@ -283,11 +294,19 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         auto b = hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(mag, k.one)), k.wrap_u));
         // 2^(E - F) from the scale 2^(F - E) (exact when E passed the flags above).
         const VF pow2 = hn::BitCast(df, hn::Sub(k.pow2_sum, hn::BitCast(di, scale[r][v])));
-        if (kHalf < 0 && !k.narrow) {
+        if (kB32 || (kHalf < 0 && !k.narrow)) {
           // Signed: both roundings are symmetric. rz truncates, rne is the conversion's own.
-          const VF x = hn::Mul(k.rz ? ConvertRz(df, di, s, mag) : hn::ConvertTo(df, s), pow2);
-          const VI xb = hn::And(hn::BitCast(di, x), k.abs_mask);
-          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xb, k.normal_lo)), k.normal_span)));
+          const bool rz = kHalf == kChainB32Rz || (kHalf != kChainB32Rne && k.rz);
+          const VF x = hn::Mul(rz ? ConvertRz(df, di, s, mag) : hn::ConvertTo(df, s), pow2);
+          // x normal and finite. kB32 (issue 25, h100h) without a test: with E' = max(E, min_e)
+          // (pow2 = 2^(E' - F)) and 1 <= |s| <= 2^30 - 1 (flagged above), |x| lies in
+          // [2^(E' - F), 2^(E' - F + 30)] (rne may round |s| up to 2^30). E' >= F - 120 (raw_lo is
+          // F - 120 where min_e is below it), so |x| >= 2^-95; E' <= F + kB32TopE (raw_span32, and
+          // BlockTileChain takes kB32 only for min_e <= F + kB32TopE), so |x| <= 2^127, finite.
+          if constexpr (!kB32) {
+            const VI xb = hn::And(hn::BitCast(di, x), k.abs_mask);
+            b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xb, k.normal_lo)), k.normal_span)));
+          }
           X[r][v] = x;
 #if TCSIM_CHAIN_F16C
         } else if constexpr (kHalf >= 0) {
@@ -523,6 +542,12 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
 #else
   (void)binary16;
 #endif
+  // Binary32 outputs of the plain chains: the rounding as a template argument (h100h).
+  if (binary32_out && add == 0 && p.min_exponent <= p.fraction_bits + kB32TopE) {
+    if (p.final_rounding == 0) run(std::integral_constant<int, kChainB32Rz>());
+    else run(std::integral_constant<int, kChainB32Rne>());
+    return true;
+  }
   run(std::integral_constant<int, -1>());
   return true;
 #endif
