@@ -174,6 +174,17 @@ std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathS
 
 // Why a fitted row disagrees (docs/fit.md, evaluation): the first differing check cases in
 // hex, and for each differing key the count left when that key alone is set back.
+// For each differing key, the count on `cases` left when that key alone is set back (a count
+// below the fitted row's: a single change the search could take; none below: a local minimum).
+std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases) {
+  std::string t;
+  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
+    const auto r = key_back(hidden, fitted, k);
+    t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, cases)) : std::string("refused"));
+  }
+  return t.empty() ? "none" : t;
+}
+
 void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check) {
   std::vector<std::size_t> first;
   validation::count_mismatches(fitted, check, &first, 3);
@@ -195,12 +206,7 @@ void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted
                 hex(check.b.data() + i * check.k, check.k).c_str(), hex(&check.c[i], 1).c_str(),
                 hex(&check.d[i], 1).c_str(), hex(&got, 1).c_str());
   }
-  std::string t;
-  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
-    const auto r = key_back(hidden, fitted, k);
-    t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, check)) : std::string("refused"));
-  }
-  std::printf("\n    left with one key set back: %s", t.empty() ? "none" : t.c_str());
+  std::printf("\n    left with one key set back: %s", keys_set_back(hidden, fitted, check).c_str());
 }
 
 // --fit-budget: each fit's work budget (FitOptions::work_budget), in cases run through
@@ -334,6 +340,8 @@ int bench_fit(const ParsedArgs& a) {
       else if (check) std::printf("  %zu of %zu", differ, check);
       if (!h.spoiled && (!r.exact || differ > 0))
         std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
+      if (!h.spoiled && !r.exact)  // why the search stopped there: the dump's count with one key set back
+        std::printf("\n    on the dump, one key set back: %s", keys_set_back(h.row, r.best.row, dump).c_str());
       if (differ > 0) {  // what the fit reported open: the disagreement should be among these
         std::string open;
         for (const auto& p : r.parameters)
