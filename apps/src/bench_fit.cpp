@@ -185,6 +185,22 @@ std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted
   return t.empty() ? "none" : t;
 }
 
+// The pairs of differing keys that, set back together, lower the count on `cases` below
+// `from` (a pair the search's groups or pair scan should reach).
+std::string pairs_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases,
+                           std::size_t from) {
+  const auto keys = keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"));
+  std::string t;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    for (std::size_t j = i + 1; j < keys.size(); ++j) {
+      const auto r1 = key_back(hidden, fitted, keys[i]);
+      const auto r2 = r1 ? key_back(hidden, *r1, keys[j]) : std::nullopt;
+      const std::size_t m = r2 ? validation::count_mismatches(*r2, cases) : from;
+      if (m < from) t += (t.empty() ? "" : ", ") + keys[i] + " with " + keys[j] + " " + std::to_string(m);
+    }
+  return t.empty() ? "none" : t;
+}
+
 void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check) {
   std::vector<std::size_t> first;
   validation::count_mismatches(fitted, check, &first, 3);
@@ -340,8 +356,11 @@ int bench_fit(const ParsedArgs& a) {
       else if (check) std::printf("  %zu of %zu", differ, check);
       if (!h.spoiled && (!r.exact || differ > 0))
         std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
-      if (!h.spoiled && !r.exact)  // why the search stopped there: the dump's count with one key set back
-        std::printf("\n    on the dump, one key set back: %s", keys_set_back(h.row, r.best.row, dump).c_str());
+      // Why the search stopped there: the dump's count with one or two keys set back.
+      if (!h.spoiled && !r.exact)
+        std::printf("\n    on the dump, one key set back: %s; two keys set back, lower: %s",
+                    keys_set_back(h.row, r.best.row, dump).c_str(),
+                    pairs_set_back(h.row, r.best.row, dump, r.best.mismatches).c_str());
       if (differ > 0) {  // what the fit reported open: the disagreement should be among these
         std::string open;
         for (const auto& p : r.parameters)
