@@ -174,6 +174,33 @@ std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathS
 
 // Why a fitted row disagrees (docs/fit.md, evaluation): the first differing check cases in
 // hex, and for each differing key the count left when that key alone is set back.
+// For each differing key, the count on `cases` left when that key alone is set back (a count
+// below the fitted row's: a single change the search could take; none below: a local minimum).
+std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases) {
+  std::string t;
+  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
+    const auto r = key_back(hidden, fitted, k);
+    t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, cases)) : std::string("refused"));
+  }
+  return t.empty() ? "none" : t;
+}
+
+// The pairs of differing keys that, set back together, lower the count on `cases` below
+// `from` (a pair the search's groups or pair scan should reach).
+std::string pairs_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases,
+                           std::size_t from) {
+  const auto keys = keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"));
+  std::string t;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    for (std::size_t j = i + 1; j < keys.size(); ++j) {
+      const auto r1 = key_back(hidden, fitted, keys[i]);
+      const auto r2 = r1 ? key_back(hidden, *r1, keys[j]) : std::nullopt;
+      const std::size_t m = r2 ? validation::count_mismatches(*r2, cases) : from;
+      if (m < from) t += (t.empty() ? "" : ", ") + keys[i] + " with " + keys[j] + " " + std::to_string(m);
+    }
+  return t.empty() ? "none" : t;
+}
+
 void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check) {
   std::vector<std::size_t> first;
   validation::count_mismatches(fitted, check, &first, 3);
@@ -195,12 +222,7 @@ void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted
                 hex(check.b.data() + i * check.k, check.k).c_str(), hex(&check.c[i], 1).c_str(),
                 hex(&check.d[i], 1).c_str(), hex(&got, 1).c_str());
   }
-  std::string t;
-  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
-    const auto r = key_back(hidden, fitted, k);
-    t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, check)) : std::string("refused"));
-  }
-  std::printf("\n    left with one key set back: %s", t.empty() ? "none" : t.c_str());
+  std::printf("\n    left with one key set back: %s", keys_set_back(hidden, fitted, check).c_str());
 }
 
 // --fit-budget: each fit's work budget (FitOptions::work_budget), in cases run through
@@ -334,6 +356,11 @@ int bench_fit(const ParsedArgs& a) {
       else if (check) std::printf("  %zu of %zu", differ, check);
       if (!h.spoiled && (!r.exact || differ > 0))
         std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
+      // Why the search stopped there: the dump's count with one or two keys set back.
+      if (!h.spoiled && !r.exact)
+        std::printf("\n    on the dump, one key set back: %s; two keys set back, lower: %s",
+                    keys_set_back(h.row, r.best.row, dump).c_str(),
+                    pairs_set_back(h.row, r.best.row, dump, r.best.mismatches).c_str());
       if (differ > 0) {  // what the fit reported open: the disagreement should be among these
         std::string open;
         for (const auto& p : r.parameters)

@@ -203,7 +203,9 @@ std::vector<Param> parameters(const std::vector<DumpSet>& dumps, int fixed_k) {
 // Groups of parameters that act together on the same cases, inferred jointly (the product
 // of their values): the alignment (F, its rounding, the sticky bit), each output's rounding
 // (final rounding, result fraction bits), the entry of c (placement, late rounding, final
-// add and its rounding), the block structure (k, k split, carry bits, normalization,
+// add and its rounding, and the final rounding: c late with late rounding X and final
+// rounding Y is near c by a final add with final rounding X and add rounding Y, so the move
+// from one to the other swaps the two roundings), the block structure (k, k split, carry bits, normalization,
 // order), the range (clamps, subnormals, flushed inputs' sign with the zero sign: a flushed
 // input decides the sign of a zero result) and the edge rules (overflow, zero sign). A single
 // change cannot leave a row where two coupled parameters are both wrong; a group can.
@@ -211,7 +213,7 @@ std::vector<std::vector<std::size_t>> parameter_groups(const std::vector<Param>&
   static const std::vector<std::vector<std::string>> kGroups = {
       {"fraction_bits", "alignment_rounding", "sticky_bit"},
       {"fraction_bits", "min_exponent"},
-      {"c_placement", "late_products_rounding", "c_entry", "final_add_rounding"},
+      {"c_placement", "late_products_rounding", "c_entry", "final_add_rounding", "final_rounding"},
       {"fma_size", "k_split", "carry_bits", "normalization", "order"},
       {"normalization", "order", "product_rounding", "sticky_bit"},
       {"min_exponent", "subnormal_outputs", "subnormal_inputs", "flushed_input_sign", "zero_sign"},
