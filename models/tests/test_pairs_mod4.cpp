@@ -124,8 +124,8 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
   std::printf("[pairs-mod4] %-40s dot_batch %llu, planar %llu block FMA chains, gemm %llu outputs: %llu mismatches\n",
               label.c_str(), static_cast<unsigned long long>(t.batch), static_cast<unsigned long long>(t.planar),
               static_cast<unsigned long long>(t.gemm), static_cast<unsigned long long>(t.bad));
-  std::printf("[pairs-mod4] %-40s dot_batch and planar %s\n", label.c_str(), clock_batch.rates(t.batch).c_str());
-  std::printf("[pairs-mod4] %-40s gemm %s\n", label.c_str(), clock_gemm.rates(t.gemm).c_str());
+  if (t.batch) std::printf("[pairs-mod4] %-40s dot_batch and planar %s\n", label.c_str(), clock_batch.rates(t.batch).c_str());
+  if (t.gemm) std::printf("[pairs-mod4] %-40s gemm %s\n", label.c_str(), clock_gemm.rates(t.gemm).c_str());
   return t;
 }
 
