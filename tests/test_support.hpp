@@ -25,6 +25,27 @@ inline std::uint64_t count(std::uint64_t n) {
   return m < 1 ? 1 : m;
 }
 
+// Long runs split over processes: true when the environment variable `env` is unset or empty,
+// or when `label` contains one of its comma-separated texts.
+inline bool selected(const char* env, const std::string& label) {
+  const char* only = std::getenv(env);
+  if (!only || !*only) return true;
+  for (std::string list = only; !list.empty();) {
+    const std::size_t comma = list.find(',');
+    if (label.find(list.substr(0, comma)) != std::string::npos) return true;
+    list = comma == std::string::npos ? "" : list.substr(comma + 1);
+  }
+  return false;
+}
+
+// A seed of its own per label (FNV-1a of the label mixed into `seed`): a case set that does not
+// depend on which other labels ran before it (selected() may leave them out).
+inline std::uint64_t label_seed(std::uint64_t seed, const std::string& label) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char ch : label) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+  return seed ^ h;
+}
+
 // Deterministic 64-bit generator (splitmix64): cheap, seedable, the same on every platform.
 struct Rng {
   std::uint64_t state;

@@ -4,6 +4,7 @@
 // and a GEMM's outputs against Unit::dot (the reference adder and chaining) output by output.
 #pragma once
 #include <cstdint>
+#include <ctime>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -38,6 +39,27 @@ void fill_gemm(std::size_t m, std::size_t n, std::size_t K, std::vector<std::uin
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
 }
+
+// Processor seconds (all threads) of the stages of a differential: lap(stage) adds the time
+// since the previous lap to that stage; rates() says cases per second of each.
+struct StageClock {
+  enum Stage { kGenerate, kFast, kReference };
+  double seconds[3] = {};
+  std::clock_t last = std::clock();
+  void lap(Stage stage) {
+    const std::clock_t now = std::clock();
+    seconds[stage] += static_cast<double>(now - last) / CLOCKS_PER_SEC;
+    last = now;
+  }
+  std::string rates(std::uint64_t cases) const {
+    char text[160];
+    auto rate = [&](double s) { return s > 0 ? static_cast<double>(cases) / s : 0.0; };
+    std::snprintf(text, sizeof text, "cpu s (cases/s): generate %.2f (%.3g), fast %.2f (%.3g), dot %.2f (%.3g)",
+                  seconds[kGenerate], rate(seconds[kGenerate]), seconds[kFast], rate(seconds[kFast]),
+                  seconds[kReference], rate(seconds[kReference]));
+    return text;
+  }
+};
 
 // Where the mismatches of gemm_mismatches go: "[tag] MISMATCH label K ...: got D, dot want".
 struct GemmLabel {

@@ -260,9 +260,8 @@ TEST_CASE("kernel differential: block-scaled rows without scales on b200 and rtx
   Rng r(tcsim::test::seed("kernel differential block-scaled", 0x7c5e0b5c));
   const char* env = std::getenv("TCSIM_BLOCK_SCALED_CASES");
   const std::uint64_t total = env ? std::strtoull(env, nullptr, 0) : tcsim::test::count(100'000);
-  // TCSIM_BLOCK_SCALED_ONLY=<text>: only the pairs whose label contains it (long runs split
-  // over processes).
-  const char* only = std::getenv("TCSIM_BLOCK_SCALED_ONLY");
+  // TCSIM_BLOCK_SCALED_ONLY=<texts>: only the pairs whose label contains one of them (long runs
+  // split over processes).
   std::size_t pairs = 0;
   for (const char* unit_name : {"b200", "rtx5090"}) {
     const Unit& unit = builtin_unit(unit_name);
@@ -277,7 +276,7 @@ TEST_CASE("kernel differential: block-scaled rows without scales on b200 and rtx
           INFO(label);
           CHECK((row.block_scale->group_size > 0 ? path.rfind("kernel (group sums", 0) == 0 : path == "kernel"));
           ++pairs;
-          if (only && label.find(only) == std::string::npos) continue;
+          if (!tcsim::test::selected("TCSIM_BLOCK_SCALED_ONLY", label)) continue;
           check_pair(unit, row, in, out, r, total, total, label, fill_groups);
         }
     }

@@ -8,6 +8,9 @@
 // (ties of the binary16 final rounding), near the largest finite (overflow), subnormal.
 // TCSIM_TEST_SCALE scales the counts (1: 10^6 block FMAs per pair through dot_batch and
 // planar and 3 x 10^5 GEMM outputs; TCSIM_TEST_SCALE=10 is the full run of docs/performance.md).
+// Long runs split over processes: TCSIM_PAIRS_MOD4_ONLY=<texts> keeps the pairs whose label
+// contains one of the comma-separated texts, TCSIM_DIFF_PARTS=batch (dot_batch and planar) or
+// gemm one part; each pair draws from its own seed (label_seed), independent of the selection.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -49,7 +52,10 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
                std::uint64_t batch_total, std::uint64_t gemm_total, const std::string& label) {
   const std::size_t group = 2 * static_cast<std::size_t>(row.fma_size);
   const std::string& ins = row.instruction;
+  if (!tcsim::test::selected("TCSIM_DIFF_PARTS", "batch")) batch_total = 0;
+  if (!tcsim::test::selected("TCSIM_DIFF_PARTS", "gemm")) gemm_total = 0;
   Tally t;
+  StageClock clock_batch, clock_gemm;
   std::vector<std::uint64_t> a, b, c, d, dp, col;
   std::vector<std::uint16_t> at, bt;
   while (t.batch < batch_total) {
@@ -68,18 +74,22 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
         c[e] = final_add_edge_c(out, r, u, c[e]);
       }
     }
+    clock_batch.lap(StageClock::kGenerate);  // with the dot from +0 of half the elements
     unit.dot_batch(in, out, n, K, a.data(), b.data(), c.data(), d.data(), ins, 2);
     product_major16(a.data(), n, K, at);
     product_major16(b.data(), n, K, bt);
     unit.dot_batch_planar(in, out, n, K, at.data(), bt.data(), c.data(), dp.data(), ins, 2);
+    clock_batch.lap(StageClock::kFast);
     for (std::size_t e = 0; e < n; ++e) {
       const std::uint64_t want = unit.dot(in, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], ins);
       if (d[e] != want) mismatch(t, "dot_batch", label, in, out, K, a.data() + e * K, b.data() + e * K, c[e], d[e], want);
       if (dp[e] != want) mismatch(t, "planar", label, in, out, K, a.data() + e * K, b.data() + e * K, c[e], dp[e], want);
     }
+    clock_batch.lap(StageClock::kReference);
     t.batch += n;
     t.planar += n;
   }
+  clock_gemm.last = std::clock();
   const std::size_t m = 40, n = 72;  // not multiples of the tile: padding columns and rows
   while (t.gemm < gemm_total) {
     std::size_t K = group * (1 + r.below(2));  // named draws: operand order is unspecified
@@ -94,28 +104,35 @@ Tally campaign(const Unit& unit, const DatapathSpec& row, const Format& in, cons
       for (std::size_t j = 0; j < n; ++j) {
         std::uint64_t c0 = 0;
         fill_element(in, out, r, scratch.data(), scratch.data(), 0, c0);
-        const std::uint64_t u = unit.dot(in, out, {A.data() + i * K, group}, {Bt.data() + j * K, group}, out.zero(false), ins);
-        C[i * n + j] = r.below(2) ? final_add_edge_c(out, r, u, c0) : c0;
+        C[i * n + j] = c0;
+        if (r.below(2))  // c against the instruction's own sum u (the reference from +0)
+          C[i * n + j] = final_add_edge_c(
+              out, r, unit.dot(in, out, {A.data() + i * K, group}, {Bt.data() + j * K, group}, out.zero(false), ins), c0);
       }
+    clock_gemm.lap(StageClock::kGenerate);
     const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, ins, 2);
+    clock_gemm.lap(StageClock::kFast);
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < n; ++j) {
         const std::uint64_t want = unit.dot(in, out, {A.data() + i * K, K}, {Bt.data() + j * K, K}, C[i * n + j], ins);
         if (D[i * n + j] != want)
           mismatch(t, "gemm", label, in, out, K, A.data() + i * K, Bt.data() + j * K, C[i * n + j], D[i * n + j], want);
       }
+    clock_gemm.lap(StageClock::kReference);
     t.gemm += m * n;
   }
   std::printf("[pairs-mod4] %-40s dot_batch %llu, planar %llu block FMA chains, gemm %llu outputs: %llu mismatches\n",
               label.c_str(), static_cast<unsigned long long>(t.batch), static_cast<unsigned long long>(t.planar),
               static_cast<unsigned long long>(t.gemm), static_cast<unsigned long long>(t.bad));
+  if (t.batch) std::printf("[pairs-mod4] %-40s dot_batch and planar %s\n", label.c_str(), clock_batch.rates(t.batch).c_str());
+  if (t.gemm) std::printf("[pairs-mod4] %-40s gemm %s\n", label.c_str(), clock_gemm.rates(t.gemm).c_str());
   return t;
 }
 
 }  // namespace
 
 TEST_CASE("pairs-mod4 rows on the planar lanes and the tiles equal Unit::dot", "[kernel][differential][pairs]") {
-  Rng r(tcsim::test::seed("pairs-mod4 differential", 0x9a125e40));
+  const std::uint64_t seed = tcsim::test::seed("pairs-mod4 differential", 0x9a125e40);
   const std::uint64_t batch_total = tcsim::test::count(1'000'000), gemm_total = tcsim::test::count(300'000);
   std::size_t pairs = 0;
   for (const char* unit_name : {"h100", "b200"}) {
@@ -129,6 +146,8 @@ TEST_CASE("pairs-mod4 rows on the planar lanes and the tiles equal Unit::dot", "
           INFO(label);
           REQUIRE(unit.batch_path_planar(in, out, row.instruction) == "kernel (planar, pairs-mod4 rows permuted per instruction)");
           ++pairs;
+          if (!tcsim::test::selected("TCSIM_PAIRS_MOD4_ONLY", label)) continue;
+          Rng r(tcsim::test::label_seed(seed, label));
           CHECK(campaign(unit, row, in, out, r, batch_total, gemm_total, label).bad == 0);
         }
     }

@@ -8,6 +8,9 @@
 // ctest runs 2 x 10^4 GEMM outputs and as many block FMAs through dot_batch and
 // dot_batch_planar per same-format pair, 2 x 10^3 per mixed pair (TCSIM_TEST_SCALE scales
 // them; 500 gives 10^7 per same-format pair: docs/performance.md records the runs made).
+// Long runs split over processes: TCSIM_TILE_CHUNKS_ONLY=<texts> keeps the pairs whose label
+// contains one of the comma-separated texts, TCSIM_DIFF_PARTS=gemm or batch one part; each pair
+// draws from its own seed (label_seed), so its cases do not depend on the selection.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -73,6 +76,7 @@ std::uint64_t gemm_campaign(const Unit& unit, const std::string& instruction, co
                             const Format& out, Rng& r, std::uint64_t total, const std::string& label) {
   const std::size_t k = static_cast<std::size_t>(unit.datapath(in_a, out, instruction).fma_size);
   const std::size_t m = 48, n = 40;
+  StageClock clock;
   std::uint64_t cases = 0, mismatches = 0;
   std::vector<std::uint64_t> scratch_a, scratch_b;
   while (cases < total) {
@@ -96,12 +100,16 @@ std::uint64_t gemm_campaign(const Unit& unit, const std::string& instruction, co
       if (e % n) C[e] = r.below(3) == 0 ? zero_pattern(out, r) : random_finite(out, r);
     for (std::size_t j = 0; j < n; ++j)
       for (std::size_t s = 0; s < K; ++s) B[s * n + j] = Bt[j * K + s];
+    clock.lap(StageClock::kGenerate);
     unit.gemm_into(in_a, in_b, out, m, n, K, A, B, C, D, instruction, 1);
+    clock.lap(StageClock::kFast);
     gemm_mismatches(unit, in_a, in_b, out, m, n, K, A, B, C, D, instruction, {"tile-chunks", label}, mismatches);
+    clock.lap(StageClock::kReference);
     cases += m * n;
   }
-  std::printf("[tile-chunks] %-44s gemm %llu outputs, %llu mismatches\n", label.c_str(),
-              static_cast<unsigned long long>(cases), static_cast<unsigned long long>(mismatches));
+  std::printf("[tile-chunks] %-44s gemm %llu outputs, %llu mismatches; %s\n", label.c_str(),
+              static_cast<unsigned long long>(cases), static_cast<unsigned long long>(mismatches),
+              clock.rates(cases).c_str());
   return mismatches;
 }
 
@@ -115,6 +123,7 @@ std::uint64_t batch_campaign(const Unit& unit, const std::string& instruction, c
   std::uint64_t cases = 0, mismatches = 0;
   std::vector<std::uint64_t> a, b, c(kBatch), d(kBatch), d_planar(kBatch), scratch;
   std::vector<std::uint16_t> at, bt;
+  StageClock clock;
   while (cases < total) {
     const std::size_t K = r.below(4) ? k : k + 3 + r.below(18);
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, total - cases));
@@ -130,10 +139,12 @@ std::uint64_t batch_campaign(const Unit& unit, const std::string& instruction, c
         fill_element(in_b, out, r, b.data() + e * K, scratch.data(), K, unused);
       }
     }
+    clock.lap(StageClock::kGenerate);
     unit.dot_batch(in_a, in_b, out, n, K, a.data(), b.data(), c.data(), d.data(), instruction, 1);
     product_major16(a.data(), n, K, at);
     product_major16(b.data(), n, K, bt);
     unit.dot_batch_planar(in_a, in_b, out, n, K, at.data(), bt.data(), c.data(), d_planar.data(), instruction, 1);
+    clock.lap(StageClock::kFast);
     for (std::size_t e = 0; e < n; ++e) {
       const std::uint64_t want = unit.dot(in_a, in_b, out, {a.data() + e * K, K}, {b.data() + e * K, K}, c[e], instruction);
       for (const std::uint64_t got : {d[e], d_planar[e]})
@@ -143,10 +154,12 @@ std::uint64_t batch_campaign(const Unit& unit, const std::string& instruction, c
                       hex_list(in_b, b.data() + e * K, K).c_str(), bits_to_hex(out, c[e]).c_str(),
                       bits_to_hex(out, got).c_str(), bits_to_hex(out, want).c_str());
     }
+    clock.lap(StageClock::kReference);
     cases += n;
   }
-  std::printf("[tile-chunks] %-44s dot_batch and planar %llu elements each, %llu mismatches\n", label.c_str(),
-              static_cast<unsigned long long>(cases), static_cast<unsigned long long>(mismatches));
+  std::printf("[tile-chunks] %-44s dot_batch and planar %llu elements each, %llu mismatches; %s\n", label.c_str(),
+              static_cast<unsigned long long>(cases), static_cast<unsigned long long>(mismatches),
+              clock.rates(cases).c_str());
   return mismatches;
 }
 
@@ -182,7 +195,8 @@ TEST_CASE("tile chunks: the fp8/fp6/fp4 rows at F = 25, k = 32 run on the tiles,
 }
 
 TEST_CASE("kernel differential: fp8/fp6/fp4 tiles in int32 chunks (b200 tcgen05, rtx5090 fp8)", "[kernel][differential]") {
-  Rng r(tcsim::test::seed("kernel differential tile chunks", 0x7c5e0c32));
+  const std::uint64_t seed = tcsim::test::seed("kernel differential tile chunks", 0x7c5e0c32);
+  const bool gemm = tcsim::test::selected("TCSIM_DIFF_PARTS", "gemm"), batch = tcsim::test::selected("TCSIM_DIFF_PARTS", "batch");
   const std::uint64_t same = tcsim::test::count(20'000), mixed = tcsim::test::count(2'000);
   std::size_t pairs = 0;
   for (const ChunkRow& cr : kRows) {
@@ -197,9 +211,11 @@ TEST_CASE("kernel differential: fp8/fp6/fp4 tiles in int32 chunks (b200 tcgen05,
               std::string(cr.unit) + " " + cr.instruction + " " + a_name + "x" + b_name + "->" + out_name;
           INFO(label);
           ++pairs;
+          if (!tcsim::test::selected("TCSIM_TILE_CHUNKS_ONLY", label)) continue;
           const std::uint64_t total = a_name == b_name ? same : mixed;
-          CHECK(gemm_campaign(unit, cr.instruction, in_a, in_b, out, r, total, label) == 0);
-          CHECK(batch_campaign(unit, cr.instruction, in_a, in_b, out, r, total, label) == 0);
+          Rng r(tcsim::test::label_seed(seed, label));
+          if (gemm) CHECK(gemm_campaign(unit, cr.instruction, in_a, in_b, out, r, total, label) == 0);
+          if (batch) CHECK(batch_campaign(unit, cr.instruction, in_a, in_b, out, r, total, label) == 0);
         }
   }
   CHECK(pairs == 62);  // b200: 2 x 25; rtx5090: mma.sync 4 pairs x 2 outputs, mxf8f6f4 4 pairs
