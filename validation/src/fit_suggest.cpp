@@ -376,7 +376,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 15:
       case 16:
       case 17:
-      case 18:  // session 30's range classes (fit_range_classes.cpp)
+      case 18:
+      case 19:
+      case 20:
+      case 21:
+      case 22:  // session 30's and 31's range classes (fit_range_classes.cpp)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)

@@ -21,7 +21,7 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two values near 1 that puts its leading bit near 2^e.
 int half(int e);
 
-constexpr int kRangeClasses = 4;
+constexpr int kRangeClasses = 8;
 
 // One case of class `which` (0 .. kRangeClasses - 1) into x[0..K), y[0..K), z:
 //  0 grid point and tiny terms: a term T on the output's grid (c, or a product of at most the
