@@ -171,6 +171,7 @@ void carry_edge(const Format& in, const Format& out, std::size_t K, Draw& d, con
 // operand (fit_range_classes.hpp).
 void top_edge(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
               std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  if (K == 0) return;  // no product to place (c stays the caller's signed zero)
   if (in.infinities && d.below(4) == 0) {
     const bool is = d.coin();
     const bool zs = d.coin();
@@ -205,6 +206,7 @@ void top_edge(const Format& in, const Format& out, std::size_t K, Draw& d, const
 // Class 7: a sum on the output's grid and c beyond the cut (fit_range_classes.hpp).
 void grid_far_c(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
                 std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  if (K == 0) return;  // no product to place (c stays the caller's signed zero)
   const int p_lo = product_lo(in), p_hi = product_hi(in);
   const int q = out.emin - out.fraction_bits;
   // c 20..52 binades below T (where F cuts; T drawn high enough for c to reach there), or (a
