@@ -172,8 +172,6 @@ std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathS
   }
 }
 
-// Why a fitted row disagrees (docs/fit.md, evaluation): the first differing check cases in
-// hex, and for each differing key the count left when that key alone is set back.
 // For each differing key, the count on `cases` left when that key alone is set back (a count
 // below the fitted row's: a single change the search could take; none below: a local minimum).
 std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases) {
@@ -201,9 +199,12 @@ std::string pairs_set_back(const DatapathSpec& hidden, const DatapathSpec& fitte
   return t.empty() ? "none" : t;
 }
 
-void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check) {
+// Why a fitted row disagrees (docs/fit.md, evaluation): the first `shown` differing check
+// cases in hex, and for each differing key the count left when that key alone is set back.
+void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& check,
+                          std::size_t shown) {
   std::vector<std::size_t> first;
-  validation::count_mismatches(fitted, check, &first, 3);
+  validation::count_mismatches(fitted, check, &first, shown);
   const models::Unit fu(validation::fitted_unit(fitted, "fitted"));
   for (const std::size_t i : first) {
     std::uint64_t got = 0;
@@ -254,6 +255,7 @@ int bench_fit(const ParsedArgs& a) {
   const std::size_t check = static_cast<std::size_t>(a.get_int("check", 0, 100000000, evaluate.empty() ? 0 : 1000000));
   const std::size_t rows_wanted = static_cast<std::size_t>(a.get_int("rows", 1, 100000, 200));
   const bool json = a.has("json");
+  const std::size_t shown = static_cast<std::size_t>(a.get_int("show-differing", 0, 1000000, 3));
   const std::size_t work_budget = fit_budget(a, evaluate);
   // With a work budget the seconds are only a cap: issue 26's 2 minutes per 5,000-case dump.
   const double fit_seconds = static_cast<double>(a.get_int("fit-seconds", 1, 3600, work_budget ? 120 : 90));
@@ -367,7 +369,7 @@ int bench_fit(const ParsedArgs& a) {
           if (!p.decided() && p.name.rfind("nan_pattern.", 0) != 0) open += (open.empty() ? "" : ", ") + p.name;
         std::printf("\n    reported undecided: %s\n    hidden %s\n    fitted %s", open.empty() ? "none" : open.c_str(),
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
-        explain_disagreement(h.row, r.best.row, check_dump);
+        explain_disagreement(h.row, r.best.row, check_dump, shown);
       }
       std::printf("\n");
       std::fflush(stdout);

@@ -338,6 +338,7 @@ int cmd_bench(const Args& args) {
   p.option("mix", "fit: the dumps' cases: basic, or range (also min-exponent, alignment-shift and carry cases; "
                   "default with --evaluate random)", "set");
   p.option("check", "fit: further cases on which the fitted row must agree (default 1000000 with --evaluate, else 0)", "N");
+  p.option("show-differing", "fit --evaluate: differing check cases printed per disagreeing row (default 3)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
   p.option("inject", "verify, testing the campaign itself: flip the last bit of one result (kernel|planar|mpfr@<case>)",
@@ -359,7 +360,7 @@ int cmd_bench(const Args& args) {
       if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench lu' only");
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
-  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix"})
+  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix", "show-differing"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");

@@ -93,15 +93,18 @@ void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, cons
   }
 }
 
-// Class 2: a shift the output shows (fit_range_classes.hpp).
+// Classes 2 and 4 (near_f): a shift the output shows (fit_range_classes.hpp).
 void shift_shown(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
-                 std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+                 std::uint64_t* x, std::uint64_t* y, std::uint64_t& z, bool near_f) {
   const int p_lo = product_lo(in), p_hi = product_hi(in);
   const bool c_top = K < 3 || d.coin();  // the cancelling pair: c and a product, or two products
   const int e_max = c_top ? std::min(out.emax - 1, p_hi - 1) : p_hi - 1;
-  const int s = 1 + d.below(52);
-  const int tl_lo = std::max(out.emin - out.fraction_bits, p_lo);  // the term's exponent: shown by the output
-  const int tl_hi = std::min(out.emin + 8, e_max - s);
+  // Class 4: the shift over 10..42 (F's 12..40 and the term's own bits below its leading one)
+  // and the term anywhere in the output's normal range, so every bit the alignment kept shows;
+  // class 2 keeps its one draw of each (its cases are unchanged).
+  const int s = near_f ? 10 + d.below(33) : 1 + d.below(52);
+  const int tl_lo = near_f ? std::max(out.emin, p_lo) : std::max(out.emin - out.fraction_bits, p_lo);
+  const int tl_hi = std::max(tl_lo, near_f ? std::min(out.emax - 1, e_max - s) : std::min(out.emin + 8, e_max - s));
   const int tl = tl_lo + d.below(tl_hi - tl_lo + 1);
   const int e = std::min(tl + s, e_max);
   const bool neg = d.coin();
@@ -121,6 +124,134 @@ void shift_shown(const Format& in, const Format& out, std::size_t K, Draw& d, co
     used = 2;
   }
   if (used < K) product(in, d, tl, x[at[used]], y[at[used]]);
+  // Class 4: half the cases a second term 0-3 binades below the first (two cuts in one sum).
+  if (near_f && used + 1 < K && d.coin()) {
+    const int step = d.below(4);
+    product(in, d, std::max(tl - step, p_lo), x[at[used + 1]], y[at[used + 1]]);
+  }
+}
+
+// An operand of `in` at exponent e whose fraction is all ones but for its `low` lowest bits
+// (random): products of two lie just below 2^(e_x + e_y + 2).
+std::uint64_t near_top(const Format& in, Draw& d, bool neg, int e) {
+  const int low = d.below(std::min(in.fraction_bits, 3) + 1);
+  std::uint64_t v = value(in, d.g, neg, e);
+  if (in.fraction_bits > 0 && e >= in.emin && e < in.emax)
+    v |= ((std::uint64_t{1} << in.fraction_bits) - 1) & ~((std::uint64_t{1} << low) - 1);
+  return v;
+}
+
+// Class 5: a sum at a carry edge (fit_range_classes.hpp).
+void carry_edge(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  int j_max = 0;
+  while ((std::size_t{2} << j_max) <= K) ++j_max;  // 2^j_max <= K
+  const int j = 1 + d.below(std::max(1, j_max));
+  const std::size_t m = std::min(K, std::size_t{1} << j);
+  const int e = d.below(9) - 4;  // the operands' exponents sum to e: each product just below 2^(e+2)
+  const bool neg = d.coin();
+  for (std::size_t t = 0; t < m; ++t) {
+    x[at[t]] = near_top(in, d, neg, half(e));
+    y[at[t]] = near_top(in, d, false, e - half(e));
+  }
+  // c of the products' sign (3 in 4), from half the edge 2^(e+2+j) down to about the products'
+  // shortfall below it (m last places of a product): a sum just over or just under the edge.
+  const bool same = d.below(4) != 0;
+  const bool frac = d.coin();
+  const int ec = e + 1 + j - d.below(in.fraction_bits * 2 + 4);
+  z = value(out, d.g, same ? neg : !neg, ec, frac);
+  for (std::size_t t = m; t < K; ++t) {  // the rest: a tiny term now and then
+    if (d.below(4) != 0) continue;
+    const int pe = e - 8 - d.below(24);
+    product(in, d, std::max(pe, product_lo(in)), x[at[t]], y[at[t]]);
+  }
+}
+
+// Class 6: sums at the output's largest finite value, and Inf times a subnormal or zero
+// operand (fit_range_classes.hpp).
+void top_edge(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+              std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  if (K == 0) return;  // no product to place (c stays the caller's signed zero)
+  if (in.infinities && d.below(4) == 0) {
+    const bool is = d.coin();
+    const bool zs = d.coin();
+    const int sub = in.emin - 1 - d.below(std::max(1, in.fraction_bits));
+    const bool subnormal = in.subnormals && d.coin();
+    x[at[0]] = in.infinity(is);
+    y[at[0]] = subnormal ? value(in, d.g, zs, sub) : in.zero(zs);
+    for (std::size_t t = 1; t < K; ++t) {
+      if (d.coin()) continue;
+      product(in, d, d.below(9) - 4, x[at[t]], y[at[t]]);
+    }
+    return;
+  }
+  // c near the output's largest finite value, products of its sign (3 in 4 each) from just
+  // below the top down to the output's last place there: the sum crosses the overflow
+  // threshold by little, so a directed final rounding shows the overflow rule.
+  const bool neg = d.coin();
+  const bool frac = d.coin();
+  z = value(out, d.g, neg, out.emax, frac);
+  const int top = std::min(out.emax - 1, product_hi(in) - 1);
+  for (std::size_t t = 0; t < K; ++t) {
+    if (d.below(3) == 0) continue;
+    const int pe = top - d.below(out.fraction_bits + 4);
+    const bool other = d.below(4) == 0;
+    product(in, d, std::max(pe, product_lo(in)), x[at[t]], y[at[t]]);
+    x[at[t]] &= ~in.sign_mask();  // product() drew the signs: the product takes c's (or the other)
+    y[at[t]] &= ~in.sign_mask();
+    if (neg != other) x[at[t]] |= in.sign_mask();
+  }
+}
+
+// Class 7: a sum on the output's grid and c beyond the cut (fit_range_classes.hpp).
+void grid_far_c(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  if (K == 0) return;  // no product to place (c stays the caller's signed zero)
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const int q = out.emin - out.fraction_bits;
+  // c 20..52 binades below T (where F cuts; T drawn high enough for c to reach there), or (a
+  // quarter) at the output's bottom binades.
+  const int s = 20 + d.below(33);
+  const bool bottom = d.below(4) == 0;
+  const int e_hi = std::max(p_lo + 1, std::min(p_hi - 1, out.emax - 1));
+  const int e_lo = std::min(e_hi, std::max({p_lo + 1, out.emin, bottom ? out.emin : q + s}));
+  const int e = e_lo + d.below(e_hi - e_lo + 1);
+  const bool neg = d.coin();
+  const bool frac = d.coin();  // T: 1 + the input's fraction bits, or a power of two (a binade's edge)
+  x[at[0]] = value(in, d.g, neg, half(e), frac);
+  y[at[0]] = value(in, d.g, false, e - half(e), false);
+  std::size_t used = 1;
+  // 0-2 products on T's grid: 1 + the input's fraction bits, the last at or above T's last place.
+  const int more = d.below(3);
+  for (int t = 0; t < more && used < K; ++t) {
+    const int pe = e - d.below(std::max(1, out.fraction_bits - in.fraction_bits));
+    const bool ps = d.coin();
+    const bool pf = d.coin();
+    x[at[used]] = value(in, d.g, ps, half(pe), pf);
+    y[at[used]] = value(in, d.g, false, pe - half(pe), false);
+    ++used;
+  }
+  if (used < K && d.below(3) == 0) {  // a third: half T's last place beside it (an RNE tie)
+    const int h = e - out.fraction_bits - 1;
+    const bool hs = d.coin();
+    if (h > p_lo && h < p_hi) {
+      x[at[used]] = value(in, d.g, hs, half(h), false);
+      y[at[used]] = value(in, d.g, false, h - half(h), false);
+      ++used;
+    }
+  }
+  if (used < K && d.coin()) {  // half: a tiny product at c's cut too (two terms rounded there)
+    const int pe = std::max(p_lo, e - s - 1 + d.below(3));
+    const bool ts = d.coin();
+    product(in, d, pe, x[at[used]], y[at[used]]);
+    x[at[used]] = (x[at[used]] & ~in.sign_mask()) | (ts ? in.sign_mask() : 0);
+    y[at[used]] &= ~in.sign_mask();
+    ++used;
+  }
+  const int ec = bottom ? q + d.below(std::max(1, out.fraction_bits)) : std::max(q, e - s);
+  const bool cs = d.coin();
+  const bool cf = d.coin();
+  z = value(out, d.g, cs, ec, cf);
 }
 
 // Class 1: subnormal sums (fit_range_classes.hpp). False when the pair's products cannot reach
@@ -180,7 +311,10 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
     at[t] = t;
     std::swap(at[t], at[g() % (t + 1)]);
   }
-  if (which == 2) shift_shown(in, out, K, d, at, x, y, z);
+  if (which == 2 || which == 4) shift_shown(in, out, K, d, at, x, y, z, which == 4);
+  else if (which == 5) carry_edge(in, out, K, d, at, x, y, z);
+  else if (which == 6) top_edge(in, out, K, d, at, x, y, z);
+  else if (which == 7) grid_far_c(in, out, K, d, at, x, y, z);
   else grid_tiny(in, out, K, d, at, x, y, z, which == 3);
 }
 

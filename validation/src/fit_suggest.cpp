@@ -170,7 +170,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // -> fp32 fitted drop_c_below 24 for 25 (docs/fit.md). Other inputs draw as before.
     const bool fp8_in = in.fraction_bits <= 3 && !narrow_out;
     int kind = below(range_classes ? 14 + fit_cases::kRangeClasses : narrow_out ? 12 : fp8_in ? 12 : 11);
-    if (range_classes && kind >= 14) ++kind;  // session 30's range classes are 15.. (14: the drop edge)
+    if (range_classes && kind >= 14) ++kind;  // sessions 30-31's range classes are 15..22 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     switch (kind) {
       case 0:  // random bit patterns (as the harness's widest distribution)
@@ -376,7 +376,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 15:
       case 16:
       case 17:
-      case 18:  // session 30's range classes (fit_range_classes.cpp)
+      case 18:
+      case 19:
+      case 20:
+      case 21:
+      case 22:  // session 30's and 31's range classes (fit_range_classes.cpp)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)

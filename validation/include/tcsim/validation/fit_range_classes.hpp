@@ -1,7 +1,7 @@
-// The range classes of session 30 (issue 26 part 3): four more classes of fit dumps, aimed at
-// the keys the 200 random user rows still got wrong with the range mix (docs/fit.md, "Session
-// 30: random rows"). structured_cases (fit_suggest.hpp) draws them with range_classes, 4
-// cases in 18; range_class_cases draws one class alone (tests: what a class separates).
+// The range classes of sessions 30 and 31 (issue 26 part 3): eight more classes of fit dumps,
+// aimed at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
+// "Session 30: random rows", "Session 31: disagreeing rows"). structured_cases
+// (fit_suggest.hpp) draws them with range_classes, 8 cases in 22; range_class_cases draws one class alone (tests: what a class separates).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +21,7 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two values near 1 that puts its leading bit near 2^e.
 int half(int e);
 
-constexpr int kRangeClasses = 4;
+constexpr int kRangeClasses = 8;
 
 // One case of class `which` (0 .. kRangeClasses - 1) into x[0..K), y[0..K), z:
 //  0 grid point and tiny terms: a term T on the output's grid (c, or a product of at most the
@@ -45,6 +45,28 @@ constexpr int kRangeClasses = 4;
 //    space's F lie) instead of 1..52, and 2-3 tiny terms of random fractions, so the cut
 //    falls within their bits: the alignment rounding coupled with F (random rows 38, 104,
 //    47, 134; class 0 reached it about one shift in 52).
+//  4 a cut the output shows near F: class 2 with the shift drawn over 10..42 (F's 12..40 and
+//    the term's own bits), the term anywhere in the output's normal range (so every bit the
+//    alignment kept shows) and half the cases a second term 0-3 binades below it: a pair
+//    cancelled at the top of the products' range beside a term 23-33 binades below (random
+//    171, 177, 116: alignment rounding with F; class 2 reached it one shift in 52, and for
+//    binary16 outputs only below emin + 8).
+//  5 a carry edge: 2^j products of one sign, each just below 2^(e+2) (operands of all-ones
+//    fractions but for 0-3 random low bits), so their sum lies just under 2^(e+2+j), and c
+//    of their sign (3 in 4) from half that edge down to about their shortfall: sums just over
+//    or under the edge, where a register of j + 1 carry bits wraps (random 62, 150: carry 3
+//    and 5 told from 6 and 3 by 11 and 13 of 10^6 cases before).
+//  6 the output's top: c near the output's largest finite value and products of its sign (3
+//    in 4) from just below the top down to its last place there, so the sum crosses the
+//    overflow threshold by little and a directed final (or final-add) rounding shows the
+//    overflow rule (random 71: ieee told from inf); a quarter of the cases Inf times a
+//    subnormal or zero operand (flushed subnormal inputs give NaN; random 11).
+//  7 a sum on the output's grid and c beyond the cut: a product T (a power of two half the
+//    time: a binade's edge), 0-2 products on T's output grid, a third of the cases half T's
+//    last place beside it (a tie), half the cases a tiny product, and c 20..52 binades below
+//    T (T drawn high enough for c to reach there) or at the output's bottom binades: the
+//    alignment rounds c (and the tiny product) at its cut, and the directed final roundings
+//    or the tie show in which direction (random 38, 172, 27).
 void range_class_case(int which, const Format& in, const Format& out, std::size_t K, std::mt19937_64& g,
                       std::uint64_t* x, std::uint64_t* y, std::uint64_t& z);
 
