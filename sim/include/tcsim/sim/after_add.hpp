@@ -81,6 +81,14 @@ class AfterAddKernel {
     // (sim amd_lanes.hpp sentinels for zeros and NaN/Inf), same layouts.
     std::vector<float> a_f, b_f;
     std::vector<std::int32_t> a_e, b_e;
+    // For the after-add chain (gemm_tile), chain: the e_refs in int16 (sim amd_chain.hpp's
+    // sentinels) in a_e16, b_e16 instead of a_e, b_e; b_strip nonzero: b_f, b_e16 strip-major,
+    // strips of b_strip columns each over all K rows (element (t, j) at (j / b_strip) * K *
+    // b_strip + t * b_strip + j % b_strip), so a chain reads its strip sequentially instead of at
+    // a row stride of ldb.
+    bool chain = false;
+    std::size_t b_strip = 0;
+    std::vector<std::int16_t> a_e16, b_e16;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
@@ -114,6 +122,8 @@ class AfterAddKernel {
   // a table of every pattern where that is cheaper.
   void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride, double* value,
                      double* inv) const;
+  // Whether gemm_tile takes the after-add chain (amd_chain.hpp) for K >= 1.
+  bool chain_gemm() const;
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
