@@ -353,11 +353,24 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
-    reserve_huge(g.a_f, m * K), reserve_huge(g.a_e, m * K), reserve_huge(g.b_f, K * g.ldb), reserve_huge(g.b_e, K * g.ldb);
-    g.a_f.resize(m * K), g.a_e.resize(m * K);
-    g.b_f.assign(K * g.ldb, 0.0f), g.b_e.assign(K * g.ldb, amd_lanes::kTileZeroHi);
+    // The chain reads B strip-major (GemmOperands::b_strip); the register tiles row-major.
+    // Two-group rows keep B row-major: their runs alternate between the chain and the tiles.
+    const bool one_chain = chain_gemm();
+    g.chain = one_chain || chain_two_groups(), g.b_strip = one_chain ? amd_lanes::chain_strip_width() : 0;
+    const std::size_t b_size = g.b_strip ? (g.ldb + g.b_strip - 1) / g.b_strip * g.b_strip * K : K * g.ldb;
+    reserve_huge(g.a_f, m * K), reserve_huge(g.b_f, b_size);
+    g.a_f.resize(m * K), g.b_f.assign(b_size, 0.0f);
+    if (g.chain) {
+      reserve_huge(g.a_e16, m * K), reserve_huge(g.b_e16, b_size);
+      g.a_e16.resize(m * K), g.b_e16.assign(b_size, amd_lanes::kChainZeroHi);
+    }
+    if (!one_chain) {
+      reserve_huge(g.a_e, m * K), reserve_huge(g.b_e, b_size);
+      g.a_e.resize(m * K), g.b_e.assign(b_size, amd_lanes::kTileZeroHi);
+    }
+    // Element (i, j) of a plane at i * ld + j, or strip-major (strips of `strip` columns over `rows`).
     auto planes = [&](const Format& f, std::size_t rows, std::size_t cols, const std::uint64_t* bits, std::size_t ld,
-                      float* fv, std::int32_t* ev) {
+                      std::size_t strip, float* fv, auto* ev) {
       const bool table = f.width <= 16 && rows * cols >= (std::size_t{4} << f.width);
       const std::size_t size = table ? std::size_t{1} << f.width : 0;
       std::vector<float> tf(size);
@@ -372,8 +385,9 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j) {
           const std::uint64_t x = bits[i * cols + j];
-          float& fo = fv[i * ld + j];
-          std::int32_t& eo = ev[i * ld + j];
+          const std::size_t at = strip ? j / strip * rows * strip + i * strip + j % strip : i * ld + j;
+          float& fo = fv[at];
+          std::int32_t eo = 0;
           if (x < size) {
             fo = tf[x], eo = te[x];
           } else if (b32 && x <= 0xffffffffu) {
@@ -389,11 +403,23 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
           } else {
             decode_plane(f, x, v, inv), tile_form(v, inv, fo, eo);
           }
+          if constexpr (sizeof(*ev) == 2)  // the chain's int16 e_refs (|e_ref| <= 2047: chain_gemm)
+            ev[at] = eo == amd_lanes::kTileZeroHi      ? amd_lanes::kChainZeroHi
+                     : eo == amd_lanes::kTileSpecialHi ? amd_lanes::kChainSpecialHi
+                                                       : static_cast<std::int16_t>(eo);
+          else
+            ev[at] = eo;
         }
     };
-    planes(cfg_.a_format, m, K, A, K, g.a_f.data(), g.a_e.data());
-    planes(cfg_.b_format, K, n, B, g.ldb, g.b_f.data(), g.b_e.data());
-    if (one_group_spread_ >= 0 && K > 0) gemm_spreads(g);
+    if (g.chain) {
+      planes(cfg_.a_format, m, K, A, K, 0, g.a_f.data(), g.a_e16.data());
+      planes(cfg_.b_format, K, n, B, g.ldb, g.b_strip, g.b_f.data(), g.b_e16.data());
+    }
+    if (!one_chain) {  // the register tiles (two-group rows: besides the chain's int16 e_refs)
+      planes(cfg_.a_format, m, K, A, K, 0, g.a_f.data(), g.a_e.data());
+      planes(cfg_.b_format, K, n, B, g.ldb, 0, g.b_f.data(), g.b_e.data());
+    }
+    if (g.chain && !one_chain && K > 0) gemm_spreads(g);
     return g;
   }
   g.a_val.resize(m * K), g.a_inv.resize(m * K);
@@ -407,6 +433,22 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   }
   return g;
 }
+
+bool AfterAddKernel::chain_e16() const {
+  // e_ref (the leading bit's exponent, emin..emax) within +-2047, so the chain's int16 e_refs hold it (amd_chain.hpp).
+  auto e16 = [](const Format& f) { return f.emax <= 2047 && f.emin - f.precision + 1 >= -2047; };
+  return e16(cfg_.a_format) && e16(cfg_.b_format);
+}
+
+bool AfterAddKernel::chain_gemm() const {
+  // One group: the fp8 rows' two groups ran no faster on the chain (4 x 1 or 2 x 2 vectors)
+  // than on the register tiles (docs/performance.md, "i25amdgemm"; again in session 29 with
+  // compile-time group indices, "mi300 (2026-11-27)": 10-20 % slower, quiet); they take it only
+  // for runs of blocks the spreads prove equal to one group (chain_two_groups, mi300f8).
+  return tiles_ && cfg_.product_groups == 1 && chain_e16() && amd_lanes::after_add_chain_supported(after_lane_params(cfg_), k_);
+}
+
+bool AfterAddKernel::chain_two_groups() const { return one_group_spread_ >= 0 && chain_e16(); }
 
 void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
                                std::size_t w, std::size_t group, const std::uint64_t* C, std::uint64_t* D) const {
@@ -467,19 +509,19 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     }
     return block(len, x, 1, y, 1, c);
   };
-  // One group only: the fp8 rows' two groups ran no faster on the chain (4 x 1 or 2 x 2
-  // vectors) than on the register tiles below (docs/performance.md, "i25amdgemm"; again in
-  // session 29 with compile-time group indices, "mi300 (2026-11-27)": 10-20 % slower, quiet).
-  // Two groups run here as one where gemm_tile proved that equal (mi300f8).
+  // The chain: one-group rows, and two-group rows where gemm_tile proved them equal to one (mi300f8).
   amd_lanes::AfterParams chain_params = params;
-  chain_params.groups = 1;  // two groups only where gemm_tile proved them equal to one
-  if (tiles_ && K > 0 && one_group && amd_lanes::after_add_chain_supported(chain_params, k_)) {
+  chain_params.groups = 1;
+  if (K > 0 && one_group && ops.chain) {
     // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
     using Scalar = decltype(scalar_block);
     amd_lanes::ChainTile t;
     t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_, t.group = group;
-    t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e.data() + ia, t.lda = ldk;
-    t.b_f = ops.b_f.data() + p0 * ops.ldb + j0, t.b_hi = ops.b_e.data() + p0 * ops.ldb + j0, t.ldb = ops.ldb;
+    // p0 rows of B on: p0 * ldb in both layouts (strip-major: ldb = b_strip).
+    const std::size_t ldb = ops.b_strip ? ops.b_strip : ops.ldb;
+    t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e16.data() + ia, t.lda = ldk;
+    t.b_f = ops.b_f.data() + p0 * ldb, t.b_hi = ops.b_e16.data() + p0 * ldb, t.b_j0 = j0;
+    t.ldb = ldb, t.b_strip = ops.b_strip, t.b_strip_stride = ops.b_strip * ldk;
     t.acc = acc, t.ldc = wp;
     t.ctx = &scalar_block;
     t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,

@@ -151,6 +151,47 @@ HWY_INLINE void Unrolled(std::index_sequence<I...>, const F& f) {
   (f(std::integral_constant<std::size_t, I>()), ...);
 }
 
+// Pass 1 of a block: Eg[g][r][v] = the largest e_ref(a) + e_ref(b) of group g's products, in
+// int16 lanes (the e_refs and the chain's sentinels fit with their sums, amd_chain.hpp), so one
+// addition and one maximum serve both vectors of a row where an int16 vector holds 2 NF lanes;
+// -32768 where a lane has no product. Promoted to int32 at the end.
+template <std::size_t MR, std::size_t NV, std::size_t G>
+HWY_INLINE void EPass(const ChainTile& T, const std::int16_t* ae, std::size_t pos, std::size_t len,
+                      const std::size_t (&bo)[NV], VI (&Eg)[G][MR][NV]) {
+  const DI di;
+  using DH = hn::Rebind<std::int16_t, DF>;  // NF lanes
+  using DW = hn::Repartition<std::int16_t, DF>;  // 2 NF lanes
+  constexpr bool kWide = NV == 2 && HWY_TARGET != HWY_SCALAR && hn::MaxLanes(DW()) == 2 * hn::MaxLanes(DF());
+  using D16 = std::conditional_t<kWide, DW, DH>;
+  constexpr std::size_t NE = kWide ? 1 : NV;  // int16 vectors per row
+  const D16 d16;
+  hn::Vec<D16> E16[G][MR][NE];
+  for (std::size_t g = 0; g < G; ++g)
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < NE; ++v) E16[g][r][v] = hn::Set(d16, std::int16_t{-32768});
+  for (std::size_t t = 0; t < len; ++t) {
+    const std::size_t g = t % G;
+    hn::Vec<D16> eb[NE];  // wide: bo[1] = bo[0] + NF (a strip or a row holds both vectors)
+    for (std::size_t v = 0; v < NE; ++v) eb[v] = hn::LoadU(d16, T.b_hi + (pos + t) * T.ldb + bo[v]);
+    for (std::size_t r = 0; r < MR; ++r) {
+      const auto ea = hn::Set(d16, ae[r * T.lda + pos + t]);
+      for (std::size_t v = 0; v < NE; ++v) E16[g][r][v] = hn::Max(E16[g][r][v], hn::Add(ea, eb[v]));
+    }
+  }
+  for (std::size_t g = 0; g < G; ++g)
+    for (std::size_t r = 0; r < MR; ++r) {
+#if HWY_TARGET != HWY_SCALAR
+      if constexpr (kWide) {
+        const DH dh;
+        Eg[g][r][0] = hn::PromoteTo(di, hn::LowerHalf(dh, E16[g][r][0]));
+        Eg[g][r][1] = hn::PromoteTo(di, hn::UpperHalf(dh, E16[g][r][0]));
+      }
+#endif
+      if constexpr (!kWide)
+        for (std::size_t v = 0; v < NE; ++v) Eg[g][r][v] = hn::PromoteTo(di, E16[g][r][v]);
+    }
+}
+
 // MR rows x NV vectors of outputs, c in registers over the whole chain.
 template <std::size_t MR, std::size_t NV, std::size_t G, bool kRenorm, bool kDrop, bool kPositiveZero>
 void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::size_t j0) {
@@ -161,12 +202,21 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
   VF C[MR][NV];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::LoadU(df, T.acc + (r0 + r) * T.ldc + j0 + v * NF);
+#if HWY_ARCH_X86
+  static_assert(2 * HWY_MAX_BYTES / sizeof(float) <= 32, "chain_strip_width: a strip holds a tile's vectors");
+#endif
+  // B's column offsets of the tile's vectors (strip-major: within one strip, amd_chain.hpp).
+  std::size_t bo[NV];
+  for (std::size_t v = 0; v < NV; ++v) {
+    const std::size_t j = T.b_j0 + j0 + v * NF;
+    bo[v] = T.b_strip ? j / T.b_strip * T.b_strip_stride + j % T.b_strip : j;
+  }
   const float* a = T.a_f + r0 * T.lda;
-  const std::int32_t* ae = T.a_hi + r0 * T.lda;
+  const std::int16_t* ae = T.a_hi + r0 * T.lda;
   const DU du;
   const VI F_bias = hn::Set(di, 24 + 127), lo_field = hn::Set(di, 1), hi_field = hn::Set(di, 254);
-  const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kTileZeroHi / 2 + 1);
-  const VU low_span = hn::Set(du, static_cast<std::uint32_t>(24 - 120 - (kTileZeroHi / 2 + 1)));
+  const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kChainZeroHi / 2 + 1);
+  const VU low_span = hn::Set(du, static_cast<std::uint32_t>(24 - 120 - (kChainZeroHi / 2 + 1)));
   const VF flagged = hn::BitCast(df, hn::Set(di, 0x7fc00000));  // a NaN scale marks a flagged lane
   const VI max_shift = hn::Set(di, 31), eg_from = hn::Set(di, 24 + 127 + 127);
   std::size_t start = 0;
@@ -179,18 +229,7 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
       VF scale[G][MR][NV];
       {
         VI Eg[G][MR][NV];
-        for (std::size_t g = 0; g < G; ++g)
-          for (std::size_t r = 0; r < MR; ++r)
-            for (std::size_t v = 0; v < NV; ++v) Eg[g][r][v] = hn::Set(di, 4 * kTileZeroHi);
-        for (std::size_t t = 0; t < len; ++t) {
-          const std::size_t g = t % G;
-          VI eb[NV];
-          for (std::size_t v = 0; v < NV; ++v) eb[v] = hn::LoadU(di, T.b_hi + (pos + t) * T.ldb + j0 + v * NF);
-          for (std::size_t r = 0; r < MR; ++r) {
-            const VI ea = hn::Set(di, ae[r * T.lda + pos + t]);
-            for (std::size_t v = 0; v < NV; ++v) Eg[g][r][v] = hn::Max(Eg[g][r][v], hn::Add(ea, eb[v]));
-          }
-        }
+        EPass<MR, NV, G>(T, ae, pos, len, bo, Eg);
         for (std::size_t g = 0; g < G; ++g)
           for (std::size_t r = 0; r < MR; ++r)
             for (std::size_t v = 0; v < NV; ++v) {
@@ -209,7 +248,7 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
       for (std::size_t t = 0; t < len; ++t) {
         const std::size_t g = t % G;
         VF vb[NV];
-        for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, T.b_f + (pos + t) * T.ldb + j0 + v * NF);
+        for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, T.b_f + (pos + t) * T.ldb + bo[v]);
         for (std::size_t r = 0; r < MR; ++r) {
           const VF va = hn::Set(df, a[r * T.lda + pos + t]);
           for (std::size_t v = 0; v < NV; ++v)
@@ -314,6 +353,14 @@ HWY_AFTER_NAMESPACE();
 namespace tcsim::amd_lanes {
 
 HWY_EXPORT(AfterAddChain);
+
+std::size_t chain_strip_width() {
+#if HWY_ARCH_X86
+  return 32;  // 2 x 16 lanes of AVX-512 (static_assert in ChainMicro)
+#else
+  return 0;  // scalable vectors: B row-major
+#endif
+}
 
 bool after_add_chain_supported(const AfterParams& p, std::size_t k) {
   if (k == 0 || p.groups < 1 || p.groups > 2 || p.fraction_bits != 24 || p.c_bits != 24) return false;

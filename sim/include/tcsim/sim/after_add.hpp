@@ -87,6 +87,15 @@ class AfterAddKernel {
     // (b_spread[b * n + j]).
     std::size_t blocks = 0;
     std::vector<std::uint8_t> a_spread, b_spread;
+    // For the after-add chain (amd_chain.hpp), chain: the e_refs also in int16 (the chain's
+    // sentinels) in a_e16, b_e16 (one-group chain rows: instead of a_e, b_e; two-group rows: beside
+    // them, for the register tiles' runs); b_strip nonzero (one-group chain rows on x86): b_f,
+    // b_e16 strip-major, strips of b_strip columns each over all K rows (element (t, j) at
+    // (j / b_strip) * K * b_strip + t * b_strip + j % b_strip), so a chain reads its strip
+    // sequentially instead of at a row stride of ldb.
+    bool chain = false;
+    std::size_t b_strip = 0;
+    std::vector<std::int16_t> a_e16, b_e16;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
@@ -130,6 +139,11 @@ class AfterAddKernel {
   void gemm_spreads(GemmOperands& ops) const;
   bool spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
                      std::size_t w) const;
+  // Whether the operands' e_refs fit the chain's int16 lanes; whether gemm_tile takes the
+  // after-add chain for K >= 1 (one group); whether two-group rows run runs of blocks on it.
+  bool chain_e16() const;
+  bool chain_gemm() const;
+  bool chain_two_groups() const;
   AdderConfig cfg_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
