@@ -411,13 +411,21 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
             ev[at] = eo;
         }
     };
-    if (g.chain) {
+    if (one_chain) {
       planes(cfg_.a_format, m, K, A, K, 0, g.a_f.data(), g.a_e16.data());
       planes(cfg_.b_format, K, n, B, g.ldb, g.b_strip, g.b_f.data(), g.b_e16.data());
-    }
-    if (!one_chain) {  // the register tiles (two-group rows: besides the chain's int16 e_refs)
+    } else {  // the register tiles
       planes(cfg_.a_format, m, K, A, K, 0, g.a_f.data(), g.a_e.data());
       planes(cfg_.b_format, K, n, B, g.ldb, 0, g.b_f.data(), g.b_e.data());
+      if (g.chain) {  // two-group rows: the chain's int16 e_refs from the int32 ones, same layout
+        auto narrow = [](std::int32_t e) {
+          return e == amd_lanes::kTileZeroHi      ? amd_lanes::kChainZeroHi
+                 : e == amd_lanes::kTileSpecialHi ? amd_lanes::kChainSpecialHi
+                                                  : static_cast<std::int16_t>(e);
+        };
+        std::transform(g.a_e.begin(), g.a_e.end(), g.a_e16.begin(), narrow);
+        std::transform(g.b_e.begin(), g.b_e.end(), g.b_e16.begin(), narrow);
+      }
     }
     if (g.chain && !one_chain && K > 0) gemm_spreads(g);
     return g;
