@@ -6,6 +6,7 @@
 // times 2^(24 - e_g) truncated by the int32 conversion, groups floored to e_dot by shifts).
 // Then c, E = max(e_dot, e_c), D = E - e_dot, and the exact after_sum total X (the sum floored
 // at sum_bits and c at 24 fraction bits below E) in units of U = 2^(E - 24 - g), g = min(D, 4):
+// (c_f << g below is formed as floor(c 2^(24 - E + g)) by one scaling, argued in Epilogue.)
 // - D <= 4: X = (c_f << D) + s exactly, c_f = floor(c 2^(24 - E)) (|c_f| <= 2^25): below 2^31;
 // - D > 4: X = (c_f << 4) + s / 2^(D - 4), whose floor T0 = (c_f << 4) + (s >> (D - 4)); the
 //   bits of s between the sum's floor (sum_bits below E, raised by the renormalization's floor:
@@ -142,9 +143,15 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   const VI e_c = hn::Max(hn::And(hn::ShiftRight<23>(cbits), k.ff), k.one);  // biased; zero, subnormal: -126
   const VI E = hn::Max(e_dot, e_c);
   const VI D = hn::Sub(E, e_dot);
-  const VI g = hn::Min(D, k.four);
-  // c floored at 24 fraction bits below E: c 2^(24 - E) is exact (normal) for E - e_c <= 26.
-  const VF c_scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.bias_c, E)));
+  // sh = max(D - 4, 0), the shift of s to U; E - g = e_dot + sh (g = min(D, 4)).
+  VI sh = hn::Max(hn::Sub(D, k.four), k.zero);
+  const VI E_g = hn::Add(e_dot, sh);
+  // c floored at 24 fraction bits below E, times 2^g: floor(c 2^(24 - E + g)). Where g > 0, D > 0,
+  // so E = e_c: c is normal with 23 fraction bits (or a subnormal or zero c with E = -126:
+  // flagged below unless c = 0 and T = 0, when c_f is 0 either way), so c 2^(24 - E) is an
+  // integer and the floor at 2^(E - 24) then the shift by g equal the floor at 2^(E - 24 - g).
+  // c 2^(24 - E) is exact (normal) for E - e_c <= 26.
+  const VF c_scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.bias_c, E_g)));
   VI c_f = FloorInt32(di, hn::Mul(c, c_scale));
   const auto c_zero = NoBitsOf(cbits, k.abs_mask);
   const auto far_c = hn::AndNot(c_zero, hn::Gt(hn::Sub(E, e_c), k.far));
@@ -158,10 +165,9 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   // X rounded to odd at U (module comment). sh = D - 4 >= 32 (kWideShifts): s >> sh is s's sign,
   // as s >> 31 (|s| < 2^30), so T0 is unchanged; low below is then all of s, which for s < 0 adds
   // bit 31 to the bits 0..30 of s mod 2^31: the sticky bit differs only for lo = 31 (below),
-  // where T0 = (c_f << 4) - 1 is odd, so T = T0 | sticky is the same.
-  VI sh = hn::Max(hn::Sub(D, k.four), k.zero);
+  // where T0 = c_f - 1 is odd (g = 4: c_f a multiple of 16), so T = T0 | sticky is the same.
   if constexpr (!kWideShifts) sh = hn::Min(sh, k.b31);
-  const VI t0 = hn::Add(hn::BitCast(di, hn::BitCast(du, c_f) << hn::BitCast(du, g)), s >> sh);
+  const VI t0 = hn::Add(c_f, s >> sh);
   // The bits of s below U (s mod 2^sh; none for D <= 4), of which those at or above the sum's
   // floor make the sticky bit.
   const auto low = hn::AndNot(hn::BitCast(du, k.ones) << hn::BitCast(du, sh), hn::BitCast(du, s));
@@ -186,7 +192,7 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   // (|T0| = 2^26 with T0 < 0 has |t| = 2^26 - 1, which rounds to -2^26 as X does).
   bad = hn::Or(bad, AndLt(sticky, mag, k.two26));
   const VF v = hn::ConvertTo(df, t);  // rounds to nearest even
-  const VF result = hn::Mul(v, hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Sub(E, k.bias_r), g))));
+  const VF result = hn::Mul(v, hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(E_g, k.bias_r))));
   const auto t_zero = hn::Eq(t, k.zero);
   // E outside [-90, 120] (NaN/Inf c too): flagged, unless c = 0 and T = 0 (the result +0).
   const auto out = hn::RebindMask(di, hn::Gt(hn::BitCast(du, hn::Sub(E, k.lim_lo)), hn::BitCast(du, k.lim_span)));
