@@ -2,7 +2,7 @@
 // target by Google Highway and chosen at run time.
 //
 // Per block of an output: s, the product sum in units of 2^(e_dot - 24) (|s| < 2^30), as the
-// tiles of amd_lanes.cpp (per-group e_g in int32 lanes, each product a b, exact in binary32,
+// tiles of amd_lanes.cpp (per-group e_g in int16 lanes, each product a b, exact in binary32,
 // times 2^(24 - e_g) truncated by the int32 conversion, groups floored to e_dot by shifts).
 // Then c, E = max(e_dot, e_c), D = E - e_dot, and the exact after_sum total X (the sum floored
 // at sum_bits and c at 24 fraction bits below E) in units of U = 2^(E - 24 - g), g = min(D, 4):
