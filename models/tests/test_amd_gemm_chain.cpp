@@ -15,7 +15,8 @@
 // block are taken, with edges sprinkled that end them, spread GEMMs the bound must refuse and
 // tie GEMMs that only an exact sum rounds right. The spread test (mi300f8) draws fp8 GEMMs whose
 // blocks' exponent spreads sit at, below and above the bound under which the two even/odd
-// groups run on the one-group chain (sim/src/after_add_spread.cpp).
+// groups run on the one-group chain (sim/src/after_add_spread.cpp). The edge test (mi300c)
+// draws c far above the products and products at the scale flags' edges (amd_chain.cpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -185,12 +186,34 @@ void fill_spread(const Format& fa, const Format& fb, const Format& out, Rng& r, 
       C[i * n + j] = r.below(2) ? zero_pattern(out, r) : value_with_lead(out, r, ta[i] + tb[j] + r.range(-30, 6));
 }
 
+// Edge GEMMs (mi300c): the chain's epilogue leaves its shift counts unclamped above on AVX2 and
+// AVX-512 and its scale pass forms e_g's flags in int16 lanes (sim/src/amd_chain.cpp). Per GEMM one
+// row lead la and column lead lb (the operands at them or one below, signed, zeros now and then),
+// and either c 26 to 46 binades above the products (D - 4 from 22 to 42: the shift counts cross
+// 32 and the sticky window 31 bits; half the block sums negative) or, where both formats reach
+// them, la + lb at -98..-95 or 125..128 (e_g at the flags' edges -96 and 126), c near the products,
+// far above them or zero.
+void fill_edges(const Format& fa, const Format& fb, const Format& out, Rng& r, std::size_t m, std::size_t n,
+                std::size_t K, std::uint64_t* A, std::uint64_t* B, std::uint64_t* C) {
+  const bool wide = std::min(fa.emin, fb.emin) < -60 && std::min(fa.emax, fb.emax) > 70;
+  int la = r.range(-6, 0), lb = r.range(-6, 0), lo_c = 26, hi_c = 46;
+  if (wide && r.below(2)) {
+    const int e = r.below(2) ? r.range(-98, -95) : r.range(125, 128);
+    la = e / 2, lb = e - la;
+    if (r.below(2)) lo_c = -30, hi_c = e > 0 ? 0 : 6;
+  }
+  for (std::size_t x = 0; x < m * K; ++x) A[x] = r.below(8) == 0 ? zero_pattern(fa, r) : value_with_lead(fa, r, la - static_cast<int>(r.below(2)));
+  for (std::size_t x = 0; x < K * n; ++x) B[x] = r.below(8) == 0 ? zero_pattern(fb, r) : value_with_lead(fb, r, lb - static_cast<int>(r.below(2)));
+  for (std::size_t x = 0; x < m * n; ++x)
+    C[x] = r.below(16) == 0 ? zero_pattern(out, r) : value_with_lead(out, r, la + lb + r.range(lo_c, hi_c));
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
 Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind,
-               bool runs = false, bool spread = false) {
+               bool runs = false, bool spread = false, bool edges = false) {
   const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
   const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
   const std::size_t row_k = static_cast<std::size_t>(unit.spec().datapaths[sel.row].fma_size);
@@ -200,7 +223,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     // runs: GEMMs for the exact-block runs (mi100b). Otherwise half the GEMMs with chains of 1-9
     // instructions plus a remainder, half with 1-40 blocks (long chains: c carried in registers
     // over many blocks).
-    const bool small = runs || spread;
+    const bool small = runs || spread || edges;
     const std::size_t m = small ? 1 + r.below(12) : 1 + r.below(40), n = small ? 1 + r.below(80) : 1 + r.below(300);
     std::size_t K = 0;
     if (runs) {
@@ -213,6 +236,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     }
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     if (spread) fill_spread(in_a, in_b, out, r, m, n, K, block, A.data(), B.data(), C.data());
+    if (edges) fill_edges(in_a, in_b, out, r, m, n, K, A.data(), B.data(), C.data());
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
     if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0
       A.resize(m * 4), B.resize(4 * n);
@@ -224,7 +248,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
       t.outputs += m * n, t.blocks += m * n;
       continue;
     }
-    if (spread) {
+    if (spread || edges) {
     } else if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
       const int lo = in_a.emax > 100 ? -70 : -8, hi = in_a.emax > 100 ? 60 : 4;
       RunsMix mix{r.range(lo, hi), r.range(lo, hi), 0};
@@ -284,7 +308,7 @@ const Pair kPairs[] = {
 // Every pair on every compiled SIMD target (the CPU's own first, with `best` outputs per pair).
 std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* pairs, std::size_t count, Rng& r,
                           std::uint64_t best, std::uint64_t others, int far_kind, bool runs = false,
-                          bool spread = false) {
+                          bool spread = false, bool edges = false) {
   const Unit& unit = builtin_unit(unit_name);
   std::uint64_t mismatches = 0;
   const auto targets = hwy::SupportedAndGeneratedTargets();
@@ -296,9 +320,9 @@ std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* p
       INFO(std::string(unit_name) + " " + p.a + "*" + p.b + " " + p.instruction + " on " + name);
       REQUIRE(unit.batch_path(parse_format(p.a), formats::fp32(), p.instruction).rfind(path, 0) == 0);
       const Tally t =
-          run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs, spread);
+          run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs, spread, edges);
       std::printf("[amd-gemm-chain%s] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n",
-                  runs ? " runs" : spread ? " spread" : "", unit_name,
+                  runs ? " runs" : spread ? " spread" : edges ? " edges" : "", unit_name,
                   name.c_str(), p.a, p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
                   static_cast<unsigned long long>(t.blocks), static_cast<unsigned long long>(t.mismatches));
       mismatches += t.mismatches;
@@ -363,4 +387,13 @@ TEST_CASE("after-add gemm chain: fp8 two groups on the one-group chain at the sp
   Rng r(tcsim::test::seed("after-add gemm fp8 spread", 0xf8f8a1d0));
   const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
   CHECK(run_targets("mi300x", "after-add", kFp8Pairs, std::size(kFp8Pairs), r, best, others, 2, false, true) == 0);
+}
+
+// mi300c: c far above the products (unclamped shift counts on AVX2/AVX-512) and e_g at the
+// scale flags' edges (the int16 scale pass), every one-group mi300x line and the fp8 lines too
+// (their epilogue is the same).
+TEST_CASE("after-add gemm chain: far c and e_g at the flags' edges, every SIMD target", "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("after-add gemm edges", 0xc300ed9e));
+  const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
+  CHECK(run_targets("mi300x", "after-add", kPairs, std::size(kPairs), r, best, others, 2, false, false, true) == 0);
 }

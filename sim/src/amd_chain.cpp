@@ -2,10 +2,11 @@
 // target by Google Highway and chosen at run time.
 //
 // Per block of an output: s, the product sum in units of 2^(e_dot - 24) (|s| < 2^30), as the
-// tiles of amd_lanes.cpp (per-group e_g in int32 lanes, each product a b, exact in binary32,
+// tiles of amd_lanes.cpp (per-group e_g in int16 lanes, each product a b, exact in binary32,
 // times 2^(24 - e_g) truncated by the int32 conversion, groups floored to e_dot by shifts).
 // Then c, E = max(e_dot, e_c), D = E - e_dot, and the exact after_sum total X (the sum floored
 // at sum_bits and c at 24 fraction bits below E) in units of U = 2^(E - 24 - g), g = min(D, 4):
+// (c_f << g below is formed as floor(c 2^(24 - E + g)) by one scaling, argued in Epilogue.)
 // - D <= 4: X = (c_f << D) + s exactly, c_f = floor(c 2^(24 - E)) (|c_f| <= 2^25): below 2^31;
 // - D > 4: X = (c_f << 4) + s / 2^(D - 4), whose floor T0 = (c_f << 4) + (s >> (D - 4)); the
 //   bits of s between the sum's floor (sum_bits below E, raised by the renormalization's floor:
@@ -68,6 +69,47 @@ HWY_INLINE hn::Vec<DI_> FloorInt32(DI_ di, V v) {
   return Trunc32(di, hn::Floor(v));
 }
 
+// x86 AVX2/AVX-512 variable shifts (Highway's int32/uint32 operator>> and operator<< there are
+// vpsravd, vpsrlvd, vpsllvd) take a count >= 32 to the sign (arithmetic) or 0 (logical), so the
+// epilogue leaves its shift counts unclamped above there (argued in Epilogue); elsewhere the
+// counts are clamped to 31.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+inline constexpr bool kWideShifts = true;
+#else
+inline constexpr bool kWideShifts = false;
+#endif
+
+// The 16-lane AVX-512 forms of three epilogue steps (one instruction each instead of two).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+inline constexpr bool kAvx512Lanes = hn::MaxLanes(DI()) * sizeof(std::int32_t) == 64;
+#else
+inline constexpr bool kAvx512Lanes = false;
+#endif
+
+// (v & m) == 0 per lane.
+HWY_INLINE hn::Mask<DI> NoBitsOf(VI v, VI m) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  if constexpr (kAvx512Lanes) return hn::Mask<DI>{_mm512_testn_epi32_mask(v.raw, m.raw)};
+#endif
+  return hn::Eq(hn::And(v, m), hn::Zero(DI()));
+}
+
+// v | 1 where m, v elsewhere.
+HWY_INLINE VI OrOneIf(hn::Mask<DI> m, VI v, VI one) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  if constexpr (kAvx512Lanes) return VI{_mm512_mask_or_epi32(v.raw, m.raw, v.raw, one.raw)};
+#endif
+  return hn::Or(v, hn::IfThenElseZero(m, one));
+}
+
+// m && a < b per lane (signed).
+HWY_INLINE hn::Mask<DI> AndLt(hn::Mask<DI> m, VI a, VI b) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  if constexpr (kAvx512Lanes) return hn::Mask<DI>{_mm512_mask_cmplt_epi32_mask(m.raw, a.raw, b.raw)};
+#endif
+  return hn::And(m, hn::Lt(a, b));
+}
+
 // The epilogue's constants, built once per micro tile (kept in registers or reloaded).
 struct Consts {
   VI zero, one, two, four, b31, ff, ones, bias_c, bias_r, far, lim_lo, lim_span, floor_at, two26, drop, abs_mask;
@@ -101,11 +143,17 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   const VI e_c = hn::Max(hn::And(hn::ShiftRight<23>(cbits), k.ff), k.one);  // biased; zero, subnormal: -126
   const VI E = hn::Max(e_dot, e_c);
   const VI D = hn::Sub(E, e_dot);
-  const VI g = hn::Min(D, k.four);
-  // c floored at 24 fraction bits below E: c 2^(24 - E) is exact (normal) for E - e_c <= 26.
-  const VF c_scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.bias_c, E)));
+  // sh = max(D - 4, 0), the shift of s to U; E - g = e_dot + sh (g = min(D, 4)).
+  VI sh = hn::Max(hn::Sub(D, k.four), k.zero);
+  const VI E_g = hn::Add(e_dot, sh);
+  // c floored at 24 fraction bits below E, times 2^g: floor(c 2^(24 - E + g)). Where g > 0, D > 0,
+  // so E = e_c: c is normal with 23 fraction bits (or a subnormal or zero c with E = -126:
+  // flagged below unless c = 0 and T = 0, when c_f is 0 either way), so c 2^(24 - E) is an
+  // integer and the floor at 2^(E - 24) then the shift by g equal the floor at 2^(E - 24 - g).
+  // c 2^(24 - E) is exact (normal) for E - e_c <= 26.
+  const VF c_scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(k.bias_c, E_g)));
   VI c_f = FloorInt32(di, hn::Mul(c, c_scale));
-  const auto c_zero = hn::Eq(hn::And(cbits, k.abs_mask), k.zero);
+  const auto c_zero = NoBitsOf(cbits, k.abs_mask);
   const auto far_c = hn::AndNot(c_zero, hn::Gt(hn::Sub(E, e_c), k.far));
   if constexpr (kDrop) {
     const auto dropped = hn::Lt(e_c, hn::Sub(E, k.drop));
@@ -114,9 +162,12 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   } else {
     bad = hn::Or(bad, far_c);
   }
-  // X rounded to odd at U (module comment).
-  const VI sh = hn::Min(hn::Max(hn::Sub(D, k.four), k.zero), k.b31);
-  const VI t0 = hn::Add(hn::BitCast(di, hn::BitCast(du, c_f) << hn::BitCast(du, g)), s >> sh);
+  // X rounded to odd at U (module comment). sh = D - 4 >= 32 (kWideShifts): s >> sh is s's sign,
+  // as s >> 31 (|s| < 2^30), so T0 is unchanged; low below is then all of s, which for s < 0 adds
+  // bit 31 to the bits 0..30 of s mod 2^31: the sticky bit differs only for lo = 31 (below),
+  // where T0 = c_f - 1 is odd (g = 4: c_f a multiple of 16), so T = T0 | sticky is the same.
+  if constexpr (!kWideShifts) sh = hn::Min(sh, k.b31);
+  const VI t0 = hn::Add(c_f, s >> sh);
   // The bits of s below U (s mod 2^sh; none for D <= 4), of which those at or above the sum's
   // floor make the sticky bit.
   const auto low = hn::AndNot(hn::BitCast(du, k.ones) << hn::BitCast(du, sh), hn::BitCast(du, s));
@@ -130,14 +181,18 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
     // below has an ulp of 2^(b - 24) >= 16 units), so the result is the same.
     lo = hn::Add(lo, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.two));
   }
-  lo = hn::Min(hn::Max(lo, k.zero), k.b31);
+  // lo >= 32 (kWideShifts, not clamped to 31) gives no sticky bit; so does lo = 31 where sh <= 31
+  // (low < 2^31); where sh >= 32 and s < 0, T0 is odd (above). So T is as with the clamps; the
+  // sticky bit can only be set in more lanes, which can only flag more lanes (below).
+  lo = hn::Max(lo, k.zero);
+  if constexpr (!kWideShifts) lo = hn::Min(lo, k.b31);
   const auto sticky = hn::Ne(hn::BitCast(di, low >> hn::BitCast(du, lo)), k.zero);
-  const VI t = hn::Or(t0, hn::IfThenElseZero(sticky, k.one));
+  const VI t = OrOneIf(sticky, t0, k.one);
   // An inexact total must lie 2 bits above the conversion's rounding: |X| >= 2^26 - 1 units
   // (|T0| = 2^26 with T0 < 0 has |t| = 2^26 - 1, which rounds to -2^26 as X does).
-  bad = hn::Or(bad, hn::And(sticky, hn::Lt(mag, k.two26)));
+  bad = hn::Or(bad, AndLt(sticky, mag, k.two26));
   const VF v = hn::ConvertTo(df, t);  // rounds to nearest even
-  const VF result = hn::Mul(v, hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Sub(E, k.bias_r), g))));
+  const VF result = hn::Mul(v, hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(E_g, k.bias_r))));
   const auto t_zero = hn::Eq(t, k.zero);
   // E outside [-90, 120] (NaN/Inf c too): flagged, unless c = 0 and T = 0 (the result +0).
   const auto out = hn::RebindMask(di, hn::Gt(hn::BitCast(du, hn::Sub(E, k.lim_lo)), hn::BitCast(du, k.lim_span)));
@@ -151,13 +206,19 @@ HWY_INLINE void Unrolled(std::index_sequence<I...>, const F& f) {
   (f(std::integral_constant<std::size_t, I>()), ...);
 }
 
-// Pass 1 of a block: Eg[g][r][v] = the largest e_ref(a) + e_ref(b) of group g's products, in
-// int16 lanes (the e_refs and the chain's sentinels fit with their sums, amd_chain.hpp), so one
-// addition and one maximum serve both vectors of a row where an int16 vector holds 2 NF lanes;
-// -32768 where a lane has no product. Promoted to int32 at the end.
+// Pass 1 of a block: the scales 2^(24 - e_g) per group, row and vector, e_g the largest
+// e_ref(a) + e_ref(b) of group g's products, in int16 lanes (the e_refs and the chain's sentinels
+// fit with their sums, amd_chain.hpp), so one addition and one maximum serve both vectors of a row
+// where an int16 vector holds 2 NF lanes; -32768 where a lane has no product. A lane is flagged
+// (its scale a NaN, 0x7fc00000) where e_g > 126 (products near 2^128, the NaN/Inf sentinels) or a
+// used group lies below -96 (-4095 <= e_g < -96); otherwise the scale's field is 151 - e_g
+// clamped to [1, 254] (the clamped values of unused groups lie below -96, where they change no
+// unflagged lane). With both vectors in one int16 vector the field and the flags are formed there
+// too, once per row, as twice the field (0x1ff where flagged) shifted by 22 after the promotion.
 template <std::size_t MR, std::size_t NV, std::size_t G>
-HWY_INLINE void EPass(const ChainTile& T, const std::int16_t* ae, std::size_t pos, std::size_t len,
-                      const std::size_t (&bo)[NV], VI (&Eg)[G][MR][NV]) {
+HWY_INLINE void Scales(const ChainTile& T, const std::int16_t* ae, std::size_t pos, std::size_t len,
+                       const std::size_t (&bo)[NV], VF (&scale)[G][MR][NV]) {
+  const DF df;
   const DI di;
   using DH = hn::Rebind<std::int16_t, DF>;  // NF lanes
   using DW = hn::Repartition<std::int16_t, DF>;  // 2 NF lanes
@@ -178,18 +239,46 @@ HWY_INLINE void EPass(const ChainTile& T, const std::int16_t* ae, std::size_t po
       for (std::size_t v = 0; v < NE; ++v) E16[g][r][v] = hn::Max(E16[g][r][v], hn::Add(ea, eb[v]));
     }
   }
-  for (std::size_t g = 0; g < G; ++g)
-    for (std::size_t r = 0; r < MR; ++r) {
+  constexpr int kUsed = kChainZeroHi / 2 + 1, kLow = 24 - 120;  // flagged: kUsed <= e_g < kLow
 #if HWY_TARGET != HWY_SCALAR
-      if constexpr (kWide) {
-        const DH dh;
-        Eg[g][r][0] = hn::PromoteTo(di, hn::LowerHalf(dh, E16[g][r][0]));
-        Eg[g][r][1] = hn::PromoteTo(di, hn::UpperHalf(dh, E16[g][r][0]));
+  if constexpr (kWide) {
+    // In int16: 151 - e_g saturates (e_g >= -32768) before the clamp; e_g - kUsed is taken modulo
+    // 2^16 (e_g in [-32768, 32000]: it is below kLow - kUsed exactly for kUsed <= e_g < kLow).
+    const DH dh;
+    const hn::RebindToUnsigned<D16> du16;
+    const auto bias = hn::Set(d16, std::int16_t{24 + 127}), lo_f = hn::Set(d16, std::int16_t{1});
+    const auto hi_f = hn::Set(d16, std::int16_t{254}), max_e = hn::Set(d16, std::int16_t{126});
+    const auto nan2 = hn::Set(d16, std::int16_t{0x1ff});
+    const auto used = hn::Set(du16, static_cast<std::uint16_t>(-kUsed));
+    const auto span = hn::Set(du16, static_cast<std::uint16_t>(kLow - kUsed));
+    for (std::size_t g = 0; g < G; ++g)
+      for (std::size_t r = 0; r < MR; ++r) {
+        const auto e = E16[g][r][0];
+        const auto field = hn::Min(hn::Max(hn::SaturatedSub(bias, e), lo_f), hi_f);
+        const auto low = hn::Lt(hn::Add(hn::BitCast(du16, e), used), span);
+        const auto out = hn::Or(hn::Gt(e, max_e), hn::RebindMask(d16, low));
+        const auto f2 = hn::IfThenElse(out, nan2, hn::Add(field, field));
+        scale[g][r][0] = hn::BitCast(df, hn::ShiftLeft<22>(hn::PromoteTo(di, hn::LowerHalf(dh, f2))));
+        scale[g][r][1] = hn::BitCast(df, hn::ShiftLeft<22>(hn::PromoteTo(di, hn::UpperHalf(dh, f2))));
       }
+  }
 #endif
-      if constexpr (!kWide)
-        for (std::size_t v = 0; v < NE; ++v) Eg[g][r][v] = hn::PromoteTo(di, E16[g][r][v]);
-    }
+  if constexpr (!kWide) {
+    const DU du;
+    const VI F_bias = hn::Set(di, 24 + 127), lo_field = hn::Set(di, 1), hi_field = hn::Set(di, 254);
+    const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kUsed);
+    const VU low_span = hn::Set(du, static_cast<std::uint32_t>(kLow - kUsed));
+    const VF flagged = hn::BitCast(df, hn::Set(di, 0x7fc00000));
+    for (std::size_t g = 0; g < G; ++g)
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v) {
+          const VI e = hn::PromoteTo(di, E16[g][r][v]);
+          // e > 126, or used <= e < 24 - 120 (one unsigned compare: e - used below the span)
+          const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(e, used1)), low_span)));
+          const VI field = hn::Min(hn::Max(hn::Sub(F_bias, e), lo_field), hi_field);  // 2^(24 - e), clamped
+          scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged, hn::BitCast(df, hn::ShiftLeft<23>(field)));
+        }
+  }
 }
 
 // MR rows x NV vectors of outputs, c in registers over the whole chain.
@@ -213,11 +302,6 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
   }
   const float* a = T.a_f + r0 * T.lda;
   const std::int16_t* ae = T.a_hi + r0 * T.lda;
-  const DU du;
-  const VI F_bias = hn::Set(di, 24 + 127), lo_field = hn::Set(di, 1), hi_field = hn::Set(di, 254);
-  const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kChainZeroHi / 2 + 1);
-  const VU low_span = hn::Set(du, static_cast<std::uint32_t>(24 - 120 - (kChainZeroHi / 2 + 1)));
-  const VF flagged = hn::BitCast(df, hn::Set(di, 0x7fc00000));  // a NaN scale marks a flagged lane
   const VI max_shift = hn::Set(di, 31), eg_from = hn::Set(di, 24 + 127 + 127);
   std::size_t start = 0;
   do {
@@ -225,21 +309,9 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
     std::size_t pos = start;
     do {
       const std::size_t len = std::min(T.k, end - pos);
-      // Pass 1: the largest e_ref(a) + e_ref(b) of each group, then the scales 2^(24 - e_g).
+      // Pass 1: the scales 2^(24 - e_g) of each group (NaN where flagged).
       VF scale[G][MR][NV];
-      {
-        VI Eg[G][MR][NV];
-        EPass<MR, NV, G>(T, ae, pos, len, bo, Eg);
-        for (std::size_t g = 0; g < G; ++g)
-          for (std::size_t r = 0; r < MR; ++r)
-            for (std::size_t v = 0; v < NV; ++v) {
-              const VI e = Eg[g][r][v];
-              // e > 126, or used < e < 24 - 120 (one unsigned compare: e - used - 1 below the span)
-              const auto out_of_range = hn::Or(hn::Gt(e, max_e), hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(e, used1)), low_span)));
-              const VI field = hn::Min(hn::Max(hn::Sub(F_bias, e), lo_field), hi_field);  // 2^(24 - e), clamped
-              scale[g][r][v] = hn::IfThenElse(hn::RebindMask(df, out_of_range), flagged, hn::BitCast(df, hn::ShiftLeft<23>(field)));
-            }
-      }
+      Scales<MR, NV, G>(T, ae, pos, len, bo, scale);
       // Pass 2: trunc(a b 2^(24 - e_g)) summed per group in int32 lanes.
       VI S[G][MR][NV];
       for (std::size_t g = 0; g < G; ++g)
