@@ -13,6 +13,7 @@
 #include "after_dot_lanes.hpp"
 #include "amd_chain.hpp"
 #include "amd_lanes.hpp"
+#include "amd_pair_chain.hpp"
 #include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -83,8 +84,12 @@ AfterAddKernel::AfterAddKernel(const AdderConfig& cfg, std::size_t k) : cfg_(cfg
   // Two groups on the one-group chain where the spreads allow (after_add_spread.cpp).
   amd_lanes::AfterParams one = after_lane_params(cfg);
   one.groups = 1;
-  if (tiles_ && cfg.product_groups == 2 && amd_lanes::after_add_chain_supported(one, k))
+  // Blocks of even k (pairs of products never straddle two blocks; amd_pair_chain-inl.h).
+  if (tiles_ && cfg.product_groups == 2 && k % 2 == 0 && amd_lanes::after_add_chain_supported(one, k)) {
     one_group_spread_ = std::max(-1, cfg.fraction_bits - (bits(cfg.a_format) - 1) - (bits(cfg.b_format) - 1));
+    pair_bits_a_ = bits(cfg.a_format), pair_bits_b_ = bits(cfg.b_format);
+    pair_spread_a_ = 15 - pair_bits_a_, pair_spread_b_ = 15 - pair_bits_b_;
+  }
 }
 
 // adder.cpp read(): input_fraction_bits truncation of the encoding, then the flush rule.
@@ -355,14 +360,18 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
     // The chain reads B strip-major (GemmOperands::b_strip); the register tiles row-major.
     // Two-group rows keep B row-major: their runs alternate between the chain and the tiles.
+    // Two-group rows: the register tiles' planes row-major, the pair chain's B e_refs strip-major.
     const bool one_chain = chain_gemm();
-    g.chain = one_chain || chain_two_groups(), g.b_strip = one_chain ? amd_lanes::chain_strip_width() : 0;
-    const std::size_t b_size = g.b_strip ? (g.ldb + g.b_strip - 1) / g.b_strip * g.b_strip * K : K * g.ldb;
+    const std::size_t strip = amd_lanes::chain_strip_width();
+    g.chain = one_chain || chain_two_groups();
+    g.b_strip = one_chain ? strip : g.chain ? (strip ? strip : g.ldb) : 0;
+    const std::size_t strips = g.chain ? (g.b_strip ? (g.ldb + g.b_strip - 1) / g.b_strip * g.b_strip * K : K * g.ldb) : 0;
+    const std::size_t b_size = one_chain ? strips : K * g.ldb;
     reserve_huge(g.a_f, m * K), reserve_huge(g.b_f, b_size);
     g.a_f.resize(m * K), g.b_f.assign(b_size, 0.0f);
     if (g.chain) {
-      reserve_huge(g.a_e16, m * K), reserve_huge(g.b_e16, b_size);
-      g.a_e16.resize(m * K), g.b_e16.assign(b_size, amd_lanes::kChainZeroHi);
+      reserve_huge(g.a_e16, m * K), reserve_huge(g.b_e16, strips);
+      g.a_e16.resize(m * K), g.b_e16.assign(strips, amd_lanes::kChainZeroHi);
     }
     if (!one_chain) {
       reserve_huge(g.a_e, m * K), reserve_huge(g.b_e, b_size);
@@ -424,7 +433,9 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
                                                   : static_cast<std::int16_t>(e);
         };
         std::transform(g.a_e.begin(), g.a_e.end(), g.a_e16.begin(), narrow);
-        std::transform(g.b_e.begin(), g.b_e.end(), g.b_e16.begin(), narrow);
+        const std::size_t S = g.b_strip;  // B strip-major (the pair chain's E pass)
+        for (std::size_t t = 0; t < K; ++t)
+          for (std::size_t j = 0; j < n; ++j) g.b_e16[j / S * S * K + t * S + j % S] = narrow(g.b_e[t * g.ldb + j]);
       }
     }
     if (g.chain && !one_chain && K > 0) gemm_spreads(g);
@@ -517,12 +528,30 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     }
     return block(len, x, 1, y, 1, c);
   };
-  // The chain: one-group rows, and two-group rows where gemm_tile proved them equal to one (mi300f8).
+  // The chain: one-group rows, and two-group rows where gemm_tile proved them equal to one
+  // (mi300f8) with int16 pair operands (mi300g: the pair chain).
   amd_lanes::AfterParams chain_params = params;
   chain_params.groups = 1;
-  if (K > 0 && one_group && ops.chain) {
+  using Scalar = decltype(scalar_block);
+  auto* const fallback = +[](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
+                             std::uint32_t c) -> std::uint32_t {
+    return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
+  };
+  if (K > 0 && one_group && ops.chain && cfg_.product_groups != 1) {
+    // B's planes strip-major (ops.b_strip), runs starting at a block (p0 a multiple of k, even).
+    amd_lanes::PairChainTile t;
+    const std::size_t S = ops.b_strip, b0 = p0 / k_;
+    t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_;
+    t.a2 = ops.a2.data() + i0 * ops.k2 + p0 / 2, t.lda2 = ops.k2;
+    t.a_hi = ops.a_e16.data() + ia, t.lda = ldk;
+    t.a_q = ops.a_q.data() + i0 * ops.blocks + b0, t.lde = ops.blocks;
+    t.b2 = ops.b2.data() + p0 / 2 * S, t.b_hi = ops.b_e16.data() + p0 * S;
+    t.b_q = ops.b_q.data() + b0 * ops.ldb, t.ldq = ops.ldb;
+    t.b_j0 = j0, t.b_strip = S, t.b2_stride = S * ops.k2, t.be_stride = S * ldk;
+    t.acc = acc, t.ldc = wp, t.ctx = &scalar_block, t.fallback = fallback;
+    amd_lanes::after_add_pair_chain(chain_params, t);
+  } else if (K > 0 && one_group && ops.chain) {
     // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
-    using Scalar = decltype(scalar_block);
     amd_lanes::ChainTile t;
     t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_, t.group = group;
     // p0 rows of B on: p0 * ldb in both layouts (strip-major: ldb = b_strip).
@@ -530,12 +559,7 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e16.data() + ia, t.lda = ldk;
     t.b_f = ops.b_f.data() + p0 * ldb, t.b_hi = ops.b_e16.data() + p0 * ldb, t.b_j0 = j0;
     t.ldb = ldb, t.b_strip = ops.b_strip, t.b_strip_stride = ops.b_strip * ldk;
-    t.acc = acc, t.ldc = wp;
-    t.ctx = &scalar_block;
-    t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
-                    std::uint32_t c) -> std::uint32_t {
-      return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
-    };
+    t.acc = acc, t.ldc = wp, t.ctx = &scalar_block, t.fallback = fallback;
     amd_lanes::after_add_chain(chain_params, t);
   } else
   amd_lanes::chain(

@@ -26,6 +26,7 @@
 // cuts each micro tile's chain into runs of blocks of either kind).
 // e4m3fnuz (F - o = 18) with |operands| < 1 always passes (e_ref in [-7, -1]: spreads <= 6).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -52,22 +53,53 @@ inline std::uint8_t spread(std::int32_t lo, std::int32_t hi) {
 }  // namespace
 
 void AfterAddKernel::gemm_spreads(GemmOperands& ops) const {
-  const std::size_t m = ops.m, n = ops.n, K = ops.K, nb = (K + k_ - 1) / k_;
-  ops.blocks = nb;
+  const std::size_t m = ops.m, n = ops.n, K = ops.K, nb = (K + k_ - 1) / k_, ldb = ops.ldb, S = ops.b_strip;
+  const std::size_t K2 = (K + 1) / 2;
+  ops.blocks = nb, ops.k2 = K2;
   ops.a_spread.resize(m * nb);
   ops.b_spread.resize(nb * n);
+  // The pair chain's operands (amd_pair_chain-inl.h): a' = a 2^-q with q = lo - (p - 1), the
+  // block's least e_ref, an integer below 2^(p + spread); written only where p + spread <= 15
+  // (an int16), else left 0 (spreads_allow then refuses every micro tile with that row or column).
+  ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ldb, 0);
+  ops.a2.assign(m * K2, 0), ops.b2.assign((ldb + S - 1) / S * S * K2, 0);
+  auto put = [](std::int32_t* pair, std::size_t t, std::int32_t v) {  // int16 half t % 2 (low: even t)
+    *pair = static_cast<std::int32_t>(static_cast<std::uint32_t>(*pair) |
+                                      (static_cast<std::uint32_t>(v) & 0xffffu) << (16 * (t % 2)));
+  };
   std::vector<std::int32_t> lo(n), hi(n);
+  std::vector<double> scale(n);
   for (std::size_t b = 0; b < nb; ++b) {
     const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
     for (std::size_t i = 0; i < m; ++i) {
+      const std::int32_t* e = ops.a_e.data() + i * K;
       std::int32_t l = kSpecial, h = kZero;
-      for (std::size_t t = t0; t < t1; ++t) widen(ops.a_e[i * K + t], l, h);
+      for (std::size_t t = t0; t < t1; ++t) widen(e[t], l, h);
       ops.a_spread[i * nb + b] = spread(l, h);
+      if (h < l || h - l > pair_spread_a_) continue;
+      const int q = l - (pair_bits_a_ - 1);
+      ops.a_q[i * nb + b] = q;
+      const double sc = std::ldexp(1.0, -q);
+      for (std::size_t t = t0; t < t1; ++t)
+        if (e[t] != kZero && e[t] != kSpecial)
+          put(&ops.a2[i * K2 + t / 2], t, static_cast<std::int32_t>(ops.a_f[i * K + t] * sc));
     }
     std::fill(lo.begin(), lo.end(), kSpecial), std::fill(hi.begin(), hi.end(), kZero);
     for (std::size_t t = t0; t < t1; ++t)  // B row by row: contiguous
-      for (std::size_t j = 0; j < n; ++j) widen(ops.b_e[t * ops.ldb + j], lo[j], hi[j]);
-    for (std::size_t j = 0; j < n; ++j) ops.b_spread[b * n + j] = spread(lo[j], hi[j]);
+      for (std::size_t j = 0; j < n; ++j) widen(ops.b_e[t * ldb + j], lo[j], hi[j]);
+    for (std::size_t j = 0; j < n; ++j) {
+      ops.b_spread[b * n + j] = spread(lo[j], hi[j]);
+      const bool pairs = hi[j] >= lo[j] && hi[j] - lo[j] <= pair_spread_b_;
+      const int q = pairs ? lo[j] - (pair_bits_b_ - 1) : 0;
+      ops.b_q[b * ldb + j] = q;
+      scale[j] = pairs ? std::ldexp(1.0, -q) : 0.0;  // 0: no pair operands for this column
+    }
+    for (std::size_t t = t0; t < t1; ++t)
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::int32_t e = ops.b_e[t * ldb + j];
+        if (e != kZero && e != kSpecial && scale[j] != 0.0)
+          put(&ops.b2[j / S * S * K2 + t / 2 * S + j % S], t, static_cast<std::int32_t>(ops.b_f[t * ldb + j] * scale[j]));
+      }
   }
 }
 
@@ -79,7 +111,8 @@ bool AfterAddKernel::spreads_allow(const GemmOperands& ops, std::size_t b, std::
   for (std::size_t r = 0; r < rows; ++r) ra = std::max<int>(ra, ops.a_spread[(i0 + r) * nb + b]);
   const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
   for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
-  return ra + cb <= one_group_spread_;
+  // No product loses a bit (F - o), and the pair chain's operands are int16 (p + spread <= 15).
+  return ra + cb <= one_group_spread_ && ra <= pair_spread_a_ && cb <= pair_spread_b_;
 }
 
 }  // namespace tcsim

@@ -96,6 +96,13 @@ class AfterAddKernel {
     bool chain = false;
     std::size_t b_strip = 0;
     std::vector<std::int16_t> a_e16, b_e16;
+    // Two-group rows' pair chain (mi300g, sim/src/amd_pair_chain.hpp; b_e16 strip-major there,
+    // b_strip = the strip width): per block the unit exponents q of A's rows (a_q[i * blocks + b])
+    // and B's columns (b_q[b * ldb + j]), and the integers a 2^-q, b 2^-q as int16 pairs of
+    // products (a2[i * k2 + t / 2]; b2 strip-major, element (t / 2, j) at (j / b_strip) * k2 *
+    // b_strip + (t / 2) * b_strip + j % b_strip), k2 = ceil(K / 2).
+    std::size_t k2 = 0;
+    std::vector<std::int32_t> a_q, b_q, a2, b2;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
@@ -134,8 +141,9 @@ class AfterAddKernel {
   // it equal, or the row has one group).
   void gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
                  std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc) const;
-  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread), and whether block
-  // b of rows i0..i0+rows x columns j0..j0+w keeps all its products untruncated.
+  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread, and the pair
+  // chain's k2, a_q, b_q, a2, b2), and whether block b of rows i0..i0+rows x columns j0..j0+w
+  // keeps all its products untruncated with int16 pair operands (then it runs on the pair chain).
   void gemm_spreads(GemmOperands& ops) const;
   bool spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
                      std::size_t w) const;
@@ -151,6 +159,9 @@ class AfterAddKernel {
   // Two groups that the one-group chain may run where spreads allow: the largest admissible
   // spread(a) + spread(b) (F minus the significand bits below the leading ones), or -1.
   int one_group_spread_ = -1;
+  // The pair chain's int16 operands: the significand bits p of A and B, and the largest spread
+  // (15 - p) whose integers a 2^-q fit int16.
+  int pair_bits_a_ = 0, pair_bits_b_ = 0, pair_spread_a_ = -1, pair_spread_b_ = -1;
 };
 
 }  // namespace tcsim
