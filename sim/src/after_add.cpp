@@ -354,7 +354,8 @@ void reserve_huge(std::vector<T>& v, std::size_t count) {
 }  // namespace
 
 AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
-                                                            const std::uint64_t* A, const std::uint64_t* B) const {
+                                                            const std::uint64_t* A, const std::uint64_t* B,
+                                                            bool spreads) const {
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
@@ -434,11 +435,16 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
         };
         std::transform(g.a_e.begin(), g.a_e.end(), g.a_e16.begin(), narrow);
         const std::size_t S = g.b_strip;  // B strip-major (the pair chain's E pass)
-        for (std::size_t t = 0; t < K; ++t)
-          for (std::size_t j = 0; j < n; ++j) g.b_e16[j / S * S * K + t * S + j % S] = narrow(g.b_e[t * g.ldb + j]);
+        for (std::size_t j0 = 0; j0 < n; j0 += S)
+          for (std::size_t t = 0; t < K; ++t)
+            for (std::size_t j = j0; j < std::min(n, j0 + S); ++j) g.b_e16[j0 * K + t * S + j - j0] = narrow(g.b_e[t * g.ldb + j]);
       }
     }
-    if (g.chain && !one_chain && K > 0) gemm_spreads(g);
+    if (g.chain && !one_chain && K > 0) {
+      gemm_spreads_alloc(g);
+      if (spreads)
+        for (std::size_t p = 0; p < gemm_spread_parts(g); ++p) gemm_spreads(g, p);
+    }
     return g;
   }
   g.a_val.resize(m * K), g.a_inv.resize(m * K);

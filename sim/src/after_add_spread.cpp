@@ -38,11 +38,14 @@ namespace tcsim {
 namespace {
 
 constexpr std::int32_t kZero = amd_lanes::kTileZeroHi, kSpecial = amd_lanes::kTileSpecialHi;
+constexpr std::size_t kRowPart = 16;  // rows of A per part of gemm_spreads
 
-// Widens [lo, hi] by e unless e is a zero or NaN/Inf sentinel.
+inline bool finite_nonzero(std::int32_t e) { return e != kZero && e != kSpecial; }
+
+// Widens [lo, hi] by e unless e is a zero or NaN/Inf sentinel (without a branch).
 inline void widen(std::int32_t e, std::int32_t& lo, std::int32_t& hi) {
-  if (e == kZero || e == kSpecial) return;
-  lo = std::min(lo, e), hi = std::max(hi, e);
+  const bool real = finite_nonzero(e);
+  lo = std::min(lo, real ? e : kSpecial), hi = std::max(hi, real ? e : kZero);
 }
 
 // hi - lo (at most 255), 0 for an empty range (lo = kSpecial, hi = kZero).
@@ -50,56 +53,73 @@ inline std::uint8_t spread(std::int32_t lo, std::int32_t hi) {
   return hi < lo ? 0 : static_cast<std::uint8_t>(std::min<std::int32_t>(hi - lo, 255));
 }
 
+// The pair chain's int16 operand x 2^-q (an integer below 2^15 where the caller admits the
+// block), 0 for zeros and NaN/Inf (whose lanes the chain flags), into half t % 2 of *pair.
+inline void put(std::int32_t* pair, std::size_t t, std::int32_t e, float x, double scale) {
+  const auto v = static_cast<std::int32_t>(finite_nonzero(e) ? x * scale : 0.0);
+  *pair = static_cast<std::int32_t>(static_cast<std::uint32_t>(*pair) |
+                                    (static_cast<std::uint32_t>(v) & 0xffffu) << (16 * (t % 2)));
+}
+
 }  // namespace
 
-void AfterAddKernel::gemm_spreads(GemmOperands& ops) const {
-  const std::size_t m = ops.m, n = ops.n, K = ops.K, nb = (K + k_ - 1) / k_, ldb = ops.ldb, S = ops.b_strip;
-  const std::size_t K2 = (K + 1) / 2;
-  ops.blocks = nb, ops.k2 = K2;
-  ops.a_spread.resize(m * nb);
-  ops.b_spread.resize(nb * n);
-  // The pair chain's operands (amd_pair_chain-inl.h): a' = a 2^-q with q = lo - (p - 1), the
-  // block's least e_ref, an integer below 2^(p + spread); written only where p + spread <= 15
-  // (an int16), else left 0 (spreads_allow then refuses every micro tile with that row or column).
-  ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ldb, 0);
-  ops.a2.assign(m * K2, 0), ops.b2.assign((ldb + S - 1) / S * S * K2, 0);
-  auto put = [](std::int32_t* pair, std::size_t t, std::int32_t v) {  // int16 half t % 2 (low: even t)
-    *pair = static_cast<std::int32_t>(static_cast<std::uint32_t>(*pair) |
-                                      (static_cast<std::uint32_t>(v) & 0xffffu) << (16 * (t % 2)));
-  };
-  std::vector<std::int32_t> lo(n), hi(n);
-  std::vector<double> scale(n);
+void AfterAddKernel::gemm_spreads_alloc(GemmOperands& ops) const {
+  const std::size_t nb = (ops.K + k_ - 1) / k_, S = ops.b_strip;
+  ops.blocks = nb, ops.k2 = (ops.K + 1) / 2;
+  ops.a_spread.resize(ops.m * nb), ops.b_spread.resize(nb * ops.n);
+  ops.a_q.assign(ops.m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
+  ops.a2.assign(ops.m * ops.k2, 0), ops.b2.assign((ops.ldb + S - 1) / S * S * ops.k2, 0);
+}
+
+std::size_t AfterAddKernel::gemm_spread_parts(const GemmOperands& ops) const {
+  if (ops.blocks == 0) return 0;
+  return (ops.m + kRowPart - 1) / kRowPart + (ops.n + ops.b_strip - 1) / ops.b_strip;
+}
+
+// Part p < ceil(m / 16): A's rows 16 p.. (a_spread, a_q, a2); else B's strip of columns (b_spread,
+// b_q, b2). The pair operands a' = a 2^-q, q = lo - (p - 1) with lo the block's least e_ref: an
+// integer below 2^(p + spread); written only where p + spread <= 15 (an int16), else left 0
+// (spreads_allow then refuses every micro tile with that row or column).
+void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
+  const std::size_t m = ops.m, n = ops.n, K = ops.K, nb = ops.blocks, ldb = ops.ldb, S = ops.b_strip, K2 = ops.k2;
+  const std::size_t row_parts = (m + kRowPart - 1) / kRowPart;
+  if (part < row_parts) {
+    for (std::size_t i = part * kRowPart; i < std::min(m, (part + 1) * kRowPart); ++i) {
+      const std::int32_t* e = ops.a_e.data() + i * K;
+      const float* x = ops.a_f.data() + i * K;
+      for (std::size_t b = 0; b < nb; ++b) {
+        const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
+        std::int32_t l = kSpecial, h = kZero;
+        for (std::size_t t = t0; t < t1; ++t) widen(e[t], l, h);
+        ops.a_spread[i * nb + b] = spread(l, h);
+        if (h < l || h - l > pair_spread_a_) continue;
+        const int q = l - (pair_bits_a_ - 1);
+        ops.a_q[i * nb + b] = q;
+        const double scale = std::ldexp(1.0, -q);
+        for (std::size_t t = t0; t < t1; ++t) put(&ops.a2[i * K2 + t / 2], t, e[t], x[t], scale);
+      }
+    }
+    return;
+  }
+  const std::size_t j0 = (part - row_parts) * S, w = std::min(n, j0 + S) - j0;
+  std::vector<std::int32_t> lo(w), hi(w);
+  std::vector<double> scale(w);
+  std::int32_t* b2 = ops.b2.data() + j0 * K2;  // the strip: (t / 2) * S + j - j0
   for (std::size_t b = 0; b < nb; ++b) {
     const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::int32_t* e = ops.a_e.data() + i * K;
-      std::int32_t l = kSpecial, h = kZero;
-      for (std::size_t t = t0; t < t1; ++t) widen(e[t], l, h);
-      ops.a_spread[i * nb + b] = spread(l, h);
-      if (h < l || h - l > pair_spread_a_) continue;
-      const int q = l - (pair_bits_a_ - 1);
-      ops.a_q[i * nb + b] = q;
-      const double sc = std::ldexp(1.0, -q);
-      for (std::size_t t = t0; t < t1; ++t)
-        if (e[t] != kZero && e[t] != kSpecial)
-          put(&ops.a2[i * K2 + t / 2], t, static_cast<std::int32_t>(ops.a_f[i * K + t] * sc));
-    }
     std::fill(lo.begin(), lo.end(), kSpecial), std::fill(hi.begin(), hi.end(), kZero);
     for (std::size_t t = t0; t < t1; ++t)  // B row by row: contiguous
-      for (std::size_t j = 0; j < n; ++j) widen(ops.b_e[t * ldb + j], lo[j], hi[j]);
-    for (std::size_t j = 0; j < n; ++j) {
-      ops.b_spread[b * n + j] = spread(lo[j], hi[j]);
+      for (std::size_t j = 0; j < w; ++j) widen(ops.b_e[t * ldb + j0 + j], lo[j], hi[j]);
+    for (std::size_t j = 0; j < w; ++j) {
+      ops.b_spread[b * n + j0 + j] = spread(lo[j], hi[j]);
       const bool pairs = hi[j] >= lo[j] && hi[j] - lo[j] <= pair_spread_b_;
       const int q = pairs ? lo[j] - (pair_bits_b_ - 1) : 0;
-      ops.b_q[b * ldb + j] = q;
+      ops.b_q[b * ldb + j0 + j] = q;
       scale[j] = pairs ? std::ldexp(1.0, -q) : 0.0;  // 0: no pair operands for this column
     }
     for (std::size_t t = t0; t < t1; ++t)
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::int32_t e = ops.b_e[t * ldb + j];
-        if (e != kZero && e != kSpecial && scale[j] != 0.0)
-          put(&ops.b2[j / S * S * K2 + t / 2 * S + j % S], t, static_cast<std::int32_t>(ops.b_f[t * ldb + j] * scale[j]));
-      }
+      for (std::size_t j = 0; j < w; ++j)
+        put(&b2[t / 2 * S + j], t, ops.b_e[t * ldb + j0 + j], ops.b_f[t * ldb + j0 + j], scale[j]);
   }
 }
 

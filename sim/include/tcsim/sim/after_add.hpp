@@ -105,8 +105,13 @@ class AfterAddKernel {
     std::vector<std::int32_t> a_q, b_q, a2, b2;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
+  // spreads false: the two-group rows' spreads and pair operands are left to the caller, which
+  // runs gemm_spreads(ops, p) for every p < gemm_spread_parts(ops) (in any order, in parallel:
+  // each part writes its own rows or columns) before gemm_tile.
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
-                             const std::uint64_t* B) const;
+                             const std::uint64_t* B, bool spreads = true) const;
+  std::size_t gemm_spread_parts(const GemmOperands& ops) const;
+  void gemm_spreads(GemmOperands& ops, std::size_t part) const;
   // D = C + A B for rows i0..i0+rows and columns j0..j0+w (j0 a multiple of 16) of a GEMM on the
   // lanes: each element chained over K in instructions of `group` products and blocks of k, as
   // block() by block() (K = 0: one block). C, D: m x n binary32 patterns.
@@ -141,10 +146,11 @@ class AfterAddKernel {
   // it equal, or the row has one group).
   void gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
                  std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc) const;
-  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread, and the pair
-  // chain's k2, a_q, b_q, a2, b2), and whether block b of rows i0..i0+rows x columns j0..j0+w
-  // keeps all its products untruncated with int16 pair operands (then it runs on the pair chain).
-  void gemm_spreads(GemmOperands& ops) const;
+  // after_add_spread.cpp: sizes the spreads and pair planes of ops (blocks, k2, a_spread, b_spread,
+  // a_q, b_q, a2, b2; gemm_spreads fills them), and whether block b of rows i0..i0+rows x columns
+  // j0..j0+w keeps all its products untruncated with int16 pair operands (then it runs on the
+  // pair chain).
+  void gemm_spreads_alloc(GemmOperands& ops) const;
   bool spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
                      std::size_t w) const;
   // Whether the operands' e_refs fit the chain's int16 lanes; whether gemm_tile takes the
