@@ -360,8 +360,8 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
     // The chain reads B strip-major (GemmOperands::b_strip); the register tiles row-major.
-    // Two-group rows keep B row-major: their runs alternate between the chain and the tiles.
-    // Two-group rows: the register tiles' planes row-major, the pair chain's B e_refs strip-major.
+    // Two-group rows: the register tiles' planes row-major; the pair chain's int16 and strip-major
+    // copies come from them in gemm_spreads (after_add_spread.cpp).
     const bool one_chain = chain_gemm();
     const std::size_t strip = amd_lanes::chain_strip_width();
     g.chain = one_chain || chain_two_groups();
@@ -370,7 +370,7 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
     const std::size_t b_size = one_chain ? strips : K * g.ldb;
     reserve_huge(g.a_f, m * K), reserve_huge(g.b_f, b_size);
     g.a_f.resize(m * K), g.b_f.assign(b_size, 0.0f);
-    if (g.chain) {
+    if (one_chain) {
       reserve_huge(g.a_e16, m * K), reserve_huge(g.b_e16, strips);
       g.a_e16.resize(m * K), g.b_e16.assign(strips, amd_lanes::kChainZeroHi);
     }
@@ -427,18 +427,6 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
     } else {  // the register tiles
       planes(cfg_.a_format, m, K, A, K, 0, g.a_f.data(), g.a_e.data());
       planes(cfg_.b_format, K, n, B, g.ldb, 0, g.b_f.data(), g.b_e.data());
-      if (g.chain) {  // two-group rows: the chain's int16 e_refs from the int32 ones, same layout
-        auto narrow = [](std::int32_t e) {
-          return e == amd_lanes::kTileZeroHi      ? amd_lanes::kChainZeroHi
-                 : e == amd_lanes::kTileSpecialHi ? amd_lanes::kChainSpecialHi
-                                                  : static_cast<std::int16_t>(e);
-        };
-        std::transform(g.a_e.begin(), g.a_e.end(), g.a_e16.begin(), narrow);
-        const std::size_t S = g.b_strip;  // B strip-major (the pair chain's E pass)
-        for (std::size_t j0 = 0; j0 < n; j0 += S)
-          for (std::size_t t = 0; t < K; ++t)
-            for (std::size_t j = j0; j < std::min(n, j0 + S); ++j) g.b_e16[j0 * K + t * S + j - j0] = narrow(g.b_e[t * g.ldb + j]);
-      }
     }
     if (g.chain && !one_chain && K > 0) {
       gemm_spreads_alloc(g);
@@ -493,21 +481,27 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
       for (std::size_t c = 0; c < c_n; ++c) D[(i + r) * n + j + c] = std::bit_cast<std::uint32_t>(acc[r * wp + c]);
   };
   // Two groups: micro tiles of 4 rows x 32 columns (the chain's 4 x 2 vectors on AVX-512), each
-  // chain cut into runs of blocks: on the one-group chain where the spreads prove every block of
-  // the run equal (after_add_spread.cpp), else on the register tiles. Every block FMA takes the
-  // previous one's result as c, so a chain may be cut between blocks; blocks start at multiples of
-  // k (instructions of whole blocks), so runs of instructions of one block each are the same blocks.
+  // chain cut into runs of blocks: on the pair chain (amd_pair_chain.hpp) where the spreads prove
+  // every block of the run equal to one group or leave few lanes to check (spread_class), else on
+  // the register tiles. Every block FMA takes the previous one's result as c, so a chain may be
+  // cut between blocks; blocks start at multiples of k (instructions of whole blocks), so runs of
+  // instructions of one block each are the same blocks.
   if (one_group_spread_ >= 0 && ops.blocks > 0 && (group % k_ == 0 || group >= K)) {
     constexpr std::size_t kRows = 4, kCols = 32;
+    thread_local std::vector<std::uint8_t> mode;
+    mode.resize(ops.blocks);
     for (std::size_t j = 0; j < w; j += kCols)  // columns outermost: B's strip stays in cache
       for (std::size_t r = 0; r < rows; r += kRows) {
         const std::size_t mr = std::min(kRows, rows - r), cw = std::min(kCols, w - j);
         load(i0 + r, mr, j0 + j, cw);
+        for (std::size_t b = 0; b < ops.blocks; ++b)
+          mode[b] = static_cast<std::uint8_t>(spread_class(ops, b, i0 + r, mr, j0 + j, cw));
         for (std::size_t b = 0; b < ops.blocks;) {
-          const bool one = spreads_allow(ops, b, i0 + r, mr, j0 + j, cw);
+          const bool one = mode[b] != 0;
           std::size_t e = b + 1;
-          while (e < ops.blocks && spreads_allow(ops, e, i0 + r, mr, j0 + j, cw) == one) ++e;
-          gemm_part(ops, i0 + r, mr, j0 + j, cw, b * k_, std::min(K, e * k_) - b * k_, k_, one, acc.data());
+          while (e < ops.blocks && (mode[e] != 0) == one) ++e;
+          gemm_part(ops, i0 + r, mr, j0 + j, cw, b * k_, std::min(K, e * k_) - b * k_, k_, one, acc.data(),
+                    mode.data() + b);
           b = e;
         }
         store(i0 + r, mr, j0 + j, cw);
@@ -521,7 +515,7 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
 
 void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
                                std::size_t w, std::size_t p0, std::size_t len_k, std::size_t group, bool one_group,
-                               float* acc) const {
+                               float* acc, const std::uint8_t* mode) const {
   const std::size_t n = ops.n, K = len_k, ldk = ops.K, wp = amd_lanes::padded(w);
   const amd_lanes::AfterParams params = after_lane_params(cfg_);
   const std::size_t ia = i0 * ldk + p0;  // A's row i0 at product p0
@@ -548,7 +542,10 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     amd_lanes::PairChainTile t;
     const std::size_t S = ops.b_strip, b0 = p0 / k_;
     t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_;
+    t.mode = mode;
     t.a2 = ops.a2.data() + i0 * ops.k2 + p0 / 2, t.lda2 = ops.k2;
+    t.a_f = ops.a_f.data() + ia, t.a_n16 = ops.a_n16.data() + ia, t.b_f = ops.b_fs.data() + p0 * S;
+    t.b_n16 = ops.b_n16.data() + p0 * S, t.bound = one_group_spread_;
     t.a_hi = ops.a_e16.data() + ia, t.lda = ldk;
     t.a_q = ops.a_q.data() + i0 * ops.blocks + b0, t.lde = ops.blocks;
     t.b2 = ops.b2.data() + p0 / 2 * S, t.b_hi = ops.b_e16.data() + p0 * S;

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "amd_chain.hpp"
 #include "amd_lanes.hpp"
 #include "tcsim/sim/after_add.hpp"
 
@@ -39,8 +40,18 @@ namespace {
 
 constexpr std::int32_t kZero = amd_lanes::kTileZeroHi, kSpecial = amd_lanes::kTileSpecialHi;
 constexpr std::size_t kRowPart = 16;  // rows of A per part of gemm_spreads
+// Blocks whose largest row and column spreads exceed the bound by up to this many bits run
+// checked on the pair chain (bench gemm's e5m2fnuz: 95 % of those above the bound).
+constexpr int kCheckedExcess = 4;
 
 inline bool finite_nonzero(std::int32_t e) { return e != kZero && e != kSpecial; }
+
+// The chain's int16 e_ref (amd_chain.hpp's sentinels) and its negation (zeros and NaN/Inf
+// kChainZeroHi: a maximum of negated sums skips them, the e_ref pass flags NaN/Inf).
+inline std::int16_t e16(std::int32_t e) {
+  return e == kZero ? amd_lanes::kChainZeroHi : e == kSpecial ? amd_lanes::kChainSpecialHi : static_cast<std::int16_t>(e);
+}
+inline std::int16_t n16(std::int32_t e) { return finite_nonzero(e) ? static_cast<std::int16_t>(-e) : amd_lanes::kChainZeroHi; }
 
 // Widens [lo, hi] by e unless e is a zero or NaN/Inf sentinel (without a branch).
 inline void widen(std::int32_t e, std::int32_t& lo, std::int32_t& hi) {
@@ -64,11 +75,15 @@ inline void put(std::int32_t* pair, std::size_t t, std::int32_t e, float x, doub
 }  // namespace
 
 void AfterAddKernel::gemm_spreads_alloc(GemmOperands& ops) const {
-  const std::size_t nb = (ops.K + k_ - 1) / k_, S = ops.b_strip;
-  ops.blocks = nb, ops.k2 = (ops.K + 1) / 2;
-  ops.a_spread.resize(ops.m * nb), ops.b_spread.resize(nb * ops.n);
-  ops.a_q.assign(ops.m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
-  ops.a2.assign(ops.m * ops.k2, 0), ops.b2.assign((ops.ldb + S - 1) / S * S * ops.k2, 0);
+  const std::size_t nb = (ops.K + k_ - 1) / k_, S = ops.b_strip, m = ops.m, K = ops.K;
+  const std::size_t strips = (ops.ldb + S - 1) / S * S;
+  ops.blocks = nb, ops.k2 = (K + 1) / 2;
+  ops.a_spread.resize(m * nb), ops.b_spread.resize(nb * ops.n);
+  ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
+  ops.a2.assign(m * ops.k2, 0), ops.b2.assign(strips * ops.k2, 0);
+  ops.a_e16.resize(m * K), ops.a_n16.resize(m * K);
+  ops.b_e16.assign(strips * K, amd_lanes::kChainZeroHi), ops.b_n16.assign(strips * K, amd_lanes::kChainZeroHi);
+  ops.b_fs.assign(strips * K, 0.0f);
 }
 
 std::size_t AfterAddKernel::gemm_spread_parts(const GemmOperands& ops) const {
@@ -87,6 +102,7 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
     for (std::size_t i = part * kRowPart; i < std::min(m, (part + 1) * kRowPart); ++i) {
       const std::int32_t* e = ops.a_e.data() + i * K;
       const float* x = ops.a_f.data() + i * K;
+      for (std::size_t t = 0; t < K; ++t) ops.a_e16[i * K + t] = e16(e[t]), ops.a_n16[i * K + t] = n16(e[t]);
       for (std::size_t b = 0; b < nb; ++b) {
         const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
         std::int32_t l = kSpecial, h = kZero;
@@ -105,6 +121,12 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
   std::vector<std::int32_t> lo(w), hi(w);
   std::vector<double> scale(w);
   std::int32_t* b2 = ops.b2.data() + j0 * K2;  // the strip: (t / 2) * S + j - j0
+  for (std::size_t t = 0; t < K; ++t)  // the strip-major copies: t * S + j - j0
+    for (std::size_t j = 0; j < w; ++j) {
+      const std::int32_t e = ops.b_e[t * ldb + j0 + j];
+      const std::size_t at = j0 * K + t * S + j;
+      ops.b_e16[at] = e16(e), ops.b_n16[at] = n16(e), ops.b_fs[at] = ops.b_f[t * ldb + j0 + j];
+    }
   for (std::size_t b = 0; b < nb; ++b) {
     const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
     std::fill(lo.begin(), lo.end(), kSpecial), std::fill(hi.begin(), hi.end(), kZero);
@@ -123,8 +145,8 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
   }
 }
 
-bool AfterAddKernel::spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows,
-                                   std::size_t j0, std::size_t w) const {
+int AfterAddKernel::spread_class(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows,
+                                 std::size_t j0, std::size_t w) const {
   const std::size_t nb = ops.blocks;
   const std::size_t cols = std::min(ops.n, j0 + w) - std::min(ops.n, j0);  // padding columns: +0 operands
   int ra = 0, cb = 0;
@@ -132,7 +154,10 @@ bool AfterAddKernel::spreads_allow(const GemmOperands& ops, std::size_t b, std::
   const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
   for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
   // No product loses a bit (F - o), and the pair chain's operands are int16 (p + spread <= 15).
-  return ra + cb <= one_group_spread_ && ra <= pair_spread_a_ && cb <= pair_spread_b_;
+  if (ra + cb <= one_group_spread_ && ra <= pair_spread_a_ && cb <= pair_spread_b_) return 2;
+  // Checked on the chain (lanes where a product would lose a bit take the scalar block: few where
+  // the micro tile's spreads exceed the bound by little), else the two-group register tiles.
+  return ra + cb <= one_group_spread_ + kCheckedExcess ? 1 : 0;
 }
 
 }  // namespace tcsim

@@ -58,9 +58,10 @@ void PairMicro(const AfterParams& p, const PairChainTile& T, std::size_t r0, std
   VF C[MR][NV];
   for (std::size_t r = 0; r < MR; ++r)
     for (std::size_t v = 0; v < NV; ++v) C[r][v] = hn::LoadU(df, T.acc + (r0 + r) * T.ldc + j0 + v * NF);
-  // The E pass reads B's e_refs through a ChainTile (strip-major: ldb = the strip width).
-  ChainTile E;
+  // The E passes read B's e_refs (negated: N) through a ChainTile (strip-major: ldb = the strip width).
+  ChainTile E, N;
   E.b_hi = T.b_hi, E.ldb = T.b_strip, E.lda = T.lda;
+  N.b_hi = T.b_n16, N.ldb = T.b_strip, N.lda = T.lda;
   std::size_t be[NV], b2[NV];
   for (std::size_t v = 0; v < NV; ++v) {
     const std::size_t j = T.b_j0 + j0 + v * NF;
@@ -68,28 +69,65 @@ void PairMicro(const AfterParams& p, const PairChainTile& T, std::size_t r0, std
     b2[v] = j / T.b_strip * T.b2_stride + j % T.b_strip;
   }
   const std::int16_t* ae = T.a_hi + r0 * T.lda;
+  const std::int16_t* an = T.a_n16 + r0 * T.lda;
+  const float* af = T.a_f + r0 * T.lda;
   const std::int32_t* a2 = T.a2 + r0 * T.lda2;
   const VI max_e = hn::Set(di, 126), used1 = hn::Set(di, kChainZeroHi / 2 + 1), none = hn::Set(di, 24);
   const VU low_span = hn::Set(du, static_cast<std::uint32_t>(24 - 120 - (kChainZeroHi / 2 + 1)));
-  const VI bias = hn::Set(di, 127), F = hn::Set(di, 24), max_shift = hn::Set(di, 31);
+  const VI bias = hn::Set(di, 127), F = hn::Set(di, 24), max_shift = hn::Set(di, 31), bound = hn::Set(di, T.bound);
+  const VI F_bias = hn::Set(di, 24 + 127), lo_field = hn::Set(di, 1), hi_field = hn::Set(di, 254), flag_e = hn::Set(di, 127);
   for (std::size_t pos = 0, block = 0; pos < T.K; pos += T.k, ++block) {
     const std::size_t len = std::min(T.k, T.K - pos);
-    VI Eg[1][MR][NV];
+    const bool pairs = T.mode[block] == 2;
+    VI Eg[1][MR][NV], S[MR][NV];
     EPass<MR, NV, 1>(E, ae, pos, len, be, Eg);
-    // The pair sums S' (module comment); an odd last block's extra product is 0 (the planes' padding).
-    VI S[MR][NV];
     for (std::size_t r = 0; r < MR; ++r)
       for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Zero(di);
-    for (std::size_t t = pos / 2; t < (pos + len + 1) / 2; ++t) {
-      VI vb[NV];
-      for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(di, T.b2 + t * T.b_strip + b2[v]);
-      for (std::size_t r = 0; r < MR; ++r) {
-        const VI va = hn::Set(di, a2[r * T.lda2 + t]);
-        for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Add(S[r][v], PairDot(di, va, vb[v]));
+    if (pairs) {
+      // The pair sums S' (module comment); an odd last block's extra product is 0 (the planes'
+      // padding). Then s = S' 2^sh.
+      for (std::size_t t = pos / 2; t < (pos + len + 1) / 2; ++t) {
+        VI vb[NV];
+        for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(di, T.b2 + t * T.b_strip + b2[v]);
+        for (std::size_t r = 0; r < MR; ++r) {
+          const VI va = hn::Set(di, a2[r * T.lda2 + t]);
+          for (std::size_t v = 0; v < NV; ++v) S[r][v] = hn::Add(S[r][v], PairDot(di, va, vb[v]));
+        }
+      }
+      for (std::size_t v = 0; v < NV; ++v) {
+        const VI qb = hn::Add(hn::LoadU(di, T.b_q + block * T.ldq + T.b_j0 + j0 + v * NF), F);
+        for (std::size_t r = 0; r < MR; ++r) {
+          const VI sh = hn::Sub(hn::Add(hn::Set(di, T.a_q[(r0 + r) * T.lde + block]), qb), Eg[0][r][v]);
+          S[r][v] = hn::BitCast(di, hn::BitCast(du, S[r][v]) << hn::BitCast(du, hn::Min(hn::Max(sh, hn::Zero(di)), max_shift)));
+        }
+      }
+    } else {
+      // Checked (mode 1): W = e_dot minus the least e_ref(ab) of the lane's nonzero products (the
+      // negated e_refs' maximum); where W <= bound every product a b is a multiple of 2^(e_ref(ab)
+      // - o), o = p_a + p_b - 2 = F - bound, so of 2^(e_dot - 24): a b 2^(24 - e_dot) is an
+      // integer below 2^26, exact in binary32 and in the truncating conversion, and the int32 sum
+      // (below 2^30, k <= 16) is the exact s of both datapaths (after_add_spread.cpp); other lanes
+      // are flagged (their e_dot set to 127, which the epilogue's range flag takes).
+      VI W[1][MR][NV];
+      EPass<MR, NV, 1>(N, an, pos, len, be, W);
+      VF scale[MR][NV];
+      for (std::size_t r = 0; r < MR; ++r)
+        for (std::size_t v = 0; v < NV; ++v) {
+          // 2^(24 - e_dot), clamped: lanes out of range are flagged below (no product: all zero).
+          const VI field = hn::Min(hn::Max(hn::Sub(F_bias, Eg[0][r][v]), lo_field), hi_field);
+          scale[r][v] = hn::BitCast(df, hn::ShiftLeft<23>(field));
+          Eg[0][r][v] = hn::IfThenElse(hn::Gt(hn::Add(W[0][r][v], Eg[0][r][v]), bound), flag_e, Eg[0][r][v]);
+        }
+      for (std::size_t t = 0; t < len; ++t) {
+        VF vb[NV];
+        for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, T.b_f + (pos + t) * T.b_strip + be[v]);
+        for (std::size_t r = 0; r < MR; ++r) {
+          const VF va = hn::Set(df, af[r * T.lda + pos + t]);
+          for (std::size_t v = 0; v < NV; ++v)
+            S[r][v] = hn::Add(S[r][v], Trunc32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+        }
       }
     }
-    VI qb[NV];
-    for (std::size_t v = 0; v < NV; ++v) qb[v] = hn::LoadU(di, T.b_q + block * T.ldq + T.b_j0 + j0 + v * NF);
     std::uint8_t bits[MR * NV][HWY_MAX_BYTES / 32 + 8];
     std::uint32_t flagged_vectors = 0;
     Unrolled(std::make_index_sequence<MR * NV>(), [&](auto I) {
@@ -99,10 +137,7 @@ void PairMicro(const AfterParams& p, const PairChainTile& T, std::size_t r0, std
       // no product at all (e below used1): e_dot = -103, as the chain's clamped scale gives.
       hn::Mask<DI> bad = hn::Or(hn::Gt(e, max_e), hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(e, used1)), low_span)));
       const VI e_dot = hn::IfThenElse(hn::Lt(e, used1), none, hn::Add(e, bias));
-      const VI qa = hn::Set(di, T.a_q[(r0 + r) * T.lde + block]);
-      const VI sh = hn::Min(hn::Max(hn::Sub(hn::Add(hn::Add(qa, qb[v]), F), e), hn::Zero(di)), max_shift);
-      const VI s = hn::BitCast(di, hn::BitCast(du, S[r][v]) << hn::BitCast(du, sh));
-      const VF res = Epilogue<kRenorm, kDrop, kPositiveZero>(k, C[r][v], s, e_dot, bad);
+      const VF res = Epilogue<kRenorm, kDrop, kPositiveZero>(k, C[r][v], S[r][v], e_dot, bad);
       if (HWY_UNLIKELY(!hn::AllFalse(di, bad))) {
         flagged_vectors |= std::uint32_t{1} << I;
         hn::StoreMaskBits(di, bad, bits[I]);

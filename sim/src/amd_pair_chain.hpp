@@ -3,8 +3,9 @@
 // AfterAddKernel::gemm_tile proved that no product loses a bit (after_add_spread.cpp) take their
 // operands as int16 integers scaled per row or column and block, two products per int32 lane
 // (x86: one vpmaddwd per pair of products and vector), then the one-group chain's epilogue
-// (amd_chain.cpp, c in registers). The kernel: amd_pair_chain-inl.h, compiled inside
-// amd_chain.cpp's per-target passes.
+// (amd_chain.cpp, c in registers); blocks whose spreads exceed the bound by little run the
+// one-group chain's products with a check per lane. The kernel: amd_pair_chain-inl.h, compiled
+// inside amd_chain.cpp's per-target passes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,9 +23,17 @@ namespace tcsim::amd_lanes {
 // columns (a multiple of 2 x the widest vector): the pair plane b2[(J / b_strip) * b2_stride +
 // (t / 2) * b_strip + J % b_strip], the e_refs b_hi[(J / b_strip) * be_stride + t * b_strip +
 // J % b_strip], and b_q[block * ldq + J] the unit exponent qb of the block's column.
+// mode[block]: 2 for a block on the pairs; 1 for a checked block: the one-group chain's products
+// a b 2^(24 - e_dot) truncated to int32 (a_f[r * lda + t]; b_f, b_n16 strip-major as b_hi), every
+// lane whose e_dot minus its least e_ref(ab) (from the negated e_refs a_n16, b_n16) exceeds
+// `bound` (F - o) flagged to the scalar block.
 // acc, fallback, ctx: as ChainTile's (amd_chain.hpp).
 struct PairChainTile {
   std::size_t rows = 0, w = 0, valid = 0, K = 0, k = 0;
+  const std::uint8_t* mode = nullptr;
+  const float *a_f = nullptr, *b_f = nullptr;
+  const std::int16_t *a_n16 = nullptr, *b_n16 = nullptr;
+  int bound = 0;
   const std::int32_t* a2 = nullptr;
   const std::int16_t* a_hi = nullptr;
   const std::int32_t* a_q = nullptr;

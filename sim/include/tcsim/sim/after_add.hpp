@@ -96,13 +96,17 @@ class AfterAddKernel {
     bool chain = false;
     std::size_t b_strip = 0;
     std::vector<std::int16_t> a_e16, b_e16;
-    // Two-group rows' pair chain (mi300g, sim/src/amd_pair_chain.hpp; b_e16 strip-major there,
-    // b_strip = the strip width): per block the unit exponents q of A's rows (a_q[i * blocks + b])
+    // Two-group rows' pair chain (mi300g, sim/src/amd_pair_chain.hpp; b_strip = the strip width,
+    // b_e16 strip-major there): per block the unit exponents q of A's rows (a_q[i * blocks + b])
     // and B's columns (b_q[b * ldb + j]), and the integers a 2^-q, b 2^-q as int16 pairs of
     // products (a2[i * k2 + t / 2]; b2 strip-major, element (t / 2, j) at (j / b_strip) * k2 *
-    // b_strip + (t / 2) * b_strip + j % b_strip), k2 = ceil(K / 2).
+    // b_strip + (t / 2) * b_strip + j % b_strip), k2 = ceil(K / 2); for its checked blocks B's
+    // values strip-major (b_fs) and the negated e_refs (a_n16, b_n16 strip-major; zeros and
+    // NaN/Inf kChainZeroHi), so that a maximum of their sums is minus the least e_ref(ab).
     std::size_t k2 = 0;
     std::vector<std::int32_t> a_q, b_q, a2, b2;
+    std::vector<std::int16_t> a_n16, b_n16;
+    std::vector<float> b_fs;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   // spreads false: the two-group rows' spreads and pair operands are left to the caller, which
@@ -143,16 +147,18 @@ class AfterAddKernel {
                      double* inv) const;
   // gemm_tile's chain over products p0..p0+len_k for rows i0..i0+rows, columns j0..j0+w, c in and
   // the results out in acc (ld padded(w)); one_group: on the one-group chain (the caller proved
-  // it equal, or the row has one group).
+  // it equal, or the row has one group; two-group rows: the pair chain, mode[b] = spread_class of
+  // the run's block b).
   void gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
-                 std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc) const;
+                 std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc,
+                 const std::uint8_t* mode = nullptr) const;
   // after_add_spread.cpp: sizes the spreads and pair planes of ops (blocks, k2, a_spread, b_spread,
-  // a_q, b_q, a2, b2; gemm_spreads fills them), and whether block b of rows i0..i0+rows x columns
-  // j0..j0+w keeps all its products untruncated with int16 pair operands (then it runs on the
-  // pair chain).
+  // a_q, b_q, a2, b2 and the strip-major copies; gemm_spreads fills them), and how block b of rows
+  // i0..i0+rows x columns j0..j0+w runs: 2 on the pair chain (no product loses a bit, int16 pair
+  // operands), 1 on the pair chain checked lane by lane, 0 on the register tiles.
   void gemm_spreads_alloc(GemmOperands& ops) const;
-  bool spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
-                     std::size_t w) const;
+  int spread_class(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
+                   std::size_t w) const;
   // Whether the operands' e_refs fit the chain's int16 lanes; whether gemm_tile takes the
   // after-add chain for K >= 1 (one group); whether two-group rows run runs of blocks on it.
   bool chain_e16() const;
