@@ -21,10 +21,14 @@
 // The sufficient test, per block and output (r, j): e_dot <= max e_ref(a_r) + max e_ref(b_j) and
 // every nonzero product has e_ref(ab) >= min e_ref(a_r) + min e_ref(b_j) (over the block's
 // finite nonzero operands), so spread(a_r) + spread(b_j) <= F - o suffices. A block of a micro
-// tile of rows x columns runs on the chain when it passes for its largest row
-// spread plus its largest column spread; otherwise on the two-group register tiles (gemm_tile
-// cuts each micro tile's chain into runs of blocks of either kind).
-// e4m3fnuz (F - o = 18) with |operands| < 1 always passes (e_ref in [-7, -1]: spreads <= 6).
+// tile of rows x columns runs on the pair chain (amd_pair_chain-inl.h; mi300g) when it passes for
+// its largest row spread plus its largest column spread and those spreads let the operands be
+// int16 integers (spread <= 15 - p); when the sum exceeds F - o by at most kCheckedExcess (or only
+// the int16 limit fails), checked on the same chain: per lane, e_dot minus the least e_ref(ab)
+// of its nonzero products must be <= F - o (the condition above for that lane alone), else the
+// lane takes the scalar block; otherwise on the two-group register tiles (gemm_tile cuts each
+// micro tile's chain into runs of chain blocks and tile blocks).
+// e4m3fnuz (F - o = 18) with |operands| <= 1 always passes (e_ref in [-7, 0]: spreads <= 7).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -94,7 +98,7 @@ std::size_t AfterAddKernel::gemm_spread_parts(const GemmOperands& ops) const {
 // Part p < ceil(m / 16): A's rows 16 p.. (a_spread, a_q, a2); else B's strip of columns (b_spread,
 // b_q, b2). The pair operands a' = a 2^-q, q = lo - (p - 1) with lo the block's least e_ref: an
 // integer below 2^(p + spread); written only where p + spread <= 15 (an int16), else left 0
-// (spreads_allow then refuses every micro tile with that row or column).
+// (spread_class then keeps every micro tile with that row or column off the pairs).
 void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
   const std::size_t m = ops.m, n = ops.n, K = ops.K, nb = ops.blocks, ldb = ops.ldb, S = ops.b_strip, K2 = ops.k2;
   const std::size_t row_parts = (m + kRowPart - 1) / kRowPart;
