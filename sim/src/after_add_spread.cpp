@@ -83,6 +83,7 @@ void AfterAddKernel::gemm_spreads_alloc(GemmOperands& ops) const {
   const std::size_t strips = (ops.ldb + S - 1) / S * S;
   ops.blocks = nb, ops.k2 = (K + 1) / 2;
   ops.a_spread.resize(m * nb), ops.b_spread.resize(nb * ops.n);
+  ops.a_spread4.assign((m + 3) / 4 * nb, 0), ops.b_spread_strip.assign(strips / S * nb, 0);
   ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
   ops.a2.assign(m * ops.k2, 0), ops.b2.assign(strips * ops.k2, 0);
   ops.a_e16.resize(m * K), ops.a_n16.resize(m * K);
@@ -112,6 +113,8 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
         std::int32_t l = kSpecial, h = kZero;
         for (std::size_t t = t0; t < t1; ++t) widen(e[t], l, h);
         ops.a_spread[i * nb + b] = spread(l, h);
+        std::uint8_t& a4 = ops.a_spread4[i / 4 * nb + b];  // parts are whole groups of 4 rows
+        a4 = std::max(a4, ops.a_spread[i * nb + b]);
         if (h < l || h - l > pair_spread_a_) continue;
         const int q = l - (pair_bits_a_ - 1);
         ops.a_q[i * nb + b] = q;
@@ -136,8 +139,10 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
     std::fill(lo.begin(), lo.end(), kSpecial), std::fill(hi.begin(), hi.end(), kZero);
     for (std::size_t t = t0; t < t1; ++t)  // B row by row: contiguous
       for (std::size_t j = 0; j < w; ++j) widen(ops.b_e[t * ldb + j0 + j], lo[j], hi[j]);
+    std::uint8_t& strip_max = ops.b_spread_strip[j0 / S * nb + b];
     for (std::size_t j = 0; j < w; ++j) {
       ops.b_spread[b * n + j0 + j] = spread(lo[j], hi[j]);
+      strip_max = std::max(strip_max, ops.b_spread[b * n + j0 + j]);
       const bool pairs = hi[j] >= lo[j] && hi[j] - lo[j] <= pair_spread_b_;
       const int q = pairs ? lo[j] - (pair_bits_b_ - 1) : 0;
       ops.b_q[b * ldb + j0 + j] = q;
@@ -151,12 +156,19 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
 
 int AfterAddKernel::spread_class(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows,
                                  std::size_t j0, std::size_t w) const {
-  const std::size_t nb = ops.blocks;
+  const std::size_t nb = ops.blocks, S = ops.b_strip;
   const std::size_t cols = std::min(ops.n, j0 + w) - std::min(ops.n, j0);  // padding columns: +0 operands
   int ra = 0, cb = 0;
-  for (std::size_t r = 0; r < rows; ++r) ra = std::max<int>(ra, ops.a_spread[(i0 + r) * nb + b]);
-  const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
-  for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
+  // A group of 4 rows or a whole strip of columns: their maxima from gemm_spreads.
+  if (i0 % 4 == 0 && rows == std::min<std::size_t>(4, ops.m - i0)) ra = ops.a_spread4[i0 / 4 * nb + b];
+  else
+    for (std::size_t r = 0; r < rows; ++r) ra = std::max<int>(ra, ops.a_spread[(i0 + r) * nb + b]);
+  if (j0 % S == 0 && cols == std::min(S, ops.n - std::min(ops.n, j0))) {
+    cb = ops.b_spread_strip[j0 / S * nb + b];
+  } else {
+    const std::uint8_t* bs = ops.b_spread.data() + b * ops.n + j0;
+    for (std::size_t j = 0; j < cols; ++j) cb = std::max<int>(cb, bs[j]);
+  }
   // No product loses a bit (F - o), and the pair chain's operands are int16 (p + spread <= 15).
   if (ra + cb <= one_group_spread_ && ra <= pair_spread_a_ && cb <= pair_spread_b_) return 2;
   // Checked on the chain (lanes where a product would lose a bit take the scalar block: few where

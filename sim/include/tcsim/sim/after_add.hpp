@@ -87,6 +87,9 @@ class AfterAddKernel {
     // (b_spread[b * n + j]).
     std::size_t blocks = 0;
     std::vector<std::uint8_t> a_spread, b_spread;
+    // Their maxima over groups of 4 rows (a_spread4[(i / 4) * blocks + b]) and strips of b_strip
+    // columns (b_spread_strip[(j / b_strip) * blocks + b]): a micro tile's in one load (mi300g).
+    std::vector<std::uint8_t> a_spread4, b_spread_strip;
     // For the after-add chain (amd_chain.hpp), chain: the e_refs also in int16 (the chain's
     // sentinels) in a_e16, b_e16 (one-group chain rows: instead of a_e, b_e; two-group rows: beside
     // them, for the register tiles' runs); b_strip nonzero (one-group chain rows on x86): b_f,
