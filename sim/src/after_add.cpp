@@ -447,6 +447,24 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
   return g;
 }
 
+// The spread arrays and pair planes of two-group rows (filled by gemm_spreads, after_add_spread.cpp).
+void AfterAddKernel::gemm_spreads_alloc(GemmOperands& ops) const {
+  const std::size_t nb = (ops.K + k_ - 1) / k_, S = ops.b_strip, m = ops.m, K = ops.K;
+  const std::size_t strips = (ops.ldb + S - 1) / S * S;
+  ops.blocks = nb, ops.k2 = (K + 1) / 2;
+  ops.a_spread.resize(m * nb), ops.b_spread.resize(nb * ops.n);
+  ops.a_spread4.assign((m + 3) / 4 * nb, 0), ops.b_spread_strip.assign(strips / S * nb, 0);
+  ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
+  // The planes with 2 MiB pages where the kernel grants them (fewer faults in the zero fill).
+  reserve_huge(ops.a2, m * ops.k2), reserve_huge(ops.b2, strips * ops.k2);
+  reserve_huge(ops.a_e16, m * K), reserve_huge(ops.a_n16, m * K);
+  reserve_huge(ops.b_e16, strips * K), reserve_huge(ops.b_n16, strips * K), reserve_huge(ops.b_fs, strips * K);
+  ops.a2.assign(m * ops.k2, 0), ops.b2.assign(strips * ops.k2, 0);
+  ops.a_e16.resize(m * K), ops.a_n16.resize(m * K);
+  ops.b_e16.assign(strips * K, amd_lanes::kChainZeroHi), ops.b_n16.assign(strips * K, amd_lanes::kChainZeroHi);
+  ops.b_fs.assign(strips * K, 0.0f);
+}
+
 bool AfterAddKernel::chain_e16() const {
   // e_ref (the leading bit's exponent, emin..emax) within +-2047, so the chain's int16 e_refs hold it (amd_chain.hpp).
   auto e16 = [](const Format& f) { return f.emax <= 2047 && f.emin - f.precision + 1 >= -2047; };

@@ -78,19 +78,6 @@ inline void put(std::int32_t* pair, std::size_t t, std::int32_t e, float x, doub
 
 }  // namespace
 
-void AfterAddKernel::gemm_spreads_alloc(GemmOperands& ops) const {
-  const std::size_t nb = (ops.K + k_ - 1) / k_, S = ops.b_strip, m = ops.m, K = ops.K;
-  const std::size_t strips = (ops.ldb + S - 1) / S * S;
-  ops.blocks = nb, ops.k2 = (K + 1) / 2;
-  ops.a_spread.resize(m * nb), ops.b_spread.resize(nb * ops.n);
-  ops.a_spread4.assign((m + 3) / 4 * nb, 0), ops.b_spread_strip.assign(strips / S * nb, 0);
-  ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
-  ops.a2.assign(m * ops.k2, 0), ops.b2.assign(strips * ops.k2, 0);
-  ops.a_e16.resize(m * K), ops.a_n16.resize(m * K);
-  ops.b_e16.assign(strips * K, amd_lanes::kChainZeroHi), ops.b_n16.assign(strips * K, amd_lanes::kChainZeroHi);
-  ops.b_fs.assign(strips * K, 0.0f);
-}
-
 std::size_t AfterAddKernel::gemm_spread_parts(const GemmOperands& ops) const {
   if (ops.blocks == 0) return 0;
   return (ops.m + kRowPart - 1) / kRowPart + (ops.n + ops.b_strip - 1) / ops.b_strip;
