@@ -180,7 +180,9 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     // element in int64.
     const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
     if (after->lanes_supported()) {  // SIMD lanes across columns (sim amd_lanes.hpp), tiles of rows x panel
-      const auto ops = after->gemm_operands(m, n, K, A.data(), B.data());
+      auto ops = after->gemm_operands(m, n, K, A.data(), B.data(), false);
+      // Two-group rows: their spreads and pair operands per row group and column strip (mi300g).
+      run_tasks(threads, after->gemm_spread_parts(ops), 1, [&](std::size_t p, std::size_t) { after->gemm_spreads(ops, p); });
       run_tasks(threads, (m + kTaskRows - 1) / kTaskRows, panels, [&](std::size_t ib, std::size_t p) {
         const std::size_t i0 = ib * kTaskRows, j0 = p * kPanel;
         after->gemm_tile(ops, i0, std::min(m, i0 + kTaskRows) - i0, j0, std::min(n, j0 + kPanel) - j0, group,

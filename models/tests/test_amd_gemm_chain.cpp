@@ -15,8 +15,9 @@
 // block are taken, with edges sprinkled that end them, spread GEMMs the bound must refuse and
 // tie GEMMs that only an exact sum rounds right. The spread test (mi300f8) draws fp8 GEMMs whose
 // blocks' exponent spreads sit at, below and above the bound under which the two even/odd
-// groups run on the one-group chain (sim/src/after_add_spread.cpp). The edge test (mi300c)
-// draws c far above the products and products at the scale flags' edges (amd_chain.cpp).
+// groups run on the one-group chain (sim/src/after_add_spread.cpp; since mi300g the pair chain,
+// with its int16 limit at, below and above too). The edge test (mi300c) draws c far above the
+// products and products at the scale flags' edges (amd_chain.cpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -169,7 +170,17 @@ void fill_spread(const Format& fa, const Format& fb, const Format& out, Rng& r, 
       continue;
     }
     const int S = r.below(4) == 0 ? r.range(0, span_a + span_b) : bound + r.range(-2, 1);
-    sa.push_back(r.range(std::max(0, S - span_b), std::min(S, span_a))), sb.push_back(S - sa.back());
+    const int lo_a = std::max(0, S - span_b), hi_a = std::min(S, span_a);
+    int a = r.range(lo_a, hi_a);
+    // mi300g: the pair chain's int16 operands hold spreads up to 15 - p: A's or B's spread at
+    // that limit or one above (an operand 2^15 or more wraps int16 where the limit is too large).
+    const int lim_a = 15 - fa.precision, lim_b = 15 - fb.precision;
+    switch (r.below(4)) {
+      case 0: a = lim_a + r.range(0, 1); break;
+      case 1: a = S - lim_b - r.range(0, 1); break;
+      default: break;
+    }
+    sa.push_back(std::clamp(a, lo_a, hi_a)), sb.push_back(S - sa.back());
   }
   const int max_a = *std::max_element(sa.begin(), sa.end()), max_b = *std::max_element(sb.begin(), sb.end());
   std::vector<int> ta(m), tb(n);
@@ -368,7 +379,10 @@ TEST_CASE("exact-block gemm chain: runs of blocks proven exact by the tile bound
 
 // mi300f8: the fp8 rows (two groups) on the one-group chain where the operands' spreads allow
 // (sim/src/after_add_spread.cpp), the register tiles elsewhere; spreads at the bound, one
-// below and one above it, and random ones, on the row names and the instruction forms.
+// below and one above it, and random ones, on the row names and the instruction forms. Since
+// mi300g the admitted blocks run on the pair chain (sim/src/amd_pair_chain-inl.h: int16
+// operands, pair dot products), whose second limit (spreads of A and B each at most 15 - p)
+// the draws also put at and one above.
 const Pair kFp8Pairs[] = {
     {"e4m3fnuz", "e4m3fnuz", ""},
     {"e4m3fnuz", "e4m3fnuz", "v1"},

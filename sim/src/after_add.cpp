@@ -13,6 +13,7 @@
 #include "after_dot_lanes.hpp"
 #include "amd_chain.hpp"
 #include "amd_lanes.hpp"
+#include "amd_pair_chain.hpp"
 #include "host_decode.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -83,8 +84,12 @@ AfterAddKernel::AfterAddKernel(const AdderConfig& cfg, std::size_t k) : cfg_(cfg
   // Two groups on the one-group chain where the spreads allow (after_add_spread.cpp).
   amd_lanes::AfterParams one = after_lane_params(cfg);
   one.groups = 1;
-  if (tiles_ && cfg.product_groups == 2 && amd_lanes::after_add_chain_supported(one, k))
+  // Blocks of even k (pairs of products never straddle two blocks; amd_pair_chain-inl.h).
+  if (tiles_ && cfg.product_groups == 2 && k % 2 == 0 && amd_lanes::after_add_chain_supported(one, k)) {
     one_group_spread_ = std::max(-1, cfg.fraction_bits - (bits(cfg.a_format) - 1) - (bits(cfg.b_format) - 1));
+    pair_bits_a_ = bits(cfg.a_format), pair_bits_b_ = bits(cfg.b_format);
+    pair_spread_a_ = 15 - pair_bits_a_, pair_spread_b_ = 15 - pair_bits_b_;
+  }
 }
 
 // adder.cpp read(): input_fraction_bits truncation of the encoding, then the flush rule.
@@ -349,20 +354,25 @@ void reserve_huge(std::vector<T>& v, std::size_t count) {
 }  // namespace
 
 AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
-                                                            const std::uint64_t* A, const std::uint64_t* B) const {
+                                                            const std::uint64_t* A, const std::uint64_t* B,
+                                                            bool spreads) const {
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
   if (tiles_) {  // only the tiles' planes (gemm_tile's fallback decodes the patterns)
     // The chain reads B strip-major (GemmOperands::b_strip); the register tiles row-major.
-    // Two-group rows keep B row-major: their runs alternate between the chain and the tiles.
+    // Two-group rows: the register tiles' planes row-major; the pair chain's int16 and strip-major
+    // copies come from them in gemm_spreads (after_add_spread.cpp).
     const bool one_chain = chain_gemm();
-    g.chain = one_chain || chain_two_groups(), g.b_strip = one_chain ? amd_lanes::chain_strip_width() : 0;
-    const std::size_t b_size = g.b_strip ? (g.ldb + g.b_strip - 1) / g.b_strip * g.b_strip * K : K * g.ldb;
+    const std::size_t strip = amd_lanes::chain_strip_width();
+    g.chain = one_chain || chain_two_groups();
+    g.b_strip = one_chain ? strip : g.chain ? (strip ? strip : g.ldb) : 0;
+    const std::size_t strips = g.chain ? (g.b_strip ? (g.ldb + g.b_strip - 1) / g.b_strip * g.b_strip * K : K * g.ldb) : 0;
+    const std::size_t b_size = one_chain ? strips : K * g.ldb;
     reserve_huge(g.a_f, m * K), reserve_huge(g.b_f, b_size);
     g.a_f.resize(m * K), g.b_f.assign(b_size, 0.0f);
-    if (g.chain) {
-      reserve_huge(g.a_e16, m * K), reserve_huge(g.b_e16, b_size);
-      g.a_e16.resize(m * K), g.b_e16.assign(b_size, amd_lanes::kChainZeroHi);
+    if (one_chain) {
+      reserve_huge(g.a_e16, m * K), reserve_huge(g.b_e16, strips);
+      g.a_e16.resize(m * K), g.b_e16.assign(strips, amd_lanes::kChainZeroHi);
     }
     if (!one_chain) {
       reserve_huge(g.a_e, m * K), reserve_huge(g.b_e, b_size);
@@ -417,17 +427,12 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
     } else {  // the register tiles
       planes(cfg_.a_format, m, K, A, K, 0, g.a_f.data(), g.a_e.data());
       planes(cfg_.b_format, K, n, B, g.ldb, 0, g.b_f.data(), g.b_e.data());
-      if (g.chain) {  // two-group rows: the chain's int16 e_refs from the int32 ones, same layout
-        auto narrow = [](std::int32_t e) {
-          return e == amd_lanes::kTileZeroHi      ? amd_lanes::kChainZeroHi
-                 : e == amd_lanes::kTileSpecialHi ? amd_lanes::kChainSpecialHi
-                                                  : static_cast<std::int16_t>(e);
-        };
-        std::transform(g.a_e.begin(), g.a_e.end(), g.a_e16.begin(), narrow);
-        std::transform(g.b_e.begin(), g.b_e.end(), g.b_e16.begin(), narrow);
-      }
     }
-    if (g.chain && !one_chain && K > 0) gemm_spreads(g);
+    if (g.chain && !one_chain && K > 0) {
+      gemm_spreads_alloc(g);
+      if (spreads)
+        for (std::size_t p = 0; p < gemm_spread_parts(g); ++p) gemm_spreads(g, p);
+    }
     return g;
   }
   g.a_val.resize(m * K), g.a_inv.resize(m * K);
@@ -440,6 +445,24 @@ AfterAddKernel::GemmOperands AfterAddKernel::gemm_operands(std::size_t m, std::s
     std::copy_n(bi.data() + t * n, n, g.b_inv.data() + t * g.ldb);
   }
   return g;
+}
+
+// The spread arrays and pair planes of two-group rows (filled by gemm_spreads, after_add_spread.cpp).
+void AfterAddKernel::gemm_spreads_alloc(GemmOperands& ops) const {
+  const std::size_t nb = (ops.K + k_ - 1) / k_, S = ops.b_strip, m = ops.m, K = ops.K;
+  const std::size_t strips = (ops.ldb + S - 1) / S * S;
+  ops.blocks = nb, ops.k2 = (K + 1) / 2;
+  ops.a_spread.resize(m * nb), ops.b_spread.resize(nb * ops.n);
+  ops.a_spread4.assign((m + 3) / 4 * nb, 0), ops.b_spread_strip.assign(strips / S * nb, 0);
+  ops.a_q.assign(m * nb, 0), ops.b_q.assign(nb * ops.ldb, 0);
+  // The planes with 2 MiB pages where the kernel grants them (fewer faults in the zero fill).
+  reserve_huge(ops.a2, m * ops.k2), reserve_huge(ops.b2, strips * ops.k2);
+  reserve_huge(ops.a_e16, m * K), reserve_huge(ops.a_n16, m * K);
+  reserve_huge(ops.b_e16, strips * K), reserve_huge(ops.b_n16, strips * K), reserve_huge(ops.b_fs, strips * K);
+  ops.a2.assign(m * ops.k2, 0), ops.b2.assign(strips * ops.k2, 0);
+  ops.a_e16.resize(m * K), ops.a_n16.resize(m * K);
+  ops.b_e16.assign(strips * K, amd_lanes::kChainZeroHi), ops.b_n16.assign(strips * K, amd_lanes::kChainZeroHi);
+  ops.b_fs.assign(strips * K, 0.0f);
 }
 
 bool AfterAddKernel::chain_e16() const {
@@ -476,21 +499,27 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
       for (std::size_t c = 0; c < c_n; ++c) D[(i + r) * n + j + c] = std::bit_cast<std::uint32_t>(acc[r * wp + c]);
   };
   // Two groups: micro tiles of 4 rows x 32 columns (the chain's 4 x 2 vectors on AVX-512), each
-  // chain cut into runs of blocks: on the one-group chain where the spreads prove every block of
-  // the run equal (after_add_spread.cpp), else on the register tiles. Every block FMA takes the
-  // previous one's result as c, so a chain may be cut between blocks; blocks start at multiples of
-  // k (instructions of whole blocks), so runs of instructions of one block each are the same blocks.
+  // chain cut into runs of blocks: on the pair chain (amd_pair_chain.hpp) where the spreads prove
+  // every block of the run equal to one group or leave few lanes to check (spread_class), else on
+  // the register tiles. Every block FMA takes the previous one's result as c, so a chain may be
+  // cut between blocks; blocks start at multiples of k (instructions of whole blocks), so runs of
+  // instructions of one block each are the same blocks.
   if (one_group_spread_ >= 0 && ops.blocks > 0 && (group % k_ == 0 || group >= K)) {
     constexpr std::size_t kRows = 4, kCols = 32;
+    thread_local std::vector<std::uint8_t> mode;
+    mode.resize(ops.blocks);
     for (std::size_t j = 0; j < w; j += kCols)  // columns outermost: B's strip stays in cache
       for (std::size_t r = 0; r < rows; r += kRows) {
         const std::size_t mr = std::min(kRows, rows - r), cw = std::min(kCols, w - j);
         load(i0 + r, mr, j0 + j, cw);
+        for (std::size_t b = 0; b < ops.blocks; ++b)
+          mode[b] = static_cast<std::uint8_t>(spread_class(ops, b, i0 + r, mr, j0 + j, cw));
         for (std::size_t b = 0; b < ops.blocks;) {
-          const bool one = spreads_allow(ops, b, i0 + r, mr, j0 + j, cw);
+          const bool one = mode[b] != 0;
           std::size_t e = b + 1;
-          while (e < ops.blocks && spreads_allow(ops, e, i0 + r, mr, j0 + j, cw) == one) ++e;
-          gemm_part(ops, i0 + r, mr, j0 + j, cw, b * k_, std::min(K, e * k_) - b * k_, k_, one, acc.data());
+          while (e < ops.blocks && (mode[e] != 0) == one) ++e;
+          gemm_part(ops, i0 + r, mr, j0 + j, cw, b * k_, std::min(K, e * k_) - b * k_, k_, one, acc.data(),
+                    mode.data() + b);
           b = e;
         }
         store(i0 + r, mr, j0 + j, cw);
@@ -504,7 +533,7 @@ void AfterAddKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::siz
 
 void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,
                                std::size_t w, std::size_t p0, std::size_t len_k, std::size_t group, bool one_group,
-                               float* acc) const {
+                               float* acc, const std::uint8_t* mode) const {
   const std::size_t n = ops.n, K = len_k, ldk = ops.K, wp = amd_lanes::padded(w);
   const amd_lanes::AfterParams params = after_lane_params(cfg_);
   const std::size_t ia = i0 * ldk + p0;  // A's row i0 at product p0
@@ -517,12 +546,33 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     }
     return block(len, x, 1, y, 1, c);
   };
-  // The chain: one-group rows, and two-group rows where gemm_tile proved them equal to one (mi300f8).
+  // The chain: one-group rows, and two-group rows where gemm_tile proved them equal to one
+  // (mi300f8) with int16 pair operands (mi300g: the pair chain).
   amd_lanes::AfterParams chain_params = params;
   chain_params.groups = 1;
-  if (K > 0 && one_group && ops.chain) {
+  using Scalar = decltype(scalar_block);
+  auto* const fallback = +[](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
+                             std::uint32_t c) -> std::uint32_t {
+    return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
+  };
+  if (K > 0 && one_group && ops.chain && cfg_.product_groups != 1) {
+    // B's planes strip-major (ops.b_strip), runs starting at a block (p0 a multiple of k, even).
+    amd_lanes::PairChainTile t;
+    const std::size_t S = ops.b_strip, b0 = p0 / k_;
+    t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_;
+    t.mode = mode;
+    t.a2 = ops.a2.data() + i0 * ops.k2 + p0 / 2, t.lda2 = ops.k2;
+    t.a_f = ops.a_f.data() + ia, t.a_n16 = ops.a_n16.data() + ia, t.b_f = ops.b_fs.data() + p0 * S;
+    t.b_n16 = ops.b_n16.data() + p0 * S, t.bound = one_group_spread_;
+    t.a_hi = ops.a_e16.data() + ia, t.lda = ldk;
+    t.a_q = ops.a_q.data() + i0 * ops.blocks + b0, t.lde = ops.blocks;
+    t.b2 = ops.b2.data() + p0 / 2 * S, t.b_hi = ops.b_e16.data() + p0 * S;
+    t.b_q = ops.b_q.data() + b0 * ops.ldb, t.ldq = ops.ldb;
+    t.b_j0 = j0, t.b_strip = S, t.b2_stride = S * ops.k2, t.be_stride = S * ldk;
+    t.acc = acc, t.ldc = wp, t.ctx = &scalar_block, t.fallback = fallback;
+    amd_lanes::after_add_pair_chain(chain_params, t);
+  } else if (K > 0 && one_group && ops.chain) {
     // c in registers over the whole chain, the epilogue in int32 lanes (amd_chain.hpp).
-    using Scalar = decltype(scalar_block);
     amd_lanes::ChainTile t;
     t.rows = rows, t.w = wp, t.valid = w, t.K = K, t.k = k_, t.group = group;
     // p0 rows of B on: p0 * ldb in both layouts (strip-major: ldb = b_strip).
@@ -530,12 +580,7 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
     t.a_f = ops.a_f.data() + ia, t.a_hi = ops.a_e16.data() + ia, t.lda = ldk;
     t.b_f = ops.b_f.data() + p0 * ldb, t.b_hi = ops.b_e16.data() + p0 * ldb, t.b_j0 = j0;
     t.ldb = ldb, t.b_strip = ops.b_strip, t.b_strip_stride = ops.b_strip * ldk;
-    t.acc = acc, t.ldc = wp;
-    t.ctx = &scalar_block;
-    t.fallback = [](const void* ctx, std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
-                    std::uint32_t c) -> std::uint32_t {
-      return static_cast<std::uint32_t>((*static_cast<const Scalar*>(ctx))(r, j, pos, len, c));
-    };
+    t.acc = acc, t.ldc = wp, t.ctx = &scalar_block, t.fallback = fallback;
     amd_lanes::after_add_chain(chain_params, t);
   } else
   amd_lanes::chain(

@@ -421,6 +421,8 @@ void AfterAddChain(const AfterParams& p, const ChainTile& T) {
 }  // namespace tcsim::amd_lanes::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
+#include "amd_pair_chain-inl.h"  // the two-group rows' pair chain (mi300g): shares Epilogue, EPass
+
 #if HWY_ONCE
 namespace tcsim::amd_lanes {
 

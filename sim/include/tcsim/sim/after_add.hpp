@@ -87,6 +87,9 @@ class AfterAddKernel {
     // (b_spread[b * n + j]).
     std::size_t blocks = 0;
     std::vector<std::uint8_t> a_spread, b_spread;
+    // Their maxima over groups of 4 rows (a_spread4[(i / 4) * blocks + b]) and strips of b_strip
+    // columns (b_spread_strip[(j / b_strip) * blocks + b]): a micro tile's in one load (mi300g).
+    std::vector<std::uint8_t> a_spread4, b_spread_strip;
     // For the after-add chain (amd_chain.hpp), chain: the e_refs also in int16 (the chain's
     // sentinels) in a_e16, b_e16 (one-group chain rows: instead of a_e, b_e; two-group rows: beside
     // them, for the register tiles' runs); b_strip nonzero (one-group chain rows on x86): b_f,
@@ -96,10 +99,26 @@ class AfterAddKernel {
     bool chain = false;
     std::size_t b_strip = 0;
     std::vector<std::int16_t> a_e16, b_e16;
+    // Two-group rows' pair chain (mi300g, sim/src/amd_pair_chain.hpp; b_strip = the strip width,
+    // b_e16 strip-major there): per block the unit exponents q of A's rows (a_q[i * blocks + b])
+    // and B's columns (b_q[b * ldb + j]), and the integers a 2^-q, b 2^-q as int16 pairs of
+    // products (a2[i * k2 + t / 2]; b2 strip-major, element (t / 2, j) at (j / b_strip) * k2 *
+    // b_strip + (t / 2) * b_strip + j % b_strip), k2 = ceil(K / 2); for its checked blocks B's
+    // values strip-major (b_fs) and the negated e_refs (a_n16, b_n16 strip-major; zeros and
+    // NaN/Inf kChainZeroHi), so that a maximum of their sums is minus the least e_ref(ab).
+    std::size_t k2 = 0;
+    std::vector<std::int32_t> a_q, b_q, a2, b2;
+    std::vector<std::int16_t> a_n16, b_n16;
+    std::vector<float> b_fs;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
+  // spreads false: the two-group rows' spreads and pair operands are left to the caller, which
+  // runs gemm_spreads(ops, p) for every p < gemm_spread_parts(ops) (in any order, in parallel:
+  // each part writes its own rows or columns) before gemm_tile.
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
-                             const std::uint64_t* B) const;
+                             const std::uint64_t* B, bool spreads = true) const;
+  std::size_t gemm_spread_parts(const GemmOperands& ops) const;
+  void gemm_spreads(GemmOperands& ops, std::size_t part) const;
   // D = C + A B for rows i0..i0+rows and columns j0..j0+w (j0 a multiple of 16) of a GEMM on the
   // lanes: each element chained over K in instructions of `group` products and blocks of k, as
   // block() by block() (K = 0: one block). C, D: m x n binary32 patterns.
@@ -131,14 +150,18 @@ class AfterAddKernel {
                      double* inv) const;
   // gemm_tile's chain over products p0..p0+len_k for rows i0..i0+rows, columns j0..j0+w, c in and
   // the results out in acc (ld padded(w)); one_group: on the one-group chain (the caller proved
-  // it equal, or the row has one group).
+  // it equal, or the row has one group; two-group rows: the pair chain, mode[b] = spread_class of
+  // the run's block b).
   void gemm_part(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0, std::size_t w,
-                 std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc) const;
-  // after_add_spread.cpp: the spreads of ops (fills blocks, a_spread, b_spread), and whether block
-  // b of rows i0..i0+rows x columns j0..j0+w keeps all its products untruncated.
-  void gemm_spreads(GemmOperands& ops) const;
-  bool spreads_allow(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
-                     std::size_t w) const;
+                 std::size_t p0, std::size_t len_k, std::size_t group, bool one_group, float* acc,
+                 const std::uint8_t* mode = nullptr) const;
+  // after_add_spread.cpp: sizes the spreads and pair planes of ops (blocks, k2, a_spread, b_spread,
+  // a_q, b_q, a2, b2 and the strip-major copies; gemm_spreads fills them), and how block b of rows
+  // i0..i0+rows x columns j0..j0+w runs: 2 on the pair chain (no product loses a bit, int16 pair
+  // operands), 1 on the pair chain checked lane by lane, 0 on the register tiles.
+  void gemm_spreads_alloc(GemmOperands& ops) const;
+  int spread_class(const GemmOperands& ops, std::size_t b, std::size_t i0, std::size_t rows, std::size_t j0,
+                   std::size_t w) const;
   // Whether the operands' e_refs fit the chain's int16 lanes; whether gemm_tile takes the
   // after-add chain for K >= 1 (one group); whether two-group rows run runs of blocks on it.
   bool chain_e16() const;
@@ -151,6 +174,9 @@ class AfterAddKernel {
   // Two groups that the one-group chain may run where spreads allow: the largest admissible
   // spread(a) + spread(b) (F minus the significand bits below the leading ones), or -1.
   int one_group_spread_ = -1;
+  // The pair chain's int16 operands: the significand bits p of A and B, and the largest spread
+  // (15 - p) whose integers a 2^-q fit int16.
+  int pair_bits_a_ = 0, pair_bits_b_ = 0, pair_spread_a_ = -1, pair_spread_b_ = -1;
 };
 
 }  // namespace tcsim
