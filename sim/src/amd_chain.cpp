@@ -206,39 +206,79 @@ HWY_INLINE void Unrolled(std::index_sequence<I...>, const F& f) {
   (f(std::integral_constant<std::size_t, I>()), ...);
 }
 
-// Pass 1 of a block: the scales 2^(24 - e_g) per group, row and vector, e_g the largest
-// e_ref(a) + e_ref(b) of group g's products, in int16 lanes (the e_refs and the chain's sentinels
-// fit with their sums, amd_chain.hpp), so one addition and one maximum serve both vectors of a row
-// where an int16 vector holds 2 NF lanes; -32768 where a lane has no product. A lane is flagged
-// (its scale a NaN, 0x7fc00000) where e_g > 126 (products near 2^128, the NaN/Inf sentinels) or a
-// used group lies below -96 (-4095 <= e_g < -96); otherwise the scale's field is 151 - e_g
-// clamped to [1, 254] (the clamped values of unused groups lie below -96, where they change no
-// unflagged lane). With both vectors in one int16 vector the field and the flags are formed there
-// too, once per row, as twice the field (0x1ff where flagged) shifted by 22 after the promotion.
+// The int16 layout of a block's E pass: where an int16 vector holds 2 NF lanes (AVX2, AVX-512),
+// one vector serves both of a row's NV = 2 vectors.
+template <std::size_t NV>
+struct E16Layout {
+  using DH = hn::Rebind<std::int16_t, DF>;  // NF lanes
+  using DW = hn::Repartition<std::int16_t, DF>;  // 2 NF lanes
+  static constexpr bool kWide = NV == 2 && HWY_TARGET != HWY_SCALAR && hn::MaxLanes(DW()) == 2 * hn::MaxLanes(DF());
+  using D16 = std::conditional_t<kWide, DW, DH>;
+  static constexpr std::size_t NE = kWide ? 1 : NV;  // int16 vectors per row
+};
+
+// E16[g][r][.] = the largest e_ref(a) + e_ref(b) of group g's products, in int16 lanes (the
+// e_refs and the chain's sentinels fit with their sums, amd_chain.hpp), so one addition and one
+// maximum serve both vectors of a row in the wide layout; -32768 where a lane has no product.
+template <std::size_t MR, std::size_t NV, std::size_t G, class L = E16Layout<NV>>
+HWY_INLINE void GroupMaxima(const ChainTile& T, const std::int16_t* ae, std::size_t pos, std::size_t len,
+                            const std::size_t (&bo)[NV], hn::Vec<typename L::D16> (&E16)[G][MR][L::NE]) {
+  const typename L::D16 d16;
+  for (std::size_t g = 0; g < G; ++g)
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < L::NE; ++v) E16[g][r][v] = hn::Set(d16, std::int16_t{-32768});
+  for (std::size_t t = 0; t < len; ++t) {
+    const std::size_t g = t % G;
+    hn::Vec<typename L::D16> eb[L::NE];  // wide: bo[1] = bo[0] + NF (a strip or a row holds both vectors)
+    for (std::size_t v = 0; v < L::NE; ++v) eb[v] = hn::LoadU(d16, T.b_hi + (pos + t) * T.ldb + bo[v]);
+    for (std::size_t r = 0; r < MR; ++r) {
+      const auto ea = hn::Set(d16, ae[r * T.lda + pos + t]);
+      for (std::size_t v = 0; v < L::NE; ++v) E16[g][r][v] = hn::Max(E16[g][r][v], hn::Add(ea, eb[v]));
+    }
+  }
+}
+
+// The E pass as int32 lanes: Eg[g][r][v] = GroupMaxima's e_g promoted (the pair chain's, mi300g).
+template <std::size_t MR, std::size_t NV, std::size_t G>
+HWY_INLINE void EPass(const ChainTile& T, const std::int16_t* ae, std::size_t pos, std::size_t len,
+                      const std::size_t (&bo)[NV], VI (&Eg)[G][MR][NV]) {
+  using L = E16Layout<NV>;
+  const DI di;
+  hn::Vec<typename L::D16> E16[G][MR][L::NE];
+  GroupMaxima<MR, NV, G>(T, ae, pos, len, bo, E16);
+  for (std::size_t g = 0; g < G; ++g)
+    for (std::size_t r = 0; r < MR; ++r) {
+#if HWY_TARGET != HWY_SCALAR
+      if constexpr (L::kWide) {
+        const typename L::DH dh;
+        Eg[g][r][0] = hn::PromoteTo(di, hn::LowerHalf(dh, E16[g][r][0]));
+        Eg[g][r][1] = hn::PromoteTo(di, hn::UpperHalf(dh, E16[g][r][0]));
+      }
+#endif
+      if constexpr (!L::kWide)
+        for (std::size_t v = 0; v < L::NE; ++v) Eg[g][r][v] = hn::PromoteTo(di, E16[g][r][v]);
+    }
+}
+
+// Pass 1 of a block: the scales 2^(24 - e_g) per group, row and vector, e_g from GroupMaxima.
+// A lane is flagged (its scale a NaN, 0x7fc00000) where e_g > 126 (products near 2^128, the
+// NaN/Inf sentinels) or a used group lies below -96 (-4095 <= e_g < -96); otherwise the scale's
+// field is 151 - e_g clamped to [1, 254] (the clamped values of unused groups lie below -96,
+// where they change no unflagged lane). With both vectors in one int16 vector the field and the
+// flags are formed there too, once per row, as twice the field (0x1ff where flagged) shifted by
+// 22 after the promotion.
 template <std::size_t MR, std::size_t NV, std::size_t G>
 HWY_INLINE void Scales(const ChainTile& T, const std::int16_t* ae, std::size_t pos, std::size_t len,
                        const std::size_t (&bo)[NV], VF (&scale)[G][MR][NV]) {
+  using L = E16Layout<NV>;
+  using D16 = typename L::D16;
+  using DH = typename L::DH;
+  constexpr bool kWide = L::kWide;
   const DF df;
   const DI di;
-  using DH = hn::Rebind<std::int16_t, DF>;  // NF lanes
-  using DW = hn::Repartition<std::int16_t, DF>;  // 2 NF lanes
-  constexpr bool kWide = NV == 2 && HWY_TARGET != HWY_SCALAR && hn::MaxLanes(DW()) == 2 * hn::MaxLanes(DF());
-  using D16 = std::conditional_t<kWide, DW, DH>;
-  constexpr std::size_t NE = kWide ? 1 : NV;  // int16 vectors per row
   const D16 d16;
-  hn::Vec<D16> E16[G][MR][NE];
-  for (std::size_t g = 0; g < G; ++g)
-    for (std::size_t r = 0; r < MR; ++r)
-      for (std::size_t v = 0; v < NE; ++v) E16[g][r][v] = hn::Set(d16, std::int16_t{-32768});
-  for (std::size_t t = 0; t < len; ++t) {
-    const std::size_t g = t % G;
-    hn::Vec<D16> eb[NE];  // wide: bo[1] = bo[0] + NF (a strip or a row holds both vectors)
-    for (std::size_t v = 0; v < NE; ++v) eb[v] = hn::LoadU(d16, T.b_hi + (pos + t) * T.ldb + bo[v]);
-    for (std::size_t r = 0; r < MR; ++r) {
-      const auto ea = hn::Set(d16, ae[r * T.lda + pos + t]);
-      for (std::size_t v = 0; v < NE; ++v) E16[g][r][v] = hn::Max(E16[g][r][v], hn::Add(ea, eb[v]));
-    }
-  }
+  hn::Vec<D16> E16[G][MR][L::NE];
+  GroupMaxima<MR, NV, G>(T, ae, pos, len, bo, E16);
   constexpr int kUsed = kChainZeroHi / 2 + 1, kLow = 24 - 120;  // flagged: kUsed <= e_g < kLow
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (kWide) {
