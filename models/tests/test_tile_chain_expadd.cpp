@@ -57,13 +57,19 @@ void fill_block(const Format& f, Rng& r, std::uint64_t* x, std::size_t len, std:
   if (kind == 0) x[r.below(len) * stride] = value_with_lead(f, r, 2 + static_cast<int>(r.below(3)));
 }
 
-// c: zero, small, uniform, or large (lead F - 1 .. F + 2 where the output reaches it: E' = F
-// and past it from c alone).
-std::uint64_t epass_c(const Format& out, Rng& r, int F) {
+// c, by the GEMM's mode: 0 zero, small or uniform; 1 those or large (lead F - 1 .. F + 2 where
+// the output reaches it: E' = F and past it from c alone, the multiplying path for its
+// micro-tile); 2 zero or tiny (below every product: d near 120 in the wide formats' kind 2
+// blocks). One large c sends its micro-tile's block to the multiplying path, and one ordinary
+// block lifts c above the tiny products for the blocks after it: hence modes per GEMM.
+std::uint64_t expadd_c(const Format& out, Rng& r, int F, int mode) {
+  if (mode == 2) return r.below(2) ? zero_pattern(out, r) : value_with_lead(out, r, lowest_lead(out) + static_cast<int>(r.below(4)));
   switch (r.below(6)) {
     case 0: return zero_pattern(out, r);
     case 1: return value_with_lead(out, r, -8 - static_cast<int>(r.below(4)));
-    case 2: return value_with_lead(out, r, std::min(out.emax, F - 1 + static_cast<int>(r.below(4))));
+    case 2:
+      if (mode == 1) return value_with_lead(out, r, std::min(out.emax, F - 1 + static_cast<int>(r.below(4))));
+      [[fallthrough]];
     default: return value_with_lead(out, r, -1 - static_cast<int>(r.below(6)));
   }
 }
@@ -91,13 +97,17 @@ TEST_CASE("kernel differential: tile chains scaling products by their exponent f
         std::size_t K = (1 + r.below(12)) * step;
         if (!l.pairs && r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
         std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
+        // A GEMM of tiny operands and c (kind 2 blocks, c mode 2: d near 120 in every block), one
+        // with large c, or one of ordinary blocks with now and then a block of large operands.
+        const std::uint64_t g = r.below(4);
+        const int c_mode = g == 0 ? 2 : g == 1 ? 1 : 0;
         for (std::size_t p = 0; p < K; p += k) {
           const std::size_t len = std::min(k, K - p);
-          const int kind = r.below(4) == 0 ? 1 + static_cast<int>(r.below(2)) : 0;  // this block's, both operands
+          const int kind = g == 0 ? 2 : r.below(4) == 0 ? 1 : 0;  // this block's, both operands
           for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &A[i * K + p], len, 1, kind, F);
           for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &B[p * n + j], len, n, kind, F);
         }
-        for (auto& x : C) x = epass_c(out, r, F);
+        for (auto& x : C) x = expadd_c(out, r, F, c_mode);
         t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
       }
       t.print(at);
