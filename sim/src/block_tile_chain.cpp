@@ -40,7 +40,7 @@ struct ChainConsts {
   using VI = hn::Vec<DI>;
   VI limit, neg_limit, min_e, F, lo, hi, bias, wrap_below, pow2_sum;
   VI n_rem_mask, n_lsb, n_half, n_min_bits, n_max_bits, n_rebias;
-  VI one, abs_mask, sign_mask, normal_lo, h_lo;
+  VI one, abs_mask, sign_mask, normal_lo, h_lo, bias23;
   hn::Vec<hn::RebindToUnsigned<DF>> h_span;
   hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16;
   hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span, raw_span32;
@@ -82,6 +82,7 @@ struct ChainConsts {
     field16 = hn::Set(d16, static_cast<std::int16_t>(0x7f80));  // binary32's exponent field in the upper half
     bias16 = hn::Set(d16, static_cast<std::int16_t>(127));
     one = hn::Set(di, 1);
+    bias23 = hn::Set(di, 127 << 23);
     h_lo = hn::Set(di, (127 - 14) << 23);                          // 2^-14
     // Binary16 outputs: |x| (x rounded to odd at 24 bits) flagged outside [2^-14, T), T where
     // the row's rounding could reach Inf (issue 25, i25v100: one check before the rounding
@@ -237,12 +238,13 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // E's flags in int16 lanes (block_tile's, as one interval of raw E: below it no nonzero
     // term or F - E > 120, above it a possible overflow or F - E < -120), the scales' exponent
     // fields F - E + 127 there too.
-    auto any16 = hn::FirstN(d16, 0);
+    auto any16 = hn::FirstN(d16, 0), down16 = any16;
     VF scale[MR][NV];
     for (std::size_t r = 0; r < MR; ++r) {
       any16 = hn::Or(any16, hn::RebindMask(d16, hn::Gt(hn::BitCast(du16, hn::Sub(E16[r], k.raw_lo)),
                                                        kB32 ? k.raw_span32 : k.raw_span)));
       const V16 field = hn::Sub(k.f_bias16, hn::Max(E16[r], k.min_e16));
+      down16 = hn::Or(down16, hn::Lt(field, k.bias16));  // F - E' < 0
       scale[r][0] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::LowerHalf(d16h, field))));
       scale[r][1] = hn::BitCast(df, hn::ShiftLeft<23>(hn::PromoteTo(di, hn::UpperHalf(d16h, field))));
     }
@@ -252,18 +254,41 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     VI S[MR][NV];
     for (std::size_t r = 0; r < MR; ++r)
       for (std::size_t v = 0; v < NV; ++v) S[r][v] = TruncToInt32(di, hn::Mul(cv[r][v], scale[r][v]));
-    auto sum = [&](VI (&T)[MR][NV], std::size_t t0, std::size_t t1) HWY_ATTR __attribute__((always_inline)) {
+    // The products' terms trunc(a b 2^(F - E')) (issue 25, h100i): where every live lane of the
+    // micro-tile has d = F - E' >= 0 (exp_add), 2^d is applied by adding d to the exponent
+    // field of a b's bits, an integer addition instead of a multiplication (the sum pass's
+    // multiplications share two pipes). Exact: a b is the binary32 product (exact, or below
+    // 2^-126, where its term truncates to 0 either way), and 0 <= d <= 120 in an unflagged lane
+    // (raw_lo, raw_span). A normal a b has |a b| < 2^(E + 2) <= 2^(E' + 2) (e_refs: |a| <
+    // 2^(e_a + 1)), so its exponent field plus d stays at most F + 128 <= 254: the bits are
+    // those of a b 2^d. A zero gives +-0 (d = 0) or +-2^(d - 127) <= 2^-7, a subnormal a b
+    // (fraction m) +-(1 + m 2^-23) 2^(d - 127) < 2^-6 (d >= 1) or itself (d = 0): each truncates
+    // to 0, as a b 2^d (below 2^-6) does. A flagged lane's garbage is never used (the chain
+    // stops before that block). Blocks with a live lane of E' > F (|c| or products of 2^F and
+    // more) multiply by the scale as before.
+    VI dsh[MR][NV];
+    for (std::size_t r = 0; r < MR; ++r)
+      for (std::size_t v = 0; v < NV; ++v) dsh[r][v] = hn::Sub(hn::BitCast(di, scale[r][v]), k.bias23);
+    const bool exp_add = hn::AllFalse(d16, hn::And(down16, live16));
+    auto sum = [&](VI (&T)[MR][NV], std::size_t t0, std::size_t t1, auto by_add) HWY_ATTR __attribute__((always_inline)) {
       for (std::size_t t = t0; t < t1; ++t) {
         VF vb[NV];
         for (std::size_t v = 0; v < NV; ++v) vb[v] = hn::LoadU(df, bv + t * ldb + v * NF);
         for (std::size_t r = 0; r < MR; ++r) {
           const VF va = hn::Set(df, av[r * lda + t]);
-          for (std::size_t v = 0; v < NV; ++v)
-            T[r][v] = hn::Add(T[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+          for (std::size_t v = 0; v < NV; ++v) {
+            if constexpr (decltype(by_add)::value)
+              T[r][v] = hn::Add(T[r][v], TruncToInt32(di, hn::BitCast(df, hn::Add(hn::BitCast(di, hn::Mul(va, vb[v])),
+                                                                                  dsh[r][v]))));
+            else
+              T[r][v] = hn::Add(T[r][v], TruncToInt32(di, hn::Mul(hn::Mul(va, vb[v]), scale[r][v])));
+          }
         }
       }
     };
-    sum(S, 0, kMulti ? std::min(len, k.chunk) : len);
+    const std::size_t len0 = kMulti ? std::min(len, k.chunk) : len;
+    if (exp_add) sum(S, 0, len0, std::true_type());
+    else sum(S, 0, len0, std::false_type());
     // Blocks of several int32 chunks (issue 25, h100g: F = 25 and k = 32, rtx5090 and b200
     // fp8/fp6/fp4): each further chunk's sum T, of at most 2^(29 - F) terms below 2^(F+2), is
     // exact in int32 (|T| < 2^31); S (c's term and the chunks before) and T each within
@@ -273,7 +298,8 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       VI T[MR][NV];
       for (std::size_t r = 0; r < MR; ++r)
         for (std::size_t v = 0; v < NV; ++v) T[r][v] = hn::Zero(di);
-      sum(T, c0, std::min(len, c0 + k.chunk));
+      if (exp_add) sum(T, c0, std::min(len, c0 + k.chunk), std::true_type());
+      else sum(T, c0, std::min(len, c0 + k.chunk), std::false_type());
       for (std::size_t r = 0; r < MR; ++r)
         for (std::size_t v = 0; v < NV; ++v) {
           const auto out_s = hn::Gt(hn::Add(hn::BitCast(du, S[r][v]), k.half_range), k.range_max);
