@@ -112,13 +112,29 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     }
     return s;
   };
+  // The seeds descended: the first max_seeds distinct rows that the unit accepts, best first.
+  std::vector<std::size_t> picked;
   for (const auto& [count, i] : order) {
-    if (count == kInvalid || done.size() >= options.max_seeds) continue;
+    if (count == kInvalid || picked.size() >= options.max_seeds) continue;
+    if (std::none_of(picked.begin(), picked.end(), [&](std::size_t j) { return seeds[j].second == seeds[i].second; }))
+      picked.push_back(i);
+  }
+  // A share for each seed family. The AMD families have theirs in the restarts below; the
+  // NVIDIA-like seeds had none when an AMD seed scored best: its descent took the seeds' whole
+  // share and the NVIDIA-like rows (random 142, 178, 190 of seed 2) were never descended. The
+  // AMD seeds then end at half the seeds' share, and the NVIDIA-like ones run to its end.
+  const bool amd_first = !picked.empty() && uses_amd_keys(seeds[picked.front()].second);
+  const bool mixed = amd_first && std::any_of(picked.begin(), picked.end(),
+                                              [&](std::size_t j) { return !uses_amd_keys(seeds[j].second); });
+  const Deadline amd_seeds_deadline{&budget, mixed ? seeds_deadline.point / 2 : seeds_deadline.point};
+  for (const std::size_t i : picked) {
     if (!done.empty() && seeds_deadline.passed()) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
-    if (std::find(done.begin(), done.end(), row) != done.end()) continue;
+    const bool amd = uses_amd_keys(row);
+    const Deadline& own = amd ? amd_seeds_deadline : seeds_deadline;
+    if (!done.empty() && own.passed()) continue;
     done.push_back(row);
-    descend(row, uses_amd_keys(row) ? ps : ps_basic, ev, seeds_deadline);
+    descend(row, amd ? ps : ps_basic, ev, own);
     res.closest.push_back(scored(row, seeds[i].first));
     if (seeds_deadline.passed()) cut_off = row;
     if (res.closest.back().mismatches == 0) break;

@@ -76,7 +76,9 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
           {"c_entry", "final_add_rounding"}, {"c_placement", "late_products_rounding"}, {"normalization", "order"},
           {"fma_size", "k_split"}, {"fma_size", "carry_bits"}, {"fraction_bits", "alignment_rounding"},
           {"fraction_bits", "sticky_bit"}, {"alignment_rounding", "sticky_bit"}, {"final_rounding", "result_fraction_bits"},
-          {"min_exponent", "subnormal_outputs"}, {"c_entry", "final_rounding"}};
+          {"min_exponent", "subnormal_outputs"}, {"c_entry", "final_rounding"},
+          // c late rounds the products' sum into the output at the result's fraction bits.
+          {"late_products_rounding", "result_fraction_bits"}};
       for (const auto& [u, v] : kCoupled)
         if ((x == u && y == v) || (x == v && y == u)) return true;
       return false;
