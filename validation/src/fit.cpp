@@ -116,7 +116,8 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   std::vector<std::size_t> picked;
   for (const auto& [count, i] : order) {
     if (count == kInvalid || picked.size() >= options.max_seeds) continue;
-    if (std::none_of(picked.begin(), picked.end(), [&](std::size_t j) { return seeds[j].second == seeds[i].second; }))
+    const DatapathSpec& row = seeds[i].second;  // named: clang 14 cannot capture a structured binding
+    if (std::none_of(picked.begin(), picked.end(), [&](std::size_t j) { return seeds[j].second == row; }))
       picked.push_back(i);
   }
   // A share for each seed family. The AMD families have theirs in the restarts below; the
