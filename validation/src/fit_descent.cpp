@@ -78,7 +78,10 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
           {"fraction_bits", "sticky_bit"}, {"alignment_rounding", "sticky_bit"}, {"final_rounding", "result_fraction_bits"},
           {"min_exponent", "subnormal_outputs"}, {"c_entry", "final_rounding"},
           // c late rounds the products' sum into the output at the result's fraction bits.
-          {"late_products_rounding", "result_fraction_bits"}};
+          {"late_products_rounding", "result_fraction_bits"},
+          // An exact zero sum is -0 under rd only (IEEE 754), so "positive" zeros with another
+          // final rounding stand in for rd's on the zero cases.
+          {"final_rounding", "zero_sign"}};
       for (const auto& [u, v] : kCoupled)
         if ((x == u && y == v) || (x == v && y == u)) return true;
       return false;
