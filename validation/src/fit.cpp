@@ -120,6 +120,15 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     if (std::none_of(picked.begin(), picked.end(), [&](std::size_t j) { return seeds[j].second == row; }))
       picked.push_back(i);
   }
+  // When the AMD seeds fill every place, the best-scoring NVIDIA-like seed takes the last one
+  // (random 178 of seed 2: four mi300x rows, no NVIDIA-like seed descended).
+  if (options.max_seeds >= 2 && picked.size() == options.max_seeds &&
+      std::all_of(picked.begin(), picked.end(), [&](std::size_t j) { return uses_amd_keys(seeds[j].second); }))
+    for (const auto& [count, i] : order)
+      if (count != kInvalid && !uses_amd_keys(seeds[i].second)) {
+        picked.back() = i;
+        break;
+      }
   // A share for each seed family. The AMD families have theirs in the restarts below; the
   // NVIDIA-like seeds had none when an AMD seed scored best: its descent took the seeds' whole
   // share and the NVIDIA-like rows (random 142, 178, 190 of seed 2) were never descended. The
@@ -128,6 +137,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   const bool mixed = amd_first && std::any_of(picked.begin(), picked.end(),
                                               [&](std::size_t j) { return !uses_amd_keys(seeds[j].second); });
   const Deadline amd_seeds_deadline{&budget, mixed ? seeds_deadline.point / 2 : seeds_deadline.point};
+  std::size_t amd_seeds_best = kInvalid;  // the fewest mismatches of an AMD seed's descent
   for (const std::size_t i : picked) {
     if (!done.empty() && seeds_deadline.passed()) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
@@ -137,6 +147,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     done.push_back(row);
     descend(row, amd ? ps : ps_basic, ev, own);
     res.closest.push_back(scored(row, seeds[i].first));
+    if (amd) amd_seeds_best = std::min(amd_seeds_best, res.closest.back().mismatches);
     if (seeds_deadline.passed()) cut_off = row;
     if (res.closest.back().mismatches == 0) break;
   }
@@ -147,9 +158,14 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   // the seeds' deadline while still improving continues there first (the AMD families below
   // are other datapaths: random user rows of the NVIDIA space never fit from them, and the
   // time they took left such rows unfitted).
+  // When AMD seeds scored best and were descended first, only a row clearly nearer the data
+  // than theirs (at most half their mismatches) continues, so that the AMD families keep their
+  // share otherwise (random 126 of seed 2: a100 1,824 against mi100's 1,879 took the rest of
+  // the budget without a move, where the families had fitted it).
   auto continues = [&] {
     return res.closest.front().mismatches > 0 && !deadline.passed() && cut_off &&
-           *cut_off == res.closest.front().row && !uses_amd_keys(*cut_off);
+           *cut_off == res.closest.front().row && !uses_amd_keys(*cut_off) &&
+           (!mixed || amd_seeds_best == kInvalid || 2 * res.closest.front().mismatches <= amd_seeds_best);
   };
   // Except CDNA1's blocks summed exactly: the continuation can take all the time left, and no
   // restart below then runs (mi100's fp16 and bf16 rows, docs/fit.md). When the F-exact
