@@ -183,19 +183,31 @@ std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted
   return t.empty() ? "none" : t;
 }
 
-// The pairs of differing keys that, set back together, lower the count on `cases` below
-// `from` (a pair the search's groups or pair scan should reach).
-std::string pairs_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases,
-                           std::size_t from) {
+// The sets of `size` differing keys that, set back together, lower the count on `cases` below
+// `from` (pairs: a move the search's groups or pair scan should reach; triples, printed when no
+// pair lowers it: the smallest move out of a local minimum of the pairs).
+std::string sets_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases,
+                          std::size_t from, std::size_t size) {
   const auto keys = keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"));
   std::string t;
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    for (std::size_t j = i + 1; j < keys.size(); ++j) {
-      const auto r1 = key_back(hidden, fitted, keys[i]);
-      const auto r2 = r1 ? key_back(hidden, *r1, keys[j]) : std::nullopt;
-      const std::size_t m = r2 ? validation::count_mismatches(*r2, cases) : from;
-      if (m < from) t += (t.empty() ? "" : ", ") + keys[i] + " with " + keys[j] + " " + std::to_string(m);
+  std::vector<std::size_t> at(size);
+  // Every subset of `size` keys in lexicographic order (at[0] < at[1] < ...).
+  for (std::size_t i = 0; i < size; ++i) at[i] = i;
+  while (size > 0 && size <= keys.size()) {
+    std::optional<DatapathSpec> r = fitted;
+    std::string names;
+    for (const std::size_t i : at) {
+      if (r) r = key_back(hidden, *r, keys[i]);
+      names += (names.empty() ? "" : " with ") + keys[i];
     }
+    const std::size_t m = r ? validation::count_mismatches(*r, cases) : from;
+    if (m < from) t += (t.empty() ? "" : ", ") + names + " " + std::to_string(m);
+    std::size_t i = size;
+    while (i > 0 && at[i - 1] == keys.size() - size + i - 1) --i;
+    if (i == 0) break;
+    ++at[i - 1];
+    for (std::size_t j = i; j < size; ++j) at[j] = at[j - 1] + 1;
+  }
   return t.empty() ? "none" : t;
 }
 
@@ -359,10 +371,13 @@ int bench_fit(const ParsedArgs& a) {
       if (!h.spoiled && (!r.exact || differ > 0))
         std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
       // Why the search stopped there: the dump's count with one or two keys set back.
-      if (!h.spoiled && !r.exact)
+      if (!h.spoiled && !r.exact) {
+        const std::string two = sets_set_back(h.row, r.best.row, dump, r.best.mismatches, 2);
         std::printf("\n    on the dump, one key set back: %s; two keys set back, lower: %s",
-                    keys_set_back(h.row, r.best.row, dump).c_str(),
-                    pairs_set_back(h.row, r.best.row, dump, r.best.mismatches).c_str());
+                    keys_set_back(h.row, r.best.row, dump).c_str(), two.c_str());
+        if (two == "none")
+          std::printf("; three, lower: %s", sets_set_back(h.row, r.best.row, dump, r.best.mismatches, 3).c_str());
+      }
       if (differ > 0) {  // what the fit reported open: the disagreement should be among these
         std::string open;
         for (const auto& p : r.parameters)

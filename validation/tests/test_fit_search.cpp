@@ -4,6 +4,7 @@
 // runs on a work budget, so the outcome does not depend on the load or the sanitizers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -86,4 +87,130 @@ TEST_CASE("fit: the c-entry group swaps the late and final roundings into a fina
     REQUIRE_FALSE(r.capped);
     CHECK(r.exact);
   }
+}
+
+// Random 190 of seed 2 (142 and 178 are of the same shape, but on the range mix only, which is
+// not the same with every compiler): an NVIDIA-like row (c aligned, F 23 with a sticky bit) on
+// whose dump an AMD row (mi300x here, mi100 in the evaluation) scores best of the seeds. Its
+// descent took the seeds' whole share of the budget, the AMD restarts the rest, and no
+// NVIDIA-like seed was descended. The AMD seeds now end at half the seeds' share when an
+// NVIDIA-like seed is among them. Without that: 834 mismatches at the budget (c after, from mi300x).
+TEST_CASE("fit: the NVIDIA-like seeds keep a share when an AMD seed scores best", "[fit]") {
+  struct Case {
+    const char* label;
+    const char* in;
+    std::size_t k;
+    std::size_t budget;  // cases run through candidate rows
+    const char* hidden;
+  };
+  const Case cases[] = {
+      {"random 190", "fp16", 16, 1000000,
+       R"({"name":"h","architecture":"user","input_formats":["fp16"],"output_formats":["fp32"],"fma_size":8,
+          "k_split":"pairs-mod4","fraction_bits":23,"carry_bits":5,"alignment_rounding":"rz","sticky_bit":true,
+          "normalization":"deferred","order":"largest-first","c_placement":"aligned","final_rounding":{"fp32":"rd"},
+          "min_exponent":null,"overflow":"nan","subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})"},
+  };
+  const std::uint64_t seed = 20261133;
+  INFO("seed " << seed);
+  for (const Case& t : cases) {
+    INFO(t.label);
+    const Format& in = parse_format(t.in);
+    const Format& out = parse_format("fp32");
+    const auto hidden = row_of(t.hidden);
+    std::vector<std::uint64_t> a, b, c;
+    structured_cases(in, out, t.k, 2000, seed, a, b, c, false);  // the basic mix
+    const DumpSet dump = simulated_dump(hidden, in, out, t.k, a, b, c);
+    FitOptions opt;
+    opt.work_budget = t.budget;
+    opt.time_limit_seconds = 3600;  // the budget ends the search, not the clock
+    const FitResult r = fit_dump(dump, opt);
+    std::string seeds;
+    for (const auto& s : r.closest) seeds += "; " + s.seed + " " + std::to_string(s.mismatches);
+    std::printf("seed families (%s): fitted %zu mismatches, %zu cases run, closest%s\n", t.label, r.best.mismatches,
+                r.case_evaluations, seeds.c_str());
+    REQUIRE_FALSE(r.capped);
+    CHECK(std::any_of(r.closest.begin(), r.closest.end(), [](const ScoredRow& s) { return s.seed.rfind("mi", 0) == 0; }));
+    CHECK(r.exact);
+  }
+}
+
+// Random 122 of seed 2: c late with the products' sum rounded rz to 20 result fraction bits.
+// The fit ended with no late rounding and no result fraction bits (7 mismatches): either key
+// alone changes nothing on the dump, both together fit it. The late rounding rounds into the
+// output at the result's fraction bits, so the pair is now scanned first with the coupled pairs
+// (validation/src/fit_descent.cpp). From the stuck row on this 2,000-case dump the pair scan
+// finds it either way; the coupled order finds it in two thirds of the cases.
+TEST_CASE("fit: the late products' rounding is searched with the result's fraction bits", "[fit]") {
+  const char* hidden_json =
+      R"({"name":"h","architecture":"user","input_formats":["e4m3"],"output_formats":["fp32"],"fma_size":16,
+          "fraction_bits":18,"carry_bits":6,"alignment_rounding":"rne","sticky_bit":false,"normalization":"deferred",
+          "order":"largest-first","c_placement":"late","late_products_rounding":"rz","final_rounding":{"fp32":"rne"},
+          "result_fraction_bits":{"fp32":20},"min_exponent":null,"overflow":"ieee","subnormal_inputs":true,
+          "subnormal_outputs":true,"zero_sign":"positive"})";
+  // Where the fit ended (5,000,000 cases, range mix).
+  const char* stuck_json =
+      R"({"name":"s","architecture":"user","input_formats":["e4m3"],"output_formats":["fp32"],"fma_size":32,
+          "fraction_bits":18,"carry_bits":7,"alignment_rounding":"rne","sticky_bit":false,"normalization":"deferred",
+          "order":"largest-first","c_placement":"late","final_rounding":{"fp32":"rz"},"min_exponent":{"fp32":-133},
+          "overflow":"inf","subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"positive"})";
+  const std::uint64_t seed = 20261134;
+  INFO("seed " << seed);
+  const Format& in = parse_format("e4m3");
+  const Format& out = parse_format("fp32");
+  const auto hidden = row_of(hidden_json);
+  const auto stuck = row_of(stuck_json);
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, 16, 2000, seed, a, b, c, true);  // the range mix (the basic mix does not separate it)
+  const DumpSet dump = simulated_dump(hidden, in, out, 16, a, b, c);
+  const std::size_t start = count_mismatches(stuck, dump);
+  FitOptions opt;
+  opt.seeds = {stuck};
+  opt.work_budget = 120000;  // exact at 95,786 cases; without the coupled pair at 150,370
+  opt.time_limit_seconds = 3600;  // the budget ends the search, not the clock
+  const FitResult r = fit_dump(dump, opt);
+  std::printf("late rounding with result bits (random 122): start %zu mismatches, fitted %zu, %zu cases run\n", start,
+              r.best.mismatches, r.case_evaluations);
+  CHECK(start > 0);  // the dump separates the stuck row
+  REQUIRE_FALSE(r.capped);
+  CHECK(r.exact);
+}
+
+// Random 160 of seed 2: final rounding rd with IEEE zeros. The fit ended with final rounding rz
+// and "positive" zeros (142 mismatches): an exact zero sum is -0 under rd only, so either key
+// alone leaves the zero cases or the rounded ones wrong, both together fit. The pair is now
+// scanned first with the coupled pairs (validation/src/fit_descent.cpp).
+TEST_CASE("fit: the final rounding is searched with the zero sign", "[fit]") {
+  const char* hidden_json =
+      R"({"name":"h","architecture":"user","input_formats":["e5m2"],"output_formats":["fp32"],"fma_size":2,
+          "fraction_bits":8,"carry_bits":5,"alignment_rounding":"ru","sticky_bit":false,"normalization":"deferred",
+          "order":"largest-first","c_placement":"aligned","c_entry":"final-add","final_add_rounding":{"fp32":"rd"},
+          "final_rounding":{"fp32":"rd"},"result_fraction_bits":{"fp32":9},"min_exponent":{"fp32":-131},
+          "overflow":"ieee","subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})";
+  // Where the fit ended (5,000,000 cases, range mix).
+  const char* stuck_json =
+      R"({"name":"s","architecture":"user","input_formats":["e5m2"],"output_formats":["fp32"],"fma_size":2,
+          "fraction_bits":8,"carry_bits":2,"alignment_rounding":"ru","sticky_bit":false,"normalization":"deferred",
+          "order":"largest-first","c_placement":"aligned","c_entry":"final-add","final_add_rounding":{"fp32":"rd"},
+          "final_rounding":{"fp32":"rz"},"min_exponent":{"fp32":-133},"overflow":"inf","subnormal_inputs":true,
+          "subnormal_outputs":true,"zero_sign":"positive"})";
+  const std::uint64_t seed = 20261135;
+  INFO("seed " << seed);
+  const Format& in = parse_format("e5m2");
+  const Format& out = parse_format("fp32");
+  const auto hidden = row_of(hidden_json);
+  const auto stuck = row_of(stuck_json);
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, 4, 2000, seed, a, b, c, true);  // the range mix
+  const DumpSet dump = simulated_dump(hidden, in, out, 4, a, b, c);
+  const std::size_t start = count_mismatches(stuck, dump);
+  FitOptions opt;
+  opt.seeds = {stuck};
+  opt.work_budget = 400000;
+  opt.time_limit_seconds = 3600;  // the budget ends the search, not the clock
+  const FitResult r = fit_dump(dump, opt);
+  std::printf("final rounding with zero sign (random 160): start %zu mismatches, fitted %zu, %zu cases run\n", start,
+              r.best.mismatches, r.case_evaluations);
+  CHECK(start > 0);  // the dump separates the stuck row
+  REQUIRE_FALSE(r.capped);
+  CHECK(r.exact);
 }

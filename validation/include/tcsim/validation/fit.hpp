@@ -24,7 +24,7 @@ struct FitOptions {
   std::size_t max_seeds = 4;                  // seeds descended (best-scoring first)
   double time_limit_seconds = 90;             // the descent stops here (the first seed's row is still reported)
   // Share of time_limit_seconds kept for the restarts when the seeds' descents find nothing
-  // exact (fit.cpp restarts(): the closest row with the AMD keys and in the AMD families).
+  // exact (fit_seeds.cpp restarts(): the closest row with the AMD keys and in the AMD families).
   double restart_share = 0.4;
   // > 0: the search's budget in cases run through candidate rows (FitResult::case_evaluations)
   // instead of seconds: the seeds' share, the restarts' shares and the end are then points of
