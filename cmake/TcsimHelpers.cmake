@@ -43,6 +43,8 @@ function(tcsim_add_tests folder)
     TCSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   catch_discover_tests(tcsim_${folder}_tests TEST_PREFIX "${folder}: "
     PROPERTIES ENVIRONMENT "TCSIM_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  # The longest tests first under ctest -j (tests/ctest_costs.cmake), after the discovered ones.
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${PROJECT_SOURCE_DIR}/tests/ctest_costs.cmake)
 endfunction()
 
 # tcsim_add_fuzzer(<name> SOURCES <files...> DEPS <targets...> [INCLUDES <dirs...>] [SEEDS <dirs...>]
@@ -73,7 +75,7 @@ function(tcsim_add_fuzzer name)
   add_test(NAME "fuzz: ${name}"
            COMMAND ${name} -max_total_time=${TCSIM_FUZZ_SECONDS} -max_len=${ARG_MAX_LEN} -timeout=20 -rss_limit_mb=3072
                    -print_final_stats=1 ${work} ${corpus} ${ARG_SEEDS})
-  set_tests_properties("fuzz: ${name}" PROPERTIES TIMEOUT 900 LABELS fuzz)
+  set_tests_properties("fuzz: ${name}" PROPERTIES TIMEOUT 900 LABELS fuzz COST ${TCSIM_FUZZ_SECONDS})
   file(GLOB regressions CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regressions/${name}/*)
   if(regressions)
     add_test(NAME "fuzz: ${name} regressions" COMMAND ${name} -timeout=20 ${regressions})
