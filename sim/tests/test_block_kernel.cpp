@@ -319,6 +319,19 @@ TEST_CASE("block kernel: every compiled SIMD target gives the reference's bits",
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
 }
 
+// The sanitizer build compiles fewer Highway targets (CMakeLists.txt): what is left must still
+// hold a 128-bit, a 256-bit and a 512-bit one, so that the tails of every width are checked.
+TEST_CASE("block kernel: the compiled targets cover 128-, 256- and 512-bit vectors", "[kernel]") {
+#if HWY_ARCH_X86
+  const std::int64_t compiled = HWY_TARGETS;
+  CHECK((compiled & (HWY_EMU128 | HWY_SSSE3 | HWY_SSE4)) != 0);
+  CHECK((compiled & HWY_AVX2) != 0);
+  CHECK((compiled & HWY_AVX3) != 0);
+#else
+  SUCCEED("not x86: Highway's own target set");
+#endif
+}
+
 TEST_CASE("block kernel: the planar path serves the rz rows of binary16-like formats only", "[adder][kernel]") {
   const Format &f16 = formats::fp16(), &f32 = formats::fp32();
   // The planar path needs a SIMD target (the scalar one has none).
