@@ -350,6 +350,26 @@ void grid_cut_pair(const Format& in, const Format& out, std::size_t K, Draw& d, 
   }
 }
 
+// Class 11: zeros from subnormal operands (fit_range_classes.hpp).
+void flushed_zeros(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
+                   std::uint64_t& z) {
+  const bool neg = d.coin();           // the products' sign
+  const bool own = d.below(4) == 0;    // a quarter: each product's sign its own
+  for (std::size_t t = 0; t < K; ++t) {
+    const int kind = d.below(3);       // subnormal x normal, subnormal x subnormal, zero x subnormal
+    const int sx = in.emin - 1 - d.below(std::max(1, in.fraction_bits));
+    const int sy = in.emin - 1 - d.below(std::max(1, in.fraction_bits));
+    const int ny = d.below(5) - 2;
+    const bool ps = own ? d.coin() : neg;
+    const bool ys = d.coin();
+    x[t] = kind == 2 ? in.zero(ps != ys) : value(in, d.g, ps != ys, sx);
+    y[t] = value(in, d.g, ys, kind == 0 ? ny : sy);
+  }
+  const int cz = d.below(4);
+  const bool cs = cz == 3 ? !neg : neg;  // c of the products' sign (3 in 4): a zero or a subnormal
+  z = cz == 2 ? value(out, d.g, cs, out.emin - 1 - d.below(std::max(1, out.fraction_bits))) : out.zero(cs);
+}
+
 // Class 1: subnormal sums (fit_range_classes.hpp). False when the pair's products cannot reach
 // the output's subnormal range.
 bool subnormal_sum(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
@@ -402,6 +422,10 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
   const bool zs = d.coin();
   z = out.zero(zs);
   if (which == 1 && subnormal_sum(in, out, K, d, x, y, z)) return;
+  if (which == 11) {
+    flushed_zeros(in, out, K, d, x, y, z);
+    return;
+  }
   std::vector<std::size_t> at(K);  // the terms' places, shuffled (order and blocks matter to some rows)
   for (std::size_t t = 0; t < K; ++t) {
     at[t] = t;

@@ -174,7 +174,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     constexpr int kExtra = static_cast<int>(std::size(fit_cases::kSecondShare));
     int kind = below(range_classes ? 14 + kRange + kExtra : narrow_out ? 12 : fp8_in ? 12 : 11);
     if (range_classes && kind >= 14 + kRange) kind = 14 + fit_cases::kSecondShare[kind - 14 - kRange];
-    if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..25 (14: the drop edge)
+    if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..26 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     if (only_kind >= 0) kind = only_kind;  // one class alone (drawn after the mix's draw: the stream is the same)
     switch (kind) {
@@ -388,7 +388,8 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 22:
       case 23:
       case 24:
-      case 25:  // sessions 30-32's range classes (fit_range_classes.cpp)
+      case 25:
+      case 26:  // sessions 30-32's range classes (fit_range_classes.cpp)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)

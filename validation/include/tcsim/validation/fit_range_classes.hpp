@@ -1,7 +1,7 @@
-// The range classes of sessions 30-32 (issue 26 part 3): eleven more classes of fit dumps, aimed
+// The range classes of sessions 30-32 (issue 26 part 3): twelve more classes of fit dumps, aimed
 // at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
 // "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 14 cases in 28 (classes 4, 8 and 9 two
+// (fit_suggest.hpp) draws them with range_classes, 15 cases in 29 (classes 4, 8 and 9 two
 // shares each); range_class_cases draws one class alone (tests: what a class separates).
 #pragma once
 #include <cstddef>
@@ -22,7 +22,7 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two values near 1 that puts its leading bit near 2^e.
 int half(int e);
 
-constexpr int kRangeClasses = 11;
+constexpr int kRangeClasses = 12;
 
 // Range classes drawn twice as often as the others (a second share each; session 32): the
 // classes that alone separated most of session 31's rows still disagreeing on 10^6 cases
@@ -91,6 +91,10 @@ constexpr int kSecondShare[] = {4, 8, 9};
 //    each of the pair is rounded at F's cut on its own, so the kept sum is 0 or a unit of
 //    either sign by the alignment rounding, which a directed final rounding or the tie shows
 //    (random 107: rd told from rz, 3 of 10^6 before).
+// 11 zeros from subnormal operands: every product a subnormal times a normal, two subnormals
+//    or zero times a subnormal, all of one sign (3 in 4), c a zero or subnormal of that sign
+//    (3 in 4): where subnormal inputs are flushed, the flushed zeros' signs (kept or +0,
+//    `flushed_input_sign`) decide the sign of the zero result (random 134, 143).
 void range_class_case(int which, const Format& in, const Format& out, std::size_t K, std::mt19937_64& g,
                       std::uint64_t* x, std::uint64_t* y, std::uint64_t& z);
 

@@ -25,13 +25,13 @@ std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::
 
 // n cases of K products for (in, out): operands in `in`, c in `out`, from `seed`. A mix of
 // random bit patterns, moderate random values and structured cases (see above). With
-// `range_classes` fourteen more classes join the mix (17 cases in 28; the stream then differs):
+// `range_classes` fifteen more classes join the mix (18 cases in 29; the stream then differs):
 // terms at and below the output's minimum exponent (decide the min-exponent clamp; for outputs
 // of at most 10 fraction bits 3 in 4 of these put the sum exactly on a rounding boundary
 // beside one tiny product, as only such sums show a clamp there), a term
 // cancelled exactly beside one 2^-s below it for every shift s = 1..48 (decide F and the
 // alignment rounding), and many same-sign terms of large fraction at one exponent (sums that
-// outgrow the carry bits), and sessions 30-32's eleven (fit_range_classes.hpp: a grid point beside
+// outgrow the carry bits), and sessions 30-32's twelve (fit_range_classes.hpp: a grid point beside
 // tiny terms, subnormal sums, shifts the output shows, carry and overflow edges, c beyond the cut). bench fit's dumps use them (docs/fit.md). Without them, outputs of
 // at most 10 fraction bits still get the F-at-every-shift class (one case in 12). `only_kind`
 // >= 0 replaces every case's class by that one (0..13 the basic and older range classes, 15 +
