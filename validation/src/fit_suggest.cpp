@@ -173,7 +173,8 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     constexpr int kRange = fit_cases::kRangeClasses;
     constexpr int kExtra = static_cast<int>(std::size(fit_cases::kSecondShare));
     int kind = below(range_classes ? 14 + kRange + kExtra : narrow_out ? 12 : fp8_in ? 12 : 11);
-    if (range_classes && kind >= 14 + kRange) kind = 14 + fit_cases::kSecondShare[kind - 14 - kRange];
+    if (range_classes && kind >= 14 + kRange)  // a second share of classes 4, 8, 9 (kSecondShare)
+      kind = 14 + fit_cases::kSecondShare[kind - 14 - kRange];
     if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..26 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     if (only_kind >= 0) kind = only_kind;  // one class alone (drawn after the mix's draw: the stream is the same)
