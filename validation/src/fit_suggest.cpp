@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <cctype>
@@ -170,11 +169,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // Fp8 inputs: the basic mix holds the c-at-the-drop-edge class (14) too; mi300x v1 e4m3fnuz
     // -> fp32 fitted drop_c_below 24 for 25 (docs/fit.md). Other inputs draw as before.
     const bool fp8_in = in.fraction_bits <= 3 && !narrow_out;
-    constexpr int kRange = fit_cases::kRangeClasses;
-    constexpr int kExtra = static_cast<int>(std::size(fit_cases::kSecondShare));
-    int kind = below(range_classes ? 14 + kRange + kExtra : narrow_out ? 12 : fp8_in ? 12 : 11);
-    if (range_classes && kind >= 14 + kRange)  // a second share of classes 4, 8, 9 (kSecondShare)
-      kind = 14 + fit_cases::kSecondShare[kind - 14 - kRange];
+    int kind = below(range_classes ? 14 + fit_cases::kRangeClasses : narrow_out ? 12 : fp8_in ? 12 : 11);
     if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..26 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     if (only_kind >= 0) kind = only_kind;  // one class alone (drawn after the mix's draw: the stream is the same)

@@ -186,7 +186,7 @@ TEST_CASE("fit: the range classes separate rows differing in the clamp or F or t
 // since session 30's three classes joined the mix, 3 cases in 17, only 5, 3, 5, 1, 12, 3: the
 // clamp class's share fell from 1 in 14 to 1 in 17, and these counts are small; with session
 // 31's four more, 8 in 22, the share 1 in 22 and a new stream: 3, 5, 3, 1, 7, 5; with session
-// 32's, 1 in 29: 0, 7, 0, 0, 4, 6, printed only). So the clamp class is checked alone
+// 32's, 1 in 26: 7, 9, 7, 6, 15, 8, printed only). So the clamp class is checked alone
 // (structured_cases' only_kind 11; GCC: 131, 132, 131, 54, 260, 132): each pair must differ on
 // more cases than with the basic mix (0) and on the minimum given (about a third of GCC's
 // count: the class draws some arguments in an order the compiler picks).

@@ -1,8 +1,8 @@
 // The range classes of sessions 30-32 (issue 26 part 3): twelve more classes of fit dumps, aimed
 // at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
 // "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 15 cases in 29 (classes 4, 8 and 9 two
-// shares each); range_class_cases draws one class alone (tests: what a class separates).
+// (fit_suggest.hpp) draws them with range_classes, 12 cases in 26; range_class_cases draws one
+// class alone (tests: what a class separates).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -23,12 +23,6 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 int half(int e);
 
 constexpr int kRangeClasses = 12;
-
-// Range classes drawn twice as often as the others (a second share each; session 32): the
-// classes that alone separated most of session 31's rows still disagreeing on 10^6 cases
-// (4: random 177; 8: 4, 51, 188, 192; 9: 12, 15, 77), whose one share in 25 left a
-// 5,000-case dump 0-12 separating cases (docs/fit.md, "Session 32: disagreeing rows").
-constexpr int kSecondShare[] = {4, 8, 9};
 
 // One case of class `which` (0 .. kRangeClasses - 1) into x[0..K), y[0..K), z:
 //  0 grid point and tiny terms: a term T on the output's grid (c, or a product of at most the

@@ -25,7 +25,7 @@ std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::
 
 // n cases of K products for (in, out): operands in `in`, c in `out`, from `seed`. A mix of
 // random bit patterns, moderate random values and structured cases (see above). With
-// `range_classes` fifteen more classes join the mix (18 cases in 29; the stream then differs):
+// `range_classes` fifteen more classes join the mix (15 cases in 26; the stream then differs):
 // terms at and below the output's minimum exponent (decide the min-exponent clamp; for outputs
 // of at most 10 fraction bits 3 in 4 of these put the sum exactly on a rounding boundary
 // beside one tiny product, as only such sums show a clamp there), a term
