@@ -1,4 +1,4 @@
-// The range classes of session 30 (see fit_range_classes.hpp). Every random value is drawn
+// The range classes of sessions 30-32 (see fit_range_classes.hpp). Every random value is drawn
 // into a named local before use: the order of a call's arguments is unspecified (GCC and clang
 // differ), so two drawing arguments in one call would give other dumps under other compilers.
 #include "tcsim/validation/fit_range_classes.hpp"
@@ -203,19 +203,29 @@ void top_edge(const Format& in, const Format& out, std::size_t K, Draw& d, const
   }
 }
 
-// Class 7: a sum on the output's grid and c beyond the cut (fit_range_classes.hpp).
+// Classes 7 and 8 (widest): a sum on the output's grid and c beyond the cut (fit_range_classes.hpp).
 void grid_far_c(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
-                std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+                std::uint64_t* x, std::uint64_t* y, std::uint64_t& z, bool widest) {
   if (K == 0) return;  // no product to place (c stays the caller's signed zero)
   const int p_lo = product_lo(in), p_hi = product_hi(in);
   const int q = out.emin - out.fraction_bits;
-  // c 20..52 binades below T (where F cuts; T drawn high enough for c to reach there), or (a
-  // quarter) at the output's bottom binades.
-  const int s = 20 + d.below(33);
-  const bool bottom = d.below(4) == 0;
-  const int e_hi = std::max(p_lo + 1, std::min(p_hi - 1, out.emax - 1));
-  const int e_lo = std::min(e_hi, std::max({p_lo + 1, out.emin, bottom ? out.emin : q + s}));
-  const int e = e_lo + d.below(e_hi - e_lo + 1);
+  // Class 7: c 20..52 binades below T (where F cuts; T drawn high enough for c to reach
+  // there), or (a quarter) at the output's bottom binades. Class 8: c 20..44 below T, T in the
+  // top 4 binades the output and the products share (the output's top binade included), so
+  // where the output's range is narrower than the shift c lands on its smallest last place:
+  // e4m3 -> fp16 reaches a shift of 39 (class 7 stopped at 38, below F 38's cut).
+  const int s = widest ? 20 + d.below(25) : 20 + d.below(33);
+  const bool bottom = !widest && d.below(4) == 0;
+  int e = 0;
+  if (widest) {
+    const int top = d.below(4);
+    const int e_hi = std::max(p_lo + 1, std::min(p_hi, out.emax));
+    e = std::max(std::min(e_hi, std::max(p_lo + 1, out.emin)), e_hi - top);
+  } else {
+    const int e_hi = std::max(p_lo + 1, std::min(p_hi - 1, out.emax - 1));
+    const int e_lo = std::min(e_hi, std::max({p_lo + 1, out.emin, bottom ? out.emin : q + s}));
+    e = e_lo + d.below(e_hi - e_lo + 1);
+  }
   const bool neg = d.coin();
   const bool frac = d.coin();  // T: 1 + the input's fraction bits, or a power of two (a binade's edge)
   x[at[0]] = value(in, d.g, neg, half(e), frac);
@@ -252,6 +262,112 @@ void grid_far_c(const Format& in, const Format& out, std::size_t K, Draw& d, con
   const bool cs = d.coin();
   const bool cf = d.coin();
   z = value(out, d.g, cs, ec, cf);
+}
+
+// Class 9: sums below the output's normal range that a clamp or the carry bits change
+// (fit_range_classes.hpp). False when the pair's products cannot reach that range.
+bool below_normal(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                  std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const int q = out.emin - out.fraction_bits;  // the output's smallest last place
+  const int lo = std::max(p_lo + 1, q - 8);
+  const int hi = std::min(p_hi - 1, out.emin + 1);
+  if (K == 0 || lo > hi || !out.subnormals) return false;
+  const int top = lo + d.below(hi - lo + 1);
+  const bool neg = d.coin();
+  std::size_t used = 0;
+  if (d.coin()) {  // a carry edge: 2^j products of one sign, each just below 2^(top+1)
+    int j_max = 0;
+    while ((std::size_t{2} << j_max) <= K) ++j_max;
+    const int j = 1 + d.below(std::max(1, j_max));
+    used = std::min(K, std::size_t{1} << j);
+    for (std::size_t t = 0; t < used; ++t) {
+      x[at[t]] = near_top(in, d, neg, half(top - 1));
+      y[at[t]] = near_top(in, d, false, top - 1 - half(top - 1));
+    }
+  } else {  // 1-2 near-cancelling pairs: p and -p' where p' differs from p in an operand's last 1-2 bits
+    const int pairs = K >= 4 ? 1 + d.below(2) : 1;
+    for (int t = 0; t < pairs && used + 1 < K; ++t) {
+      const int step = t == 0 ? 0 : d.below(4);
+      const std::uint64_t low = 1 + static_cast<std::uint64_t>(d.below(3));
+      product(in, d, std::max(lo, top - step), x[at[used]], y[at[used]]);
+      x[at[used + 1]] = x[at[used]] ^ in.sign_mask();
+      y[at[used + 1]] = y[at[used]] ^ low;
+      used += 2;
+    }
+  }
+  if (used < K && d.below(3) == 0 && q - 1 > p_lo) {  // a third: half the smallest last place (a tie)
+    const bool hs = d.coin();
+    x[at[used]] = value(in, d.g, hs, half(q - 1), false);
+    y[at[used]] = value(in, d.g, false, q - 1 - half(q - 1), false);
+    ++used;
+  }
+  const int cz = d.below(4);
+  const bool zs = d.coin();
+  if (cz <= 1) {
+    z = out.zero(zs);
+  } else {  // 1-3 smallest last places, or a subnormal anywhere below emin
+    const int ez = cz == 2 ? q + d.below(2) : q + d.below(std::max(1, out.fraction_bits));
+    z = value(out, d.g, zs, ez);
+  }
+  return true;
+}
+
+// Class 10: a grid point and a near-cancelling pair at the cut (fit_range_classes.hpp).
+void grid_cut_pair(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                   std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  if (K < 2) return;  // no pair to place (c stays the caller's signed zero)
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const int s = 8 + d.below(37);  // the pair 8..44 binades below T: F's cut falls within its bits
+  const bool t_is_c = K < 3 || d.coin();  // T is c (on the output's grid), or a product of one fraction
+  const int e_hi = std::max(p_lo + 3, t_is_c ? out.emax - 1 : std::min(p_hi - 1, out.emax - 1));
+  const int e_lo = std::min(e_hi, std::max(out.emin, p_lo + 2 + s));
+  const int e = e_lo + d.below(std::min(16, e_hi - e_lo + 1));
+  const bool neg = d.coin();
+  const bool frac = d.coin();
+  std::size_t used = 0;
+  if (t_is_c) {
+    z = value(out, d.g, neg, e, frac);
+  } else {
+    x[at[0]] = value(in, d.g, neg, half(e), frac);
+    y[at[0]] = value(in, d.g, false, e - half(e), false);
+    used = 1;
+  }
+  // p and -p' (p' = p but for an operand's last 1-2 bits): their exact sum is a few of p's last
+  // places, each rounded at the cut on its own, so the kept sum is 0 or one unit either way.
+  const std::uint64_t low = 1 + static_cast<std::uint64_t>(d.below(3));
+  product(in, d, std::max(p_lo + 2, e - s), x[at[used]], y[at[used]]);
+  x[at[used + 1]] = x[at[used]] ^ in.sign_mask();
+  y[at[used + 1]] = y[at[used]] ^ low;
+  used += 2;
+  if (used < K && d.below(3) == 0) {  // a third: half T's last place beside it (an RNE tie)
+    const int h = e - out.fraction_bits - 1;
+    const bool hs = d.coin();
+    if (h > p_lo && h < p_hi) {
+      x[at[used]] = value(in, d.g, hs, half(h), false);
+      y[at[used]] = value(in, d.g, false, h - half(h), false);
+    }
+  }
+}
+
+// Class 11: zeros from subnormal operands (fit_range_classes.hpp).
+void flushed_zeros(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
+                   std::uint64_t& z) {
+  const bool neg = d.coin();           // the products' sign
+  const bool own = d.below(4) == 0;    // a quarter: each product's sign its own
+  for (std::size_t t = 0; t < K; ++t) {
+    const int kind = d.below(3);       // subnormal x normal, subnormal x subnormal, zero x subnormal
+    const int sx = in.emin - 1 - d.below(std::max(1, in.fraction_bits));
+    const int sy = in.emin - 1 - d.below(std::max(1, in.fraction_bits));
+    const int ny = d.below(5) - 2;
+    const bool ps = own ? d.coin() : neg;
+    const bool ys = d.coin();
+    x[t] = kind == 2 ? in.zero(ps != ys) : value(in, d.g, ps != ys, sx);
+    y[t] = value(in, d.g, ys, kind == 0 ? ny : sy);
+  }
+  const int cz = d.below(4);
+  const bool cs = cz == 3 ? !neg : neg;  // c of the products' sign (3 in 4): a zero or a subnormal
+  z = cz == 2 ? value(out, d.g, cs, out.emin - 1 - d.below(std::max(1, out.fraction_bits))) : out.zero(cs);
 }
 
 // Class 1: subnormal sums (fit_range_classes.hpp). False when the pair's products cannot reach
@@ -306,6 +422,10 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
   const bool zs = d.coin();
   z = out.zero(zs);
   if (which == 1 && subnormal_sum(in, out, K, d, x, y, z)) return;
+  if (which == 11) {
+    flushed_zeros(in, out, K, d, x, y, z);
+    return;
+  }
   std::vector<std::size_t> at(K);  // the terms' places, shuffled (order and blocks matter to some rows)
   for (std::size_t t = 0; t < K; ++t) {
     at[t] = t;
@@ -314,7 +434,9 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
   if (which == 2 || which == 4) shift_shown(in, out, K, d, at, x, y, z, which == 4);
   else if (which == 5) carry_edge(in, out, K, d, at, x, y, z);
   else if (which == 6) top_edge(in, out, K, d, at, x, y, z);
-  else if (which == 7) grid_far_c(in, out, K, d, at, x, y, z);
+  else if (which == 7 || which == 8) grid_far_c(in, out, K, d, at, x, y, z, which == 8);
+  else if (which == 9 && below_normal(in, out, K, d, at, x, y, z)) return;
+  else if (which == 10) grid_cut_pair(in, out, K, d, at, x, y, z);
   else grid_tiny(in, out, K, d, at, x, y, z, which == 3);
 }
 

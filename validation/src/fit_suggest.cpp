@@ -141,7 +141,7 @@ void boundary_case(const Format& in, const Format& out, std::size_t K, std::mt19
 
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
                       std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
-                      bool range_classes) {
+                      bool range_classes, int only_kind) {
   std::mt19937_64 g(seed);
   a.assign(n * K, 0);
   b.assign(n * K, 0);
@@ -170,8 +170,9 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // -> fp32 fitted drop_c_below 24 for 25 (docs/fit.md). Other inputs draw as before.
     const bool fp8_in = in.fraction_bits <= 3 && !narrow_out;
     int kind = below(range_classes ? 14 + fit_cases::kRangeClasses : narrow_out ? 12 : fp8_in ? 12 : 11);
-    if (range_classes && kind >= 14) ++kind;  // sessions 30-31's range classes are 15..22 (14: the drop edge)
+    if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..26 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
+    if (only_kind >= 0) kind = only_kind;  // one class alone (drawn after the mix's draw: the stream is the same)
     switch (kind) {
       case 0:  // random bit patterns (as the harness's widest distribution)
         for (std::size_t t = 0; t < K; ++t) { x[t] = g() & in.width_mask(); y[t] = g() & in.width_mask(); }
@@ -380,7 +381,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 19:
       case 20:
       case 21:
-      case 22:  // session 30's and 31's range classes (fit_range_classes.cpp)
+      case 22:
+      case 23:
+      case 24:
+      case 25:
+      case 26:  // sessions 30-32's range classes (fit_range_classes.cpp)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)

@@ -1,7 +1,8 @@
-// The range classes of sessions 30 and 31 (issue 26 part 3): eight more classes of fit dumps,
-// aimed at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
-// "Session 30: random rows", "Session 31: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 8 cases in 22; range_class_cases draws one class alone (tests: what a class separates).
+// The range classes of sessions 30-32 (issue 26 part 3): twelve more classes of fit dumps, aimed
+// at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
+// "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
+// (fit_suggest.hpp) draws them with range_classes, 12 cases in 26; range_class_cases draws one
+// class alone (tests: what a class separates).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,7 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two values near 1 that puts its leading bit near 2^e.
 int half(int e);
 
-constexpr int kRangeClasses = 8;
+constexpr int kRangeClasses = 12;
 
 // One case of class `which` (0 .. kRangeClasses - 1) into x[0..K), y[0..K), z:
 //  0 grid point and tiny terms: a term T on the output's grid (c, or a product of at most the
@@ -67,6 +68,27 @@ constexpr int kRangeClasses = 8;
 //    T (T drawn high enough for c to reach there) or at the output's bottom binades: the
 //    alignment rounds c (and the tiny product) at its cut, and the directed final roundings
 //    or the tie show in which direction (random 38, 172, 27).
+//  8 the widest cut: class 7 with c 20..44 binades below T and T in the top 4 binades the
+//    output and the products share (the output's top binade included), so where the
+//    output's range is narrower than the shift, c lands on the output's smallest last place:
+//    a cut beyond the largest F (e4m3 -> fp16 reaches a shift of 39: random 4, F 38).
+//  9 below the output's normal range: the terms' top anywhere from 8 binades below the
+//    output's smallest last place to emin + 1, and either 2^j products of one sign each just
+//    below a power of two (a carry edge where the clamp's E, not the terms', sets the
+//    register: random 15, 77) or 1-2 pairs p, -p' with p' p but for an operand's last 1-2
+//    bits (a remainder a clamp's cut drops: random 12, 164); a third of the cases half the
+//    smallest last place beside them (a tie); c a signed zero or subnormal. Pairs whose
+//    products cannot reach that range draw class 0 instead.
+// 10 a grid point and a near-cancelling pair at the cut: T (c, so on the output's grid, or a
+//    product of one fraction) and 8..44 binades below it p and -p', p' p but for an
+//    operand's last 1-2 bits, a third of the cases half T's last place beside them (a tie):
+//    each of the pair is rounded at F's cut on its own, so the kept sum is 0 or a unit of
+//    either sign by the alignment rounding, which a directed final rounding or the tie shows
+//    (random 107: rd told from rz, 3 of 10^6 before).
+// 11 zeros from subnormal operands: every product a subnormal times a normal, two subnormals
+//    or zero times a subnormal, all of one sign (3 in 4), c a zero or subnormal of that sign
+//    (3 in 4): where subnormal inputs are flushed, the flushed zeros' signs (kept or +0,
+//    `flushed_input_sign`) decide the sign of the zero result (random 134, 143).
 void range_class_case(int which, const Format& in, const Format& out, std::size_t K, std::mt19937_64& g,
                       std::uint64_t* x, std::uint64_t* y, std::uint64_t& z);
 

@@ -25,18 +25,20 @@ std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::
 
 // n cases of K products for (in, out): operands in `in`, c in `out`, from `seed`. A mix of
 // random bit patterns, moderate random values and structured cases (see above). With
-// `range_classes` eleven more classes join the mix (11 cases in 22; the stream then differs):
+// `range_classes` fifteen more classes join the mix (15 cases in 26; the stream then differs):
 // terms at and below the output's minimum exponent (decide the min-exponent clamp; for outputs
 // of at most 10 fraction bits 3 in 4 of these put the sum exactly on a rounding boundary
 // beside one tiny product, as only such sums show a clamp there), a term
 // cancelled exactly beside one 2^-s below it for every shift s = 1..48 (decide F and the
 // alignment rounding), and many same-sign terms of large fraction at one exponent (sums that
-// outgrow the carry bits), and sessions 30-31's eight (fit_range_classes.hpp: a grid point beside
+// outgrow the carry bits), and sessions 30-32's twelve (fit_range_classes.hpp: a grid point beside
 // tiny terms, subnormal sums, shifts the output shows, carry and overflow edges, c beyond the cut). bench fit's dumps use them (docs/fit.md). Without them, outputs of
-// at most 10 fraction bits still get the F-at-every-shift class (one case in 12).
+// at most 10 fraction bits still get the F-at-every-shift class (one case in 12). `only_kind`
+// >= 0 replaces every case's class by that one (0..13 the basic and older range classes, 15 +
+// r range class r): what one class alone separates (tests, docs/fit.md's per-class counts).
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
                       std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
-                      bool range_classes = false);
+                      bool range_classes = false, int only_kind = -1);
 
 // The dump a unit of one row would give on these inputs (d through Unit::dot_batch).
 DumpSet simulated_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t K,
