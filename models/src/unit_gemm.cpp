@@ -593,11 +593,14 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
             // Issue 25 (i25v100): only the block that stopped the chain runs here; the chain
             // resumes from the next block (a tiny or cancelled partial sum of a fp16 output
             // stopped v100's micro-tiles early and left most of K to run_tile).
+            // Issue 25 (h100j): the resumed chain reads B's strip-major copy (its strip's rows
+            // contiguous, as the first run), not the row-major B at a stride of n_pad: about 500
+            // chains per n = 1024 GEMM with binary16 outputs resume, for half of K on average.
             if (resume && pos < KK) {
               std::size_t resumed = 0;
-              const std::size_t a_next = (i0 + r0) * KK + pos, b_next = pos * n_pad + j0 + c0;
+              const std::size_t a_next = (i0 + r0) * KK + pos, b_next = (j0 + c0) / W * strip_stride + pos * W;
               if (!kernel->run_tile_chain(mr, W, vcols, KK - pos, k, Af.get() + a_next, Ae.get() + a_next, KK,
-                                          Bf.get() + b_next, Be.get() + b_next, n_pad, acc.value.data() + off,
+                                          Bs.get() + b_next, Bse.get() + b_next, W, acc.value.data() + off,
                                           acc.eref.data() + off, tmp.bits.data() + off, w, &resumed))
                 continue;
               if (resumed > 0) take_bits(off, mr, vcols);
