@@ -55,8 +55,8 @@ HWY_INLINE void StoreC(const VD (&C)[MR][NV], float* out) {
 // x (a binary64 sum inside a run: a multiple of 2^-149, |x| < 2^127) rounded to binary32 (RNE)
 // in binary64 lanes without DemoteTo and PromoteTo (edge25: for blocks of 2 products, mi100
 // bf16, about 5 % less time in the run loop than the two conversions per vector and block, which
-// share the FP pipes with only 2 fused multiply-adds there; blocks of 4, fp16, ran about as much
-// slower with it, so they keep the conversions; 1-thread CPU samples at load 7-9). 2^e = x's
+// share the FP pipes with only 2 fused multiply-adds there; blocks of 4, fp16, showed no gain, so
+// they keep the conversions; 1-thread CPU samples at load 7-9, a noisy measure). 2^e = x's
 // exponent field alone (x & 0x7ff0..0; 0 for a zero x), sigma = 1.5 2^(e + 29) (exact), t =
 // RN(x + sigma), then t - sigma, exact. Why it is binary32's RNE: |x| < 2^(e+1) keeps x + sigma
 // in [2^(e+29), 2^(e+30)), whose binary64 ulp is 2^(e-23), binary32's ulp at x for e >= -126;
