@@ -221,7 +221,8 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     // 128-bit integers.
     const std::size_t group = ik ? ik : std::max<std::size_t>(K, 1), k = static_cast<std::size_t>(row.fma_size);
     if (exact->lanes_supported()) {  // SIMD lanes across columns (sim amd_lanes.hpp), tiles of rows x panel
-      const auto ops = exact->gemm_operands(m, n, K, A.data(), B.data());
+      auto ops = exact->gemm_operands_alloc(m, n, K, A.data(), B.data());
+      run_tasks(threads, exact->gemm_operand_parts(ops), 1, [&](std::size_t p, std::size_t) { exact->gemm_operand_part(ops, p); });
       run_tasks(threads, (m + kTaskRows - 1) / kTaskRows, panels, [&](std::size_t ib, std::size_t p) {
         const std::size_t i0 = ib * kTaskRows, j0 = p * kPanel;
         exact->gemm_tile(ops, i0, std::min(m, i0 + kTaskRows) - i0, j0, std::min(n, j0 + kPanel) - j0, group,

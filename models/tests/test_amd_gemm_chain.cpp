@@ -219,6 +219,41 @@ void fill_edges(const Format& fa, const Format& fb, const Format& out, Rng& r, s
     C[x] = r.below(16) == 0 ? zero_pattern(out, r) : value_with_lead(out, r, la + lb + r.range(lo_c, hi_c));
 }
 
+// Rounding GEMMs (edge25: the runs round each block's binary64 sum to binary32 by adding and
+// subtracting 1.5 2^(e+29), sim/src/exact_chain.cpp RoundToBinary32InRun). One lead L per GEMM,
+// c of lead L (random significands, binade edges +-2^L and +-(2 - 2^-23) 2^L, either sign); per
+// block the first product +-2^(L-24+d), d in -1..1 (binary32 midpoints of c where d = 0: ties
+// to even, carries across 2^(L+1), half and quarter ulps), the second a tie-breaker +-2^(L-24-s)
+// or 0, the others 0: long chains whose every block rounds at a tie or next to one, inside the
+// run bound (U >= L - 49), L from binary32's low normal range to 2^127 (the bound refuses
+// m_e > U + 51 there). For bf16 a quarter of the GEMMs instead have c in binary32's subnormals
+// and products +-2^(-149+s): results across 2^-126, exact (the rounding must leave them).
+void fill_round_edges(const Format& f, const Format& out, Rng& r, std::size_t m, std::size_t n, std::size_t K,
+                      std::size_t k, std::uint64_t* A, std::uint64_t* B, std::uint64_t* C) {
+  const bool wide = f.emax > 100, sub = wide && r.below(4) == 0;
+  const int L = wide ? r.range(-95, 127) : r.range(9, 38), smax = wide ? 10 : 5;
+  const std::uint64_t top = std::uint64_t{1} << (out.precision - 1), ones = (top << 1) - 1;
+  for (std::size_t x = 0; x < m * n; ++x) {
+    const bool neg = r.below(2) != 0;
+    if (sub) C[x] = (neg ? out.sign_mask() : 0) | r.below(top);
+    else if (r.below(4) == 0) C[x] = exact_pattern(out, neg, L, r.below(2) ? 0 : ones);
+    else C[x] = exact_pattern(out, neg, L, top | r.below(top));
+  }
+  const auto pow2 = [&](int e) { return exact_pattern(f, r.below(2) != 0, e, 0); };
+  for (std::size_t t = 0; t < K; ++t) {
+    const std::size_t pos = t % k;
+    for (std::size_t i = 0; i < m; ++i) {
+      std::uint64_t& a = A[i * K + t];
+      if (sub) a = pos < 2 && r.below(4) ? pow2(-133 + r.range(0, 15)) : zero_pattern(f, r);
+      else if (pos == 0) a = pow2(L - 24 + r.range(-1, 1));
+      else if (pos == 1 && r.below(2)) a = pow2(L - 24 - r.range(1, smax));
+      else a = zero_pattern(f, r);
+    }
+    for (std::size_t j = 0; j < n; ++j)
+      B[t * n + j] = sub ? pow2(-16) : pos == 0 ? pow2(r.range(wide ? -1 : 0, 1)) : pow2(0);
+  }
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
@@ -235,7 +270,11 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     // instructions plus a remainder, half with 1-40 blocks (long chains: c carried in registers
     // over many blocks).
     const bool small = runs || spread || edges;
-    const std::size_t m = small ? 1 + r.below(12) : 1 + r.below(40), n = small ? 1 + r.below(80) : 1 + r.below(300);
+    // runs: now and then over 64 rows (edge25: the operands are decoded in parallel parts of 64
+    // rows of A and 64 blocks of B, exact_block.cpp gemm_operand_part).
+    const bool tall = runs && r.below(24) == 0;
+    const std::size_t m = tall ? 60 + r.below(80) : small ? 1 + r.below(12) : 1 + r.below(40);
+    const std::size_t n = tall ? 1 + r.below(20) : small ? 1 + r.below(80) : 1 + r.below(300);
     std::size_t K = 0;
     if (runs) {
       K = 1 + r.below(200 * block);
@@ -260,6 +299,8 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
       continue;
     }
     if (spread || edges) {
+    } else if (runs && r.below(4) == 0) {
+      fill_round_edges(in_a, out, r, m, n, K, block, A.data(), B.data(), C.data());
     } else if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
       const int lo = in_a.emax > 100 ? -70 : -8, hi = in_a.emax > 100 ? 60 : 4;
       RunsMix mix{r.range(lo, hi), r.range(lo, hi), 0};
@@ -369,7 +410,9 @@ TEST_CASE("exact-block gemm chain: c in registers, binary64 lanes, every SIMD ta
 // mi100b: long chains (1-200 blocks at the row's k) of one lead band per GEMM, where whole tiles
 // take exact_chain.cpp's runs without a test per block, with edges sprinkled per element (zeros,
 // subnormal and huge values, NaN/Inf, far values, kernel_cases / flush_edges rows and columns)
-// that end runs; bf16 bands from binary32's subnormal results to its overflow.
+// that end runs; bf16 bands from binary32's subnormal results to its overflow. edge25: a quarter
+// of the GEMMs are rounding GEMMs (fill_round_edges: every block at or next to a binary32 tie,
+// carries, binade edges, subnormal results), and now and then one over 64 rows.
 TEST_CASE("exact-block gemm chain: runs of blocks proven exact by the tile bound, every SIMD target, against Unit::dot",
           "[kernel][differential][amd]") {
   Rng r(tcsim::test::seed("exact-block gemm runs", 0xe8ac7c11));

@@ -8,13 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include <sys/mman.h>
-
 #include "after_dot_lanes.hpp"
 #include "amd_chain.hpp"
 #include "amd_lanes.hpp"
 #include "amd_pair_chain.hpp"
 #include "host_decode.hpp"
+#include "huge_pages.hpp"
 #include "tcsim/sim/codec.hpp"
 
 namespace tcsim {
@@ -338,17 +337,6 @@ namespace {
 void tile_form(double value, double inv, float& f, std::int32_t& e) {
   f = static_cast<float>(value);  // exact: the operand formats lie within binary32
   e = std::isnan(value) ? amd_lanes::kTileSpecialHi : inv == HUGE_VAL ? amd_lanes::kTileZeroHi : -std::ilogb(inv);
-}
-
-// Reserves a plane and asks for 2 MiB pages over its aligned interior before the first touch:
-// a fault per 2 MiB instead of per 4 KiB (page faults cost much in a VM; advice only).
-template <class T>
-void reserve_huge(std::vector<T>& v, std::size_t count) {
-  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
-  v.reserve(count);
-  const auto lo = (reinterpret_cast<std::uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-  const auto hi = (reinterpret_cast<std::uintptr_t>(v.data() + count)) & ~(kHuge - 1);
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
 }
 
 }  // namespace

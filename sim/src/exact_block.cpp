@@ -10,6 +10,7 @@
 
 #include "amd_chain.hpp"
 #include "host_decode.hpp"
+#include "huge_pages.hpp"
 #include "tcsim/sim/codec.hpp"
 
 namespace tcsim {
@@ -236,23 +237,64 @@ void ExactBlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* 
   }
 }
 
+void ExactBlockKernel::decode_table(const Format& f, const std::vector<double>& table, std::size_t count,
+                                     const std::uint64_t* bits, double* value) const {
+  const std::size_t size = table.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t x = bits[i];
+    value[i] = x < size ? table[x] : plane_value(f, x);  // no table, or not a pattern of f: decode's error
+  }
+}
+
+namespace {
+
+constexpr std::size_t kPartRows = 64, kPartBlocks = 64;  // gemm_operand_part: A's rows, B's blocks
+
+}  // namespace
+
 ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, std::size_t n, std::size_t K,
                                                                 const std::uint64_t* A, const std::uint64_t* B) const {
+  GemmOperands g = gemm_operands_alloc(m, n, K, A, B);
+  for (std::size_t p = 0; p < gemm_operand_parts(g); ++p) gemm_operand_part(g, p);
+  return g;
+}
+
+ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands_alloc(std::size_t m, std::size_t n, std::size_t K,
+                                                                      const std::uint64_t* A,
+                                                                      const std::uint64_t* B) const {
   GemmOperands g;
   g.m = m, g.n = n, g.K = K, g.ldb = amd_lanes::padded(n), g.a_bits = A, g.b_bits = B;
-  g.a_val.resize(m * K);
-  g.b_val.assign(K * g.ldb, 0.0);
-  decode_planes(config().a_format, m * K, A, 1, g.a_val.data());
-  std::vector<double> bv(K * n);  // one table for all of B, then rows padded
-  decode_planes(config().b_format, K * n, B, 1, bv.data());
-  for (std::size_t t = 0; t < K; ++t) std::copy_n(bv.data() + t * n, n, g.b_val.data() + t * g.ldb);
-  // The register tiles' exponent summaries per block of k (k-aligned: gemm_tile uses them when
-  // every block starts at a multiple of k): per row of A and per column of B the largest e_ref
-  // (max(exponent, emin)) and the least last-bit exponent e_ref - (p - 1) of the nonzero
-  // operands; sentinels for none and for NaN/Inf.
   const std::size_t nb = (K + k_ - 1) / k_;
-  g.a_hi.assign(m * nb, amd_lanes::kTileZeroHi), g.a_lo.assign(m * nb, amd_lanes::kTileZeroLo);
-  g.b_hi.assign(nb * g.ldb, amd_lanes::kTileZeroHi), g.b_lo.assign(nb * g.ldb, amd_lanes::kTileZeroLo);
+  // 2 MiB pages for the planes (edge25: the 4 KiB page faults of their first touch were most of
+  // the operands' time, which runs before the tiles' tasks).
+  reserve_huge(g.a_val, m * K), reserve_huge(g.b_val, K * g.ldb);
+  reserve_huge(g.a_hi, m * nb), reserve_huge(g.a_lo, m * nb), reserve_huge(g.b_hi, nb * g.ldb), reserve_huge(g.b_lo, nb * g.ldb);
+  // Uninitialized: the parts write every element (in parallel tasks: their first touch too).
+  g.a_val.resize(m * K), g.b_val.resize(K * g.ldb);
+  g.a_hi.resize(m * nb), g.a_lo.resize(m * nb), g.b_hi.resize(nb * g.ldb), g.b_lo.resize(nb * g.ldb);
+  g.b8_hi.resize(g.ldb / 8 * nb), g.b8_lo.resize(g.ldb / 8 * nb);
+  // A table of every pattern where the operand count makes it cheaper than plane_value per operand.
+  const auto table = [&](const Format& f, std::size_t count, std::vector<double>& t) {
+    if (f.width > 16 || count < (std::size_t{4} << f.width)) return;
+    t.resize(std::size_t{1} << f.width);
+    for (std::size_t x = 0; x < t.size(); ++x) t[x] = plane_value(f, x);
+  };
+  table(config().a_format, m * K, g.a_table), table(config().b_format, K * n, g.b_table);
+  return g;
+}
+
+std::size_t ExactBlockKernel::gemm_operand_parts(const GemmOperands& ops) const {
+  const std::size_t nb = (ops.K + k_ - 1) / k_;
+  return (ops.m + kPartRows - 1) / kPartRows + (nb + kPartBlocks - 1) / kPartBlocks;
+}
+
+// Part p < ceil(m / 64): A's rows 64 p.. (a_val, a_hi, a_lo); else B's blocks 64 (p - that)..
+// (b_val's rows, b_hi, b_lo, b8_hi, b8_lo). Per row of A and column of B and block, the largest
+// e_ref (max(exponent, emin)) and the least last-bit exponent e_ref - (p - 1) of the nonzero
+// operands; sentinels for none and for NaN/Inf.
+void ExactBlockKernel::gemm_operand_part(GemmOperands& g, std::size_t part) const {
+  const std::size_t m = g.m, n = g.n, K = g.K, ldb = g.ldb, nb = (K + k_ - 1) / k_;
+  const std::size_t a_parts = (m + kPartRows - 1) / kPartRows;
   auto fold = [](const Format& f, double v, std::int32_t& hi, std::int32_t& lo) {
     if (std::isnan(v)) hi = amd_lanes::kTileSpecialHi, lo = amd_lanes::kTileSpecialLo;
     else if (v != 0 && hi != amd_lanes::kTileSpecialHi) {  // a normal binary64: its exponent field
@@ -260,18 +302,31 @@ ExactBlockKernel::GemmOperands ExactBlockKernel::gemm_operands(std::size_t m, st
       hi = std::max(hi, e), lo = std::min(lo, e - (f.precision - 1));
     }
   };
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t t = 0; t < K; ++t) fold(config().a_format, g.a_val[i * K + t], g.a_hi[i * nb + t / k_], g.a_lo[i * nb + t / k_]);
-  for (std::size_t t = 0; t < K; ++t)
+  if (part < a_parts) {
+    const std::size_t i0 = part * kPartRows, i1 = std::min(m, i0 + kPartRows);
+    std::fill(g.a_hi.begin() + i0 * nb, g.a_hi.begin() + i1 * nb, amd_lanes::kTileZeroHi);
+    std::fill(g.a_lo.begin() + i0 * nb, g.a_lo.begin() + i1 * nb, amd_lanes::kTileZeroLo);
+    decode_table(config().a_format, g.a_table, (i1 - i0) * K, g.a_bits + i0 * K, g.a_val.data() + i0 * K);
+    for (std::size_t i = i0; i < i1; ++i)
+      for (std::size_t t = 0; t < K; ++t) fold(config().a_format, g.a_val[i * K + t], g.a_hi[i * nb + t / k_], g.a_lo[i * nb + t / k_]);
+    return;
+  }
+  const std::size_t b0 = (part - a_parts) * kPartBlocks, b1 = std::min(nb, b0 + kPartBlocks);
+  std::fill(g.b_hi.begin() + b0 * ldb, g.b_hi.begin() + b1 * ldb, amd_lanes::kTileZeroHi);
+  std::fill(g.b_lo.begin() + b0 * ldb, g.b_lo.begin() + b1 * ldb, amd_lanes::kTileZeroLo);
+  for (std::size_t t = b0 * k_; t < std::min(K, b1 * k_); ++t) {
+    decode_table(config().b_format, g.b_table, n, g.b_bits + t * n, g.b_val.data() + t * ldb);
+    std::fill(g.b_val.begin() + t * ldb + n, g.b_val.begin() + (t + 1) * ldb, 0.0);  // padding: +0 operands
     for (std::size_t j = 0; j < n; ++j)
-      fold(config().b_format, g.b_val[t * g.ldb + j], g.b_hi[t / k_ * g.ldb + j], g.b_lo[t / k_ * g.ldb + j]);
-  g.b8_hi.assign(g.ldb / 8 * nb, amd_lanes::kTileZeroHi), g.b8_lo.assign(g.ldb / 8 * nb, amd_lanes::kTileZeroLo);
-  for (std::size_t b = 0; b < nb; ++b)
-    for (std::size_t j = 0; j < g.ldb; ++j) {
+      fold(config().b_format, g.b_val[t * ldb + j], g.b_hi[t / k_ * ldb + j], g.b_lo[t / k_ * ldb + j]);
+  }
+  for (std::size_t b = b0; b < b1; ++b)
+    for (std::size_t g8 = 0; g8 < ldb / 8; ++g8) g.b8_hi[g8 * nb + b] = amd_lanes::kTileZeroHi, g.b8_lo[g8 * nb + b] = amd_lanes::kTileZeroLo;
+  for (std::size_t b = b0; b < b1; ++b)
+    for (std::size_t j = 0; j < ldb; ++j) {
       std::int32_t &hi = g.b8_hi[j / 8 * nb + b], &lo = g.b8_lo[j / 8 * nb + b];
-      hi = std::max(hi, g.b_hi[b * g.ldb + j]), lo = std::min(lo, g.b_lo[b * g.ldb + j]);
+      hi = std::max(hi, g.b_hi[b * ldb + j]), lo = std::min(lo, g.b_lo[b * ldb + j]);
     }
-  return g;
 }
 
 void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::size_t rows, std::size_t j0,

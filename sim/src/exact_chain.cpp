@@ -52,6 +52,28 @@ HWY_INLINE void StoreC(const VD (&C)[MR][NV], float* out) {
   for (std::size_t i = 0; i < MR * NV * N; ++i) out[i] = static_cast<float>(tmp[i]);
 }
 
+// x (a binary64 sum inside a run: a multiple of 2^-149, |x| < 2^127) rounded to binary32 (RNE)
+// in binary64 lanes without DemoteTo and PromoteTo (edge25: for blocks of 2 products, mi100
+// bf16, about 5 % less time in the run loop than the two conversions per vector and block, which
+// share the FP pipes with only 2 fused multiply-adds there; blocks of 4, fp16, showed no gain, so
+// they keep the conversions; 1-thread CPU samples at load 7-9, a noisy measure). 2^e = x's
+// exponent field alone (x & 0x7ff0..0; 0 for a zero x), sigma = 1.5 2^(e + 29) (exact), t =
+// RN(x + sigma), then t - sigma, exact. Why it is binary32's RNE: |x| < 2^(e+1) keeps x + sigma
+// in [2^(e+29), 2^(e+30)), whose binary64 ulp is 2^(e-23), binary32's ulp at x for e >= -126;
+// sigma = 3 2^(e+28) is an even multiple of that ulp, so RN's ties to even on x + sigma are ties
+// to even on x; t and sigma are multiples of 2^(e-23) and |t - sigma| <= 2^(e+1), so the
+// difference is exact. For e < -126 (binary32's subnormals) x, a multiple of 2^-149, is a
+// binary32 number and a multiple of 2^(e-23): both roundings leave it. A zero gives +0 (a run's
+// zeros are exact zeros, made +0 anyway).
+template <class V>
+HWY_INLINE V RoundToBinary32InRun(V x) {
+  const hn::DFromV<V> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const V e2 = hn::And(x, hn::BitCast(d, hn::Set(du, std::uint64_t{0x7ff} << 52)));
+  const V sigma = hn::Mul(e2, hn::Set(d, 0x1.8p29));  // exact: a power of two times 1.5 2^29
+  return hn::Sub(hn::Add(x, sigma), sigma);
+}
+
 // The exponent summaries of a row group (up to kMR rows of A) or a column strip (the micro-tile's
 // columns of B) for one block: the largest e_ref and the least last-bit exponent of its nonzero
 // operands (amd_lanes.hpp's sentinels for none and for NaN/Inf).
@@ -230,7 +252,9 @@ void ExactChainMicro(const ExactChainTile& T, std::size_t r0, std::size_t j0, co
           if (KB != 0 && len == KB) Unrolled(std::make_index_sequence<KB>(), [&](auto t) { product(t); });
           else for (std::size_t t = 0; t < len; ++t) product(t);
           for (std::size_t r = 0; r < MR; ++r)
-            for (std::size_t v = 0; v < NV; ++v) R[r][v] = hn::PromoteTo(d, hn::DemoteTo(dhf, R[r][v]));
+            for (std::size_t v = 0; v < NV; ++v)
+              if constexpr (KB == 2) R[r][v] = RoundToBinary32InRun(R[r][v]);  // bf16: see its comment
+              else R[r][v] = hn::PromoteTo(d, hn::DemoteTo(dhf, R[r][v]));
         }
         for (std::size_t r = 0; r < MR; ++r)
           for (std::size_t v = 0; v < NV; ++v) C[r][v] = R[r][v];

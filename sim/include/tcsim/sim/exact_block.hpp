@@ -69,21 +69,52 @@ class ExactBlockKernel {
 
   // A GEMM's operands decoded once for the lanes: per operand its exact value (NaN for
   // NaN/Inf); B's columns padded to a multiple of 16 (+0 operands).
+  // Planes whose elements are left uninitialized on resize: each gemm_operand_part writes (and
+  // first touches) its own share, in parallel tasks (edge25).
+  template <class T>
+  struct Uninit : std::allocator<T> {
+    template <class U>
+    struct rebind {
+      using other = Uninit<U>;
+    };
+    Uninit() = default;
+    template <class U>
+    Uninit(const Uninit<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept {
+      ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class V>
+    void construct(U* p, V&& v) {
+      ::new (static_cast<void*>(p)) U(static_cast<V&&>(v));
+    }
+  };
+  template <class T>
+  using Plane = std::vector<T, Uninit<T>>;
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
-    std::vector<double> a_val, b_val;
+    Plane<double> a_val, b_val;
     // For the register tiles, per block of k products (ceil(K / k) blocks): of each row of A
     // (a_*[i * blocks + b]) and each column of B (b_*[b * ldb + j]) the largest leading exponent
     // and the least exponent of a last significand bit of its nonzero operands, in int32 (sim
     // amd_lanes.hpp sentinels when there are none, and for NaN/Inf).
-    std::vector<std::int32_t> a_hi, a_lo, b_hi, b_lo;
+    Plane<std::int32_t> a_hi, a_lo, b_hi, b_lo;
     // The same of B per granule of 8 columns (b8_*[(j / 8) * blocks + b]; the chain tiles' run
     // bound, sim exact_chain.cpp).
-    std::vector<std::int32_t> b8_hi, b8_lo;
+    Plane<std::int32_t> b8_hi, b8_lo;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
+    std::vector<double> a_table, b_table;  // the value of every pattern (empty: none), for the parts
   };
+  // All at once: gemm_operands_alloc, then every gemm_operand_part.
   GemmOperands gemm_operands(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
                              const std::uint64_t* B) const;
+  // In steps (edge25): the planes allocated (A and B are read by the parts, so they must outlive
+  // them), then gemm_operand_parts(ops) independent parts (A's rows, B's rows of whole blocks;
+  // disjoint writes: run them as parallel tasks).
+  GemmOperands gemm_operands_alloc(std::size_t m, std::size_t n, std::size_t K, const std::uint64_t* A,
+                                   const std::uint64_t* B) const;
+  std::size_t gemm_operand_parts(const GemmOperands& ops) const;
+  void gemm_operand_part(GemmOperands& ops, std::size_t part) const;
   // D = C + A B for rows i0..i0+rows and columns j0..j0+w (j0 a multiple of 16) of a GEMM on the
   // lanes: each element chained over K in instructions of `group` products and blocks of k, as
   // block() by block() (K = 0: one block). C, D: m x n binary32 patterns.
@@ -110,6 +141,9 @@ class ExactBlockKernel {
   // pattern where that is cheaper.
   void decode_planes(const Format& f, std::size_t count, const std::uint64_t* bits, std::size_t stride,
                      double* value) const;
+  // plane_value of bits[0..count) into value[], through `table` (every pattern's value, or empty).
+  void decode_table(const Format& f, const std::vector<double>& table, std::size_t count, const std::uint64_t* bits,
+                    double* value) const;
   FixedPointAdder ref_;
   std::size_t k_;
   std::uint64_t nan_ = 0;
