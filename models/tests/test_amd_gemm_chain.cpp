@@ -17,7 +17,8 @@
 // blocks' exponent spreads sit at, below and above the bound under which the two even/odd
 // groups run on the one-group chain (sim/src/after_add_spread.cpp; since mi300g the pair chain,
 // with its int16 limit at, below and above too). The edge test (mi300c) draws c far above the
-// products and products at the scale flags' edges (amd_chain.cpp).
+// products and products at the scale flags' edges (amd_chain.cpp). The short test (mi300d) aims at
+// ShortEpilogue's bounds, ties at the floors, cancellation and the range edges.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -226,7 +227,10 @@ void fill_edges(const Format& fa, const Format& fb, const Format& out, Rng& r, s
 //    the shift of s starts), operands at their lead or one below;
 // 1: ties: operands +-2^(lead - 0..11), c +-2^L (1 + few bits), L 8 to 34 above the products, so
 //    that sums end at the floor's last bit, just below it and at binary32 midpoints;
-// 2: cancellation: positive products, c negative within 3 binades of them, short significands;
+// 2: cancellation: products of one sign near their largest (significands near 2), c of the
+//    other sign 3 to 6 binades above, now and then one operand 4 to 12 binades lower (a sticky
+//    bit under a total of 2^25 to 2^26 units; ShortEpilogue's flag at 2^26 cannot fire on these
+//    rows: with k <= 8 products, each below 2^26 units of 2^(e_dot - 24), and an odd s, |T0| >= 2^25);
 // 3: range edges (formats reaching them): products at 2^-98..-88 or 2^120..126 with c near them,
 //    c up to 2^127 (results overflowing to Inf), subnormal c, rows of A zero for whole blocks (no
 //    products: e_dot reads -103) with c at 2^-100..-80.
@@ -240,18 +244,20 @@ void fill_short(const Format& fa, const Format& fb, const Format& out, Rng& r, s
     la = e / 2, lb = e - la;
   }
   const std::uint64_t p1 = std::uint64_t{1} << (out.precision - 1);
-  auto operand = [&](const Format& f, int lead) -> std::uint64_t {
+  auto operand = [&](const Format& f, int lead, bool neg) -> std::uint64_t {
+    if (kind == 2)  // now and then one far below: its last bit under U (a sticky bit)
+      return r.below(8) == 0 ? exact_pattern(f, neg, lead - r.range(4, 12), (std::uint64_t{1} << (f.precision - 1)) | r.below(256))
+                             : exact_pattern(f, neg, lead, (std::uint64_t{2} << (f.precision - 1)) - 1 - r.below(8));
     if (r.below(8) == 0) return zero_pattern(f, r);
     if (kind == 1) return exact_pattern(f, r.below(2) != 0, lead - static_cast<int>(r.below(12)), 0);
-    const std::uint64_t x = value_with_lead(f, r, lead - static_cast<int>(r.below(2)));
-    return kind == 2 ? x & ~f.sign_mask() : x;
+    return value_with_lead(f, r, lead - static_cast<int>(r.below(2)));
   };
   for (std::size_t i = 0; i < m; ++i) {
     const bool zero_blocks = kind == 3 && r.below(4) == 0;
     for (std::size_t t = 0; t < K; ++t)
-      A[i * K + t] = zero_blocks && (t / block) % 2 == 0 ? zero_pattern(fa, r) : operand(fa, la);
+      A[i * K + t] = zero_blocks && (t / block) % 2 == 0 ? zero_pattern(fa, r) : operand(fa, la, true);
   }
-  for (std::size_t x = 0; x < K * n; ++x) B[x] = operand(fb, lb);
+  for (std::size_t x = 0; x < K * n; ++x) B[x] = operand(fb, lb, false);
   static const int kD[] = {33, 34, 35, 36, 37, 3, 4, 5, 6, 9};
   for (std::size_t x = 0; x < m * n; ++x) {
     const bool neg = r.below(2) != 0;
@@ -263,7 +269,7 @@ void fill_short(const Format& fa, const Format& fb, const Format& out, Rng& r, s
         lead += r.range(8, 34);
         sig = r.below(2) ? 0 : p1 | (std::uint64_t{1} << r.below(out.precision - 1)) | r.below(2);
         break;
-      case 2: lead += r.range(0, 3), sig = p1 | (r.below(256) << (out.precision - 9)); break;
+      case 2: lead += r.range(3, 6), sig = r.below(2) ? 0 : p1 | r.below(256); break;
       default:
         if (r.below(4) == 0) lead = r.range(120, out.emax);
         else if (r.below(4) == 0) lead = r.range(-100, -80);
@@ -272,7 +278,7 @@ void fill_short(const Format& fa, const Format& fb, const Format& out, Rng& r, s
         break;
     }
     lead = std::clamp(lead, out.emin - out.precision + 1, out.emax);
-    C[x] = r.below(32) == 0 ? zero_pattern(out, r) : exact_pattern(out, kind == 2 || neg, lead, lead < out.emin ? 0 : sig);
+    C[x] = r.below(32) == 0 ? zero_pattern(out, r) : exact_pattern(out, kind != 2 && neg, lead, lead < out.emin ? 0 : sig);
   }
 }
 
