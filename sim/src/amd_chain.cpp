@@ -110,6 +110,14 @@ HWY_INLINE hn::Mask<DI> AndLt(hn::Mask<DI> m, VI a, VI b) {
   return hn::And(m, hn::Lt(a, b));
 }
 
+// v, which the compiler cannot fold into the code.
+HWY_INLINE std::int32_t Opaque(std::int32_t v) {
+#if defined(__GNUC__)
+  asm("" : "+r"(v));
+#endif
+  return v;
+}
+
 // The epilogue's constants, built once per micro tile (kept in registers or reloaded).
 struct Consts {
   VI zero, one, two, four, b31, ff, ones, bias_c, bias_r, far, lim_lo, lim_span, floor_at, two26, drop, abs_mask;
@@ -132,12 +140,16 @@ struct Consts {
     // ShortEpilogue's: |c 2^(24 - e_dot)| normal and below 2^59 (its exponent field 1..185), the
     // field at D = 4 (24 + 4 + 127), the sticky window's floor 60 - sum_bits bits up (+ r <= 2:
     // <= 31 for sum_bits >= 31) and 2^(e_dot - 24) from the scale's bits.
-    near_lo = hn::Set(di, 0x00800000), near_span = hn::Set(di, (186 - 1) << 23), e_sh = hn::Set(di, 24 + 4 + 127);
-    b32 = hn::Set(di, 32), rbias = hn::Set(di, 254 << 23), sub_max = hn::Set(di, 0x007fffff);
+    // Opaque: kept in registers or spilled once and read as memory operands, not rebuilt from
+    // immediates (mov + vpbroadcastd) per vector where the micro tile fills the registers.
+    near_lo = hn::Set(di, Opaque(0x00800000)), near_span = hn::Set(di, Opaque((186 - 1) << 23));
+    e_sh = hn::Set(di, Opaque(24 + 4 + 127)), b32 = hn::Set(di, Opaque(32)), rbias = hn::Set(di, Opaque(254 << 23));
+    sub_max = hn::Set(di, Opaque(0x007fffff)), s_abs = hn::Set(di, Opaque(0x7fffffff)), s_one = hn::Set(di, Opaque(1));
+    s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26));
     short_ok = p.sum_bits >= 31 && p.drop_c_below < 0 && p.groups == 1;
     win = hn::Set(di, short_ok ? static_cast<std::int32_t>(~0u << (60 - p.sum_bits)) : 0);
   }
-  VI near_lo, near_span, e_sh, b32, rbias, sub_max, win;
+  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, win;
   bool short_ok;
 };
 
@@ -249,7 +261,7 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
   const DI di;
   const DU du;
   const VF cs = hn::Mul(c, scale);
-  const VI acs = hn::And(hn::BitCast(di, cs), k.abs_mask);
+  const VI acs = hn::And(hn::BitCast(di, cs), k.s_abs);
   ok = hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(acs, k.near_lo)), hn::BitCast(du, k.near_span)));
   VI sh = hn::Max(hn::Sub(hn::ShiftRight<23>(acs), k.e_sh), k.zero);
   if constexpr (!kWideShifts) sh = hn::Min(sh, k.b31);  // lanes not ok only
@@ -264,10 +276,10 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
     aligned = hn::ShiftLeft<1>(hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b31, sh)));
   }
   VI win = k.win;
-  if constexpr (kRenorm) win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.two)));
+  if constexpr (kRenorm) win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two)));
   const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
-  const VI t = OrOneIf(sticky, t0, k.one);
-  ok = hn::AndNot(AndLt(sticky, mag, k.two26), ok);
+  const VI t = OrOneIf(sticky, t0, k.s_one);
+  ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
   const VI rscale = hn::Add(hn::Sub(k.rbias, hn::BitCast(di, scale)), sh23);
   ok = hn::And(ok, hn::Gt(rscale, k.sub_max));
   if constexpr (!kPositiveZero) ok = hn::AndNot(hn::Eq(t, k.zero), ok);
