@@ -18,6 +18,8 @@
 // Flagged: E outside [-90, 120] unless T = 0 and c = 0 (+0; NaN/Inf c too), the tiles' range
 // flags (e_g > 126: products near 2^128 and the NaN/Inf sentinels; e_g < -96), a nonzero c more
 // than 26 binades below E that is not dropped, zero results without the +0 rule.
+// Before it, on one-group rows with sum_bits >= 31 and no dropped c, ShortEpilogue (mi300d): the
+// same T from c 2^(24 - e_dot) without E, D or lo, for vectors whose every lane it serves.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "amd_chain.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
