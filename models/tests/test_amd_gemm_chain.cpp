@@ -17,7 +17,8 @@
 // blocks' exponent spreads sit at, below and above the bound under which the two even/odd
 // groups run on the one-group chain (sim/src/after_add_spread.cpp; since mi300g the pair chain,
 // with its int16 limit at, below and above too). The edge test (mi300c) draws c far above the
-// products and products at the scale flags' edges (amd_chain.cpp).
+// products and products at the scale flags' edges (amd_chain.cpp). The short test (mi300d) aims at
+// ShortEpilogue's bounds, ties at the floors, cancellation and the range edges.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -254,12 +255,74 @@ void fill_round_edges(const Format& f, const Format& out, Rng& r, std::size_t m,
   }
 }
 
+// Short-epilogue GEMMs (mi300d): amd_chain.cpp's ShortEpilogue serves a vector where every lane has
+// c 2^(24 - e_dot) normal and below 2^59 (D' = e_c - e_dot <= 34), and no sticky bit with a total
+// below 2^26 units. Per GEMM one row lead la, one column lead lb and one of four kinds:
+// 0: c from 40 binades below the products to 37 above (D' at the bound 34, one off, 4 and 5 where
+//    the shift of s starts), operands at their lead or one below;
+// 1: ties: operands +-2^(lead - 0..11), c +-2^L (1 + few bits), L 8 to 34 above the products, so
+//    that sums end at the floor's last bit, just below it and at binary32 midpoints;
+// 2: cancellation: products of one sign near their largest (significands near 2), c of the
+//    other sign 3 to 6 binades above, now and then one operand 4 to 12 binades lower (a sticky
+//    bit under a total of 2^25 to 2^26 units; ShortEpilogue's flag at 2^26 cannot fire on these
+//    rows: with k <= 8 products, each below 2^26 units of 2^(e_dot - 24), and an odd s, |T0| >= 2^25);
+// 3: range edges (formats reaching them): products at 2^-98..-88 or 2^120..126 with c near them,
+//    c up to 2^127 (results overflowing to Inf), subnormal c, rows of A zero for whole blocks (no
+//    products: e_dot reads -103) with c at 2^-100..-80.
+void fill_short(const Format& fa, const Format& fb, const Format& out, Rng& r, std::size_t m, std::size_t n,
+                std::size_t K, std::size_t block, std::uint64_t* A, std::uint64_t* B, std::uint64_t* C) {
+  const bool wide = std::min(fa.emin, fb.emin) < -60 && std::min(fa.emax, fb.emax) > 70;
+  const int kind = static_cast<int>(r.below(wide ? 4 : 3));
+  int la = r.range(-6, 0), lb = r.range(-6, 0);
+  if (kind == 3) {
+    const int e = r.below(2) ? r.range(-98, -88) : r.range(120, 126);
+    la = e / 2, lb = e - la;
+  }
+  const std::uint64_t p1 = std::uint64_t{1} << (out.precision - 1);
+  auto operand = [&](const Format& f, int lead, bool neg) -> std::uint64_t {
+    if (kind == 2)  // now and then one far below: its last bit under U (a sticky bit)
+      return r.below(8) == 0 ? exact_pattern(f, neg, lead - r.range(4, 12), (std::uint64_t{1} << (f.precision - 1)) | r.below(256))
+                             : exact_pattern(f, neg, lead, (std::uint64_t{2} << (f.precision - 1)) - 1 - r.below(8));
+    if (r.below(8) == 0) return zero_pattern(f, r);
+    if (kind == 1) return exact_pattern(f, r.below(2) != 0, lead - static_cast<int>(r.below(12)), 0);
+    return value_with_lead(f, r, lead - static_cast<int>(r.below(2)));
+  };
+  for (std::size_t i = 0; i < m; ++i) {
+    const bool zero_blocks = kind == 3 && r.below(4) == 0;
+    for (std::size_t t = 0; t < K; ++t)
+      A[i * K + t] = zero_blocks && (t / block) % 2 == 0 ? zero_pattern(fa, r) : operand(fa, la, true);
+  }
+  for (std::size_t x = 0; x < K * n; ++x) B[x] = operand(fb, lb, false);
+  static const int kD[] = {33, 34, 35, 36, 37, 3, 4, 5, 6, 9};
+  for (std::size_t x = 0; x < m * n; ++x) {
+    const bool neg = r.below(2) != 0;
+    int lead = la + lb;
+    std::uint64_t sig = p1 | r.below(p1);
+    switch (kind) {
+      case 0: lead += r.below(2) ? kD[r.below(std::size(kD))] : r.range(-40, 37); break;
+      case 1:
+        lead += r.range(8, 34);
+        sig = r.below(2) ? 0 : p1 | (std::uint64_t{1} << r.below(out.precision - 1)) | r.below(2);
+        break;
+      case 2: lead += r.range(3, 6), sig = r.below(2) ? 0 : p1 | r.below(256); break;
+      default:
+        if (r.below(4) == 0) lead = r.range(120, out.emax);
+        else if (r.below(4) == 0) lead = r.range(-100, -80);
+        else if (r.below(8) == 0) lead = r.range(out.emin - out.precision + 1, out.emin - 1);
+        else lead += r.range(-30, 6);
+        break;
+    }
+    lead = std::clamp(lead, out.emin - out.precision + 1, out.emax);
+    C[x] = r.below(32) == 0 ? zero_pattern(out, r) : exact_pattern(out, kind != 2 && neg, lead, lead < out.emin ? 0 : sig);
+  }
+}
+
 struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
 Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind,
-               bool runs = false, bool spread = false, bool edges = false) {
+               bool runs = false, bool spread = false, bool edges = false, bool short_cases = false) {
   const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
   const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
   const std::size_t row_k = static_cast<std::size_t>(unit.spec().datapaths[sel.row].fma_size);
@@ -269,7 +332,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     // runs: GEMMs for the exact-block runs (mi100b). Otherwise half the GEMMs with chains of 1-9
     // instructions plus a remainder, half with 1-40 blocks (long chains: c carried in registers
     // over many blocks).
-    const bool small = runs || spread || edges;
+    const bool small = runs || spread || edges || short_cases;
     // runs: now and then over 64 rows (edge25: the operands are decoded in parallel parts of 64
     // rows of A and 64 blocks of B, exact_block.cpp gemm_operand_part).
     const bool tall = runs && r.below(24) == 0;
@@ -287,6 +350,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
     std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), D(m * n);
     if (spread) fill_spread(in_a, in_b, out, r, m, n, K, block, A.data(), B.data(), C.data());
     if (edges) fill_edges(in_a, in_b, out, r, m, n, K, A.data(), B.data(), C.data());
+    if (short_cases) fill_short(in_a, in_b, out, r, m, n, K, block, A.data(), B.data(), C.data());
     auto kind = [&] { const auto x = r.below(4); return x == 0 ? 0 : x == 3 ? far_kind : 1; };
     if (runs && block == 4 && r.below(4) == 0) {  // one block of tie cases, c = +0
       A.resize(m * 4), B.resize(4 * n);
@@ -298,7 +362,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
       t.outputs += m * n, t.blocks += m * n;
       continue;
     }
-    if (spread || edges) {
+    if (spread || edges || short_cases) {
     } else if (runs && r.below(4) == 0) {
       fill_round_edges(in_a, out, r, m, n, K, block, A.data(), B.data(), C.data());
     } else if (runs) {  // leads: fp16 -8..4, bf16 (and wider) from near binary32's subnormals to its overflow
@@ -360,7 +424,7 @@ const Pair kPairs[] = {
 // Every pair on every compiled SIMD target (the CPU's own first, with `best` outputs per pair).
 std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* pairs, std::size_t count, Rng& r,
                           std::uint64_t best, std::uint64_t others, int far_kind, bool runs = false,
-                          bool spread = false, bool edges = false) {
+                          bool spread = false, bool edges = false, bool short_cases = false) {
   const Unit& unit = builtin_unit(unit_name);
   std::uint64_t mismatches = 0;
   const auto targets = hwy::SupportedAndGeneratedTargets();
@@ -372,9 +436,10 @@ std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* p
       INFO(std::string(unit_name) + " " + p.a + "*" + p.b + " " + p.instruction + " on " + name);
       REQUIRE(unit.batch_path(parse_format(p.a), formats::fp32(), p.instruction).rfind(path, 0) == 0);
       const Tally t =
-          run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs, spread, edges);
+          run_pair(unit, p, r, target == targets.front() ? best : others, 1 + r.below(2), far_kind, runs, spread, edges,
+                   short_cases);
       std::printf("[amd-gemm-chain%s] %s %s %s*%s %-30s %llu outputs (%llu block FMAs), %llu mismatches\n",
-                  runs ? " runs" : spread ? " spread" : edges ? " edges" : "", unit_name,
+                  runs ? " runs" : spread ? " spread" : edges ? " edges" : short_cases ? " short" : "", unit_name,
                   name.c_str(), p.a, p.b, p.instruction, static_cast<unsigned long long>(t.outputs),
                   static_cast<unsigned long long>(t.blocks), static_cast<unsigned long long>(t.mismatches));
       mismatches += t.mismatches;
@@ -453,4 +518,28 @@ TEST_CASE("after-add gemm chain: far c and e_g at the flags' edges, every SIMD t
   Rng r(tcsim::test::seed("after-add gemm edges", 0xc300ed9e));
   const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
   CHECK(run_targets("mi300x", "after-add", kPairs, std::size(kPairs), r, best, others, 2, false, false, true) == 0);
+}
+
+// mi300d: the short epilogue's bounds (D' at 34 and one above, at 4 and 5), ties at the floors,
+// cancellation against c and the range edges, on the one-group lines it serves (fp16, bf16, the
+// K = 4 forms, xf32; v2 and v1).
+const Pair kShortPairs[] = {
+    {"fp16", "fp16", ""},
+    {"fp16", "fp16", "v1"},
+    {"fp16", "fp16", "v_mfma_f32_32x32x4_2b_f16"},
+    {"fp16", "fp16", "v_mfma_f32_32x32x4_2b_f16.v1"},
+    {"bf16", "bf16", ""},
+    {"bf16", "bf16", "v1"},
+    {"bf16", "bf16", "v_mfma_f32_32x32x4_2b_bf16"},
+    {"bf16", "bf16", "v_mfma_f32_32x32x4_2b_bf16.v1"},
+    {"fp32", "fp32", "xf32"},
+    {"fp32", "fp32", "xf32.v1"},
+};
+
+TEST_CASE("after-add gemm chain: the short epilogue's bounds, ties, cancellation and range edges, every SIMD target",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("after-add gemm short", 0x300d5e01));
+  const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
+  CHECK(run_targets("mi300x", "after-add", kShortPairs, std::size(kShortPairs), r, best, others, 2, false, false, false,
+                    true) == 0);
 }

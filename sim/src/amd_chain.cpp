@@ -18,6 +18,8 @@
 // Flagged: E outside [-90, 120] unless T = 0 and c = 0 (+0; NaN/Inf c too), the tiles' range
 // flags (e_g > 126: products near 2^128 and the NaN/Inf sentinels; e_g < -96), a nonzero c more
 // than 26 binades below E that is not dropped, zero results without the +0 rule.
+// Before it, on one-group rows with sum_bits >= 31 and no dropped c, ShortEpilogue (mi300d): the
+// same T from c 2^(24 - e_dot) without E, D or lo, for vectors whose every lane it serves.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "amd_chain.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
@@ -110,6 +112,14 @@ HWY_INLINE hn::Mask<DI> AndLt(hn::Mask<DI> m, VI a, VI b) {
   return hn::And(m, hn::Lt(a, b));
 }
 
+// v, which the compiler cannot fold into the code.
+HWY_INLINE std::int32_t Opaque(std::int32_t v) {
+#if defined(__GNUC__)
+  asm("" : "+r"(v));
+#endif
+  return v;
+}
+
 // The epilogue's constants, built once per micro tile (kept in registers or reloaded).
 struct Consts {
   VI zero, one, two, four, b31, ff, ones, bias_c, bias_r, far, lim_lo, lim_span, floor_at, two26, drop, abs_mask;
@@ -129,7 +139,20 @@ struct Consts {
     t_renorm = std::clamp(p.renormalize_bits + 29 - p.sum_bits, 28, 31);
     two = hn::Set(di, 2);
     drop = hn::Set(di, p.drop_c_below), abs_mask = hn::Set(di, 0x7fffffff);
+    // ShortEpilogue's: |c 2^(24 - e_dot)| normal and below 2^59 (its exponent field 1..185), the
+    // field at D = 4 (24 + 4 + 127), the sticky window's floor 60 - sum_bits bits up (+ r <= 2:
+    // <= 31 for sum_bits >= 31) and 2^(e_dot - 24) from the scale's bits.
+    // Opaque: kept in registers or spilled once and read as memory operands, not rebuilt from
+    // immediates (mov + vpbroadcastd) per vector where the micro tile fills the registers.
+    near_lo = hn::Set(di, Opaque(0x00800000)), near_span = hn::Set(di, Opaque((186 - 1) << 23));
+    e_sh = hn::Set(di, Opaque(24 + 4 + 127)), b32 = hn::Set(di, Opaque(32)), rbias = hn::Set(di, Opaque(254 << 23));
+    sub_max = hn::Set(di, Opaque(0x007fffff)), s_abs = hn::Set(di, Opaque(0x7fffffff)), s_one = hn::Set(di, Opaque(1));
+    s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26));
+    short_ok = p.sum_bits >= 31 && p.drop_c_below < 0 && p.groups == 1;
+    win = hn::Set(di, short_ok ? static_cast<std::int32_t>(~0u << (60 - p.sum_bits)) : 0);
   }
+  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, win;
+  bool short_ok;
 };
 
 // The epilogue of one vector: c (binary32) and s, e_dot (biased by 127, int32) to the new
@@ -199,6 +222,70 @@ HWY_INLINE VF Epilogue(const Consts& k, VF c, VI s, VI e_dot, hn::Mask<DI>& bad)
   bad = hn::Or(bad, hn::AndNot(hn::And(t_zero, c_zero), out));
   if constexpr (!kPositiveZero) bad = hn::Or(bad, t_zero);
   return result;
+}
+
+// (v & m) != 0 per lane.
+HWY_INLINE hn::Mask<DI> AnyBitsOf(VI v, VI m) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  if constexpr (kAvx512Lanes) return hn::Mask<DI>{_mm512_test_epi32_mask(v.raw, m.raw)};
+#endif
+  return hn::Ne(hn::And(v, m), hn::Zero(DI()));
+}
+
+// The short epilogue (mi300d) of one vector of a one-group block, for rows with sum_bits >= 31
+// and no dropped c: the same result as Epilogue where `ok` holds; the caller takes Epilogue for
+// the whole vector where a lane fails. From c, s and the block's scale 2^(24 - e_dot) alone:
+// cs = c 2^(24 - e_dot), ok needs cs normal (so exact; c nonzero and finite, the scale no NaN
+// mark) and below 2^59. Then |cs| lies in [2^(24 + D'), 2^(25 + D')) with D' = e_c - e_dot (a
+// subnormal c: e_c < e_dot, as the datapath's c at emin; D' in [-inf, 34]), read from cs's
+// exponent field, and sh = max(D' - 4, 0) = Epilogue's (E = max(e_dot, e_c), D = max(D', 0)).
+// - c_f = floor(cs 2^-sh) is Epilogue's floor(c 2^(24 - E + g)), g = D - sh: for D' >= 0 the
+//   same power of two; for D' < 0 (E = e_dot, sh = 0) floor(cs) itself. cs 2^-sh by lowering the
+//   field by sh stays normal (field >= 155 where sh > 0), so exact.
+// - |T0| = |c_f + (s >> sh)| < 2^29 + 2^30 (sh = 0, |cs| < 2^29) or 2^29 + 2^29: as Epilogue.
+// - The sticky bit: Epilogue's bits lo..sh-1 of s with lo = max(D - (sum_bits - 24) + r, 0)
+//   (r = min(|T0| >> t, 2) with the renormalization, else 0). s << (32 - sh) puts bit j of s at
+//   32 - sh + j (bits >= sh leave), so those bits are the ones at positions >= 32 - sh + lo; for
+//   lo >= 0 that is 60 - sum_bits + r (D cancels), the window `win << r`. Where lo < 0 (no floor
+//   inside the window) 32 - sh > 60 - sum_bits + r, so the same mask keeps every bit below sh;
+//   sh = 0 shifts by 32 (0 on AVX2/AVX-512, two shifts elsewhere): no sticky bit, as Epilogue.
+// - T = T0 | sticky, its RNE conversion and the scale 2^(e_dot - 24 + sh) = 2^(E - 24 - g) (bits
+//   254 * 2^23 - scale + sh * 2^23) as Epilogue. The scale must be normal: a lane without products
+//   reads e_dot = -103 (Scales' clamp), when ok needs sh >= 1. Then every nonzero result is at
+//   least the scale (normal, exact); a zero T gives +0 (ok needs kPositiveZero or T != 0); E <= 127
+//   (c finite) bounds the result below 2^(E + 3): it may overflow to Inf, as RNE(X) does.
+// Not ok, as in Epilogue's flags: a sticky bit with |T0| < 2^26 (cancellation against c). Epilogue's
+// E range flags are not needed: E >= e_dot >= -96 for lanes with products (Scales' NaN marks
+// otherwise), the scale check above for those without, and overflow as argued.
+template <bool kRenorm, bool kPositiveZero>
+HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>& ok) {
+  const DF df;
+  const DI di;
+  const DU du;
+  const VF cs = hn::Mul(c, scale);
+  const VI acs = hn::And(hn::BitCast(di, cs), k.s_abs);
+  ok = hn::RebindMask(di, hn::Lt(hn::BitCast(du, hn::Sub(acs, k.near_lo)), hn::BitCast(du, k.near_span)));
+  VI sh = hn::Max(hn::Sub(hn::ShiftRight<23>(acs), k.e_sh), k.zero);
+  if constexpr (!kWideShifts) sh = hn::Min(sh, k.b31);  // lanes not ok only
+  const VI sh23 = hn::ShiftLeft<23>(sh);
+  const VI c_f = FloorInt32(di, hn::BitCast(df, hn::Sub(hn::BitCast(di, cs), sh23)));
+  const VI t0 = hn::Add(c_f, s >> sh);
+  const VI mag = hn::Abs(t0);
+  VU aligned;
+  if constexpr (kWideShifts) {
+    aligned = hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b32, sh));
+  } else {
+    aligned = hn::ShiftLeft<1>(hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b31, sh)));
+  }
+  VI win = k.win;
+  if constexpr (kRenorm) win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two)));
+  const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
+  const VI t = OrOneIf(sticky, t0, k.s_one);
+  ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
+  const VI rscale = hn::Add(hn::Sub(k.rbias, hn::BitCast(di, scale)), sh23);
+  ok = hn::And(ok, hn::Gt(rscale, k.sub_max));
+  if constexpr (!kPositiveZero) ok = hn::AndNot(hn::Eq(t, k.zero), ok);
+  return hn::Mul(hn::ConvertTo(df, t), hn::BitCast(df, rscale));
 }
 
 template <std::size_t... I, class F>
@@ -373,6 +460,16 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
       std::uint32_t flagged_vectors = 0;  // bit I: vector I has flagged lanes (their bits in bits[I])
       Unrolled(std::make_index_sequence<MR * NV>(), [&](auto I) {
         constexpr std::size_t r = I / NV, v = I % NV;
+        if constexpr (G == 1 && !kDrop) {
+          if (k.short_ok) {
+            hn::Mask<DI> ok;
+            const VF res = ShortEpilogue<kRenorm, kPositiveZero>(k, C[r][v], S[0][r][v], scale[0][r][v], ok);
+            if (HWY_LIKELY(hn::AllTrue(di, ok))) {
+              C[r][v] = res;
+              return;
+            }
+          }
+        }
         // e_g (biased) back from the scale's exponent field (exact in range; the clamped values
         // of unused groups lie below -96, where they change no unflagged lane).
         VI eg[G];
