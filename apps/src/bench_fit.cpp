@@ -378,9 +378,11 @@ int bench_fit(const ParsedArgs& a) {
         std::printf("  NOT EXACT: %zu mismatches\n    hidden %s\n    fitted %s", r.best.mismatches,
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
       else if (check) std::printf("  %zu of %zu", differ, check);
-      if (r.exact && check && (differ_first != differ || differ > 0))
-        std::printf(" (the row reached first: %zu; chosen among %zu fitting rows in %zu groups)", differ_first,
-                    r.fitting_rows, r.fitting_groups);
+      if (r.exact && check && r.first_exact != r.best.row)
+        std::printf(" (the row reached first: %zu; chosen among %zu exact rows near it, %zu answer groups)",
+                    differ_first, r.fitting_rows, r.fitting_groups);
+      else if (r.exact && differ > 0)
+        std::printf(" (%zu exact rows near it)", r.fitting_rows);
       if (!h.spoiled && (!r.exact || differ > 0))
         std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
       // Why the search stopped there: the dump's count with one or two keys set back.

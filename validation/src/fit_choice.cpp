@@ -1,12 +1,11 @@
-// tcsim fit: which exact row to return when the dumps cannot decide (issue 26 part 3, session
-// 33; docs/fit.md "Session 33: disagreeing rows"). The search stops at the first row that
-// reproduces every case; when other rows reproduce them too, which one it reached is an
-// accident of its path. Here the exact rows near it (one or two keys changed) are collected,
-// run on a fresh pool of the tool's own cases, and grouped by their answers; the row returned
-// is one of the largest group (the answer the most fitting rows give: when the data cannot
-// decide, the choice most likely to be equivalent to the unit's), ties to the group nearest
-// all others (a medoid), then to the row the search found. Keys whose other values fit only
-// together with another change are reported as coupled (ParameterFinding::coupled).
+// tcsim fit: the exact rows near the one the search reached, when the dumps cannot decide
+// (issue 26 part 3, session 33; docs/fit.md "Session 33: disagreeing rows"). The search stops at
+// the first row that reproduces every case; rows with one or two keys changed that reproduce
+// them too are collected here. The report then lists, per key, the values that fit only
+// together with another change (ParameterFinding::coupled). With FitOptions::choose, each
+// undecided key also takes the value of the largest group of equal answers on fresh cases (the
+// choice most likely equivalent to the unit when every fitting value is equally likely); off by
+// default, as it made fewer random and built-in rows agree (docs/fit.md).
 #include "fit_search.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
@@ -202,7 +201,7 @@ void choose_fitting_row(FitResult& res, const std::vector<Param>& ps, Evaluator&
           break;
         }
     }
-    ++res.fitting_groups;
+    if (o.choose) ++res.fitting_groups;
     if (changed) {
       res.best.row = chosen;
       res.best.seed += ", " + std::to_string(changed) + " key(s) chosen among " + std::to_string(rows.size()) + " fitting rows";

@@ -42,7 +42,7 @@ struct FitOptions {
   // are also run on fresh cases (choice_pool products per dump: 32,768 cases of K = 4) and
   // each undecided key takes a value of its largest group of equal answers. Off by default:
   // on the 200 random rows it lowered the differing cases of five rows but made none agree
-  // and one that agreed differ (random 18).
+  // and one that agreed differ (random 18); 12 built-in rows then differed.
   std::size_t choice_rows = 64;
   std::size_t choice_work = 600000;
   bool choose = false;
@@ -100,7 +100,7 @@ struct FitResult {
   bool capped = false;                      // work_budget given, but the wall-clock cap ended a phase first
   models::DatapathSpec first_exact;         // the first exact row the search reached (best: the row chosen)
   std::size_t fitting_rows = 0;             // exact rows found near it (FitOptions::choice_rows)
-  std::size_t fitting_groups = 0;           // their groups of equal answers on the pool
+  std::size_t fitting_groups = 0;           // with FitOptions::choose: 1 + the single changes' extra answer groups
   double seconds = 0;
 };
 
