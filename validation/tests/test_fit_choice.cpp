@@ -30,6 +30,8 @@ FitResult fit_from(const models::DatapathSpec& start, const DumpSet& dump, bool 
   o.max_seeds = 1;
   o.work_budget = 2000000;
   o.time_limit_seconds = 3600;  // a cap only: the budget ends every phase
+  o.choice_work = 200000;       // smaller than the defaults: cheap under the sanitizers
+  o.choice_pool = 32768;
   o.choose = choose;
   if (!choose) o.choice_rows = 1;
   return fit_dump(dump, o);
