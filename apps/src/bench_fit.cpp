@@ -277,6 +277,9 @@ int bench_fit(const ParsedArgs& a) {
   if (mix != "basic" && mix != "range")
     throw std::invalid_argument("--mix: '" + mix + "' is not allowed; allowed: basic, range");
   const bool range_classes = mix == "range";
+  const validation::FitOptions defaults;
+  const auto choice_rows = static_cast<std::size_t>(a.get_int("choice-rows", 1, 100000, static_cast<long long>(defaults.choice_rows)));
+  const auto choice_pool = static_cast<std::size_t>(a.get_int("choice-pool", 1, 100000000, static_cast<long long>(defaults.choice_pool)));
   std::vector<Hidden> hidden;
   if (evaluate == "random") {
     std::mt19937_64 g(seed);
@@ -316,7 +319,7 @@ int bench_fit(const ParsedArgs& a) {
     }
   }
   nlohmann::json rows = nlohmann::json::array();
-  std::size_t exact = 0, agree = 0, checked = 0, capped = 0;
+  std::size_t exact = 0, agree = 0, agree_first = 0, checked = 0, capped = 0;
   double worst = 0, total = 0;
   if (!json)
     std::printf("%-34s %5s %6s %8s %9s %s\n", "row", "K", "cases", "fit (s)", "rows", check ? "disagree on further cases" : "");
@@ -335,6 +338,9 @@ int bench_fit(const ParsedArgs& a) {
     if (!h.unit.empty()) opt.exclude_units = {h.unit};
     opt.time_limit_seconds = fit_seconds;
     opt.work_budget = work_budget;
+    opt.choice_rows = choice_rows;
+    opt.choice_pool = choice_pool;
+    opt.choose = a.has("choose");
     validation::FitResult r;
     try {
       r = validation::fit_dump(dump, opt);
@@ -347,7 +353,7 @@ int bench_fit(const ParsedArgs& a) {
     capped += r.capped;
     worst = std::max(worst, r.seconds);
     total += r.seconds;
-    std::size_t differ = 0;
+    std::size_t differ = 0, differ_first = 0;
     validation::DumpSet check_dump;
     if (check && r.exact) {
       ++checked;
@@ -356,10 +362,14 @@ int bench_fit(const ParsedArgs& a) {
       check_dump = validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2);
       differ = validation::count_mismatches(r.best.row, check_dump);
       agree += differ == 0;
+      // The first exact row the search reached, before the choice among the fitting rows.
+      differ_first = r.first_exact == r.best.row ? differ : validation::count_mismatches(r.first_exact, check_dump);
+      agree_first += differ_first == 0;
     }
     rows.push_back({{"row", h.label}, {"k", h.K}, {"exact", r.exact}, {"mismatches", r.best.mismatches},
                     {"seconds", r.seconds}, {"evaluations", r.evaluations},
-                    {"case_evaluations", r.case_evaluations}, {"capped", r.capped}, {"differ", differ}});
+                    {"case_evaluations", r.case_evaluations}, {"capped", r.capped}, {"differ", differ},
+                    {"differ_first_exact", differ_first}, {"fitting_rows", r.fitting_rows}});
     if (!json) {
       std::printf("%-34s %5zu %6zu %8.2f %9zu", h.label.c_str(), h.K, cases, r.seconds, r.evaluations);
       if (r.capped) std::printf("  CAPPED at %.0f s (before the work budget: not reproducible)", fit_seconds);
@@ -368,6 +378,11 @@ int bench_fit(const ParsedArgs& a) {
         std::printf("  NOT EXACT: %zu mismatches\n    hidden %s\n    fitted %s", r.best.mismatches,
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
       else if (check) std::printf("  %zu of %zu", differ, check);
+      if (r.exact && check && r.first_exact != r.best.row)
+        std::printf(" (the row reached first: %zu; chosen among %zu exact rows near it, %zu answer groups)",
+                    differ_first, r.fitting_rows, r.fitting_groups);
+      else if (r.exact && differ > 0)
+        std::printf(" (%zu exact rows near it)", r.fitting_rows);
       if (!h.spoiled && (!r.exact || differ > 0))
         std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
       // Why the search stopped there: the dump's count with one or two keys set back.
@@ -381,7 +396,8 @@ int bench_fit(const ParsedArgs& a) {
       if (differ > 0) {  // what the fit reported open: the disagreement should be among these
         std::string open;
         for (const auto& p : r.parameters)
-          if (!p.decided() && p.name.rfind("nan_pattern.", 0) != 0) open += (open.empty() ? "" : ", ") + p.name;
+          if ((!p.decided() || !p.coupled.empty()) && p.name.rfind("nan_pattern.", 0) != 0)
+            open += (open.empty() ? "" : ", ") + p.name + (p.decided() ? " (coupled)" : "");
         std::printf("\n    reported undecided: %s\n    hidden %s\n    fitted %s", open.empty() ? "none" : open.c_str(),
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
         explain_disagreement(h.row, r.best.row, check_dump, shown);
@@ -398,12 +414,14 @@ int bench_fit(const ParsedArgs& a) {
   if (json) {
     nlohmann::json j{{"benchmark", "fit"}, {"evaluate", evaluate.empty() ? "speed" : evaluate}, {"cases", cases},
                      {"check", check}, {"rows", rows}, {"fitted", hidden.size()}, {"exact", exact}, {"checked", checked},
-                     {"agree", agree}, {"worst_seconds", worst}, {"total_seconds", total}, {"seed", seed},
+                     {"agree", agree}, {"agree_first_exact", agree_first}, {"worst_seconds", worst}, {"total_seconds", total}, {"seed", seed},
                      {"fit_budget", work_budget}, {"capped", capped}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%zu rows: %zu as expected (exact, or no row for a spoiled dump), ", hidden.size(), exact);
-    if (check) std::printf("%zu of %zu agree with the original on %zu further cases, ", agree, checked, check);
+    if (check)
+      std::printf("%zu of %zu agree with the original on %zu further cases (the rows reached first: %zu), ", agree,
+                  checked, check, agree_first);
     std::printf("slowest fit %.2f s (target 120 s), total %.1f s, seed %llu", worst, total,
                 static_cast<unsigned long long>(seed));
     if (work_budget) std::printf(", budget %zu cases per fit (%zu capped)", work_budget, capped);

@@ -338,6 +338,12 @@ int cmd_bench(const Args& args) {
   p.option("mix", "fit: the dumps' cases: basic, or range (also min-exponent, alignment-shift and carry cases; "
                   "default with --evaluate random)", "set");
   p.option("check", "fit: further cases on which the fitted row must agree (default 1000000 with --evaluate, else 0)", "N");
+  p.option("choice-rows", "fit: exact rows collected near the one found: the report's coupled values and --choose's "
+                         "candidates (default 64; 1: none)", "N");
+  p.flag("choose", "fit: choose each undecided key's value among the exact rows near the one found by their "
+                   "answers on fresh cases (FitOptions::choose; default: the row found)");
+  p.option("choice-pool", "fit: fresh products (cases x K) per dump on which the exact rows are grouped "
+                         "(default 131072)", "N");
   p.option("show-differing", "fit --evaluate: differing check cases printed per disagreeing row (default 3)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
@@ -360,7 +366,8 @@ int cmd_bench(const Args& args) {
       if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench lu' only");
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
-  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix", "show-differing"})
+  for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix", "show-differing",
+                           "choice-rows", "choice-pool", "choose"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");

@@ -244,6 +244,11 @@ int cmd_fit(const Args& args) {
         if (!f.decided())
           for (const auto& v : f.fitting) std::printf(" %s", v.c_str());
         std::printf("\n");
+        if (!f.coupled.empty()) {  // exact rows near it that change this key together with others
+          std::printf("  also fitting with other changes:");
+          for (const auto& v : f.coupled) std::printf(" %s;", v.c_str());
+          std::printf("\n");
+        }
         // Values ruled out by the same case share one line.
         for (std::size_t i = 0; i < f.ruled_out.size();) {
           std::string values = f.ruled_out[i].value;

@@ -233,7 +233,7 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   }
   res.best = res.closest.front();
   res.exact = res.best.mismatches == 0;
-  if (res.exact) res.parameters = parameter_findings(res.best.row, ps, ev, dumps, nan_seen);
+  if (res.exact) choose_fitting_row(res, ps, ev, dumps, nan_seen, options);
   res.evaluations = ev.evaluations;
   res.case_evaluations = ev.case_evaluations();
   res.capped = budget.capped();

@@ -37,10 +37,13 @@ nlohmann::json fit_report_json(const FitResult& r, const std::vector<DumpSet>& d
   j["evaluations"] = r.evaluations;
   j["case_evaluations"] = r.case_evaluations;
   j["seconds"] = r.seconds;
+  j["fitting_rows"] = r.fitting_rows;
+  j["fitting_groups"] = r.fitting_groups;
   j["parameters"] = nlohmann::json::array();
   for (const auto& f : r.parameters) {
     nlohmann::json pj{{"name", f.name}, {"value", f.value}, {"fitting", f.fitting}, {"decided", f.decided()}};
     pj["not_applicable"] = f.not_applicable;
+    pj["coupled"] = f.coupled;
     pj["ruled_out"] = nlohmann::json::array();
     for (const auto& o : f.ruled_out)
       pj["ruled_out"].push_back({{"value", o.value}, {"dump", o.dump + 1}, {"case", o.case_index + 1},

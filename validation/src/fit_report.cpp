@@ -14,7 +14,7 @@ std::vector<ParameterFinding> parameter_findings(const DatapathSpec& best, const
   for (const auto& p : ps) {
     // The after_add fields exist only with c "after".
     if (p.name.rfind("after_add.", 0) == 0 && best.c_placement != CPlacement::After) continue;
-    ParameterFinding f{p.name, p.get(best), {}, {}, {}};
+    ParameterFinding f{p.name, p.get(best), {}, {}, {}, {}};
     std::vector<DatapathSpec> seen;
     for (const auto& [name, set] : p.values) {
       DatapathSpec cand = best;
@@ -36,7 +36,7 @@ std::vector<ParameterFinding> parameter_findings(const DatapathSpec& best, const
     if (!out.has_nan() || std::any_of(found.begin(), found.end(),
                                       [&](const ParameterFinding& f) { return f.name == "nan_pattern." + out.name; }))
       continue;
-    ParameterFinding f{"nan_pattern." + out.name, "default", {}, {}, {}};
+    ParameterFinding f{"nan_pattern." + out.name, "default", {}, {}, {}, {}};
     auto it = best.nan_pattern.find(out.name);
     char buf[24] = "default";
     if (it != best.nan_pattern.end())

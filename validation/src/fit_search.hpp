@@ -149,4 +149,23 @@ std::vector<ParameterFinding> parameter_findings(const DatapathSpec& best, const
                                                  Evaluator& ev, const std::vector<DumpSet>& dumps,
                                                  const std::vector<std::string>& nan_seen);
 
+// Which exact row to return (fit_choice.cpp). The exact rows around `found`: single changes,
+// then pairs of changes (coupled ones first), at most `max_rows` rows and `work` cases run.
+std::vector<DatapathSpec> exact_neighbours(const DatapathSpec& found, const std::vector<Param>& ps, Evaluator& ev,
+                                           std::size_t max_rows, std::size_t work);
+// Each row's answers on fresh cases of `pool` products per dump (from `seed`).
+std::vector<std::vector<std::uint64_t>> pool_answers(const std::vector<DatapathSpec>& rows,
+                                                     const std::vector<DumpSet>& dumps, std::size_t pool,
+                                                     std::uint64_t seed);
+// The row to return among rows with these answers: the first row of the largest group of
+// equal answers (ties: the group nearest all rows, a medoid); `groups` gets their number.
+std::size_t choose_among(const std::vector<const std::vector<std::uint64_t>*>& ans, std::size_t* groups = nullptr);
+// Adds to each finding the values that fit only together with other changes (rows of `rows`).
+void add_coupled(std::vector<ParameterFinding>& found, const DatapathSpec& best, const std::vector<DatapathSpec>& rows,
+                 const std::vector<Param>& ps);
+// The end of an exact fit: the row chosen among the exact rows near the one found
+// (FitOptions::choice_rows), and its report.
+void choose_fitting_row(FitResult& res, const std::vector<Param>& ps, Evaluator& ev, const std::vector<DumpSet>& dumps,
+                        const std::vector<std::string>& nan_seen, const FitOptions& o);
+
 }  // namespace tcsim::validation::fit_detail

@@ -36,6 +36,17 @@ struct FitOptions {
   // while fma_size is still searched. The fitted row then names the shape "fit.m16n16k<K_i>"
   // (fit_instruction), through which it is evaluated.
   int instruction_k = 0;
+  // When the dumps cannot decide (docs/fit.md, session 33): the exact rows near the one the
+  // search reached, at most choice_rows of them (<= 1: none) found in at most choice_work
+  // cases, give the report's coupled values (ParameterFinding::coupled). With `choose` they
+  // are also run on fresh cases (choice_pool products per dump: 32,768 cases of K = 4) and
+  // each undecided key takes a value of its largest group of equal answers. Off by default:
+  // on the 200 random rows it lowered the differing cases of five rows but made none agree
+  // and one that agreed differ (random 18); 23 of the 77 built-in rows then differed.
+  std::size_t choice_rows = 64;
+  std::size_t choice_work = 600000;
+  bool choose = false;
+  std::size_t choice_pool = 131072;
 };
 
 // The instruction through which a fitted row is evaluated: its single shape's name
@@ -66,6 +77,9 @@ struct ParameterFinding {
   std::vector<std::string> fitting;   // values (with all others fixed) that reproduce every case
   std::vector<RuledOutValue> ruled_out;
   std::vector<std::string> not_applicable;  // values the row's other parameters exclude (Unit refuses them)
+  // Values that reproduce every case only together with other changes ("v (with key w, ...)"):
+  // the coupled alternatives among the exact rows near the fitted one (FitOptions::choice_rows).
+  std::vector<std::string> coupled;
   bool decided() const { return fitting.size() == 1; }
 };
 
@@ -84,6 +98,9 @@ struct FitResult {
   std::size_t evaluations = 0;              // candidate rows tried
   std::size_t case_evaluations = 0;         // cases run through candidate rows
   bool capped = false;                      // work_budget given, but the wall-clock cap ended a phase first
+  models::DatapathSpec first_exact;         // the first exact row the search reached (best: the row chosen)
+  std::size_t fitting_rows = 0;             // exact rows found near it (FitOptions::choice_rows)
+  std::size_t fitting_groups = 0;           // with FitOptions::choose: 1 + the single changes' extra answer groups
   double seconds = 0;
 };
 
