@@ -197,11 +197,15 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     // Each restart from the seed result (closest) where it costs least.
     std::vector<std::tuple<std::size_t, std::string, DatapathSpec>> starts;  // (cost, name, row)
     const std::size_t families = restarts(from.row).size();
-    // The first family (the row as it is, searched with the AMD keys) starts from the nearest
-    // row of the NVIDIA-like space: the closest, or, when an AMD seed's row is closer, the best
-    // NVIDIA-like seed's row, which the seeds' deadline cut and nothing searched further (random
-    // 190 of seed 2: t4's row one key from exact, mi300x's nearer by count).
-    const auto plain = std::find_if(res.closest.begin(), res.closest.end(), [](const ScoredRow& c) { return !uses_amd_keys(c.row); });
+    // The first family (the row as it is, searched with the AMD keys) starts from the closest
+    // row when it is NVIDIA-like; when the seeds were of both families and an AMD seed's row is
+    // the closest, from the nearest NVIDIA-like seed's row, which the seeds' deadline cut and
+    // nothing searched further (random 190 of seed 2: t4's row one key from exact, mi300x's
+    // nearer by count). Not from other rows: random 160's closest is its F-exact restart, and a
+    // share for its NVIDIA-like row left the c-after family too little.
+    const auto plain = mixed ? std::find_if(res.closest.begin(), res.closest.end(),
+                                            [](const ScoredRow& c) { return !uses_amd_keys(c.row); })
+                             : uses_amd_keys(from.row) ? res.closest.end() : res.closest.begin();
     for (std::size_t f = 0; f < families; ++f) {
       std::size_t best_cost = kInvalid;
       std::pair<std::string, DatapathSpec> best;
