@@ -197,21 +197,12 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
     // Each restart from the seed result (closest) where it costs least.
     std::vector<std::tuple<std::size_t, std::string, DatapathSpec>> starts;  // (cost, name, row)
     const std::size_t families = restarts(from.row).size();
-    // The first family (the row as it is, searched with the AMD keys) starts from the closest
-    // row when it is NVIDIA-like; when the seeds were of both families and an AMD seed's row is
-    // the closest, from the nearest NVIDIA-like seed's row, which the seeds' deadline cut and
-    // nothing searched further (random 190 of seed 2: t4's row one key from exact, mi300x's
-    // nearer by count). Not from other rows: random 160's closest is its F-exact restart, and a
-    // share for its NVIDIA-like row left the c-after family too little.
-    const auto plain = mixed ? std::find_if(res.closest.begin(), res.closest.end(),
-                                            [](const ScoredRow& c) { return !uses_amd_keys(c.row); })
-                             : uses_amd_keys(from.row) ? res.closest.end() : res.closest.begin();
     for (std::size_t f = 0; f < families; ++f) {
       std::size_t best_cost = kInvalid;
       std::pair<std::string, DatapathSpec> best;
       for (const auto& c : res.closest) {
         auto [name, row] = restarts(c.row)[f];
-        if (f == 0 && (plain == res.closest.end() || c.row != plain->row)) continue;
+        if (f == 0 && (c.row != from.row || uses_amd_keys(row))) continue;  // the closest as it is, unless searched so
         if (std::find(done.begin(), done.end(), row) != done.end()) continue;
         const std::size_t cost = ev.count(row, best_cost == kInvalid ? kInvalid - 1 : best_cost, nullptr, true);
         if (cost < best_cost) { best_cost = cost; best = {c.seed + ", " + name, row}; }
