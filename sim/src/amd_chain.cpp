@@ -147,11 +147,11 @@ struct Consts {
     near_lo = hn::Set(di, Opaque(0x00800000)), near_span = hn::Set(di, Opaque((186 - 1) << 23));
     e_sh = hn::Set(di, Opaque(24 + 4 + 127)), b32 = hn::Set(di, Opaque(32)), rbias = hn::Set(di, Opaque(254 << 23));
     sub_max = hn::Set(di, Opaque(0x007fffff)), s_abs = hn::Set(di, Opaque(0x7fffffff)), s_one = hn::Set(di, Opaque(1));
-    s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26));
+    s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26)), s_t_renorm = hn::Set(di, Opaque(t_renorm));
     short_ok = p.sum_bits >= 31 && p.drop_c_below < 0 && p.groups == 1;
     win = hn::Set(di, short_ok ? static_cast<std::int32_t>(~0u << (60 - p.sum_bits)) : 0);
   }
-  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, win;
+  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, s_t_renorm, win;
   bool short_ok;
 };
 
@@ -284,11 +284,19 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
     aligned = hn::ShiftLeft<1>(hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b31, sh)));
   }
   VI win = k.win;
-  if constexpr (kRenorm) win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two)));
+  if constexpr (kRenorm) {
+    // mi300e: on AVX2/AVX-512 by a vector count (a memory operand), not a count reloaded into an
+    // xmm register per vector; the same shift (t_renorm in [28, 31]).
+    VI r;
+    if constexpr (kWideShifts) r = hn::Min(mag >> k.s_t_renorm, k.s_two);
+    else r = hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two);
+    win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, r));
+  }
   const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
   const VI t = OrOneIf(sticky, t0, k.s_one);
   if constexpr (!kSmallK) ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
-  const VI rscale = hn::Add(hn::Sub(k.rbias, hn::BitCast(di, scale)), sh23);
+  // (sh23 - scale) + rbias: the same sum mod 2^32, with the constant as a memory operand.
+  const VI rscale = hn::Add(hn::Sub(sh23, hn::BitCast(di, scale)), k.rbias);
   ok = hn::And(ok, hn::Gt(rscale, k.sub_max));
   if constexpr (!kPositiveZero) ok = hn::AndNot(hn::Eq(t, k.zero), ok);
   return hn::Mul(hn::ConvertTo(df, t), hn::BitCast(df, rscale));
