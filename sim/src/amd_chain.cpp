@@ -295,8 +295,7 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
   const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
   const VI t = OrOneIf(sticky, t0, k.s_one);
   if constexpr (!kSmallK) ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
-  // (sh23 - scale) + rbias: the same sum mod 2^32, with the constant as a memory operand.
-  const VI rscale = hn::Add(hn::Sub(sh23, hn::BitCast(di, scale)), k.rbias);
+  const VI rscale = hn::Add(hn::Sub(k.rbias, hn::BitCast(di, scale)), sh23);
   ok = hn::And(ok, hn::Gt(rscale, k.sub_max));
   if constexpr (!kPositiveZero) ok = hn::AndNot(hn::Eq(t, k.zero), ok);
   return hn::Mul(hn::ConvertTo(df, t), hn::BitCast(df, rscale));
