@@ -22,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <hwy/targets.h>
 #include <iterator>
@@ -264,8 +265,8 @@ void fill_round_edges(const Format& f, const Format& out, Rng& r, std::size_t m,
 //    that sums end at the floor's last bit, just below it and at binary32 midpoints;
 // 2: cancellation: products of one sign near their largest (significands near 2), c of the
 //    other sign 3 to 6 binades above, now and then one operand 4 to 12 binades lower (a sticky
-//    bit under a total of 2^25 to 2^26 units; ShortEpilogue's flag at 2^26 cannot fire on these
-//    rows: with k <= 8 products, each below 2^26 units of 2^(e_dot - 24), and an odd s, |T0| >= 2^25);
+//    bit under a total of 2^25 to 2^26 units; ShortEpilogue's flag at 2^26 is needed on the k = 8
+//    rows: fp16 totals fall below 2^25 units there, the cancellation test below aims at them);
 // 3: range edges (formats reaching them): products at 2^-98..-88 or 2^120..126 with c near them,
 //    c up to 2^127 (results overflowing to Inf), subnormal c, rows of A zero for whole blocks (no
 //    products: e_dot reads -103) with c at 2^-100..-80.
@@ -542,4 +543,68 @@ TEST_CASE("after-add gemm chain: the short epilogue's bounds, ties, cancellation
   const std::uint64_t best = tcsim::test::count(12'000), others = tcsim::test::count(2'000);
   CHECK(run_targets("mi300x", "after-add", kShortPairs, std::size(kShortPairs), r, best, others, 2, false, false, false,
                     true) == 0);
+}
+
+namespace {
+
+// Cancellation under a sticky bit (mi300e): one block of k products per output, k - 1 of them at
+// their largest (significands near 2, all of one sign), one at the lead where its last bit falls
+// on s's bit 0 (2^(e_dot - 24); xf32: any product, truncated there), and c of the other sign at
+// 2^L with L = bit_width(4 (k - 1) - 1): D' = 5 for k = 8, so U = 2^(e_dot - 23), the sticky bit
+// is s's bit 0 and |X| lies near 2^25 units, under ShortEpilogue's bound 2^26 (and under 2^25
+// too, where T0 | sticky has one bit too few for round to odd). For k = 4, D' = 4: no sticky
+// bit, the kSmallK form without the check (its argument: a sticky bit leaves |T0| >= 2^27).
+void fill_cancel(const Format& f, const Format& out, Rng& r, std::size_t m, std::size_t n, std::size_t k,
+                 std::uint64_t* A, std::uint64_t* B, std::uint64_t* C) {
+  const std::uint64_t p1 = std::uint64_t{1} << (f.precision - 1), po = std::uint64_t{1} << (out.precision - 1);
+  const int small = std::min(0, 2 * (f.precision - 1) - 24);
+  const std::size_t ts = r.below(k);  // the small product's position
+  auto big = [&](bool neg) { return exact_pattern(f, neg, 0, 2 * p1 - 1 - r.below(8)); };
+  for (std::size_t i = 0; i < m; ++i) {
+    const bool neg = r.below(2) != 0;
+    for (std::size_t t = 0; t < k; ++t) A[i * k + t] = t == ts ? exact_pattern(f, neg, small, p1 | r.below(p1) | 1) : big(neg);
+    for (std::size_t j = 0; j < n; ++j) {
+      const int L = std::bit_width(4 * (k - 1) - 1);
+      C[i * n + j] = exact_pattern(out, !neg, L, r.below(2) ? 0 : po | r.below(4));
+    }
+  }
+  for (std::size_t t = 0; t < k; ++t)
+    for (std::size_t j = 0; j < n; ++j) B[t * n + j] = t == ts ? exact_pattern(f, false, 0, p1 | r.below(p1) | 1) : big(false);
+}
+
+}  // namespace
+
+TEST_CASE("after-add gemm chain: cancellation under a sticky bit (the short epilogue's check), every SIMD target",
+          "[kernel][differential][amd]") {
+  Rng r(tcsim::test::seed("after-add gemm cancel", 0x300e5e01));
+  const Unit& unit = builtin_unit("mi300x");
+  const Format& out = formats::fp32();
+  std::uint64_t mismatches = 0;
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const Pair& p : kShortPairs) {
+      const Format &fa = parse_format(p.a), &fb = parse_format(p.b);
+      INFO(std::string(p.a) + " " + p.instruction + " on " + hwy::TargetName(target));
+      REQUIRE(unit.batch_path(fa, out, p.instruction).rfind("after-add", 0) == 0);
+      const InstructionSelection sel = unit.select_instruction(fa, fb, out, p.instruction);
+      const std::size_t row_k = static_cast<std::size_t>(unit.spec().datapaths[sel.row].fma_size);
+      const std::size_t k = std::min(sel.shape ? sel.shape->k : row_k, row_k);
+      std::uint64_t before = mismatches, outputs = 0;
+      while (outputs < tcsim::test::count(target == targets.front() ? 4'000 : 1'000)) {
+        const std::size_t m = 1 + r.below(12), n = 1 + r.below(80);
+        std::vector<std::uint64_t> A(m * k), B(k * n), C(m * n), D(m * n);
+        fill_cancel(fa, out, r, m, n, k, A.data(), B.data(), C.data());
+        unit.gemm_into(fa, fb, out, m, n, k, A, B, C, D, p.instruction, 1 + r.below(2));
+        gemm_mismatches(unit, fa, fb, out, m, n, k, A, B, C, D, p.instruction,
+                        {"amd-gemm-chain", std::string(p.a) + " " + p.instruction + " cancel"}, mismatches);
+        outputs += m * n;
+      }
+      std::printf("[amd-gemm-chain cancel] mi300x %s %s %-30s k = %zu: %llu outputs, %llu mismatches\n",
+                  hwy::TargetName(target), p.a, p.instruction, k, static_cast<unsigned long long>(outputs),
+                  static_cast<unsigned long long>(mismatches - before));
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  CHECK(mismatches == 0);
 }

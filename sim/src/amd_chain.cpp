@@ -147,11 +147,11 @@ struct Consts {
     near_lo = hn::Set(di, Opaque(0x00800000)), near_span = hn::Set(di, Opaque((186 - 1) << 23));
     e_sh = hn::Set(di, Opaque(24 + 4 + 127)), b32 = hn::Set(di, Opaque(32)), rbias = hn::Set(di, Opaque(254 << 23));
     sub_max = hn::Set(di, Opaque(0x007fffff)), s_abs = hn::Set(di, Opaque(0x7fffffff)), s_one = hn::Set(di, Opaque(1));
-    s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26));
+    s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26)), s_t_renorm = hn::Set(di, Opaque(t_renorm));
     short_ok = p.sum_bits >= 31 && p.drop_c_below < 0 && p.groups == 1;
     win = hn::Set(di, short_ok ? static_cast<std::int32_t>(~0u << (60 - p.sum_bits)) : 0);
   }
-  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, win;
+  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, s_t_renorm, win;
   bool short_ok;
 };
 
@@ -257,7 +257,13 @@ HWY_INLINE hn::Mask<DI> AnyBitsOf(VI v, VI m) {
 // Not ok, as in Epilogue's flags: a sticky bit with |T0| < 2^26 (cancellation against c). Epilogue's
 // E range flags are not needed: E >= e_dot >= -96 for lanes with products (Scales' NaN marks
 // otherwise), the scale check above for those without, and overflow as argued.
-template <bool kRenorm, bool kPositiveZero>
+// kSmallK (mi300e): blocks of at most 4 products, where that check cannot fire, so it is left
+// out. A sticky bit needs sh >= 1, so D' >= 5 and |cs| >= 2^(24 + D'): c_f = cs 2^-sh exactly
+// (c has 24 bits, U = 2^(e_c - 28)) with |c_f| >= 2^28. Each product is below 2^26 units of
+// 2^(e_dot - 24), so |s| <= k (2^26 - 1) and |s >> sh| <= k 2^25 (sh >= 1): |T0| >= 2^28 - 4 2^25
+// = 2^27 for k <= 4, whatever the formats (for k = 5..8 it is not: 8 xf32 products near their
+// largest, truncated at F = 24 bits, cancel c = -2^(e_dot + 5) down to a few units).
+template <bool kRenorm, bool kPositiveZero, bool kSmallK>
 HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>& ok) {
   const DF df;
   const DI di;
@@ -278,10 +284,17 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
     aligned = hn::ShiftLeft<1>(hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b31, sh)));
   }
   VI win = k.win;
-  if constexpr (kRenorm) win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two)));
+  if constexpr (kRenorm) {
+    // mi300e: on AVX2/AVX-512 by a vector count (a memory operand), not a count reloaded into an
+    // xmm register per vector; the same shift (t_renorm in [28, 31]).
+    VI r;
+    if constexpr (kWideShifts) r = hn::Min(mag >> k.s_t_renorm, k.s_two);
+    else r = hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two);
+    win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, r));
+  }
   const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
   const VI t = OrOneIf(sticky, t0, k.s_one);
-  ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
+  if constexpr (!kSmallK) ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
   const VI rscale = hn::Add(hn::Sub(k.rbias, hn::BitCast(di, scale)), sh23);
   ok = hn::And(ok, hn::Gt(rscale, k.sub_max));
   if constexpr (!kPositiveZero) ok = hn::AndNot(hn::Eq(t, k.zero), ok);
@@ -409,7 +422,9 @@ HWY_INLINE void Scales(const ChainTile& T, const std::int16_t* ae, std::size_t p
 }
 
 // MR rows x NV vectors of outputs, c in registers over the whole chain.
-template <std::size_t MR, std::size_t NV, std::size_t G, bool kRenorm, bool kDrop, bool kPositiveZero>
+// kSmallK: blocks of at most 4 products (min(T.k, T.group) <= 4), ShortEpilogue without its
+// cancellation check.
+template <std::size_t MR, std::size_t NV, std::size_t G, bool kRenorm, bool kDrop, bool kPositiveZero, bool kSmallK>
 void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::size_t j0) {
   const DF df;
   const DI di;
@@ -463,7 +478,7 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
         if constexpr (G == 1 && !kDrop) {
           if (k.short_ok) {
             hn::Mask<DI> ok;
-            const VF res = ShortEpilogue<kRenorm, kPositiveZero>(k, C[r][v], S[0][r][v], scale[0][r][v], ok);
+            const VF res = ShortEpilogue<kRenorm, kPositiveZero, kSmallK>(k, C[r][v], S[0][r][v], scale[0][r][v], ok);
             if (HWY_LIKELY(hn::AllTrue(di, ok))) {
               C[r][v] = res;
               return;
@@ -540,12 +555,19 @@ void ChainG(const AfterParams& p, const ChainTile& T) {
 template <bool kRenorm, bool kDrop>
 void ChainFlags(const AfterParams& p, const ChainTile& T) {
   // 1 group: 4 x 2 vectors; 2 groups: 4 x 1 (the two groups' scales and sums fit the registers).
+  // Blocks of at most 4 products (len <= min(k, group): the `_2b` instructions, xf32) take ShortEpilogue's
+  // kSmallK form; it serves only one-group rows without dropped c.
   if (p.groups == 1) {
-    if (p.positive_zero) ChainG<4, 2, 1, kRenorm, kDrop, true>(p, T);
-    else ChainG<4, 2, 1, kRenorm, kDrop, false>(p, T);
+    if (!kDrop && std::min(T.k, T.group) <= 4) {
+      if (p.positive_zero) ChainG<4, 2, 1, kRenorm, kDrop, true, true>(p, T);
+      else ChainG<4, 2, 1, kRenorm, kDrop, false, true>(p, T);
+    } else {
+      if (p.positive_zero) ChainG<4, 2, 1, kRenorm, kDrop, true, false>(p, T);
+      else ChainG<4, 2, 1, kRenorm, kDrop, false, false>(p, T);
+    }
   } else {
-    if (p.positive_zero) ChainG<4, 1, 2, kRenorm, kDrop, true>(p, T);
-    else ChainG<4, 1, 2, kRenorm, kDrop, false>(p, T);
+    if (p.positive_zero) ChainG<4, 1, 2, kRenorm, kDrop, true, false>(p, T);
+    else ChainG<4, 1, 2, kRenorm, kDrop, false, false>(p, T);
   }
 }
 
