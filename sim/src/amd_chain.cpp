@@ -286,10 +286,13 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
   VI win = k.win;
   if constexpr (kRenorm) {
     // mi300e: on AVX2/AVX-512 by a vector count (a memory operand), not a count reloaded into an
-    // xmm register per vector; the same shift (t_renorm in [28, 31]).
+    // xmm register per vector; the same shift (t_renorm in [28, 31]). Logical shifts: a lane not
+    // ok may hold T0 = -2^31 (|T0| = -2^31 as int32), whose arithmetic shift would give a
+    // negative count below (undefined on the scalar targets); unsigned it gives 8 -> 2.
     VI r;
-    if constexpr (kWideShifts) r = hn::Min(mag >> k.s_t_renorm, k.s_two);
-    else r = hn::Min(hn::ShiftRightSame(mag, k.t_renorm), k.s_two);
+    const VU umag = hn::BitCast(du, mag);
+    if constexpr (kWideShifts) r = hn::Min(hn::BitCast(di, umag >> hn::BitCast(du, k.s_t_renorm)), k.s_two);
+    else r = hn::Min(hn::BitCast(di, hn::ShiftRightSame(umag, k.t_renorm)), k.s_two);
     win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, r));
   }
   const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
