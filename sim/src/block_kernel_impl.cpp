@@ -81,6 +81,8 @@ BlockKernel::Impl::Impl(const AdderConfig& config, std::size_t k)
     lp.out_bias = out.bias;
     lp.out_width = cfg.out_format.width;
     lp.out_max_finite_significand = out.max_finite_significand;
+    lp.out_subnormals = cfg.subnormal_outputs && keep_subnormals && c.precision == out.precision &&
+                        c.emin == out.emin && c.bias == out.bias && c.width_mask == out.width_mask;
     lane_params = lp;
     lane_count = lanes::lane_count();
     a_codec = pattern_codec(a);

@@ -30,6 +30,10 @@ struct LaneParams {
   int final_rounding = 0;
   int out_precision = 24, out_emin = -126, out_emax = 127, out_bias = 127, out_width = 32;
   std::uint64_t out_max_finite_significand = 0;  // at emax, implicit bit included
+  // Outputs below 2^out_emin kept as subnormals and read back as c the same way (c's format is
+  // the output's, subnormal inputs kept: e_ref out_emin): block_tile_chain then carries binary16
+  // block results down to 2^-24 instead of stopping (issue 25, h100k).
+  bool out_subnormals = false;
 };
 
 // Decoding of a pattern format with the standard layout (block_kernel.cpp checks it):

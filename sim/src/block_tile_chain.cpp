@@ -40,9 +40,9 @@ struct ChainConsts {
   using VI = hn::Vec<DI>;
   VI limit, neg_limit, min_e, F, lo, hi, bias, wrap_below, pow2_sum;
   VI n_rem_mask, n_lsb, n_half, n_min_bits, n_max_bits, n_rebias;
-  VI one, abs_mask, sign_mask, normal_lo, h_lo, bias23;
-  hn::Vec<hn::RebindToUnsigned<DF>> h_span;
-  hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16;
+  VI one, abs_mask, sign_mask, normal_lo, h_lo, h_lo_sub, bias23;
+  hn::Vec<hn::RebindToUnsigned<DF>> h_span, h_span_sub;
+  hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16, h_emin16;
   hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span, raw_span32;
   hn::Vec<hn::RebindToUnsigned<DF>> wrap_u, normal_span, half_range, range_max;
   std::size_t chunk = 0;  // products per int32 chunk (tile_chunk_len)
@@ -92,6 +92,14 @@ struct ChainConsts {
                                 : p.final_rounding == 3 ? 0x477ff000u  // 65520
                                                         : 0x477fe001u;  // just above 65504
     h_span = hn::Set(du, h_top - 1u - ((127u - 14u) << 23));
+    // The plain binary16 chains with subnormal outputs kept (p.out_subnormals, issue 25, h100k):
+    // |x| flagged below 2^-24 only (x rounds to a nonzero binary16 value in every mode: no zero
+    // result, whose sign the chain does not track); c's e_ref then max(exponent, -14), the
+    // e_ref of a subnormal c (block_lanes-inl.h: PatternLanes::Decode).
+    const std::uint32_t h_low_bits = (p.out_subnormals ? 127u - 24u : 127u - 14u) << 23;
+    h_lo_sub = hn::Set(di, static_cast<std::int32_t>(h_low_bits));
+    h_span_sub = hn::Set(du, h_top - 1u - h_low_bits);
+    h_emin16 = hn::Set(d16, static_cast<std::int16_t>(-14));
     abs_mask = hn::Set(di, 0x7fffffff);
     sign_mask = hn::Set(di, std::numeric_limits<std::int32_t>::min());
     wrap_u = hn::Set(du, static_cast<std::uint32_t>(std::min(p.wrap_limit, 0x1p30)) - 2u);  // wrap_below - 1
@@ -340,13 +348,20 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           // place: exact for one more rounding to 11 bits), scaled (exact: |x| in [2^-14, 2^16),
           // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
           // an |x| that could round to Inf is flagged first (h_span; the generic branch's overflow).
+          // Subnormal outputs (kAdd == 0 and p.out_subnormals, issue 25, h100k): |x| in [2^-24,
+          // 2^-14) passes too. Still exact: |s| >= 1 and E' >= F - 120 make |x| >= 2^-120, so odd
+          // times 2^(E' - F) stays a normal binary32 number (the scaling exact), and rounding to
+          // odd at 24 bits before the rounding to binary16's subnormal quantum 2^-24 (fewer than
+          // 11 bits kept) is still innocuous (at least 2 bits more); vcvtps2ph rounds subnormal
+          // results as IEEE 754 says, as the reference does with subnormal outputs kept.
           const VF m = ConvertRz(df, di, s, mag);
           // The sticky bit ORed into m where converting back does not give s (one masked OR).
           const __mmask16 sticky = _mm512_cmpneq_epi32_mask(TruncToInt32(di, m).raw, s.raw);
           const VI odd{_mm512_mask_or_epi32(hn::BitCast(di, m).raw, sticky, hn::BitCast(di, m).raw, k.one.raw)};
           const VF x = hn::Mul(hn::BitCast(df, odd), pow2);
           const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
-          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
+          b = hn::Or(b, hn::RebindMask(df, kAdd == 0 ? hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo_sub)), k.h_span_sub)
+                                                     : hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
           X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
 #endif
         } else {
@@ -391,6 +406,8 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       for (std::size_t v = 0; v < NV; ++v) cv[r][v] = X[r][v];
       const V16 hi = hn::ConcatOdd(d16, hn::BitCast(d16, X[r][1]), hn::BitCast(d16, X[r][0]));
       ce[r] = hn::Sub(hn::ShiftRight<7>(hn::And(hi, k.field16)), k.bias16);
+      // A subnormal binary16 c's e_ref is -14 (h100k); a no-op for normal results (>= -14).
+      if constexpr (kHalf >= 0 && kAdd == 0) ce[r] = hn::Max(ce[r], k.h_emin16);
     }
   };
   std::size_t pos = 0;
@@ -460,6 +477,17 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       hn::StoreU(e1, di, c_eref + r * ldc + NF);
       for (std::size_t v = 0; v < NV; ++v) {
         hn::StoreU(CV[r][v], df, c_value + r * ldc + v * NF);
+#if TCSIM_CHAIN_F16C
+        if constexpr (kHalf >= 0) {
+          // binary16 patterns by vcvtps2ph (exact: CV holds binary16 values, subnormal ones too,
+          // which StoreChainBits's field arithmetic would not encode).
+          const __m256i h = _mm512_cvtps_ph(CV[r][v].raw, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+          std::uint64_t* out = d_bits + r * ldc + v * NF;
+          _mm512_storeu_si512(out, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(h)));
+          _mm512_storeu_si512(out + 8, _mm512_cvtepu16_epi64(_mm256_extracti128_si256(h, 1)));
+          continue;
+        }
+#endif
         StoreChainBits(df, k, CV[r][v], d_bits + r * ldc + v * NF);
       }
     }
