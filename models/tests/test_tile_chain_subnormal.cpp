@@ -27,10 +27,33 @@ namespace {
 struct Line {
   const char *unit, *instruction, *in, *out;
   bool pairs;  // pairs-mod4: K a multiple of 2 k (their binary16 chains keep the 2^-14 stop)
+  // User rows (copies of the built-in one): the binary16 output's rounding ("" keeps rne), and
+  // subnormal outputs or inputs flushed (the chain keeps its 2^-14 stop there).
+  const char* rounding = "";
+  bool flush_out = false, flush_in = false;
 };
-const Line kLines[] = {{"h100", "wgmma", "fp16", "fp16", false},    {"h100", "mma.sync", "fp16", "fp16", false},
-                       {"v100", "mma.sync", "fp16", "fp16", false}, {"a100", "mma.sync", "fp16", "fp16", false},
-                       {"rtx5090", "mma.sync", "e4m3", "fp16", false}, {"h100", "mma.sync", "e4m3", "fp16", true}};
+const Line kLines[] = {{"h100", "wgmma", "fp16", "fp16", false},
+                       {"h100", "mma.sync", "fp16", "fp16", false},
+                       {"v100", "mma.sync", "fp16", "fp16", false},
+                       {"a100", "mma.sync", "fp16", "fp16", false},
+                       {"rtx5090", "mma.sync", "e4m3", "fp16", false},
+                       {"h100", "mma.sync", "e4m3", "fp16", true},
+                       {"h100", "wgmma", "fp16", "fp16", false, "rz"},
+                       {"h100", "wgmma", "fp16", "fp16", false, "ru"},
+                       {"h100", "wgmma", "fp16", "fp16", false, "rd"},
+                       {"h100", "wgmma", "fp16", "fp16", false, "", true},
+                       {"h100", "wgmma", "fp16", "fp16", false, "", false, true}};
+
+Unit line_unit(const Line& l) {
+  UnitSpec spec = builtin_unit(l.unit).spec();
+  for (auto& row : spec.datapaths) {
+    if (*l.rounding && row.final_rounding.count("fp16"))
+      row.final_rounding["fp16"] = parse_rounding(l.rounding);
+    if (l.flush_out) row.subnormal_outputs = false;
+    if (l.flush_in) row.subnormal_inputs = false;
+  }
+  return Unit(spec);
+}
 
 // One block of a row of A or a column of B (stride between its operands), by kind: 0 tiny
 // (products near 2^-18 .. 2^-26: block sums in binary16's subnormal range), 1 zero (c carried),
@@ -80,10 +103,11 @@ TEST_CASE("kernel differential: binary16 tile chains carrying subnormal results,
   std::uint64_t mismatches = 0;
   each_simd_target([&](const std::string& name, bool first) {
     for (const Line& l : kLines) {
-      const Unit& unit = builtin_unit(l.unit);
+      const Unit unit = line_unit(l);
       const Format &in = parse_format(l.in), &out = parse_format(l.out);
       const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out;
+      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out + " " +
+                                l.rounding + (l.flush_out ? " flush-out" : "") + (l.flush_in ? " flush-in" : "");
       INFO(label);
       const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
       const GemmLabel at{"tile-chain-subnormal", label};
