@@ -2,9 +2,11 @@
 // units.md 3b bit for bit, and every new datapath against an independent exact model
 // (amd_exact_model.hpp: Boost rationals, written from units.md, sharing no code with the
 // adder) on random cases. Case count per row and format pair: TCSIM_AMD_CASES (default
-// 4,000; the million-case runs of docs/reliability.md set 1000000), seed TCSIM_AMD_SEED
-// (default 24; printed, so that any run can be repeated).
+// 4,000, scaled by TCSIM_TEST_SCALE down to 500: the sanitizer pass; the million-case runs of
+// docs/reliability.md set 1000000), seed TCSIM_AMD_SEED (default 24; printed, so that any run
+// can be repeated).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 
 #include "amd_exact_model.hpp"
 #include "models_test_helpers.hpp"
+#include "test_support.hpp"
 #include "tcsim/models/unit_json.hpp"
 
 using namespace tcsim;
@@ -142,9 +145,12 @@ TEST_CASE("amd units: the new row keys round-trip through JSON", "[amd]") {
 
 namespace {
 
+// Under the sanitizers (TCSIM_TEST_SCALE 0.02) the exact model's rationals at -O0 take ~1 ms a
+// case: 500 cases (100 of each operand class) keep every class and both K of each row.
 std::size_t case_count() {
   const char* s = std::getenv("TCSIM_AMD_CASES");
-  return s ? static_cast<std::size_t>(std::strtoull(s, nullptr, 10)) : 4000;
+  return s ? static_cast<std::size_t>(std::strtoull(s, nullptr, 10))
+           : static_cast<std::size_t>(std::max<std::uint64_t>(tcsim::test::count(4000), 500));
 }
 std::uint64_t seed() {
   const char* s = std::getenv("TCSIM_AMD_SEED");

@@ -164,12 +164,19 @@ void PairMicro(const AfterParams& p, const PairChainTile& T, std::size_t r0, std
 
 template <std::size_t NV, bool... kFlags>
 HWY_INLINE void PairRows(const AfterParams& p, const PairChainTile& T, std::size_t r0, std::size_t j0) {
+#ifdef TCSIM_CHAIN_ROW_TAILS_BY_ONE  // the sanitizer build: as Rows in amd_chain.cpp (rows independent)
+  const std::size_t rows = std::min<std::size_t>(4, T.rows - r0);
+  if (rows == 4) PairMicro<4, NV, kFlags...>(p, T, r0, j0);
+  else
+    for (std::size_t r = 0; r < rows; ++r) PairMicro<1, NV, kFlags...>(p, T, r0 + r, j0);
+#else
   switch (std::min<std::size_t>(4, T.rows - r0)) {
     case 4: PairMicro<4, NV, kFlags...>(p, T, r0, j0); break;
     case 3: PairMicro<3, NV, kFlags...>(p, T, r0, j0); break;
     case 2: PairMicro<2, NV, kFlags...>(p, T, r0, j0); break;
     default: PairMicro<1, NV, kFlags...>(p, T, r0, j0); break;
   }
+#endif
 }
 
 template <bool... kFlags>

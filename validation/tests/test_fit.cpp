@@ -66,7 +66,7 @@ TEST_CASE("fit: dumps of built-in rows fit back to an equivalent row", "[fit]") 
     std::printf("fit %s %s -> %s: %zu mismatches, %zu candidate rows, %.2f s\n", c.unit, c.in, c.out,
                 r.best.mismatches, r.evaluations, r.seconds);
     REQUIRE(r.exact);
-    const DumpSet further = random_dump(unit, in, out, 100000, 32, seed + 1);
+    const DumpSet further = random_dump(unit, in, out, tcsim::test::count(100000), 32, seed + 1);
     CHECK(count_mismatches(r.best.row, further) == 0);
   }
 }
