@@ -147,11 +147,17 @@ int cmd_fit(const Args& args) {
   p.option("suggest", "write N input cases per format pair that split the rows still fitting (with --suggest-dir)", "N");
   p.option("suggest-dir", "folder for the suggested a/b/c files (mma_dump --inputs reads them)", "dir");
   p.option("seed", "seed of the suggested cases' pool (default 1)", "S");
+  p.option("budget", "the search's work budget in cases run through candidate rows (1000..100000000000): the same "
+                     "report on any machine at any load (default: none, the --seconds limit alone)", "N");
+  p.option("seconds", "time limit of the search, 1..3600 (default 90; with --budget a cap, default 120)", "S");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   validation::FitOptions opt;
   opt.fma_size = static_cast<int>(a.get_int("k", 1, 256, 0));
   opt.instruction_k = static_cast<int>(a.get_int("instruction-k", 1, 256, 0));
+  // The ranges and defaults of bench fit's --fit-budget and --fit-seconds (docs/fit.md).
+  opt.work_budget = static_cast<std::size_t>(a.get_int("budget", 1000, 100000000000LL, 0));
+  opt.time_limit_seconds = static_cast<double>(a.get_int("seconds", 1, 3600, opt.work_budget ? 120 : 90));
   const std::size_t suggest = static_cast<std::size_t>(a.get_int("suggest", 1, 100000, 0));
   if (a.has("suggest") != a.has("suggest-dir"))
     throw std::invalid_argument(a.has("suggest") ? "--suggest needs --suggest-dir <dir> (where the a/b/c files are written)"

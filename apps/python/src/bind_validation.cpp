@@ -114,7 +114,8 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
                     const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& c,
                     const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& d,
                     const py::object& in_format, const py::object& out_format, const py::object& k_obj,
-                    const py::object& base_obj, const py::object& instruction_k_obj) {
+                    const py::object& base_obj, const py::object& instruction_k_obj, const py::object& budget_obj,
+                    const py::object& seconds_obj) {
   validation::DumpSet dump;
   dump.in = parse_format(str_arg(in_format, "in_format", "fit"), "in_format");
   dump.out = parse_format(str_arg(out_format, "out_format", "fit"), "out_format");
@@ -136,6 +137,11 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
   // The CLI's --instruction-k, with its range (catalogue B268-B269, P77-P79).
   if (!instruction_k_obj.is_none())
     opt.instruction_k = static_cast<int>(int_arg(instruction_k_obj, "instruction_k", "fit", 1, 256));
+  // The CLI's --budget and --seconds, with their ranges and defaults.
+  if (!budget_obj.is_none())
+    opt.work_budget = static_cast<std::size_t>(int_arg(budget_obj, "budget", "fit", 1000, 100000000000LL));
+  opt.time_limit_seconds = seconds_obj.is_none() ? (opt.work_budget ? 120.0 : 90.0)
+                                                 : static_cast<double>(int_arg(seconds_obj, "seconds", "fit", 1, 3600));
   if (!base_obj.is_none()) {
     const std::string name = str_arg(base_obj, "base", "fit");
     try {
@@ -217,7 +223,7 @@ void bind_validation(py::module_& m) {
         "in different formats (in_format=None with both, or one of them with in_format).");
   m.def("_fit", &fit_bits, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("d"), py::arg("in_format"),
         py::arg("out_format"), py::arg("k") = py::none(), py::arg("base") = py::none(),
-        py::arg("instruction_k") = py::none(),
+        py::arg("instruction_k") = py::none(), py::arg("budget") = py::none(), py::arg("seconds") = py::none(),
         "tcsim.fit's core on bit patterns (uint64 arrays); use tcsim.fit.");
   m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
         py::arg("seed") = py::none(), py::arg("threads") = py::none(), py::arg("progress") = py::none(),

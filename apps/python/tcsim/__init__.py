@@ -89,7 +89,8 @@ def _fit_bits(x, fmt, name, ndim):
     return bits.astype(np.uint64)
 
 
-def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruction_k=None):
+def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruction_k=None, budget=None,
+        seconds=None):
     """The unit row that reproduces a dump d = c + sum a_i b_i (``tcsim fit --json``, docs/fit.md).
 
     ``a``, ``b``: (n, K) arrays, ``c``, ``d``: (n,) arrays (None for c: c = 0), as values (float,
@@ -97,6 +98,9 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruct
     ``k`` fixes the block FMA size (``--k``); ``instruction_k`` (``--instruction-k``): the dump's
     K is chained by instructions of that many products, and the row names the shape
     ``fit.m16n16k<instruction_k>`` (evaluate it with ``instruction=`` that name).
+    ``budget`` (``--budget``, 1000..10^11): the search's work in cases run through candidate
+    rows, so that the report is the same on any machine at any load; ``seconds`` (``--seconds``,
+    1..3600): its time limit (default 90 s, or 120 s as a cap with a budget).
     Returns ``(row, report)``: the row as a dict in the schema ``Unit.from_json`` reads, and the
     report (``exact``, ``parameters`` with the values that fit and the deciding cases in hex,
     ``closest`` rows when nothing fits, ``seconds``)."""
@@ -112,7 +116,7 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruct
     for name, v in (("c", C), ("d", D)):
         if v.shape[0] != A.shape[0]:
             raise ValueError(f"{name} must hold one value per case ({A.shape[0]}), got {v.shape[0]}")
-    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k)
+    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k, budget, seconds)
     return report["row"], report
 
 

@@ -46,11 +46,16 @@ def test_fit_bit_patterns_and_zero_c():
 
 
 def test_fit_nothing_fits_gives_the_closest_rows():
+    # No row gives d = 1 everywhere, so the search runs to its end: a work budget (--budget)
+    # ends it at the same point on every run and machine (the clock's 90 s would not).
     a, b, c, _ = dump("a100", 200, 8, SEED + 3)
-    row, report = tcsim.fit(a, b, c, np.ones(200), in_format="fp16", out_format="fp32")
+    row, report = tcsim.fit(a, b, c, np.ones(200), in_format="fp16", out_format="fp32", budget=300000)
     assert report["exact"] is False
     assert report["closest"][0]["mismatches"] > 0
     assert report["closest"][0]["first_mismatches"][0].startswith("case ")
+    assert report["case_evaluations"] >= 300000
+    again_row, again = tcsim.fit(a, b, c, np.ones(200), in_format="fp16", out_format="fp32", budget=300000)
+    assert (again_row, again["closest"], again["case_evaluations"]) == (row, report["closest"], report["case_evaluations"])
 
 
 def test_fit_bad_inputs():
@@ -98,10 +103,15 @@ def test_fit_instruction_k_chains_the_dump_by_instructions():
 
 def test_fit_instruction_k_refusals_match_the_cli():
     # The CLI refuses --instruction-k outside 1..256 and non-integers (B268, B269, B315);
-    # Python refuses the same with the parameter's Python name (P77-P79).
+    # Python refuses the same with the parameter's Python name (P77-P79); the same for
+    # --budget / budget and --seconds / seconds (B271-B274, P72-P74).
     a, b, c, d = dump("a100", 10, 8, SEED + 7)
     for bad in (0, 257):
         with pytest.raises(ValueError, match=rf"^argument 'instruction_k' of tcsim\.fit expects an integer in 1\.\.256, got {bad}$"):
             tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", instruction_k=bad)
     with pytest.raises(TypeError, match=r"^argument 'instruction_k' of tcsim\.fit expects an integer in 1\.\.256, got 'x'$"):
         tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", instruction_k="x")
+    for name, bad in (("budget", 999), ("budget", 10**11 + 1), ("seconds", 0), ("seconds", 3601)):
+        lo, hi = (1000, 100000000000) if name == "budget" else (1, 3600)
+        with pytest.raises(ValueError, match=rf"^argument '{name}' of tcsim\.fit expects an integer in {lo}\.\.{hi}, got {bad}$"):
+            tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", **{name: bad})
