@@ -32,7 +32,6 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
   };
   const auto groups = parameter_groups(ps);
   std::size_t pair_cursor = 0;
-  std::size_t group_cursor = 0;
   for (int round = 0; round < 40 && best > 0; ++round) {
     bool improved = false;
     // Steepest single change: every value of every parameter against the same row, the best
@@ -52,15 +51,8 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
       row = steepest;
     }
     if (improved) continue;
-    // Each group's product: an odometer over the group's values. A group that helps ends the
-    // pass (the single changes, far cheaper, run again first), and the next pass resumes after
-    // it, as the pair scan does: on a row far from the data each group costs a few percent of
-    // the budget, and the groups run after a helpful one left t4's descent one single change
-    // from exact at the end of its share (random 190 of seed 2). A whole cycle of the groups
-    // without help goes on to the pairs.
-    for (std::size_t step = 0; step < groups.size() && !improved; ++step) {
-      const std::size_t gi = (group_cursor + step) % groups.size();
-      const auto& g = groups[gi];
+    // Each group's product: an odometer over the group's values.
+    for (const auto& g : groups) {
       std::vector<std::size_t> at(g.size(), 0);
       for (;;) {
         DatapathSpec cand = row;
@@ -72,7 +64,6 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
         while (t < g.size() && ++at[t] == ps[g[t]].values.size()) at[t++] = 0;
         if (t == g.size()) break;
       }
-      if (improved) group_cursor = (gi + 1) % groups.size();
     }
     if (improved) continue;
     // Pairs of parameters that only act together first (c entry with its rounding, late c
