@@ -137,23 +137,54 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   const bool mixed = amd_first && std::any_of(picked.begin(), picked.end(),
                                               [&](std::size_t j) { return !uses_amd_keys(seeds[j].second); });
   const Deadline amd_seeds_deadline{&budget, mixed ? seeds_deadline.point / 2 : seeds_deadline.point};
+  // The seeds of the best-scoring seed's family first: they split the share (below), and the
+  // other family's seeds descend in what they leave (random 28 of seed 2: h100 scores best and
+  // three mi300x rows, each with a part, left h100's descent a quarter of the share).
+  std::stable_partition(picked.begin(), picked.end(), [&](std::size_t j) { return uses_amd_keys(seeds[j].second) == amd_first; });
   std::size_t amd_seeds_best = kInvalid;  // the fewest mismatches of an AMD seed's descent
-  for (const std::size_t i : picked) {
+  std::vector<DatapathSpec> stopped;  // rows whose descent their seed's part ended before the seeds' deadline
+  for (std::size_t p = 0; p < picked.size(); ++p) {
+    const std::size_t i = picked[p];
     if (!done.empty() && seeds_deadline.passed()) break;  // the time limit covers every seed's descent
     DatapathSpec row = seeds[i].second;
     const bool amd = uses_amd_keys(row);
     const Deadline& own = amd ? amd_seeds_deadline : seeds_deadline;
     if (!done.empty() && own.passed()) continue;
+    // A part per seed: the seeds of its family not yet descended split the time left to its
+    // share's end (a seed that ends early leaves its rest to the next). The first seed's descent
+    // on a row far from the data took the whole share, and the seeds after it, one of which
+    // fitted alone, were never descended (random 161 of seed 2).
+    const auto left = std::count_if(picked.begin() + static_cast<std::ptrdiff_t>(p), picked.end(),
+                                    [&](std::size_t j) { return uses_amd_keys(seeds[j].second) == amd; });
+    const double at = budget.used();
+    const Deadline part{&budget, at + (own.point - at) / static_cast<double>(left)};
     done.push_back(row);
-    descend(row, amd ? ps : ps_basic, ev, own);
+    descend(row, amd ? ps : ps_basic, ev, part);
     res.closest.push_back(scored(row, seeds[i].first));
     if (amd) amd_seeds_best = std::min(amd_seeds_best, res.closest.back().mismatches);
     if (seeds_deadline.passed()) cut_off = row;
+    else if (part.passed()) stopped.push_back(row);
     if (res.closest.back().mismatches == 0) break;
   }
   if (res.closest.empty()) throw std::invalid_argument("fit: every seed row was refused for " + pair_text());
   auto fewest = [](const ScoredRow& x, const ScoredRow& y) { return x.mismatches < y.mismatches; };
   std::stable_sort(res.closest.begin(), res.closest.end(), fewest);
+  // The closest row, when its part ended its descent, continues to the end of its share (the
+  // seeds after it may have taken that share: then it is cut off, as the last seed would be).
+  if (res.closest.front().mismatches > 0 &&
+      std::find(stopped.begin(), stopped.end(), res.closest.front().row) != stopped.end()) {
+    DatapathSpec row = res.closest.front().row;
+    const bool amd = uses_amd_keys(row);
+    const Deadline& own = amd ? amd_seeds_deadline : seeds_deadline;
+    if (!own.passed()) {
+      descend(row, amd ? ps : ps_basic, ev, own);
+      ScoredRow s = scored(row, res.closest.front().seed);
+      if (amd) amd_seeds_best = std::min(amd_seeds_best, s.mismatches);
+      if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
+    }
+    // Stopped by the seeds' deadline: the continuation below, as for the last seed.
+    if (seeds_deadline.passed()) cut_off = row;
+  }
   // Family separation: a closest row of the NVIDIA-like space whose descent was stopped by
   // the seeds' deadline while still improving continues there first (the AMD families below
   // are other datapaths: random user rows of the NVIDIA space never fit from them, and the

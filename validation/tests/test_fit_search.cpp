@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -278,4 +279,68 @@ TEST_CASE("fit: per-step sums are searched with the entry of c and the zero sign
     REQUIRE_FALSE(r.capped);
     CHECK(r.exact);
   }
+}
+
+namespace {
+
+// A built-in unit's row serving `out` (and `in`, when it has one), as fit's seeds take it.
+models::DatapathSpec builtin_row(const std::string& unit, const std::string& in, const std::string& out) {
+  auto serves = [](const std::vector<std::string>& v, const std::string& f) {
+    return std::find(v.begin(), v.end(), f) != v.end();
+  };
+  std::optional<models::DatapathSpec> found;
+  for (const auto& u : models::builtin_unit_specs())
+    if (u.name == unit)
+      for (const auto& r : u.datapaths)
+        if (!r.block_scale && r.instruction.empty() && serves(r.output_formats, out) &&
+            (!found || (serves(r.input_formats, in) && !serves(found->input_formats, in))))
+          found = r;
+  REQUIRE(found);
+  found->input_formats = {in};  // read with the dump's inputs
+  found->output_formats = {out};
+  auto keep = [&](auto& m) { std::erase_if(m, [&](const auto& e) { return e.first != out; }); };
+  keep(found->final_rounding);
+  keep(found->final_add_rounding);
+  keep(found->min_exponent);
+  keep(found->result_fraction_bits);
+  keep(found->nan_pattern);
+  return *found;
+}
+
+}  // namespace
+
+// Random 161 of seed 2 (e4m3 -> fp16, K 16): rtx5090's row scores best but is far from the data;
+// its descent took the seeds' whole share (a group pass on a far row costs most of the sample per
+// candidate) and v100's fp16 row, read with e4m3 inputs, which fits alone, was never descended.
+// Each seed now has a part of the seeds' share (validation/src/fit.cpp): exact from v100's row,
+// 1,716,936 cases run with the report. Without the parts rtx5090's row takes the budget and ends
+// 1,190 mismatches off (at 2,500,000 cases and at 5,000,000).
+TEST_CASE("fit: each seed has a part of the seeds' share", "[fit]") {
+  const char* hidden_json =
+      R"({"name":"h","architecture":"user","input_formats":["e4m3"],"output_formats":["fp16"],"fma_size":8,
+          "k_split":"pairs-mod4","fraction_bits":39,"carry_bits":7,"alignment_rounding":"rd","sticky_bit":false,
+          "normalization":"deferred","order":"largest-first","c_placement":"aligned","final_rounding":{"fp16":"rd"},
+          "result_fraction_bits":{"fp16":8},"min_exponent":null,"overflow":"ieee","subnormal_inputs":true,
+          "subnormal_outputs":true,"zero_sign":"ieee"})";
+  const std::uint64_t seed = 20261137;
+  INFO("seed " << seed);
+  const Format& in = parse_format("e4m3");
+  const Format& out = parse_format("fp16");
+  const auto hidden = row_of(hidden_json);
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, 16, 2000, seed, a, b, c, true);  // the range mix, as bench fit's random rows
+  const DumpSet dump = simulated_dump(hidden, in, out, 16, a, b, c);
+  FitOptions opt;
+  opt.seeds = {builtin_row("rtx5090", "e4m3", "fp16"), builtin_row("v100", "e4m3", "fp16")};
+  const std::size_t first = count_mismatches(opt.seeds[0], dump), second = count_mismatches(opt.seeds[1], dump);
+  opt.work_budget = 2500000;
+  opt.time_limit_seconds = 3600;  // the budget ends the search, not the clock
+  const FitResult r = fit_dump(dump, opt);
+  std::printf("a part per seed (random 161): seeds %zu and %zu mismatches, fitted %zu (%s), %zu cases run\n", first,
+              second, r.best.mismatches, r.best.seed.c_str(), r.case_evaluations);
+  CHECK(first > 0);
+  CHECK(second > 0);
+  CHECK(r.best.seed == "base row 2");  // v100's; rtx5090's scores best on the graded cost and descends first
+  REQUIRE_FALSE(r.capped);
+  CHECK(r.exact);
 }
