@@ -170,7 +170,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // -> fp32 fitted drop_c_below 24 for 25 (docs/fit.md). Other inputs draw as before.
     const bool fp8_in = in.fraction_bits <= 3 && !narrow_out;
     int kind = below(range_classes ? 14 + fit_cases::kRangeClasses : narrow_out ? 12 : fp8_in ? 12 : 11);
-    if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..26 (14: the drop edge)
+    if (range_classes && kind >= 14) ++kind;  // sessions 30-34's range classes are 15..28 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     if (only_kind >= 0) kind = only_kind;  // one class alone (drawn after the mix's draw: the stream is the same)
     switch (kind) {
@@ -385,7 +385,9 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 23:
       case 24:
       case 25:
-      case 26:  // sessions 30-32's range classes (fit_range_classes.cpp)
+      case 26:
+      case 27:
+      case 28:  // sessions 30-34's range classes (fit_range_classes.cpp)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)
