@@ -1,7 +1,7 @@
 // The range classes of sessions 30-34 (issue 26 part 3): fourteen more classes of fit dumps, aimed
 // at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
 // "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 14 cases in 28; range_class_cases draws one
+// (fit_suggest.hpp) draws them with range_classes, 14 cases in 28 (classes 12 and 13 from their own stream); range_class_cases draws one
 // class alone (tests: what a class separates).
 #pragma once
 #include <cstddef>
