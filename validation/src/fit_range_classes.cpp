@@ -1,4 +1,4 @@
-// The range classes of sessions 30-32 (see fit_range_classes.hpp). Every random value is drawn
+// The range classes of sessions 30-34 (see fit_range_classes.hpp). Every random value is drawn
 // into a named local before use: the order of a call's arguments is unspecified (GCC and clang
 // differ), so two drawing arguments in one call would give other dumps under other compilers.
 #include "tcsim/validation/fit_range_classes.hpp"
@@ -350,6 +350,133 @@ void grid_cut_pair(const Format& in, const Format& out, std::size_t K, Draw& d, 
   }
 }
 
+// Class 12: the widest cut (fit_range_classes.hpp).
+void widest_cut(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  if (K < 2) return;  // the top term and the unit need two places (c stays the caller's signed zero)
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const int q = out.emin - out.fraction_bits;
+  // The top term at the top 2 binades the products and the output share, the unit s = 8..48
+  // binades below it but not below the products' bottom: F's cut falls between them up to the
+  // widest shift the products allow (e4m3: 2^16 beside 2^-18, beyond the classes' shifts).
+  // A quarter of the cases the top term anywhere in the products' range instead (a row's E
+  // may follow the exponent fields of subnormal operands: fp16 products of 2^-33 beside 2^-48).
+  const int e_top = std::max(p_lo + 2, std::min(p_hi, out.emax - 1));
+  const int e = d.below(4) == 0 ? p_lo + 2 + d.below(e_top - p_lo - 1) : e_top - d.below(2);
+  const int s = 8 + d.below(41);
+  const int ue = std::max(p_lo, e - s);  // a product unit stops at the products' bottom
+  const int cue = std::max(q, e - s);    // c reaches lower (e4m3 products end at 2^-18, fp16 outputs at 2^-24)
+  const bool neg = d.coin();
+  std::size_t used = 0;
+  if (d.coin()) {
+    // A pair cancelled exactly at 2^e (two products), and c of random fraction with its last
+    // bits at 2^cue or below: the result is c as the alignment kept it, in bits the output holds.
+    x[at[0]] = value(in, d.g, neg, half(e), false);
+    y[at[0]] = value(in, d.g, false, e - half(e), false);
+    x[at[1]] = x[at[0]] ^ in.sign_mask();
+    y[at[1]] = y[at[0]];
+    const bool cs = d.coin();
+    const int ce = std::min(e - 2, cue + out.fraction_bits);  // its last bit at 2^cue, below the pair
+    z = value(out, d.g, cs, ce, true);
+    used = 2;
+    if (used < K && d.coin()) {  // half: a product at the unit too (c alone may be added after the sum)
+      const bool ps = d.coin();
+      const bool pf = d.coin();
+      x[at[used]] = value(in, d.g, ps, half(ue), pf);
+      y[at[used]] = value(in, d.g, false, ue - half(ue), false);
+    }
+    return;
+  }
+  // 1-3 products of one sign at 2^e .. 2^(e-1) (their sum up to the top binade of the
+  // products' sums) and a power-of-two unit 2^ue of either sign: kept, or rounded at the cut
+  // by the alignment (rz, rd, ru, rne, sticky).
+  const std::size_t tops = std::min<std::size_t>(K - 1, 1 + static_cast<std::size_t>(d.below(3)));
+  for (std::size_t t = 0; t < tops; ++t) {
+    const int te = e - d.below(2);
+    const bool tf = t > 0 || d.coin();  // the first a power of two half the time (a binade's edge)
+    x[at[t]] = value(in, d.g, neg, half(te), tf);
+    y[at[t]] = value(in, d.g, false, te - half(te), false);
+  }
+  used = tops;
+  const bool us = d.coin();
+  const bool c_unit = d.below(3) == 0;  // a third: the unit is c (down to the output's smallest last place)
+  if (c_unit) {
+    z = value(out, d.g, us, cue, false);
+  } else {
+    x[at[used]] = value(in, d.g, us, half(ue), false);
+    y[at[used]] = value(in, d.g, false, ue - half(ue), false);
+    ++used;
+  }
+  if (used < K && d.below(3) == 0) {  // a third: half T's last place (the boundary an RNE midpoint)
+    const int h = e - out.fraction_bits - 1;
+    const bool hs = d.coin();
+    if (h > p_lo && h < p_hi) {
+      x[at[used]] = value(in, d.g, hs, half(h), false);
+      y[at[used]] = value(in, d.g, false, h - half(h), false);
+      ++used;
+    }
+  }
+  // Half: a term of the unit's other sign 1-4 binades below it (or c below the products'
+  // range): the cut between them keeps the unit and rounds this term on its own.
+  const int te = ue - 1 - d.below(4);
+  const bool tf = d.coin();
+  if (d.coin()) {
+    if (te > p_lo && used < K) {
+      x[at[used]] = value(in, d.g, !us, half(te), tf);
+      y[at[used]] = value(in, d.g, false, te - half(te), false);
+    } else if (te >= q && !c_unit) {
+      z = value(out, d.g, !us, te, tf);
+    }
+  }
+}
+
+// Class 13's other half: 1-4 pairs p, -p' (p' p but for an operand's last 1-2 bits), their
+// remainders of one sign or each its own.
+void pairs_near(const Format& in, std::size_t K, Draw& d, const std::vector<std::size_t>& at, int lo, int top,
+                std::uint64_t* x, std::uint64_t* y) {
+  const std::size_t pairs = std::min<std::size_t>(K / 2, 1 + static_cast<std::size_t>(d.below(4)));
+  const bool same_way = d.coin();  // every pair's remainder of one sign, or each its own
+  const std::uint64_t low0 = 1 + static_cast<std::uint64_t>(d.below(3));
+  for (std::size_t t = 0; t < pairs; ++t) {
+    const int step = d.below(4);
+    const std::uint64_t low = same_way ? low0 : 1 + static_cast<std::uint64_t>(d.below(3));
+    const std::size_t i = at[2 * t], j = at[2 * t + 1];
+    product(in, d, std::max(lo, top - step), x[i], y[i]);
+    x[j] = x[i] ^ in.sign_mask();
+    y[j] = y[i] ^ low;
+  }
+}
+
+// Class 13: near-cancelling pairs below the output's normal range (fit_range_classes.hpp).
+bool pairs_below_normal(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                        std::uint64_t* x, std::uint64_t* y, std::uint64_t& z) {
+  const int p_lo = product_lo(in), p_hi = product_hi(in);
+  const int q = out.emin - out.fraction_bits;
+  const int lo = std::max(p_lo + 1, q - 8);
+  const int hi = std::min(p_hi - 1, out.emin + 1);
+  if (K < 2 || lo > hi) return false;
+  const int top = lo + d.below(hi - lo + 1);
+  if (K >= 4 && d.coin()) {
+    // Half: x y - x y' - x' y + x' y' = (x - x')(y - y'), x' and y' x and y but for their last
+    // 1-2 bits: four products whose exact sum is a few of their last places.
+    product(in, d, top, x[at[0]], y[at[0]]);
+    const std::uint64_t lx = 1 + static_cast<std::uint64_t>(d.below(3));
+    const std::uint64_t ly = 1 + static_cast<std::uint64_t>(d.below(3));
+    x[at[1]] = x[at[0]] ^ in.sign_mask();
+    y[at[1]] = y[at[0]] ^ ly;
+    x[at[2]] = (x[at[0]] ^ lx) ^ in.sign_mask();
+    y[at[2]] = y[at[0]];
+    x[at[3]] = x[at[0]] ^ lx;
+    y[at[3]] = y[at[0]] ^ ly;
+  } else {
+    pairs_near(in, K, d, at, lo, top, x, y);
+  }
+  const int cz = d.below(4);
+  const bool zs = d.coin();
+  z = cz <= 1 ? out.zero(zs) : value(out, d.g, zs, q + d.below(2), false);
+  return true;
+}
+
 // Class 11: zeros from subnormal operands (fit_range_classes.hpp).
 void flushed_zeros(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
                    std::uint64_t& z) {
@@ -437,6 +564,8 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
   else if (which == 7 || which == 8) grid_far_c(in, out, K, d, at, x, y, z, which == 8);
   else if (which == 9 && below_normal(in, out, K, d, at, x, y, z)) return;
   else if (which == 10) grid_cut_pair(in, out, K, d, at, x, y, z);
+  else if (which == 12) widest_cut(in, out, K, d, at, x, y, z);
+  else if (which == 13 && pairs_below_normal(in, out, K, d, at, x, y, z)) return;
   else grid_tiny(in, out, K, d, at, x, y, z, which == 3);
 }
 

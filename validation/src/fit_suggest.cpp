@@ -157,6 +157,12 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
   const bool exact_shifts = !range_classes && in.fraction_bits == 7 && in.emax == 127 && out.fraction_bits == 23 &&
                             out.emax == 127;
   std::mt19937_64 g_exact(seed ^ 0x6a09e667f3bcc909ull);
+  // Range mix: the mix's draw picks among range classes 0-11 (sessions 30-32); session 34's
+  // classes 12 and 13 replace every 14th case (one in 28 each, the share the draw gives every
+  // class), drawn from their own stream, so that the other cases of a dump stay as they were.
+  constexpr int kDrawnRangeClasses = 12;
+  static_assert(fit_cases::kRangeClasses == kDrawnRangeClasses + 2);
+  std::mt19937_64 g_late(seed ^ 0xbb67ae8584caa73bull);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t* x = a.data() + i * K;
     std::uint64_t* y = b.data() + i * K;
@@ -169,7 +175,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     // Fp8 inputs: the basic mix holds the c-at-the-drop-edge class (14) too; mi300x v1 e4m3fnuz
     // -> fp32 fitted drop_c_below 24 for 25 (docs/fit.md). Other inputs draw as before.
     const bool fp8_in = in.fraction_bits <= 3 && !narrow_out;
-    int kind = below(range_classes ? 14 + fit_cases::kRangeClasses : narrow_out ? 12 : fp8_in ? 12 : 11);
+    int kind = below(range_classes ? 14 + kDrawnRangeClasses : narrow_out ? 12 : fp8_in ? 12 : 11);
     if (range_classes && kind >= 14) ++kind;  // sessions 30-32's range classes are 15..26 (14: the drop edge)
     if (!range_classes && kind == 11) kind = narrow_out ? 12 : 14;
     if (only_kind >= 0) kind = only_kind;  // one class alone (drawn after the mix's draw: the stream is the same)
@@ -385,7 +391,9 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 23:
       case 24:
       case 25:
-      case 26:  // sessions 30-32's range classes (fit_range_classes.cpp)
+      case 26:
+      case 27:
+      case 28:  // the range classes (fit_range_classes.cpp; 27, 28: only_kind, or every 14th case below)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)
@@ -396,6 +404,10 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
         z = any_sign(out, g, out.emin - 12 + below(40));
         break;
       }
+    }
+    if (range_classes && only_kind < 0 && i % 14 == 13) {
+      const int which = kDrawnRangeClasses + static_cast<int>(g_late() & 1);
+      fit_cases::range_class_case(which, in, out, K, g_late, x, y, z);
     }
     if (exact_shifts && i % 32 == 31) {
       const int e = static_cast<int>(g_exact() % 5);

@@ -1,7 +1,7 @@
-// The range classes of sessions 30-32 (issue 26 part 3): twelve more classes of fit dumps, aimed
+// The range classes of sessions 30-34 (issue 26 part 3): fourteen more classes of fit dumps, aimed
 // at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
 // "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 12 cases in 26; range_class_cases draws one
+// (fit_suggest.hpp) draws them with range_classes, 14 cases in 28 (classes 12 and 13 from their own stream); range_class_cases draws one
 // class alone (tests: what a class separates).
 #pragma once
 #include <cstddef>
@@ -22,7 +22,7 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two values near 1 that puts its leading bit near 2^e.
 int half(int e);
 
-constexpr int kRangeClasses = 12;
+constexpr int kRangeClasses = 14;
 
 // One case of class `which` (0 .. kRangeClasses - 1) into x[0..K), y[0..K), z:
 //  0 grid point and tiny terms: a term T on the output's grid (c, or a product of at most the
@@ -89,6 +89,24 @@ constexpr int kRangeClasses = 12;
 //    or zero times a subnormal, all of one sign (3 in 4), c a zero or subnormal of that sign
 //    (3 in 4): where subnormal inputs are flushed, the flushed zeros' signs (kept or +0,
 //    `flushed_input_sign`) decide the sign of the zero result (random 134, 143).
+// 12 the widest cut (session 34): the top term at the top 2 binades the products and the
+//    output share (a quarter of the cases anywhere in the products' range), and s = 8..48
+//    binades below it, not below the products' bottom (c: not below the output's smallest last
+//    place), either (half) a pair cancelled exactly at the top beside c of random fraction whose
+//    last bits lie there (and half the time a product there too), or 1-3 products of one sign
+//    at the top (a sum on the output's grid) beside a power-of-two unit of either sign (a
+//    product, or a third of the cases c), a third of the cases half the top's last place (a
+//    tie), half the cases a term of the unit's other sign 1-4 binades below it. Classes 4, 7
+//    and 8 draw the top term and the shift independently, so a cut at the products' widest
+//    spread (e4m3: 2^16 beside 2^-18) was rare (random 51, 171, 192: F 39/37/36 told from
+//    34/33/33 by 0-3 of 5,000 cases of any class).
+// 13 near-cancelling pairs below the output's normal range (session 34): the terms' top as in
+//    class 9; half the cases (K >= 4) four products x y, -x y', -x' y, x' y' (x', y' x and y
+//    but for their last 1-2 bits), whose exact sum (x - x')(y - y') is a few of their last
+//    places, the rest 1-4 pairs p, -p' (remainders of one sign or each its own); c a signed
+//    zero or 1-2 smallest last places. Whether a clamp's cut (or F's) drops that remainder
+//    decides a zero's sign or a subnormal result (random 162, 164: clamps told apart by 0-2
+//    of 5,000 cases before). Pairs whose products cannot reach that range draw class 0.
 void range_class_case(int which, const Format& in, const Format& out, std::size_t K, std::mt19937_64& g,
                       std::uint64_t* x, std::uint64_t* y, std::uint64_t& z);
 
