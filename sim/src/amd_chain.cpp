@@ -150,8 +150,22 @@ struct Consts {
     s_two = hn::Set(di, Opaque(2)), s_two26 = hn::Set(di, Opaque(1 << 26)), s_t_renorm = hn::Set(di, Opaque(t_renorm));
     short_ok = p.sum_bits >= 31 && p.drop_c_below < 0 && p.groups == 1;
     win = hn::Set(di, short_ok ? static_cast<std::int32_t>(~0u << (60 - p.sum_bits)) : 0);
+    // mi300f, AVX-512 with the renormalization: the sticky window's edge as a limit, 2^(60 -
+    // sum_bits + r) - 1, looked up by T0's top 4 bits n (ShortEpilogue): m = n for T0 >= 0,
+    // 15 - n = (~T0) >> 28 = (|T0| - 1) >> 28 for T0 < 0, r = min(m >> (t - 28), 2).
+    lim_tab = zero;
+    if constexpr (kAvx512Lanes) {
+      if (short_ok) {
+        HWY_ALIGN std::int32_t tab[16];
+        for (int n = 0; n < 16; ++n) {
+          const int m = n < 8 ? n : 15 - n, r = std::min(m >> (t_renorm - 28), 2);
+          tab[n] = static_cast<std::int32_t>((std::uint32_t{1} << (60 - p.sum_bits + r)) - 1);  // <= 2^31 - 1
+        }
+        lim_tab = hn::Load(di, tab);
+      }
+    }
   }
-  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, s_t_renorm, win;
+  VI near_lo, near_span, e_sh, b32, rbias, sub_max, s_abs, s_one, s_two, s_two26, s_t_renorm, win, lim_tab;
   bool short_ok;
 };
 
@@ -276,30 +290,43 @@ HWY_INLINE VF ShortEpilogue(const Consts& k, VF c, VI s, VF scale, hn::Mask<DI>&
   const VI sh23 = hn::ShiftLeft<23>(sh);
   const VI c_f = FloorInt32(di, hn::BitCast(df, hn::Sub(hn::BitCast(di, cs), sh23)));
   const VI t0 = hn::Add(c_f, s >> sh);
-  const VI mag = hn::Abs(t0);
   VU aligned;
   if constexpr (kWideShifts) {
     aligned = hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b32, sh));
   } else {
     aligned = hn::ShiftLeft<1>(hn::BitCast(du, s) << hn::BitCast(du, hn::Sub(k.b31, sh)));
   }
-  VI win = k.win;
-  if constexpr (kRenorm) {
-    // mi300e: on AVX2/AVX-512 by a vector count (a memory operand), not a count reloaded into an
-    // xmm register per vector; the same shift (t_renorm in [28, 31]). Logical shifts: a lane not
-    // ok may hold T0 = -2^31 (|T0| = -2^31 as int32), whose arithmetic shift would give a
-    // negative count below (undefined on the scalar targets); unsigned it gives 8 -> 2.
-    VI r;
-    const VU umag = hn::BitCast(du, mag);
-    if constexpr (kWideShifts) r = hn::Min(hn::BitCast(di, umag >> hn::BitCast(du, k.s_t_renorm)), k.s_two);
-    else r = hn::Min(hn::BitCast(di, hn::ShiftRightSame(umag, k.t_renorm)), k.s_two);
-    win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, r));
+  hn::Mask<DI> sticky;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  if constexpr (kAvx512Lanes && kRenorm) {
+    // mi300f: aligned & (win << r) != 0 is aligned > 2^(60 - sum_bits + r) - 1 (unsigned; the
+    // edge <= 31), the limit looked up by n = T0 >> 28 (logical; Consts' lim_tab): r = min((|T0|
+    // - 1) >> t, 2) for T0 < 0, one less than the form below only at T0 = -2^b (b = t, t + 1),
+    // where T is -2^b or -2^b + 1 and both convert to -2^b (b >= 28: the ulp below 2^b is >= 16
+    // units), so the result is the same. No |T0|: 3 instructions instead of 5.
+    const __m512i lim = _mm512_permutexvar_epi32(_mm512_srli_epi32(t0.raw, 28), k.lim_tab.raw);
+    sticky = hn::Mask<DI>{_mm512_cmpgt_epu32_mask(aligned.raw, lim)};
+  } else
+#endif
+  {
+    VI win = k.win;
+    if constexpr (kRenorm) {
+      // mi300e: on AVX2/AVX-512 by a vector count (a memory operand), not a count reloaded into an
+      // xmm register per vector; the same shift (t_renorm in [28, 31]). Logical shifts: a lane not
+      // ok may hold T0 = -2^31 (|T0| = -2^31 as int32), whose arithmetic shift would give a
+      // negative count below (undefined on the scalar targets); unsigned it gives 8 -> 2.
+      VI r;
+      const VU umag = hn::BitCast(du, hn::Abs(t0));
+      if constexpr (kWideShifts) r = hn::Min(hn::BitCast(di, umag >> hn::BitCast(du, k.s_t_renorm)), k.s_two);
+      else r = hn::Min(hn::BitCast(di, hn::ShiftRightSame(umag, k.t_renorm)), k.s_two);
+      win = hn::BitCast(di, hn::BitCast(du, win) << hn::BitCast(du, r));
+    }
+    sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
   }
-  const auto sticky = AnyBitsOf(hn::BitCast(di, aligned), win);
   const VI t = OrOneIf(sticky, t0, k.s_one);
-  if constexpr (!kSmallK) ok = hn::AndNot(AndLt(sticky, mag, k.s_two26), ok);
+  if constexpr (!kSmallK) ok = hn::AndNot(AndLt(sticky, hn::Abs(t0), k.s_two26), ok);
   const VI rscale = hn::Add(hn::Sub(k.rbias, hn::BitCast(di, scale)), sh23);
-  ok = hn::And(ok, hn::Gt(rscale, k.sub_max));
+  ok = AndLt(ok, k.sub_max, rscale);  // one masked compare on AVX-512 (mi300f)
   if constexpr (!kPositiveZero) ok = hn::AndNot(hn::Eq(t, k.zero), ok);
   return hn::Mul(hn::ConvertTo(df, t), hn::BitCast(df, rscale));
 }
@@ -389,7 +416,7 @@ HWY_INLINE void Scales(const ChainTile& T, const std::int16_t* ae, std::size_t p
     // 2^16 (e_g in [-32768, 32000]: it is below kLow - kUsed exactly for kUsed <= e_g < kLow).
     const DH dh;
     const hn::RebindToUnsigned<D16> du16;
-    const auto bias = hn::Set(d16, std::int16_t{24 + 127}), lo_f = hn::Set(d16, std::int16_t{1});
+    const auto bias = hn::Set(d16, std::int16_t{24 + 127});
     const auto hi_f = hn::Set(d16, std::int16_t{254}), max_e = hn::Set(d16, std::int16_t{126});
     const auto nan2 = hn::Set(d16, std::int16_t{0x1ff});
     const auto used = hn::Set(du16, static_cast<std::uint16_t>(-kUsed));
@@ -397,10 +424,12 @@ HWY_INLINE void Scales(const ChainTile& T, const std::int16_t* ae, std::size_t p
     for (std::size_t g = 0; g < G; ++g)
       for (std::size_t r = 0; r < MR; ++r) {
         const auto e = E16[g][r][0];
-        const auto field = hn::Min(hn::Max(hn::SaturatedSub(bias, e), lo_f), hi_f);
+        // No lower clamp (mi300f): 151 - e < 1 only where e > 150, flagged (nan2) below; the
+        // doubling saturates there instead of wrapping.
+        const auto field = hn::Min(hn::SaturatedSub(bias, e), hi_f);
         const auto low = hn::Lt(hn::Add(hn::BitCast(du16, e), used), span);
         const auto out = hn::Or(hn::Gt(e, max_e), hn::RebindMask(d16, low));
-        const auto f2 = hn::IfThenElse(out, nan2, hn::Add(field, field));
+        const auto f2 = hn::IfThenElse(out, nan2, hn::SaturatedAdd(field, field));
         scale[g][r][0] = hn::BitCast(df, hn::ShiftLeft<22>(hn::PromoteTo(di, hn::LowerHalf(dh, f2))));
         scale[g][r][1] = hn::BitCast(df, hn::ShiftLeft<22>(hn::PromoteTo(di, hn::UpperHalf(dh, f2))));
       }
