@@ -322,6 +322,11 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
     if (!aa.is_object())
       ctx.fail("after_add", "expected an object {\"sum_fraction_bits\": 32, \"c_fraction_bits\": 24, \"rounding\": \"rd\", "
                             "\"renormalize_fraction_bits\": 31, \"drop_c_below\": null}, got " + type_name(aa));
+    // Only the after-add datapath reads these fields: anywhere else they would be dropped
+    // without a word (and to_json would not write them back).
+    if (r.c_placement != CPlacement::After)
+      ctx.fail("after_add", "given with c_placement '" + j["c_placement"].get<std::string>() +
+                                "'; allowed only with c_placement 'after'");
     Ctx inner{ctx.source, ctx.path + "after_add: "};
     const std::vector<std::string> keys = {"sum_fraction_bits", "c_fraction_bits", "rounding", "renormalize_fraction_bits",
                                            "drop_c_below"};

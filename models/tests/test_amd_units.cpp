@@ -330,6 +330,10 @@ TEST_CASE("amd units: bad values of the new row keys name the key", "[amd]") {
                     Contains("after_add: unknown key 'c_bits'"));
   CHECK_THROWS_WITH(parse_unit_json(row(R"("c_placement": "after", "after_add": {"sum_fraction_bits": 32, "c_fraction_bits": 24, "rounding": "up"})"), "u"),
                     Contains("key 'rounding': 'up' is not allowed; allowed: rz, rd, ru, rne"));
+  // after_add only with c_placement after: elsewhere it was dropped silently (fuzz_unit_json, ci34).
+  CHECK_THROWS_WITH(parse_unit_json(row(R"("c_placement": "aligned", "after_add": {"sum_fraction_bits": 32, "c_fraction_bits": 24, "rounding": "rd"})"), "u"),
+                    Contains("key 'after_add': given with c_placement 'aligned'; allowed only with c_placement 'after'"));
+  CHECK_NOTHROW(parse_unit_json(row(R"("c_placement": "aligned", "after_add": null)"), "u"));
   CHECK_THROWS_WITH(parse_unit_json(row(R"("c_placement": "aligned", "flushed_input_sign": "negative")"), "u"),
                     Contains("key 'flushed_input_sign': 'negative' is not allowed; allowed: keep, positive"));
   // Combinations the adder refuses: named by the unit's constructor.
