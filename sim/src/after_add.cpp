@@ -12,6 +12,7 @@
 #include "amd_chain.hpp"
 #include "amd_lanes.hpp"
 #include "amd_pair_chain.hpp"
+#include "block_specials.hpp"
 #include "host_decode.hpp"
 #include "huge_pages.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -24,7 +25,10 @@ using host_decode::decode_fp32;
 using host_decode::pow2;
 
 constexpr std::size_t kMaxK = 64;
-constexpr std::uint8_t kZero = 0, kFinite = 1, kInf = 2, kNaN = 3;
+using block_specials::kFinite;
+using block_specials::kInf;
+using block_specials::kNaN;
+using block_specials::kZero;
 
 // floor(v / 2^s) for s >= 0, v * 2^-s for s < 0 (exact then).
 inline std::int64_t floor_shift(std::int64_t v, int s) {
@@ -139,30 +143,16 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
   Prod prods[kMaxK];
   std::size_t group_of[kMaxK];
   std::size_t np = 0;
-  bool nan = false, pos_inf = false, neg_inf = false, all_neg = true, all_pos = true;
+  block_specials::Facts facts;
   for (std::size_t t = 0; t < len; ++t) {
     const Operand& x = a[t * sa];
     const Operand& y = b[t * sb];
+    if (!facts.product(x, y)) continue;
     const bool neg = x.negative != y.negative;
-    if (x.kind == kNaN || y.kind == kNaN) {
-      nan = true;
-      continue;
-    }
-    if (x.kind == kInf || y.kind == kInf) {
-      if (x.kind == kZero || y.kind == kZero) nan = true;
-      else (neg ? neg_inf : pos_inf) = true;
-      all_neg = all_pos = false;
-      continue;
-    }
-    if (x.kind == kZero || y.kind == kZero) {
-      (neg ? all_pos : all_neg) = false;
-      continue;
-    }
-    all_neg = all_pos = false;
     const std::uint64_t sig = std::uint64_t{x.sig} * y.sig;
     const int q = x.q + y.q;
     if (cfg_.product_overflow_inf && q + (63 - std::countl_zero(sig)) > emax) {
-      (neg ? neg_inf : pos_inf) = true;
+      (neg ? facts.neg_inf : facts.pos_inf) = true;
       continue;
     }
     prods[np] = {sig, q, x.e_ref + y.e_ref, neg};
@@ -170,41 +160,20 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
     ++np;
   }
   // The padding products (+0 * +0) are +0: every term is -0 no longer.
-  if (len < k_) all_neg = false;
+  if (len < k_) facts.all_neg = false;
   const std::uint32_t cu = static_cast<std::uint32_t>(c_bits);
   const Decoded cd = decode_fp32(cu);
-  bool c_nonzero = false;
   std::int64_t c_sig = 0;
   int c_q = 0, e_c = cfg_.c_format.emin;
-  switch (cd.cls) {
-    case FpClass::NaN: nan = true; break;
-    case FpClass::Infinity:
-      (cd.negative ? neg_inf : pos_inf) = true;
-      all_neg = all_pos = false;
-      break;
-    case FpClass::Zero: (cd.negative ? all_pos : all_neg) = false; break;
-    case FpClass::Subnormal:
-      if (!cfg_.subnormal_inputs) {  // read(): flushed c
-        (cd.negative && !cfg_.flush_inputs_positive ? all_pos : all_neg) = false;
-        break;
-      }
-      [[fallthrough]];
-    default:
-      all_neg = all_pos = false;
-      c_nonzero = true;
-      c_sig = cd.negative ? -static_cast<std::int64_t>(cd.significand) : static_cast<std::int64_t>(cd.significand);
-      c_q = cd.exponent;
-      e_c = cd.exponent + cfg_.c_format.precision - 1;
-      break;
+  const bool c_flushed = cd.cls == FpClass::Subnormal && !cfg_.subnormal_inputs;  // read(): a zero
+  const bool c_nonzero = facts.addend(c_flushed ? FpClass::Zero : cd.cls,
+                                      cd.negative && !(c_flushed && cfg_.flush_inputs_positive));
+  if (c_nonzero) {
+    c_sig = cd.negative ? -static_cast<std::int64_t>(cd.significand) : static_cast<std::int64_t>(cd.significand);
+    c_q = cd.exponent;
+    e_c = cd.exponent + cfg_.c_format.precision - 1;
   }
-  if (nan || (pos_inf && neg_inf)) return nan_;
-  if (pos_inf || neg_inf) return cfg_.out_format.infinity(neg_inf);
-
-  auto zero_result = [&](bool all_negative, bool all_positive) -> std::uint64_t {
-    if (cfg_.zero_sign == ZeroSign::Positive) return 0;
-    const bool neg = all_negative || (!all_positive && cfg_.final_rounding == Rounding::Down);
-    return neg ? 0x80000000u : 0u;
-  };
+  if (const auto special = facts.special_result(nan_, cfg_.out_format)) return *special;
 
   // after_sum(): groups truncated at F below their own largest exponent, combined at e_dot.
   const bool any_product = np > 0;
@@ -241,7 +210,7 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
   if (s != 0) total += floor_shift(s, (E - sfb) - (e_dot - F)) * (std::int64_t{1} << (E - sfb - lsb));
   const bool drop_c = cfg_.after.drop_c_below && e_c < E - *cfg_.after.drop_c_below;
   if (c_nonzero && !drop_c) total += floor_shift(c_sig, (E - cfb) - c_q) * (std::int64_t{1} << (E - cfb - lsb));
-  if (total == 0) return zero_result(all_neg && !any_product, all_pos);
+  if (total == 0) return block_specials::zero_fp32_rne(cfg_, facts.all_neg && !any_product);
   int out_lsb = lsb;
   if (cfg_.after.renormalize_fraction_bits) {
     const std::uint64_t mag = total < 0 ? static_cast<std::uint64_t>(-total) : static_cast<std::uint64_t>(total);
@@ -251,7 +220,7 @@ std::uint64_t AfterAddKernel::block(std::size_t len, const Operand* a, std::size
       total = floor_shift(total, new_lsb - lsb);
       out_lsb = new_lsb;
     }
-    if (total == 0) return zero_result(false, false);
+    if (total == 0) return block_specials::zero_fp32_rne(cfg_, false);
   }
   // |total| < 2^53: exact in binary64, and the scaling by 2^out_lsb stays in binary64's normal
   // range; the conversion to binary32 is the one rounding (RNE, subnormals, overflow to Inf).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "amd_chain.hpp"
+#include "block_specials.hpp"
 #include "host_decode.hpp"
 #include "huge_pages.hpp"
 #include "tcsim/sim/codec.hpp"
@@ -23,7 +24,10 @@ using host_decode::pow2;
 using u128 = unsigned __int128;
 using i128 = __int128;
 constexpr std::size_t kMaxK = 64;
-constexpr std::uint8_t kZero = 0, kFinite = 1, kInf = 2, kNaN = 3;
+using block_specials::kFinite;
+using block_specials::kInf;
+using block_specials::kNaN;
+using block_specials::kZero;
 constexpr int kMaxSpan = 120;  // bits between the lowest and the highest bit of the terms
 
 int bit_length(u128 v) {
@@ -94,50 +98,17 @@ std::uint64_t ExactBlockKernel::block(std::size_t len, const Operand* a, const s
   };
   Term terms[kMaxK + 1];
   std::size_t nt = 0;
-  bool nan = false, pos_inf = false, neg_inf = false, all_neg = true, all_pos = true;
+  block_specials::Facts facts;
   for (std::size_t t = 0; t < len; ++t) {
     const Operand& x = a[t * sa];
     const Operand& y = b[t * sb];
-    const bool neg = x.negative != y.negative;
-    if (x.kind == kNaN || y.kind == kNaN) {
-      nan = true;
-      continue;
-    }
-    if (x.kind == kInf || y.kind == kInf) {
-      if (x.kind == kZero || y.kind == kZero) nan = true;
-      else (neg ? neg_inf : pos_inf) = true;
-      all_neg = all_pos = false;
-      continue;
-    }
-    if (x.kind == kZero || y.kind == kZero) {
-      (neg ? all_pos : all_neg) = false;
-      continue;
-    }
-    all_neg = all_pos = false;
-    terms[nt++] = {std::uint64_t{x.sig} * y.sig, x.q + y.q, neg};
+    if (facts.product(x, y)) terms[nt++] = {std::uint64_t{x.sig} * y.sig, x.q + y.q, x.negative != y.negative};
   }
-  if (len < k_) all_neg = false;  // +0 padding products
+  if (len < k_) facts.all_neg = false;  // +0 padding products
   const Decoded cd = decode_fp32(static_cast<std::uint32_t>(c_bits));
-  switch (cd.cls) {
-    case FpClass::NaN: nan = true; break;
-    case FpClass::Infinity:
-      (cd.negative ? neg_inf : pos_inf) = true;
-      all_neg = all_pos = false;
-      break;
-    case FpClass::Zero: (cd.negative ? all_pos : all_neg) = false; break;
-    default:
-      all_neg = all_pos = false;
-      terms[nt++] = {cd.significand, cd.exponent, cd.negative};
-      break;
-  }
-  if (nan || (pos_inf && neg_inf)) return nan_;
-  if (pos_inf || neg_inf) return cfg.out_format.infinity(neg_inf);
-  auto zero_result = [&](bool all_negative, bool all_positive) -> std::uint64_t {
-    if (cfg.zero_sign == ZeroSign::Positive) return 0;
-    const bool neg = all_negative || (!all_positive && cfg.final_rounding == Rounding::Down);
-    return neg ? 0x80000000u : 0u;
-  };
-  if (nt == 0) return zero_result(all_neg, all_pos);
+  if (facts.addend(cd.cls, cd.negative)) terms[nt++] = {cd.significand, cd.exponent, cd.negative};
+  if (const auto special = facts.special_result(nan_, cfg.out_format)) return *special;
+  if (nt == 0) return block_specials::zero_fp32_rne(cfg, facts.all_neg);
   int lo = terms[0].q, hi = terms[0].q + 64 - std::countl_zero(terms[0].sig);
   for (std::size_t i = 1; i < nt; ++i) {
     lo = std::min(lo, terms[i].q);
@@ -153,7 +124,7 @@ std::uint64_t ExactBlockKernel::block(std::size_t len, const Operand* a, const s
     const i128 v = static_cast<i128>(static_cast<u128>(terms[i].sig) << (terms[i].q - lo));
     sum += terms[i].negative ? -v : v;
   }
-  if (sum == 0) return zero_result(false, false);
+  if (sum == 0) return block_specials::zero_fp32_rne(cfg, false);
   const bool negative = sum < 0;
   u128 mag = negative ? static_cast<u128>(-sum) : static_cast<u128>(sum);
   int e = lo;
