@@ -70,12 +70,15 @@ struct GroupAccumulators {
     std::uint64_t* out = bits.data();
     const std::uint64_t* lane = tmp.data();
     const std::uint8_t* flagged = fixup.data();
-    for (std::size_t j = 0; j < w; ++j)
-      if (!flagged[j]) out[j] = to_out(lane[j]);
-    for (std::size_t j = 0; j < w; ++j) {
+    std::uint8_t any = 0;
+    for (std::size_t j = 0; j < w; ++j) {  // without a branch: vectorized where to_out is the identity
+      any |= flagged[j];
+      out[j] = flagged[j] ? out[j] : to_out(lane[j]);
+    }
+    for (std::size_t j = 0; any && j < w; ++j) {
       if (!flagged[j]) continue;
-      bits[j] = to_out(exact(j, bits[j]));
-      gk.decode(BlockKernel::Role::C, 1, &bits[j], &tmp_value[j], &tmp_eref[j]);
+      out[j] = to_out(exact(j, out[j]));
+      gk.decode(BlockKernel::Role::C, 1, out + j, tmp_value.data() + j, tmp_eref.data() + j);
     }
     std::swap(value, tmp_value);
     std::swap(eref, tmp_eref);

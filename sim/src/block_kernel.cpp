@@ -473,15 +473,18 @@ bool BlockKernel::run_groups_planar(std::size_t n, std::size_t len, std::size_t 
   const int a_lsb = k.a.emin - (k.a.precision - 1), b_lsb = k.b.emin - (k.b.precision - 1);
   double a_max = 0, b_max = 0;
   for (const auto& [table, lsb, out, peak] :
-       {std::tuple{a_table, a_lsb, ints.a, &a_max}, std::tuple{b_table, b_lsb, ints.b, &b_max}})
+       {std::tuple{a_table, a_lsb, ints.a, &a_max}, std::tuple{b_table, b_lsb, ints.b, &b_max}}) {
+    const double up = std::ldexp(1.0, -lsb);  // exact scaling: a power of two
     for (std::size_t x = 0; int_sums && x < 2 * half; ++x) {
-      const double v = std::ldexp(table[x], -lsb);  // NaN stays NaN and fails the test below
-      if (!(std::abs(v) < 0x1p14 && v == std::trunc(v))) int_sums = false;
-      else {
+      const double v = table[x] * up;  // NaN fails the test below
+      if (!(std::abs(v) < 0x1p14 && v == std::trunc(v))) {
+        int_sums = false;
+      } else {
         out[x] = static_cast<std::int16_t>(v);
         *peak = std::max(*peak, std::abs(v));
       }
     }
+  }
   int_sums = int_sums && static_cast<double>(group) * a_max * b_max < 0x1p15 && a_lsb + b_lsb >= -126 &&
              a_lsb + b_lsb + 15 <= 127;
   ints.unit = int_sums ? std::ldexp(1.0f, a_lsb + b_lsb) : 1.0f;
