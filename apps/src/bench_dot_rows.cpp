@@ -55,7 +55,7 @@ int bench_dot_all_rows(const ParsedArgs& a, const models::Unit* only, std::size_
     const bool planar = in.width <= 16;
     double planar_rate = 0;
     if (planar) {
-      const std::vector<std::uint16_t> At = product_major16(A.data(), n, K), Bt = product_major16(B.data(), n, K);
+      const Planar16 At = product_major16(A.data(), n, K), Bt = product_major16(B.data(), n, K);
       planar_rate = measure_rate([&] {
         unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), D_planar.data(), instruction, threads);
       }, n, min_seconds).per_second;

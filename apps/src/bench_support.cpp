@@ -70,8 +70,8 @@ std::uint64_t bench_uniform_value(const Format& f, std::uint64_t random) {
   return round_bits(decode(formats::fp64(), bits_of_double(x)), f, Rounding::NearestEven);
 }
 
-std::vector<std::uint16_t> product_major16(const std::uint64_t* x, std::size_t n, std::size_t K) {
-  std::vector<std::uint16_t> t(n * K);
+Planar16 product_major16(const std::uint64_t* x, std::size_t n, std::size_t K) {
+  Planar16 t(n * K);
   for (std::size_t s = 0; s < K; ++s)
     for (std::size_t e = 0; e < n; ++e) t[s * n + e] = static_cast<std::uint16_t>(x[e * K + s]);
   return t;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,26 @@ std::uint64_t bench_random_value(const Format& f, std::uint64_t seed, std::uint6
 // the inputs of `tcsim bench gemm`.
 std::uint64_t bench_uniform_value(const Format& f, std::uint64_t random);
 
+// Storage on 64-byte boundaries (cache lines). Where malloc puts a large array (16 bytes past a
+// page when mapped; on any 16 bytes from the heap, depending on what ran before) moved the
+// mxf4nvf4 dot_batch_planar rate by up to 1.3 x from run to run: every 64-byte load then spans
+// two lines (issue 25, dotf4). The benches time the kernel, not that draw.
+template <class T>
+struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <class U>
+  LineAligned(const LineAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <class U>
+  bool operator==(const LineAligned<U>&) const { return true; }
+};
+using Planar16 = std::vector<std::uint16_t, LineAligned<std::uint16_t>>;
+
 // x[e K + t] (n elements of K, element-major) as product-major 16-bit patterns [t n + e]: the
-// operands of dot_batch_planar.
-std::vector<std::uint16_t> product_major16(const std::uint64_t* x, std::size_t n, std::size_t K);
+// operands of dot_batch_planar, on a 64-byte boundary.
+Planar16 product_major16(const std::uint64_t* x, std::size_t n, std::size_t K);
 
 // `call` (n elements) once to warm up, then repeated until min_seconds have passed: elements
 // per second and the number of timed calls.

@@ -359,7 +359,7 @@ void run_group(std::uint64_t seed, std::uint64_t g, std::uint64_t first, std::ui
     unit.dot_batch(in, in_b, out, kGroup, K, a, b, grp.c.data(), d.data(), grp.instruction, 1);
     const bool planar = in.width <= 16 && in_b.width <= 16;
     if (planar) {
-      const std::vector<std::uint16_t> at = product_major16(a, kGroup, K), bt = product_major16(b, kGroup, K);
+      const Planar16 at = product_major16(a, kGroup, K), bt = product_major16(b, kGroup, K);
       unit.dot_batch_planar(in, in_b, out, kGroup, K, at.data(), bt.data(), grp.c.data(), d_planar.data(), grp.instruction,
                             1);
     }

@@ -105,7 +105,7 @@ int bench_dot(const ParsedArgs& a) {
   std::vector<std::uint64_t> D_planar(n);
   if (planar) {
     progress.update("dot_batch_planar", 0.4);
-    const std::vector<std::uint16_t> At = product_major16(A.data(), n, K), Bt = product_major16(B.data(), n, K);
+    const Planar16 At = product_major16(A.data(), n, K), Bt = product_major16(B.data(), n, K);
     planar_rate = measure_rate([&] {
                     unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), D_planar.data(), instruction,
                                           threads);

@@ -299,7 +299,8 @@ void Unit::dot_batch(const Format& in, const Format& in_b, const Format& out, st
     const auto& cfg = r.adder(in, out).config();
     const Format& scale_format = r.scale_formats.front();
     const auto group_size = static_cast<std::size_t>(row.block_scale->group_size);
-    auto narrow = [&](std::uint64_t v) { return r.to_out(o, v); };
+    // Outputs of their own format need no re-encoding (inline, so that the lanes' results are copied).
+    auto narrow = [&, same = !r.narrow[o]](std::uint64_t v) { return same ? v : r.to_out(o, v); };
     // The binary32 lanes on the chunk regrouped product-major in 16-bit patterns (issue 25); a
     // chunk with a wider pattern, or a kernel or target without those lanes, takes the binary64 ones.
     thread_local std::vector<std::uint16_t> ta, tb;
@@ -382,6 +383,8 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
   const bool tree_planar = tree && K > 0;
   const bool after_planar = !tree && after && after->lanes_supported() && K > 0;
   const bool exact_planar = !tree && !after_planar && exact && exact->lanes_supported() && K > 0;
+  // Outputs of their own format need no re-encoding (inline, so that the lanes' results are copied).
+  auto narrow = [&, same = !r.narrow[o]](std::uint64_t v) { return same ? v : r.to_out(o, v); };
   for_element_chunks(n, threads, [&](std::size_t lo, std::size_t hi) {
     const std::size_t m = hi - lo;
     if (planar) {
@@ -399,15 +402,13 @@ void Unit::dot_batch_planar(const Format& in, const Format& in_b, const Format& 
     // Block-scaled rows with group sums read the product-major patterns directly (issue 25).
     if (gk && detail::group_chunk_planar(*gk, r.adder(in, out).config(), r.scale_formats.front(),
                                          static_cast<std::size_t>(row.block_scale->group_size), k, m, K,
-                                         K ? a + lo : a, n, K ? b + lo : b, n, c + lo, d + lo,
-                                         [&](std::uint64_t v) { return r.to_out(o, v); }))
+                                         K ? a + lo : a, n, K ? b + lo : b, n, c + lo, d + lo, narrow))
       return;
     if (gk)
       return detail::group_chunk(
           *gk, r.adder(in, out).config(), r.scale_formats.front(), static_cast<std::size_t>(row.block_scale->group_size),
           k, m, K, [&](std::size_t e, std::size_t t) { return std::uint64_t{a[t * n + lo + e]}; },
-          [&](std::size_t e, std::size_t t) { return std::uint64_t{b[t * n + lo + e]}; }, c + lo, d + lo,
-          [&](std::uint64_t v) { return r.to_out(o, v); });
+          [&](std::size_t e, std::size_t t) { return std::uint64_t{b[t * n + lo + e]}; }, c + lo, d + lo, narrow);
     // Other rows: the chunk regrouped element-major for dot_batch.
     std::vector<std::uint64_t> ea(m * K), eb(m * K);
     for (std::size_t t = 0; t < K; ++t)

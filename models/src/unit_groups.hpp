@@ -64,13 +64,21 @@ struct GroupAccumulators {
   // exact(j, c), every result through to_out, the decoded results the next c.
   template <class Exact, class ToOut>
   void finish(const BlockKernel& gk, const Exact& exact, const ToOut& to_out) {
-    for (std::size_t j = 0; j < bits.size(); ++j) {
-      if (fixup[j]) {
-        bits[j] = to_out(exact(j, bits[j]));
-        gk.decode(BlockKernel::Role::C, 1, &bits[j], &tmp_value[j], &tmp_eref[j]);
-      } else {
-        bits[j] = to_out(tmp[j]);
-      }
+    // The lanes' results first, in a loop of its own (plain pointers, no call where to_out is
+    // inline: issue 25, dotf4), then the flagged elements from their c, still in bits.
+    const std::size_t w = bits.size();
+    std::uint64_t* out = bits.data();
+    const std::uint64_t* lane = tmp.data();
+    const std::uint8_t* flagged = fixup.data();
+    std::uint8_t any = 0;
+    for (std::size_t j = 0; j < w; ++j) {  // without a branch: vectorized where to_out is the identity
+      any |= flagged[j];
+      out[j] = flagged[j] ? out[j] : to_out(lane[j]);
+    }
+    for (std::size_t j = 0; any && j < w; ++j) {
+      if (!flagged[j]) continue;
+      out[j] = to_out(exact(j, out[j]));
+      gk.decode(BlockKernel::Role::C, 1, out + j, tmp_value.data() + j, tmp_eref.data() + j);
     }
     std::swap(value, tmp_value);
     std::swap(eref, tmp_eref);

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -210,7 +212,9 @@ TEST_CASE("group lanes with group scales against dot_scaled: every SIMD target, 
           const Format& sf = parse_format(sf_name);
           ScaledCount c;
           for (std::uint64_t rep = 0; rep < reps; ++rep) {
-            const std::size_t m = 1 + r.below(80), len = r.below(4) == 0 ? r.below(k + 1) : k;
+            // Now and then whole blocks of 512 elements (the int16 sums' product-row-outer blocks).
+            const std::size_t m = r.below(8) == 0 ? 512 + r.below(100) : 1 + r.below(80);
+            const std::size_t len = r.below(4) == 0 ? r.below(k + 1) : k;
             run_scaled(unit, row, gk, sf, bs, m, len, r, c, tname + " " + name);
           }
           std::printf("[dot-groups scaled] %-8s %-28s %s/%d: %llu decided, %llu flagged, %llu mismatches\n",
@@ -224,6 +228,90 @@ TEST_CASE("group lanes with group scales against dot_scaled: every SIMD target, 
   }
   hwy::SetSupportedTargetsForTest(0);
   CHECK(ran >= 1);
+}
+
+// The int16 group sums (AVX-512, block_group_planar.cpp; issue 25, dotf4) in the cases the random
+// fills above reach rarely: whole blocks of 512 elements (product row outermost) beside the
+// 32-element steps and the binary32 remainder, every operand +-6 (the largest products, 144 in
+// the integers, group sums up to 2304), and patterns with bits beyond e2m1's 4 (0x10 .. 0xfff0,
+// 0x8000: they must be flagged to the reference, which refuses them as Unit::dot does, in
+// whichever block or step they fall).
+TEST_CASE("group lanes' int16 sums: blocks of 512, the largest sums, patterns beyond the width, every SIMD target",
+          "[kernel][differential]") {
+  Rng r(tcsim::test::seed("group lanes int16", 0x16b175));
+  const std::uint64_t reps = std::max<std::uint64_t>(tcsim::test::count(8), 2);
+  constexpr std::uint64_t kWide[] = {0x10, 0x20, 0x100, 0x8000, 0xfff0, 0xffff};
+  const Format &in = formats::e2m1(), &out = formats::fp32();
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string tname = hwy::TargetName(target);
+    INFO("target " << tname);
+    for_each_group_row([&](const Unit& unit, const DatapathSpec& row, const std::string& name) {
+      const std::size_t k = static_cast<std::size_t>(row.fma_size);
+      std::uint64_t elements = 0, bad = 0, wide = 0;
+      for (std::uint64_t rep = 0; rep < 3 * reps; ++rep) {
+        const std::uint64_t mode = rep % 3;  // 0: +-6 only, 1: any pattern, 2: any with some beyond the width
+        const std::size_t n = r.below(2) ? 512 * (1 + r.below(2)) + 16 * r.below(4) : 16 * (1 + r.below(40));
+        std::size_t K = k * (1 + r.below(2));
+        if (r.below(3) == 0) K += r.below(k);
+        std::vector<std::uint64_t> A(n * K), B(n * K), C(n), D(n), Dp(n);
+        for (std::size_t e = 0; e < n; ++e) {
+          const std::uint64_t sign = r.below(2) ? 8 : 0;  // one sign per element: the sums grow
+          for (std::size_t t = 0; t < K; ++t) {
+            if (mode == 0) {
+              A[e * K + t] = 0x7 | sign;
+              B[e * K + t] = r.below(8) ? 0x7 : 0xf;
+            } else {
+              A[e * K + t] = r.below(16);
+              B[e * K + t] = r.below(16);
+            }
+          }
+          C[e] = r.below(2) ? edge_c(r) : 0x3f800000u | (r.below(2) << 31);
+        }
+        if (mode == 2) {  // one pattern beyond the width, anywhere
+          const std::uint64_t extra = kWide[r.below(std::size(kWide))];
+          const std::size_t at = r.below(n * K);
+          (r.below(2) ? A : B)[at] |= extra;
+        }
+        std::vector<std::uint16_t> At(n * K), Bt(n * K);
+        for (std::size_t e = 0; e < n; ++e)
+          for (std::size_t t = 0; t < K; ++t) {
+            At[t * n + e] = static_cast<std::uint16_t>(A[e * K + t]);
+            Bt[t * n + e] = static_cast<std::uint16_t>(B[e * K + t]);
+          }
+        const unsigned threads = 1 + static_cast<unsigned>(r.below(2));
+        if (mode == 2) {
+          // Unit::dot refuses such a pattern; so must both batch calls (the lanes flag the element to
+          // the reference, which refuses it). Unflagged, the lanes would give a number.
+          CHECK_THROWS_AS(unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), row.instruction, threads),
+                          std::invalid_argument);
+          CHECK_THROWS_AS(unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), Dp.data(),
+                                                row.instruction, threads),
+                          std::invalid_argument);
+          wide += K > 0;
+          continue;
+        }
+        unit.dot_batch(in, out, n, K, A.data(), B.data(), C.data(), D.data(), row.instruction, threads);
+        unit.dot_batch_planar(in, out, n, K, At.data(), Bt.data(), C.data(), Dp.data(), row.instruction, threads);
+        for (std::size_t e = 0; e < n; ++e) {
+          const std::uint64_t want =
+              unit.dot(in, out, {A.data() + e * K, K}, {B.data() + e * K, K}, C[e], row.instruction);
+          if ((want != D[e] || want != Dp[e]) && bad++ < 3)
+            std::printf("[dot-groups int16] MISMATCH %s %s mode %llu n %zu K %zu element %zu: dot_batch %s, planar %s, "
+                        "dot %s\n",
+                        tname.c_str(), name.c_str(), static_cast<unsigned long long>(mode), n, K, e,
+                        bits_to_hex(out, D[e]).c_str(), bits_to_hex(out, Dp[e]).c_str(), bits_to_hex(out, want).c_str());
+        }
+        elements += n;
+      }
+      std::printf("[dot-groups int16] %-8s %-28s: %llu elements (%llu calls with a pattern beyond the width), %llu mismatches\n",
+                  tname.c_str(), name.c_str(), static_cast<unsigned long long>(elements),
+                  static_cast<unsigned long long>(wide), static_cast<unsigned long long>(bad));
+      CHECK(bad == 0);
+      CHECK(wide > 0);
+    });
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST_CASE("dot_batch group lanes: long run (TCSIM_DOT_GROUPS_LARGE block FMAs per row and scale format)",

@@ -24,6 +24,17 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 constexpr std::size_t kAhead = 512;  // elements prefetched ahead in each product row
 
+constexpr std::size_t kIntBlock = 512;  // elements per block of the int16 sums (16 vectors of 32)
+
+// Lanes of the int16 group sums (a table of at most that many patterns), 0 without them.
+std::size_t GroupIntLanes() {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  return hn::Lanes(hn::ScalableTag<std::int16_t>());
+#else
+  return 0;
+#endif
+}
+
 std::size_t GroupPlanarLanes(std::size_t table_size) {
   const std::size_t nf = hn::Lanes(hn::ScalableTag<float>());
   // The sign-free half of the table must fit one vector (TableLookupLanes' indices < Lanes).
@@ -33,8 +44,8 @@ std::size_t GroupPlanarLanes(std::size_t table_size) {
 // kFull: the whole table (both signs) fits one vector (AVX-512: e2m1's 16 patterns), so that an
 // operand is one lookup; else the magnitude's lookup and the sign moved to binary32's.
 template <bool kFull>
-void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
-                  std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
+void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table, const IntTables* ints,
+                  std::size_t n, std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
                   const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
                   std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
                   double* d_value, double* d_eref, std::uint8_t* fixup) {
@@ -72,8 +83,10 @@ void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const fl
   const OutRounding rounding(p, p.final_rounding);
   const BlockEnd end(p);
   const std::size_t groups = (len + group - 1) / group;
-  HWY_ALIGN float G[kMaxPatternLen * 2 * HWY_MAX_BYTES / sizeof(float)];
-  HWY_ALIGN std::uint32_t wide[2 * HWY_MAX_BYTES / sizeof(float)];
+  // Group sums of the elements in flight (at most kIntBlock of them: the int16 sums below) and
+  // their "pattern beyond the width" flags.
+  HWY_ALIGN float G[kMaxTileGroups * kIntBlock];
+  HWY_ALIGN std::uint32_t wide[kIntBlock];
 
   // One operand row's patterns at p: binary32 values (NaN patterns give NaN entries), their OR
   // into `any`.
@@ -109,8 +122,83 @@ void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const fl
     return NV * NF;
   };
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  // Group sums in int16 lanes (issue 25, dotf4), where the caller found every operand value an
+  // integer multiple of one power of two per operand (IntTables): a value is ints->a[pattern] *
+  // 2^a_exp exactly, so each product is an integer times 2^(a_exp + b_exp), and the caller
+  // checked that every partial group sum of those integers stays below 2^15 in magnitude
+  // (BlockKernel::run_groups_planar: e2m1 integers up to 12, products up to 144, 16 or 32 of
+  // them below 2^13). So the int16 sums never wrap and equal the binary32 sums above times
+  // 2^-(a_exp + b_exp); the conversion back (an integer below 2^15 to binary32, times a power of
+  // two within binary32's normal range) is exact, and G holds the same numbers as the binary32
+  // path writes. One operand is one vpermw of its pattern (the table of the 2^width <= 32
+  // patterns of both signs in one register), a product one vpmullw, 32 elements per vector.
+  // Blocks of up to kIntBlock elements, product row outermost: each row's 1 KB of the block is
+  // read as one contiguous run (the binary32 path above reads the 128 product rows of a
+  // 64-byte column in turn, more streams than the prefetchers follow; with 16 accumulators in
+  // registers the rows run in order, and software prefetch 1-8 rows ahead measured no gain).
+  const hn::ScalableTag<std::int16_t> ds;
+  using VS = hn::Vec<decltype(ds)>;
+  const std::size_t NS = hn::Lanes(ds);
+  VS ta16 = hn::Zero(ds), tb16 = hn::Zero(ds);
+  if (ints) {
+    ta16 = hn::LoadU(ds, ints->a);
+    tb16 = hn::LoadU(ds, ints->b);
+  }
+  const VS too_wide16 = hn::Set(ds, static_cast<std::int16_t>(2 * half - 1));
+  const VF unit = hn::Set(df, ints ? ints->unit : 1.0f);
+  auto lookup16 = [](const VS& table, const VS& x) { return VS{_mm512_permutexvar_epi16(x.raw, table.raw)}; };
+  auto isums = [&]<std::size_t NV>(std::size_t i) {
+    VS any = hn::Zero(ds);
+    const std::size_t W = NV * NS;
+    for (std::size_t g = 0; g < groups; ++g) {
+      VS acc[NV];
+      for (std::size_t v = 0; v < NV; ++v) acc[v] = hn::Zero(ds);
+      for (std::size_t t = g * group; t < std::min(len, (g + 1) * group); ++t) {
+        const std::uint16_t* ra = a + t * lda + i;
+        const std::uint16_t* rb = b + t * ldb + i;
+        for (std::size_t v = 0; v < NV; ++v) {
+          const VS xa = hn::LoadU(ds, reinterpret_cast<const std::int16_t*>(ra + v * NS));
+          const VS xb = hn::LoadU(ds, reinterpret_cast<const std::int16_t*>(rb + v * NS));
+          any = hn::Or(any, hn::Or(xa, xb));
+          acc[v] = hn::Add(acc[v], hn::Mul(lookup16(ta16, xa), lookup16(tb16, xb)));
+        }
+      }
+      for (std::size_t v = 0; v < NV; ++v) {
+        const hn::Half<decltype(ds)> dh;
+        const hn::Rebind<std::int32_t, decltype(dh)> d32;
+        float* out = G + g * W + v * NS;
+        hn::Store(hn::Mul(hn::ConvertTo(df, hn::PromoteTo(d32, hn::LowerHalf(dh, acc[v]))), unit), df, out);
+        hn::Store(hn::Mul(hn::ConvertTo(df, hn::PromoteTo(d32, hn::UpperHalf(dh, acc[v]))), unit), df, out + NF);
+      }
+    }
+    // As above: a pattern beyond the width (unsigned: also 0x8000 and up) flags its lane position
+    // in every vector.
+    const hn::RebindToUnsigned<decltype(ds)> dus;
+    const VS flag = hn::BitCast(ds, hn::VecFromMask(dus, hn::Gt(hn::BitCast(dus, any), hn::BitCast(dus, too_wide16))));
+    const hn::Half<decltype(ds)> dh;
+    const hn::Rebind<std::int32_t, decltype(dh)> d32;
+    const auto lo = hn::BitCast(di, hn::PromoteTo(d32, hn::LowerHalf(dh, flag)));
+    const auto hi = hn::BitCast(di, hn::PromoteTo(d32, hn::UpperHalf(dh, flag)));
+    for (std::size_t v = 0; v < NV; ++v) {
+      hn::Store(lo, di, wide + v * NS);
+      hn::Store(hi, di, wide + v * NS + NF);
+    }
+    return W;
+  };
+#else
+  (void)ints;  // no int16 lanes with a 32-entry table on this target
+#endif
+
   for (std::size_t i = 0; i < n;) {
-    const std::size_t W = i + 2 * NF <= n ? sums.template operator()<2>(i) : sums.template operator()<1>(i);
+    std::size_t W = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+    if (ints && i + kIntBlock <= n)
+      W = isums.template operator()<kIntBlock / 32>(i);
+    else if (ints && i + NS <= n)
+      W = isums.template operator()<1>(i);
+#endif
+    if (W == 0) W = i + 2 * NF <= n ? sums.template operator()<2>(i) : sums.template operator()<1>(i);
     for (std::size_t j = 0; j < W; j += ND) {
       // The terms: group sums (exact) times their scales (exact in binary64: checked by the
       // caller), each on its own leading bit; zero terms set no E.
@@ -140,14 +228,18 @@ void GroupsPlanar(const LaneParams& p, int width, const float* a_table, const fl
   }
 }
 
-void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
-                       std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
-                       const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
-                       std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
-                       double* d_value, double* d_eref, std::uint8_t* fixup) {
+void BlockGroupsPlanar(const LaneParams& p, int width, const float* a_table, const float* b_table,
+                       const IntTables* ints, std::size_t n, std::size_t len, std::size_t group,
+                       const std::uint16_t* a, std::size_t lda, const std::uint16_t* b, std::size_t ldb,
+                       const double* a_scale, const double* b_scale, std::size_t lds, const double* c_value,
+                       const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                       std::uint8_t* fixup) {
   const bool full = (std::size_t{1} << width) <= hn::Lanes(hn::ScalableTag<float>());
-  (full ? GroupsPlanar<true> : GroupsPlanar<false>)(p, width, a_table, b_table, n, len, group, a, lda, b, ldb, a_scale,
-                                                    b_scale, lds, c_value, c_eref, d_bits, d_value, d_eref, fixup);
+  // The int16 sums where this target has them (AVX-512: vpermw) and the table fits a vector.
+  const bool int_sums = GroupIntLanes() != 0 && (std::size_t{1} << width) <= GroupIntLanes();
+  (full ? GroupsPlanar<true> : GroupsPlanar<false>)(p, width, a_table, b_table, int_sums ? ints : nullptr, n, len,
+                                                    group, a, lda, b, ldb, a_scale, b_scale, lds, c_value, c_eref,
+                                                    d_bits, d_value, d_eref, fixup);
 }
 
 }  // namespace tcsim::lanes::HWY_NAMESPACE
@@ -158,16 +250,19 @@ namespace tcsim::lanes {
 
 HWY_EXPORT(GroupPlanarLanes);
 HWY_EXPORT(BlockGroupsPlanar);
+HWY_EXPORT(GroupIntLanes);
 
 std::size_t group_planar_lanes(std::size_t table_size) { return HWY_DYNAMIC_DISPATCH(GroupPlanarLanes)(table_size); }
+std::size_t group_int_lanes() { return HWY_DYNAMIC_DISPATCH(GroupIntLanes)(); }
 
-void block_groups_planar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
-                         std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
-                         const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
-                         std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
-                         double* d_value, double* d_eref, std::uint8_t* fixup) {
-  HWY_DYNAMIC_DISPATCH(BlockGroupsPlanar)(p, width, a_table, b_table, n, len, group, a, lda, b, ldb, a_scale, b_scale,
-                                          lds, c_value, c_eref, d_bits, d_value, d_eref, fixup);
+void block_groups_planar(const LaneParams& p, int width, const float* a_table, const float* b_table,
+                         const IntTables* ints, std::size_t n, std::size_t len, std::size_t group,
+                         const std::uint16_t* a, std::size_t lda, const std::uint16_t* b, std::size_t ldb,
+                         const double* a_scale, const double* b_scale, std::size_t lds, const double* c_value,
+                         const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                         std::uint8_t* fixup) {
+  HWY_DYNAMIC_DISPATCH(BlockGroupsPlanar)(p, width, a_table, b_table, ints, n, len, group, a, lda, b, ldb, a_scale,
+                                          b_scale, lds, c_value, c_eref, d_bits, d_value, d_eref, fixup);
 }
 
 }  // namespace tcsim::lanes

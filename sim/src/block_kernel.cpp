@@ -3,7 +3,9 @@
 #include "tcsim/sim/block_kernel.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "block_kernel_impl.hpp"
@@ -462,10 +464,35 @@ bool BlockKernel::run_groups_planar(std::size_t n, std::size_t len, std::size_t 
         return false;
       (*out)[x] = nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(v);
     }
+  // The same values as integers for the int16 group sums (lanes::IntTables, issue 25, dotf4):
+  // value = integer * 2^lsb with lsb the format's least significant bit (emin - (precision - 1),
+  // subnormals included), the integers exact (checked), and every partial group sum below 2^15:
+  // at most `group` products of at most max|A| max|B| each.
+  lanes::IntTables ints;
+  bool int_sums = (std::size_t{1} << width) <= std::min<std::size_t>(32, lanes::group_int_lanes());
+  const int a_lsb = k.a.emin - (k.a.precision - 1), b_lsb = k.b.emin - (k.b.precision - 1);
+  double a_max = 0, b_max = 0;
+  for (const auto& [table, lsb, out, peak] :
+       {std::tuple{a_table, a_lsb, ints.a, &a_max}, std::tuple{b_table, b_lsb, ints.b, &b_max}}) {
+    const double up = std::ldexp(1.0, -lsb);  // exact scaling: a power of two
+    for (std::size_t x = 0; int_sums && x < 2 * half; ++x) {
+      const double v = table[x] * up;  // NaN fails the test below
+      if (!(std::abs(v) < 0x1p14 && v == std::trunc(v))) {
+        int_sums = false;
+      } else {
+        out[x] = static_cast<std::int16_t>(v);
+        *peak = std::max(*peak, std::abs(v));
+      }
+    }
+  }
+  int_sums = int_sums && static_cast<double>(group) * a_max * b_max < 0x1p15 && a_lsb + b_lsb >= -126 &&
+             a_lsb + b_lsb + 15 <= 127;
+  ints.unit = int_sums ? std::ldexp(1.0f, a_lsb + b_lsb) : 1.0f;
   const std::size_t vec = n / lanes_n * lanes_n;
   if (vec)
-    lanes::block_groups_planar(*k.lane_params, width, ta.data(), tb.data(), vec, len, group, a, lda, b, ldb, a_scale,
-                               b_scale, lds, c_value, c_eref, d_bits, d_value, d_eref, fixup);
+    lanes::block_groups_planar(*k.lane_params, width, ta.data(), tb.data(), int_sums ? &ints : nullptr, vec, len,
+                               group, a, lda, b, ldb, a_scale, b_scale, lds, c_value, c_eref, d_bits, d_value, d_eref,
+                               fixup);
   std::fill(fixup + vec, fixup + n, std::uint8_t{1});
   return true;
 }

@@ -190,11 +190,21 @@ void block_group_tile(const LaneParams& p, std::size_t rows, std::size_t cols, s
 // are the group sums (in binary32: the caller checks they are exact), times a_scale[g * lds + i] *
 // b_scale[g * lds + i] where a_scale is not null (exact in binary64: checked by the caller), then as
 // block_fma_groups. Elements with a pattern of more than `width` bits are flagged.
+// ints (may be null): the same values as integers, a value = ints->a[pattern] * 2^a_exp for every
+// pattern of `width` bits (both signs; ints->unit = 2^(a_exp + b_exp)), with every partial group
+// sum of the integer products below 2^15 in magnitude (the caller checks both): where the target
+// has int16 lanes with a table of 2^width patterns (group_int_lanes()), the group sums run there.
+struct IntTables {
+  std::int16_t a[32] = {}, b[32] = {};
+  float unit = 1;
+};
 std::size_t group_planar_lanes(std::size_t table_size);  // 0 where the half table does not fit a vector
-void block_groups_planar(const LaneParams& p, int width, const float* a_table, const float* b_table, std::size_t n,
-                         std::size_t len, std::size_t group, const std::uint16_t* a, std::size_t lda,
-                         const std::uint16_t* b, std::size_t ldb, const double* a_scale, const double* b_scale,
-                         std::size_t lds, const double* c_value, const double* c_eref, std::uint64_t* d_bits,
-                         double* d_value, double* d_eref, std::uint8_t* fixup);
+std::size_t group_int_lanes();                            // 0 where the int16 group sums do not run
+void block_groups_planar(const LaneParams& p, int width, const float* a_table, const float* b_table,
+                         const IntTables* ints, std::size_t n, std::size_t len, std::size_t group,
+                         const std::uint16_t* a, std::size_t lda, const std::uint16_t* b, std::size_t ldb,
+                         const double* a_scale, const double* b_scale, std::size_t lds, const double* c_value,
+                         const double* c_eref, std::uint64_t* d_bits, double* d_value, double* d_eref,
+                         std::uint8_t* fixup);
 
 }  // namespace tcsim::lanes
