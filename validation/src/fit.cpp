@@ -201,26 +201,21 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   // Except CDNA1's blocks summed exactly: the continuation can take all the time left, and no
   // restart below then runs (mi100's fp16 and bf16 rows, docs/fit.md). When the F-exact
   // restart of that row costs less than the row, it descends first, for an eighth of the time left.
-  // The continuation runs when that restart does not fit, even where it lowered the count (it
-  // then stands first, and asking for the cut-off row to be the closest left the NVIDIA-like row
-  // to the families below: random 171 of seed 2, 102 off; continued, exact).
-  const bool continuing = continues();
-  const std::string cut_off_seed = continuing ? res.closest.front().seed : std::string();
-  if (continuing) {
+  if (continues()) {
     for (auto& [name, row] : restarts(*cut_off)) {
       if (name != kFExact || std::find(done.begin(), done.end(), row) != done.end()) continue;
       if (ev.count(row, kInvalid - 1, nullptr, true) >= ev.count(*cut_off, kInvalid - 1, nullptr, true)) continue;
       done.push_back(row);
       const double at = budget.used();
       descend(row, ps, ev, Deadline{&budget, at + (1 - at) / 8});
-      ScoredRow s = scored(row, cut_off_seed + ", " + name);
+      ScoredRow s = scored(row, res.closest.front().seed + ", " + name);
       if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
     }
   }
-  if (continuing && res.closest.front().mismatches > 0 && !deadline.passed()) {
+  if (continues()) {
     DatapathSpec row = *cut_off;
     descend(row, ps_basic, ev, deadline);
-    ScoredRow s = scored(row, cut_off_seed + ", continued");
+    ScoredRow s = scored(row, res.closest.front().seed + ", continued");
     if (s.mismatches < res.closest.front().mismatches) res.closest.insert(res.closest.begin(), std::move(s));
   }
   // Nothing fits: restarts in the whole space (the AMD keys included): the closest row as it
