@@ -141,7 +141,7 @@ void boundary_case(const Format& in, const Format& out, std::size_t K, std::mt19
 
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
                       std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
-                      bool range_classes, int only_kind) {
+                      bool range_classes, int only_kind, bool far_classes) {
   std::mt19937_64 g(seed);
   a.assign(n * K, 0);
   b.assign(n * K, 0);
@@ -414,7 +414,7 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       const int which = kDrawnRangeClasses + static_cast<int>(g_late() & 1);
       fit_cases::range_class_case(which, in, out, K, g_late, x, y, z);
     }
-    if (range_classes && only_kind < 0 && i % 14 == 6) {
+    if (range_classes && far_classes && only_kind < 0 && i % 14 == 6) {
       const int which = kDrawnRangeClasses + 2 + static_cast<int>(g_far() & 1);
       fit_cases::range_class_case(which, in, out, K, g_far, x, y, z);
     }
