@@ -1,8 +1,9 @@
-// The range classes of sessions 30-34 (issue 26 part 3): fourteen more classes of fit dumps, aimed
+// The range classes of sessions 30-35 (issue 26 part 3): sixteen more classes of fit dumps, aimed
 // at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
-// "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 14 cases in 28 (classes 12 and 13 from their own stream); range_class_cases draws one
-// class alone (tests: what a class separates).
+// "Session 30: random rows", "Session 31/32: disagreeing rows", "Session 35: classes for chains
+// and far terms"). structured_cases (fit_suggest.hpp) draws them with range_classes (classes 0-11
+// by the mix's draw; 12-13 and 14-15 each replace every 14th case, from their own streams);
+// range_class_cases draws one class alone (tests: what a class separates).
 #pragma once
 #include <algorithm>
 #include <cstddef>
