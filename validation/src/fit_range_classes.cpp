@@ -10,24 +10,6 @@ namespace tcsim::validation {
 namespace fit_cases {
 namespace {
 
-struct Draw {
-  std::mt19937_64& g;
-  bool coin() { return (g() & 1) != 0; }
-  int below(int m) { return static_cast<int>(g() % static_cast<std::uint64_t>(std::max(1, m))); }
-};
-
-// The leading-bit exponents of the products of `in` (subnormal operands included).
-int product_lo(const Format& in) { return 2 * (in.subnormals ? in.emin - in.fraction_bits : in.emin); }
-int product_hi(const Format& in) { return 2 * in.emax; }
-
-// A product near 2^pe of random signs and fractions into x, y (an operand's exponent each).
-void product(const Format& in, Draw& d, int pe, std::uint64_t& x, std::uint64_t& y) {
-  const bool xs = d.coin();
-  const bool ys = d.coin();
-  x = value(in, d.g, xs, half(pe));
-  y = value(in, d.g, ys, pe - half(pe));
-}
-
 // Classes 0 and 3 (near_f): grid point and tiny terms (fit_range_classes.hpp).
 void grid_tiny(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
                std::uint64_t* x, std::uint64_t* y, std::uint64_t& z, bool near_f) {
@@ -566,6 +548,8 @@ void range_class_case(int which, const Format& in, const Format& out, std::size_
   else if (which == 10) grid_cut_pair(in, out, K, d, at, x, y, z);
   else if (which == 12) widest_cut(in, out, K, d, at, x, y, z);
   else if (which == 13 && pairs_below_normal(in, out, K, d, at, x, y, z)) return;
+  else if (which == 14) chain_residue(in, out, K, d, at, x, y, z);
+  else if (which == 15) far_spread(in, out, K, d, x, y, z);
   else grid_tiny(in, out, K, d, at, x, y, z, which == 3);
 }
 

@@ -141,7 +141,7 @@ void boundary_case(const Format& in, const Format& out, std::size_t K, std::mt19
 
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
                       std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
-                      bool range_classes, int only_kind) {
+                      bool range_classes, int only_kind, bool far_classes) {
   std::mt19937_64 g(seed);
   a.assign(n * K, 0);
   b.assign(n * K, 0);
@@ -161,8 +161,11 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
   // classes 12 and 13 replace every 14th case (one in 28 each, the share the draw gives every
   // class), drawn from their own stream, so that the other cases of a dump stay as they were.
   constexpr int kDrawnRangeClasses = 12;
-  static_assert(fit_cases::kRangeClasses == kDrawnRangeClasses + 2);
+  // Session 35's classes 14 and 15 replace every 14th case at another place (i % 14 == 6),
+  // from a third stream: again one in 28 each, the other cases as they were.
+  static_assert(fit_cases::kRangeClasses == kDrawnRangeClasses + 4);
   std::mt19937_64 g_late(seed ^ 0xbb67ae8584caa73bull);
+  std::mt19937_64 g_far(seed ^ 0x3c6ef372fe94f82bull);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t* x = a.data() + i * K;
     std::uint64_t* y = b.data() + i * K;
@@ -393,7 +396,9 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
       case 25:
       case 26:
       case 27:
-      case 28:  // the range classes (fit_range_classes.cpp; 27, 28: only_kind, or every 14th case below)
+      case 28:
+      case 29:
+      case 30:  // the range classes (fit_range_classes.cpp; 27-30: only_kind, or every 14th case below)
         fit_cases::range_class_case(kind - 15, in, out, K, g, x, y, z);
         break;
       default: {  // wide exponent spread (alignment and min-exponent clamps)
@@ -408,6 +413,10 @@ void structured_cases(const Format& in, const Format& out, std::size_t K, std::s
     if (range_classes && only_kind < 0 && i % 14 == 13) {
       const int which = kDrawnRangeClasses + static_cast<int>(g_late() & 1);
       fit_cases::range_class_case(which, in, out, K, g_late, x, y, z);
+    }
+    if (range_classes && far_classes && only_kind < 0 && i % 14 == 6) {
+      const int which = kDrawnRangeClasses + 2 + static_cast<int>(g_far() & 1);
+      fit_cases::range_class_case(which, in, out, K, g_far, x, y, z);
     }
     if (exact_shifts && i % 32 == 31) {
       const int e = static_cast<int>(g_exact() % 5);

@@ -282,6 +282,31 @@ TEST_CASE("fit: session 34's range classes separate rows the 12-class mix left e
   for (const auto& r : rows) check_aimed32(r, seed, 12);
 }
 
+// Session 35's classes 14 and 15 against rows of the 200-row run on main 9b00fac (classes 0-13)
+// exact on their 5,000-case dumps but differing on 10^6 further cases (docs/fit.md, "Session 35:
+// classes for chains and far terms"): the row each fit gave then (198: the row of session 34's
+// run on fitdis4, which main's run no longer reached). Besides the aimed class's count, the most
+// any of range classes 0-13 alone gives.
+TEST_CASE("fit: session 35's range classes separate rows the 14-class mix left equal", "[fit]") {
+  const std::uint64_t seed = 20261127;
+  INFO("seed " << seed);
+  const Aimed32 rows[] = {
+      {{"random 107: alignment rd -> rz (fp16 -> fp16, fma_size 1: a chain of FMAs)",
+        R"({"alignment_rounding":"rd","c_placement":"aligned","carry_bits":5,"final_rounding":{"fp16":"ru"},"fma_size":1,"fraction_bits":25,"input_formats":["fp16"],"min_exponent":{"fp16":-26},"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"nan","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":true,"zero_sign":"ieee"})",
+        R"({"alignment_rounding":"rz","carry_bits":4,"min_exponent":{"fp16":-19},"nan_pattern":{"fp16":"0x7fff"}})", 14, 4, 330}, 0},
+      {{"random 27: c late -> aligned, F 37 -> 36, per-step (fp16 -> fp32, fma_size 1)",
+        R"({"alignment_rounding":"rne","c_placement":"late","carry_bits":6,"final_rounding":{"fp32":"rd"},"fma_size":1,"fraction_bits":37,"input_formats":["fp16"],"min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp32"],"overflow":"inf","sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"positive"})",
+        R"({"c_placement":"aligned","carry_bits":4,"fraction_bits":36,"nan_pattern":{"fp32":"0x7fffffff"},"normalization":"per-step","order":"pairwise","overflow":"ieee","product_rounding":"rne"})", 14, 4, 190}, 3},
+      {{"random 177: subnormal outputs flushed -> kept, alignment rne -> rz (e4m3 -> fp16, K 16)",
+        R"({"alignment_rounding":"rne","c_placement":"aligned","carry_bits":3,"final_rounding":{"fp16":"rne"},"fma_size":16,"fraction_bits":38,"input_formats":["e4m3"],"min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"ieee","sticky_bit":false,"subnormal_inputs":false,"subnormal_outputs":false,"zero_sign":"positive"})",
+        R"({"alignment_rounding":"rz","fma_size":32,"min_exponent":{"fp16":-22},"mixed_inputs":true,"nan_pattern":{"fp16":"0x7fff"},"overflow":"inf","subnormal_outputs":true})", 15, 16, 210}, 5},
+      {{"random 198: F 27 -> 14, alignment rne -> ru (e5m2 -> fp16, fma_size 2, c by a final add)",
+        R"({"alignment_rounding":"rne","c_entry":"final-add","c_placement":"aligned","carry_bits":2,"final_add_rounding":{"fp16":"ru"},"final_rounding":{"fp16":"rne"},"fma_size":2,"fraction_bits":27,"input_formats":["e5m2"],"min_exponent":null,"name":"h","normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"ieee","sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"ieee"})",
+        R"({"alignment_rounding":"ru","fraction_bits":14,"min_exponent":{"fp16":-21},"nan_pattern":{"fp16":"0x7fff"},"zero_sign":"positive"})", 15, 4, 74}, 4},
+  };
+  for (const auto& r : rows) check_aimed32(r, seed, 14);
+}
+
 // The work budget replaces the clock: a dump no row fits (1 result in 50 off by one unit in the
 // last place), so the seeds' descents, the continuation and the AMD family restarts all end
 // at points of the budget. Two fits give the same report (rows, counts, first mismatches);

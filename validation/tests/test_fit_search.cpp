@@ -161,7 +161,8 @@ TEST_CASE("fit: the late products' rounding is searched with the result's fracti
   const auto hidden = row_of(hidden_json);
   const auto stuck = row_of(stuck_json);
   std::vector<std::uint64_t> a, b, c;
-  structured_cases(in, out, 16, 2000, seed, a, b, c, true);  // the range mix (the basic mix does not separate it)
+  // The range mix (the basic mix does not separate it) of session 34, on which the fit got stuck.
+  structured_cases(in, out, 16, 2000, seed, a, b, c, true, -1, false);
   const DumpSet dump = simulated_dump(hidden, in, out, 16, a, b, c);
   const std::size_t start = count_mismatches(stuck, dump);
   FitOptions opt;
@@ -328,7 +329,9 @@ TEST_CASE("fit: each seed has a part of the seeds' share", "[fit]") {
   const Format& out = parse_format("fp16");
   const auto hidden = row_of(hidden_json);
   std::vector<std::uint64_t> a, b, c;
-  structured_cases(in, out, 16, 2000, seed, a, b, c, true);  // the range mix, as bench fit's random rows
+  // The range mix of session 34, as bench fit's random rows then (with session 35's classes
+  // rtx5090's descent fits the dump too, and the test would not show v100's part).
+  structured_cases(in, out, 16, 2000, seed, a, b, c, true, -1, false);
   const DumpSet dump = simulated_dump(hidden, in, out, 16, a, b, c);
   FitOptions opt;
   opt.seeds = {builtin_row("rtx5090", "e4m3", "fp16"), builtin_row("v100", "e4m3", "fp16")};

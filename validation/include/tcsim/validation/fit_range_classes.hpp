@@ -1,9 +1,11 @@
-// The range classes of sessions 30-34 (issue 26 part 3): fourteen more classes of fit dumps, aimed
+// The range classes of sessions 30-35 (issue 26 part 3): sixteen more classes of fit dumps, aimed
 // at the keys the 200 random user rows still got wrong with the range mix (docs/fit.md,
-// "Session 30: random rows", "Session 31/32: disagreeing rows"). structured_cases
-// (fit_suggest.hpp) draws them with range_classes, 14 cases in 28 (classes 12 and 13 from their own stream); range_class_cases draws one
-// class alone (tests: what a class separates).
+// "Session 30: random rows", "Session 31/32: disagreeing rows", "Session 35: classes for chains
+// and far terms"). structured_cases (fit_suggest.hpp) draws them with range_classes (classes 0-11
+// by the mix's draw; 12-13 and 14-15 each replace every 14th case, from their own streams);
+// range_class_cases draws one class alone (tests: what a class separates).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -22,7 +24,26 @@ std::uint64_t value(const Format& f, std::mt19937_64& g, bool neg, int e, bool r
 // The exponent of a product of two values near 1 that puts its leading bit near 2^e.
 int half(int e);
 
-constexpr int kRangeClasses = 14;
+// The classes' draws (every one into a named local: the order of a call's arguments is unspecified).
+struct Draw {
+  std::mt19937_64& g;
+  bool coin() { return (g() & 1) != 0; }
+  int below(int m) { return static_cast<int>(g() % static_cast<std::uint64_t>(std::max(1, m))); }
+};
+
+// The leading-bit exponents of the products of `in` (subnormal operands included).
+inline int product_lo(const Format& in) { return 2 * (in.subnormals ? in.emin - in.fraction_bits : in.emin); }
+inline int product_hi(const Format& in) { return 2 * in.emax; }
+
+// A product near 2^pe of random signs and fractions into x, y (an operand's exponent each).
+inline void product(const Format& in, Draw& d, int pe, std::uint64_t& x, std::uint64_t& y) {
+  const bool xs = d.coin();
+  const bool ys = d.coin();
+  x = value(in, d.g, xs, half(pe));
+  y = value(in, d.g, ys, pe - half(pe));
+}
+
+constexpr int kRangeClasses = 16;
 
 // One case of class `which` (0 .. kRangeClasses - 1) into x[0..K), y[0..K), z:
 //  0 grid point and tiny terms: a term T on the output's grid (c, or a product of at most the
@@ -107,8 +128,28 @@ constexpr int kRangeClasses = 14;
 //    zero or 1-2 smallest last places. Whether a clamp's cut (or F's) drops that remainder
 //    decides a zero's sign or a subnormal result (random 162, 164: clamps told apart by 0-2
 //    of 5,000 cases before). Pairs whose products cannot reach that range draw class 0.
+// 14 a chain's rounding residue (session 35): c on the output's grid (a quarter of the cases a
+//    product of few bits), half the cases in the lowest 8 binades that leave room below it, and
+//    p, -p (or -p', p' p but for an operand's last 1-2 bits) s binades below it, the cut 12..40
+//    below the top falling within p's bits; half the cases (4 free places) a second pair 0-3
+//    binades lower; a third half the top's last place. Each step of a chain of FMAs (fma_size
+//    1) rounds its addend at the cut, so rd/ru leave residues of one sign, rz of opposite signs:
+//    the directed final rounding of a sum that is exactly c shows them (random 107: alignment
+//    rd told from rz by 2 of 10^6 cases with classes 0-13).
+// 15 terms at the cut beside a cancelled top (session 35): a term at 2^e cancelled exactly (c
+//    and a product of at most the output's bits, or two products) and 1-3 products of random
+//    fractions whose bits straddle a cut 12..40 binades below it, all in consecutive places
+//    from a multiple of 4 (so they share a block of any fma_size); with two products c a signed
+//    zero, on the grid at the top, or 20..48 binades below. The result is what the alignment
+//    kept (random 198, fma_size 2: F 27 told from 14 by about one case per dump before).
 void range_class_case(int which, const Format& in, const Format& out, std::size_t K, std::mt19937_64& g,
                       std::uint64_t* x, std::uint64_t* y, std::uint64_t& z);
+
+// Classes 14 and 15 (fit_far_classes.cpp); `at` the terms' places, shuffled.
+void chain_residue(const Format& in, const Format& out, std::size_t K, Draw& d, const std::vector<std::size_t>& at,
+                   std::uint64_t* x, std::uint64_t* y, std::uint64_t& z);
+void far_spread(const Format& in, const Format& out, std::size_t K, Draw& d, std::uint64_t* x, std::uint64_t* y,
+                std::uint64_t& z);
 
 }  // namespace fit_cases
 

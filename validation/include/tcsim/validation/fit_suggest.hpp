@@ -36,9 +36,11 @@ std::vector<models::DatapathSpec> fitting_rows(const FitResult& fit, const std::
 // at most 10 fraction bits still get the F-at-every-shift class (one case in 12). `only_kind`
 // >= 0 replaces every case's class by that one (0..13 the basic and older range classes, 15 +
 // r range class r): what one class alone separates (tests, docs/fit.md's per-class counts).
+// `far_classes` false leaves out session 35's range classes 14 and 15 (every 14th case at i % 14
+// == 6): session 34's 14-class mix exactly (tests whose search paths were pinned on its dumps).
 void structured_cases(const Format& in, const Format& out, std::size_t K, std::size_t n, std::uint64_t seed,
                       std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c,
-                      bool range_classes = false, int only_kind = -1);
+                      bool range_classes = false, int only_kind = -1, bool far_classes = true);
 
 // The dump a unit of one row would give on these inputs (d through Unit::dot_batch).
 DumpSet simulated_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t K,
