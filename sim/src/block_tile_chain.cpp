@@ -17,9 +17,11 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "block_lanes-inl.h"
 #include "block_tile_chain.hpp"
+#include "block_tile_emax-inl.h"
 #include "tile_add-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -197,7 +199,7 @@ template <std::size_t MR, int kHalf, int kAdd, bool kMulti>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                        const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
-                       std::uint64_t* d_bits, std::size_t ldc, std::size_t valid) {
+                       std::uint64_t* d_bits, std::size_t ldc, std::size_t valid, const ChainMaxima& mx) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Repartition<std::int16_t, decltype(df)> d16;
@@ -235,12 +237,18 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     const std::int16_t* ae = a_eref + pos;
     const float* bv = b_value + pos * ldb;
     const std::int16_t* be = b_eref + pos * ldb;
-    // E: the products' e_refs and c's, in int16 lanes.
+    // E: the products' e_refs and c's, in int16 lanes; from the block's maxima where they
+    // decide every lane (issue 25, h100m: block_tile_emax-inl.h), else product by product.
     V16 E16[MR];
-    for (std::size_t r = 0; r < MR; ++r) E16[r] = ce[r];
-    for (std::size_t t = 0; t < len; ++t) {
-      const auto eb = hn::LoadU(d16, be + t * ldb);
-      for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
+    const std::size_t q = pos / block;
+    if (kMulti || mx.a_max == nullptr ||
+        !EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride, mx.b_max + q * hn::Lanes(d16),
+                         mx.b_mask + q * hn::Lanes(d16), E16)) {
+      for (std::size_t r = 0; r < MR; ++r) E16[r] = ce[r];
+      for (std::size_t t = 0; t < len; ++t) {
+        const auto eb = hn::LoadU(d16, be + t * ldb);
+        for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
+      }
     }
     // Any valid lane that needs the exact path stops the chain: masks for the micro-tile.
     // E's flags in int16 lanes (block_tile's, as one interval of raw E: below it no nonzero
@@ -540,6 +548,20 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
     const std::size_t chunk_len = std::max<std::size_t>(1, kChainChunk / step) * step;
     for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows)
       for (std::size_t j0 = 0; j0 < cols; j0 += W) stops[r0 / kTileRows * per_row + j0 / W] = K;
+    // The blocks' maxima of A's rows (once per call) and of each strip's chunk of B (h100m:
+    // block_tile_emax-inl.h), for blocks of one int32 chunk and at most kMaximaBlock products.
+    const bool maxima = block <= kMaximaBlock && block <= k.chunk;
+    const hn::Repartition<std::int16_t, decltype(df)> d16;
+    const std::size_t nq = (K + block - 1) / block;
+    thread_local std::vector<std::int16_t> a_max, b_max;
+    thread_local std::vector<std::uint16_t> a_mask, b_mask;
+    if (maxima) {
+      a_max.resize(rows * nq);
+      a_mask.resize(rows * nq);
+      RowMaxima(a_eref, lda, rows, K, block, a_max.data(), a_mask.data());
+      b_max.resize((chunk_len + block - 1) / block * W);
+      b_mask.resize(b_max.size());
+    }
     for (std::size_t j0 = 0; j0 < cols; j0 += W) {
       const std::size_t valid = valid_cols > j0 ? std::min(W, valid_cols - j0) : 0;
       for (std::size_t kc = 0; kc < K; kc += chunk_len) {
@@ -547,9 +569,14 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
         const std::size_t strip_at = strip_stride ? j0 / W * strip_stride : j0;
         const float* bv = b_value + strip_at + kc * ldb;
         const std::int16_t* be = b_eref + strip_at + kc * ldb;
+        if (maxima) ColumnMaxima(d16, be, ldb, len, block, b_max.data(), b_mask.data());
         for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
           const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
           if (stops[mt] != K) continue;
+          ChainMaxima mx;
+          if (maxima)
+            mx = {a_max.data() + r0 * nq + kc / block, a_mask.data() + r0 * nq + kc / block, nq, b_max.data(),
+                     b_mask.data()};
           const float* a = a_value + r0 * lda + kc;
           const std::int16_t* ae = a_eref + r0 * lda + kc;
           float* cv = c_value + r0 * ldc + j0;
@@ -558,17 +585,17 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
           std::size_t at;
           if (block > k.chunk) {
             switch (mr) {
-              case 4: at = MicroChain<4, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-              case 3: at = MicroChain<3, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-              case 2: at = MicroChain<2, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-              default: at = MicroChain<1, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 4: at = MicroChain<4, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              case 3: at = MicroChain<3, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              case 2: at = MicroChain<2, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              default: at = MicroChain<1, H, A, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
             }
           } else {
             switch (mr) {
-              case 4: at = MicroChain<4, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-              case 3: at = MicroChain<3, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-              case 2: at = MicroChain<2, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
-              default: at = MicroChain<1, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid); break;
+              case 4: at = MicroChain<4, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              case 3: at = MicroChain<3, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              case 2: at = MicroChain<2, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              default: at = MicroChain<1, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
             }
           }
           if (at < len) stops[mt] = kc + at;

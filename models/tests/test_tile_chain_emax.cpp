@@ -1,0 +1,112 @@
+// Issue 25 (branch h100m): the tile chains take a block's E from the maxima of its row of A and
+// column of B (sim/src/block_tile_emax-inl.h) where those decide every lane of the micro-tile:
+// the maxima at a shared position, or c's e_ref at least their sum; elsewhere the product loop.
+// The GEMMs here are built to reach both sides: in each block every row of A and column of B
+// has its largest operand at one random position (now and then at two), so the maxima are
+// often at different positions, and the operands below it spread over 12 binades (a wrong,
+// larger E truncates their terms differently); each block moves its leads by up to 2 binades,
+// so c's e_ref falls below, at and above the maxima's sum; zeros, rows and columns of zeros,
+// subnormal and tiny operands, Inf/NaN, short last blocks; c zero, tiny, near the first block's
+// bound or large. Lines: blocks of 4, 8 and 16 products (binary32 and binary16 outputs), the
+// pairs-mod4 chain and a row of two-chunk blocks (no maxima: the product loop); against
+// Unit::dot on every SIMD target.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gemm_tally.hpp"
+#include "models_test_helpers.hpp"
+#include "test_support.hpp"
+
+using namespace tcsim;
+using namespace tcsim::models;
+using namespace tcsim::reftest;
+using tcsim::test::Rng;
+
+namespace {
+
+struct Line {
+  const char *unit, *instruction, *in, *out;
+  bool pairs;  // pairs-mod4: K a multiple of 2 k
+};
+const Line kLines[] = {{"h100", "wgmma", "fp16", "fp32", false},     {"h100", "wgmma", "fp16", "fp16", false},
+                       {"h100", "mma.sync", "fp16", "fp16", false},  {"v100", "mma.sync", "fp16", "fp32", false},
+                       {"a100", "mma.sync", "bf16", "fp32", false},  {"h100", "mma.sync", "tf32", "fp32", false},
+                       {"h100", "mma.sync", "e4m3", "fp16", true},   {"rtx5090", "mma.sync", "e4m3", "fp16", false}};
+
+// One block of a row of A or a column of B (stride between its operands), leads around `base`:
+// the largest at one random position (in one block of 8 at a second one too), the others 1 to
+// 12 binades below; now and then a zero, a subnormal or tiny value, rarely Inf/NaN; in one
+// block of 16 all zeros.
+void fill_block(const Format& f, Rng& r, std::uint64_t* x, std::size_t len, std::size_t stride, int base) {
+  if (r.below(16) == 0) {
+    for (std::size_t t = 0; t < len; ++t) x[t * stride] = zero_pattern(f, r);
+    return;
+  }
+  for (std::size_t t = 0; t < len; ++t) {
+    const std::uint64_t u = r.below(64);
+    std::uint64_t& v = x[t * stride];
+    if (u < 4) v = zero_pattern(f, r);
+    else if (u < 6) v = random_subnormal_or_tiny(f, r);
+    else if (u == 6 && r.below(4) == 0) v = random_special(f, r);
+    else v = value_with_lead(f, r, base - 1 - static_cast<int>(r.below(12)));
+  }
+  x[r.below(len) * stride] = value_with_lead(f, r, base);
+  if (r.below(8) == 0) x[r.below(len) * stride] = value_with_lead(f, r, base);
+}
+
+// c by the GEMM's mode: 0 near the first block's bound (lead bound - 2 .. bound + 1), zero or
+// tiny; 1 large (above every bound: the maxima always decide); 2 zero or tiny.
+std::uint64_t emax_c(const Format& out, Rng& r, int bound, int mode) {
+  const int tiny = lowest_lead(out) + static_cast<int>(r.below(4));
+  if (mode == 1) return value_with_lead(out, r, std::min(out.emax, bound + 8 + static_cast<int>(r.below(4))));
+  if (mode == 2 || r.below(4) == 0) return r.below(2) ? zero_pattern(out, r) : value_with_lead(out, r, tiny);
+  return value_with_lead(out, r, bound - 2 + static_cast<int>(r.below(4)));
+}
+
+}  // namespace
+
+TEST_CASE("kernel differential: tile chains taking E from the blocks' maxima, every SIMD target (issue 25, h100m)",
+          "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential tile chain block maxima", 0x3e5a11d7));
+  const std::uint64_t best = tcsim::test::count(60'000), others = tcsim::test::count(10'000);
+  std::uint64_t mismatches = 0;
+  each_simd_target([&](const std::string& name, bool first) {
+    for (const Line& l : kLines) {
+      const Unit& unit = builtin_unit(l.unit);
+      const Format &in = parse_format(l.in), &out = parse_format(l.out);
+      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
+      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out;
+      INFO(label);
+      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
+      const GemmLabel at{"tile-chain-emax", label};
+      GemmTally t;
+      while (t.blocks < (first ? best : others)) {
+        const std::size_t step = l.pairs ? 2 * k : k;
+        std::size_t K = (1 + r.below(12)) * step;
+        if (!l.pairs && r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
+        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
+        // Leads near -2 (products near 2^-4: binary16 sums stay normal over 12 blocks), each
+        // block's moved by -2 .. 2 per operand.
+        const int base = std::min(-2, in.emax - 2);
+        int bound0 = 0;
+        for (std::size_t p = 0; p < K; p += k) {
+          const std::size_t len = std::min(k, K - p);
+          const int sa = base + static_cast<int>(r.below(5)) - 2, sb = base + static_cast<int>(r.below(5)) - 2;
+          if (p == 0) bound0 = sa + sb;
+          for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &A[i * K + p], len, 1, sa);
+          for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &B[p * n + j], len, n, sb);
+        }
+        const std::uint64_t g = r.below(8);
+        const int c_mode = g == 0 ? 1 : g == 1 ? 2 : 0;
+        for (auto& x : C) x = emax_c(out, r, bound0, c_mode);
+        t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
+      }
+      t.print(at);
+      mismatches += t.mismatches;
+    }
+  });
+  CHECK(mismatches == 0);
+}
