@@ -241,13 +241,20 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // decide every lane (issue 25, h100m: block_tile_emax-inl.h), else product by product.
     V16 E16[MR];
     const std::size_t q = pos / block;
-    if (kMulti || mx.a_max == nullptr ||
-        !EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride, mx.b_max + q * hn::Lanes(d16),
-                         mx.b_mask + q * hn::Lanes(d16), E16)) {
+    if (kMulti || mx.a_max == nullptr) {
       for (std::size_t r = 0; r < MR; ++r) E16[r] = ce[r];
       for (std::size_t t = 0; t < len; ++t) {
         const auto eb = hn::LoadU(d16, be + t * ldb);
         for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
+      }
+    } else if (const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
+                                                       mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16),
+                                                       E16)) {
+      for (std::size_t r = 0; r < MR; ++r) {
+        if (!(missed >> r & 1u)) continue;
+        E16[r] = ce[r];
+        for (std::size_t t = 0; t < len; ++t)
+          E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), hn::LoadU(d16, be + t * ldb)));
       }
     }
     // Any valid lane that needs the exact path stops the chain: masks for the micro-tile.
@@ -549,8 +556,8 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
     for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows)
       for (std::size_t j0 = 0; j0 < cols; j0 += W) stops[r0 / kTileRows * per_row + j0 / W] = K;
     // The blocks' maxima of A's rows (once per call) and of each strip's chunk of B (h100m:
-    // block_tile_emax-inl.h), for blocks of one int32 chunk and at most kMaximaBlock products.
-    const bool maxima = block <= kMaximaBlock && block <= k.chunk;
+    // block_tile_emax-inl.h), for blocks of kMaximaBlock products in one int32 chunk.
+    const bool maxima = block == kMaximaBlock && block <= k.chunk;
     const hn::Repartition<std::int16_t, decltype(df)> d16;
     const std::size_t nq = (K + block - 1) / block;
     thread_local std::vector<std::int16_t> a_max, b_max;

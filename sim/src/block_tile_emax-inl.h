@@ -30,7 +30,10 @@ HWY_BEFORE_NAMESPACE();
 namespace tcsim::lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Blocks of up to this many products have maxima (one bit per position in 16-bit masks).
+// Blocks of this many products use the maxima (one bit per position in 16-bit masks). Not
+// shorter blocks: at k = 4 and 8 (v100 fp16, a100 bf16 and tf32) the maxima left the product
+// loop to 36-54 % of the micro-tiles' blocks in bench gemm's GEMMs, and the chains ran slower
+// (docs/performance.md, h100m).
 constexpr std::size_t kMaximaBlock = 16;
 
 // A micro-tile's maxima over a chunk of K, its block q: row r's at a_max[r * a_stride + q],
@@ -80,9 +83,7 @@ HWY_INLINE bool RowMaximaVector(const std::int16_t* a_eref, std::size_t lda, std
 // nq = ceil(K / block) blocks per row.
 inline void RowMaxima(const std::int16_t* a_eref, std::size_t lda, std::size_t rows, std::size_t K, std::size_t block,
                       std::int16_t* amax, std::uint16_t* amask) {
-  if (block == 16 && RowMaximaVector<16>(a_eref, lda, rows, K, amax, amask)) return;
-  if (block == 8 && RowMaximaVector<8>(a_eref, lda, rows, K, amax, amask)) return;
-  if (block == 4 && RowMaximaVector<4>(a_eref, lda, rows, K, amax, amask)) return;
+  if (block == kMaximaBlock && RowMaximaVector<kMaximaBlock>(a_eref, lda, rows, K, amax, amask)) return;
   const std::size_t nq = (K + block - 1) / block;
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t q = 0; q < nq; ++q)
@@ -111,24 +112,25 @@ HWY_INLINE void ColumnMaxima(D16 d16, const std::int16_t* b_eref, std::size_t ld
 }
 
 // One block's E16[r] = max(ce[r], amax_r + bmax) for MR rows (row r's maxima at
-// a_max[r * a_stride], a_mask[...]; the lanes' at b_max, b_mask); true where every lane, the
-// padding ones too, is exact (see the top of this file), false where the caller must run the
-// product loop.
+// a_max[r * a_stride], a_mask[...]; the lanes' at b_max, b_mask). Returns the rows (bit r) in
+// which some lane, a padding one too, is not decided by the maxima (see the top of this
+// file): the caller runs the product loop for those rows.
 template <std::size_t MR, class D16>
-HWY_INLINE bool EFromMaxima(D16 d16, const hn::Vec<D16> (&ce)[MR], const std::int16_t* a_max,
-                            const std::uint16_t* a_mask, std::size_t a_stride, const std::int16_t* b_max,
-                            const std::uint16_t* b_mask, hn::Vec<D16> (&E16)[MR]) {
+HWY_INLINE unsigned EFromMaxima(D16 d16, const hn::Vec<D16> (&ce)[MR], const std::int16_t* a_max,
+                                const std::uint16_t* a_mask, std::size_t a_stride, const std::int16_t* b_max,
+                                const std::uint16_t* b_mask, hn::Vec<D16> (&E16)[MR]) {
   const hn::RebindToUnsigned<D16> du16;
   const auto bm = hn::LoadU(d16, b_max);
   const auto bk = hn::LoadU(du16, b_mask);
-  auto miss = hn::FirstN(d16, 0);
+  unsigned missed = 0;
   for (std::size_t r = 0; r < MR; ++r) {
     const auto bound = hn::Add(hn::Set(d16, a_max[r * a_stride]), bm);
     const auto shared = hn::Ne(hn::And(bk, hn::Set(du16, a_mask[r * a_stride])), hn::Zero(du16));
-    miss = hn::Or(miss, hn::AndNot(hn::RebindMask(d16, shared), hn::Lt(ce[r], bound)));
+    const auto miss = hn::AndNot(hn::RebindMask(d16, shared), hn::Lt(ce[r], bound));
+    missed |= hn::AllFalse(d16, miss) ? 0u : 1u << r;
     E16[r] = hn::Max(ce[r], bound);
   }
-  return hn::AllFalse(d16, miss);
+  return missed;
 }
 
 }  // namespace tcsim::lanes::HWY_NAMESPACE
