@@ -7,7 +7,8 @@
 // larger E truncates their terms differently); each block moves its leads by up to 2 binades,
 // so c's e_ref falls below, at and above the maxima's sum; zeros, rows and columns of zeros,
 // subnormal and tiny operands, Inf/NaN, short last blocks; c zero, tiny, near the first block's
-// bound or large. Lines: blocks of 16 products (binary32 and binary16 outputs, the pairs-mod4
+// bound or large; and blocks whose products all lie 12 binades below the maxima's sum, with the
+// maxima at different positions. Lines: blocks of 16 products (binary32 and binary16 outputs, the pairs-mod4
 // chain), and as controls blocks of 4 and 8 and of two int32 chunks (no maxima: the product
 // loop); against Unit::dot on every SIMD target.
 #include <catch2/catch.hpp>
@@ -57,6 +58,23 @@ void fill_block(const Format& f, Rng& r, std::uint64_t* x, std::size_t len, std:
   if (r.below(8) == 0) x[r.below(len) * stride] = value_with_lead(f, r, base);
 }
 
+// A block in which every product has about the same lead, base_a + base_b - 12, while A's
+// rows peak (lead base_a) at one position and B's columns (base_b) at another: operand t of
+// each row has lead base_a - x_t, of each column base_b - (12 - x_t). The maxima's sum lies 11-12
+// binades above every product, so E taken from it (c below it) would truncate the products'
+// low bits: the binary16 outputs see that too.
+void fill_complementary(const Format& in, Rng& r, std::uint64_t* A, std::size_t lda, std::size_t m, std::uint64_t* B,
+                        std::size_t ldb, std::size_t n, std::size_t len, int base_a, int base_b) {
+  std::vector<int> x(len);
+  for (int& v : x) v = 1 + static_cast<int>(r.below(11));
+  const std::size_t ta = r.below(len), tb = (ta + 1 + r.below(len - 1)) % len;
+  x[ta] = 0, x[tb] = 12;
+  for (std::size_t t = 0; t < len; ++t) {
+    for (std::size_t i = 0; i < m; ++i) A[i * lda + t] = value_with_lead(in, r, base_a - x[t]);
+    for (std::size_t j = 0; j < n; ++j) B[t * ldb + j] = value_with_lead(in, r, base_b - (12 - x[t]));
+  }
+}
+
 // c by the GEMM's mode: 0 near the first block's bound (lead bound - 2 .. bound + 1), zero or
 // tiny; 1 large (above every bound: the maxima always decide); 2 zero or tiny.
 std::uint64_t emax_c(const Format& out, Rng& r, int bound, int mode) {
@@ -96,6 +114,12 @@ TEST_CASE("kernel differential: tile chains taking E from the blocks' maxima, ev
           const std::size_t len = std::min(k, K - p);
           const int sa = base + static_cast<int>(r.below(5)) - 2, sb = base + static_cast<int>(r.below(5)) - 2;
           if (p == 0) bound0 = sa + sb;
+          if (len > 1 && r.below(4) == 0) {
+            // Maxima near 2^4 each: products near 2^-4, binary16 sums well inside the normal range.
+            fill_complementary(in, r, &A[p], K, m, &B[p * n], n, n, len, std::min(sa + 6, in.emax),
+                               std::min(sb + 6, in.emax));
+            continue;
+          }
           for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &A[i * K + p], len, 1, sa);
           for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &B[p * n + j], len, n, sb);
         }
