@@ -1,6 +1,7 @@
 // Issue 25 (branch h100m): the tile chains take a block's E from the maxima of its row of A and
-// column of B (sim/src/block_tile_emax-inl.h) where those decide every lane of the micro-tile:
-// the maxima at a shared position, or c's e_ref at least their sum; elsewhere the product loop.
+// column of B (sim/src/block_tile_emax-inl.h) in the rows of a micro-tile where those decide
+// every lane (the maxima at a shared position, or c's e_ref at least their sum); in the other
+// rows the product loop.
 // The GEMMs here are built to reach both sides: in each block every row of A and column of B
 // has its largest operand at one random position (now and then at two), so the maxima are
 // often at different positions, and the operands below it spread over 12 binades (a wrong,
@@ -8,9 +9,9 @@
 // so c's e_ref falls below, at and above the maxima's sum; zeros, rows and columns of zeros,
 // subnormal and tiny operands, Inf/NaN, short last blocks; c zero, tiny, near the first block's
 // bound or large; and blocks whose products all lie 12 binades below the maxima's sum, with the
-// maxima at different positions. Lines: blocks of 16 products (binary32 and binary16 outputs, the pairs-mod4
-// chain), and as controls blocks of 4 and 8 and of two int32 chunks (no maxima: the product
-// loop); against Unit::dot on every SIMD target.
+// maxima at different positions. Lines: blocks of 16 products (binary32 and binary16 outputs),
+// and as controls (no maxima: the product loop) the pairs-mod4 chain, blocks of 4 and 8 and of
+// two int32 chunks; against Unit::dot on every SIMD target.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

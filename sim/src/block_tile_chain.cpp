@@ -556,8 +556,11 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
     for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows)
       for (std::size_t j0 = 0; j0 < cols; j0 += W) stops[r0 / kTileRows * per_row + j0 / W] = K;
     // The blocks' maxima of A's rows (once per call) and of each strip's chunk of B (h100m:
-    // block_tile_emax-inl.h), for blocks of kMaximaBlock products in one int32 chunk.
-    const bool maxima = block == kMaximaBlock && block <= k.chunk;
+    // block_tile_emax-inl.h), for the plain chains' blocks of kMaximaBlock products in one int32
+    // chunk. Not the pairs-mod4 chains: each instruction's first block starts from a zero c, so
+    // the maxima rarely decide it, and B is row-major there (a row of B per cache line read);
+    // they ran 14 % slower (h100 e4m3 -> fp16, docs/performance.md).
+    const bool maxima = A == 0 && block == kMaximaBlock && block <= k.chunk;
     const hn::Repartition<std::int16_t, decltype(df)> d16;
     const std::size_t nq = (K + block - 1) / block;
     thread_local std::vector<std::int16_t> a_max, b_max;
