@@ -237,8 +237,9 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     const std::int16_t* ae = a_eref + pos;
     const float* bv = b_value + pos * ldb;
     const std::int16_t* be = b_eref + pos * ldb;
-    // E: the products' e_refs and c's, in int16 lanes; from the block's maxima where they
-    // decide every lane (issue 25, h100m: block_tile_emax-inl.h), else product by product.
+    // E: the products' e_refs and c's, in int16 lanes; from the block's maxima in the rows
+    // where they decide every lane (issue 25, h100m: block_tile_emax-inl.h), product by
+    // product in the others.
     V16 E16[MR];
     const std::size_t q = pos / block;
     if (kMulti || mx.a_max == nullptr) {
