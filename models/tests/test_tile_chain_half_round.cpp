@@ -82,7 +82,8 @@ bool midpoint(double v) {
 
 // The edge GEMM's operands: per row i a lead x_i and scalings, per column j a lead and the
 // first product's operand; c from p1 = a_i0 b_0j by mode (0 ties, 1 carries and binade edges,
-// 2 the top of the range, 3 results at and below 2^-14).
+// 2 the top of the range, 3 results at and below 2^-14, 4 cancellation: c + p1 = j ulp(p1),
+// j <= 8, a small sum whose p2 may make ties several binades below p1's).
 struct EdgeGemm {
   int mode = 0;
   std::vector<int> x, d, d3;        // rows
@@ -93,7 +94,7 @@ struct EdgeGemm {
 
 EdgeGemm make_edges(Rng& r, std::size_t m, std::size_t n) {
   EdgeGemm g;
-  g.mode = static_cast<int>(r.below(4));
+  g.mode = static_cast<int>(r.below(5));
   for (std::size_t i = 0; i < m; ++i) {
     g.x.push_back(r.range(-2, 2));
     g.d.push_back(r.below(5) == 0 ? 99 : r.range(0, 10));  // 99: no p2
@@ -104,17 +105,18 @@ EdgeGemm make_edges(Rng& r, std::size_t m, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) {
     int lam = 0;
     switch (g.mode) {
-      case 0: lam = r.range(-12, 12); break;
+      case 0:
+      case 4: lam = r.range(-12, 12); break;
       case 1: lam = r.range(-22, 2); break;
       case 2: lam = r.range(2, 5); break;
-      default: lam = r.range(-24, -10); break;
+      case 3: lam = r.range(-24, -10); break;
     }
     g.lam.push_back(lam);
     g.e.push_back(r.range(0, 20));
     g.e3.push_back(r.range(0, 20));
     g.sb3.push_back(r.below(2));
     g.s2.push_back(r.below(2));
-    g.b0.push_back(g.mode == 0 ? value_with_lead(half(), r, lam) : half_pow2(lam, r.below(2)));
+    g.b0.push_back(g.mode == 0 || g.mode == 4 ? value_with_lead(half(), r, lam) : half_pow2(lam, r.below(2)));
   }
   return g;
 }
@@ -139,9 +141,13 @@ std::uint64_t edge_c(const EdgeGemm& g, Rng& r, std::size_t i, std::size_t j, do
       const std::uint64_t qs[] = {2047, 2046, 1024, 1025, 2045, 1024 + r.below(1024)};
       return from_q(qs[r.below(6)], L, same ? neg : !neg);
     }
-    default: {  // results at and below 2^-14: c = q 2^-24 (q < 2048), p1 = 2^P
+    case 3: {  // results at and below 2^-14: c = q 2^-24 (q < 2048), p1 = 2^P
       const std::uint64_t q = r.below(3) == 0 ? 1 + r.below(4) : 1 + r.below(2047);
       return from_q(q, -14, same ? neg : !neg);
+    }
+    default: {  // cancellation: c = -(q_p - j) 2^(P - 10)
+      const auto qp = static_cast<std::uint64_t>(std::ldexp(std::fabs(p1), 10 - P));
+      return from_q(qp - 1 - r.below(8), P, !neg);
     }
   }
 }
