@@ -373,6 +373,8 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(hn::BitCast(df, xb).raw, kHalf | _MM_FROUND_NO_EXC))};
           continue;
         } else if constexpr (kHalf >= 0) {
+          // The pairs-mod4 chains' binary16 output (kAdd != 0; the plain chains take the branch
+          // above, the same rounding and range with fewer operations, by the same argument).
           // binary16 output: s rounded to odd at 24 bits (rz, the sticky bit into the last
           // place: exact for one more rounding to 11 bits), scaled (exact: |x| in [2^-14, 2^16),
           // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
@@ -389,8 +391,7 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           const VI odd{_mm512_mask_or_epi32(hn::BitCast(di, m).raw, sticky, hn::BitCast(di, m).raw, k.one.raw)};
           const VF x = hn::Mul(hn::BitCast(df, odd), pow2);
           const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
-          b = hn::Or(b, hn::RebindMask(df, kAdd == 0 ? hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo_sub)), k.h_span_sub)
-                                                     : hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
           X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
 #endif
         } else {
