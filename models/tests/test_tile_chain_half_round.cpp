@@ -87,7 +87,7 @@ bool midpoint(double v) {
 struct EdgeGemm {
   int mode = 0;
   std::vector<int> x, d, d3;        // rows
-  std::vector<int> lam, e, e3;      // columns
+  std::vector<int> e, e3;           // columns
   std::vector<std::uint64_t> b0;    // columns
   std::vector<bool> sa, sa3, sb3, s2;
 };
@@ -111,7 +111,6 @@ EdgeGemm make_edges(Rng& r, std::size_t m, std::size_t n) {
       case 2: lam = r.range(2, 5); break;
       case 3: lam = r.range(-24, -10); break;
     }
-    g.lam.push_back(lam);
     g.e.push_back(r.range(0, 20));
     g.e3.push_back(r.range(0, 20));
     g.sb3.push_back(r.below(2));
@@ -121,7 +120,7 @@ EdgeGemm make_edges(Rng& r, std::size_t m, std::size_t n) {
   return g;
 }
 
-// c for output (i, j) from p1 = 2^x_i b0_j (exact), by mode; returns whether c + p1 is a tie.
+// c for output (i, j) by mode, from p1 = 2^x_i b0_j (exact; returned in p1).
 std::uint64_t edge_c(const EdgeGemm& g, Rng& r, std::size_t i, std::size_t j, double& p1) {
   p1 = std::ldexp(value(g.b0[j]), g.x[i]) * (g.sa[i] ? -1 : 1);
   if (p1 == 0) return half().zero(false);
