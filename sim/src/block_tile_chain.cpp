@@ -42,7 +42,7 @@ struct ChainConsts {
   using VI = hn::Vec<DI>;
   VI limit, neg_limit, min_e, F, lo, hi, bias, wrap_below, pow2_sum;
   VI n_rem_mask, n_lsb, n_half, n_min_bits, n_max_bits, n_rebias;
-  VI one, abs_mask, sign_mask, normal_lo, h_lo, h_lo_sub, bias23;
+  VI one, abs_mask, sign_mask, normal_lo, h_lo, h_lo_sub, bias23, low7, two24;
   hn::Vec<hn::RebindToUnsigned<DF>> h_span, h_span_sub;
   hn::Vec<hn::Repartition<std::int16_t, DF>> raw_lo, min_e16, f_bias16, field16, bias16, h_emin16;
   hn::Vec<hn::Repartition<std::uint16_t, DF>> raw_span, raw_span32;
@@ -84,6 +84,8 @@ struct ChainConsts {
     field16 = hn::Set(d16, static_cast<std::int16_t>(0x7f80));  // binary32's exponent field in the upper half
     bias16 = hn::Set(d16, static_cast<std::int16_t>(127));
     one = hn::Set(di, 1);
+    low7 = hn::Set(di, 0x7f);
+    two24 = hn::Set(di, 1 << 24);
     bias23 = hn::Set(di, 127 << 23);
     h_lo = hn::Set(di, (127 - 14) << 23);                          // 2^-14
     // Binary16 outputs: |x| (x rounded to odd at 24 bits) flagged outside [2^-14, T), T where
@@ -337,6 +339,10 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // block_tile's fused epilogue with the same exits, into registers. The flags by unsigned
     // compares: |s| - 1 > wrap_below - 1 catches s = 0, |s| > wrap_below and Abs(INT32_MIN) < 0;
     // |x|'s bits - (2^-126's + 1) beyond the normal range catches x <= 2^-126 and Inf/NaN.
+    // The plain binary16 chains (issue 25, v100e) keep those two unsigned quantities' maxima
+    // over the rows per column lane (wrap_max, range_max) and compare once per block.
+    hn::Vec<decltype(du)> wrap_max[NV], range_max[NV];
+    for (std::size_t v = 0; v < NV; ++v) wrap_max[v] = range_max[v] = hn::Zero(du);
     for (std::size_t r = 0; r < MR; ++r)
       for (std::size_t v = 0; v < NV; ++v) {
         const VI s = S[r][v];
@@ -359,7 +365,32 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           }
           X[r][v] = x;
 #if TCSIM_CHAIN_F16C
+        } else if constexpr (kHalf >= 0 && kAdd == 0) {
+          // The plain binary16 chains (issue 25, v100e): the binary16 epilogue below with fewer
+          // operations. x = odd 2^(E' - F) by subtracting dsh = (F - E') << 23 from odd's bits
+          // (no pow2, no multiplication), flags by maxima (above). Exact where unflagged: s != 0
+          // and |s| <= wrap_below < 2^30 give |odd| in [1, 2^30), exponent field f in [127, 156], and
+          // E' - F in [-120, 120] (raw_lo, raw_span), so f + E' - F >= 7; up to 254 the bits are
+          // x's. Beyond that the field wraps: 255 reads as Inf/NaN, 256-276 as a sign flip and a
+          // field of 0-20, below 2^-24: both outside [h_lo_sub, h_top), flagged.
+          // The sticky bit without converting back: for |s| >= 2^24 (top bit p in 24..29) the
+          // conversion keeps bits p - 23 .. p of |s| (p - 23 <= 7); any of bits 0 .. 6 set is
+          // ORed into m's last place. The rounding to at most 11 bits (its rounding bit at p - 11
+          // >= 13, or higher for subnormal results) sees the same sticky bit, over bits 0 .. 6
+          // and m's bits below the rounding bit together: m's bits p - 23 .. p - 12 and bits
+          // 0 .. 6 cover 0 .. p - 12. Below 2^24 the conversion is exact: no bit ORed.
+          const VF m = ConvertRz(df, di, s, mag);
+          const __mmask16 sticky =
+              _mm512_mask_cmpge_epu32_mask(_mm512_test_epi32_mask(mag.raw, k.low7.raw), mag.raw, k.two24.raw);
+          const VI odd{_mm512_mask_or_epi32(hn::BitCast(di, m).raw, sticky, hn::BitCast(di, m).raw, k.one.raw)};
+          const VI xb = hn::Sub(odd, dsh[r][v]);
+          wrap_max[v] = hn::Max(wrap_max[v], hn::BitCast(du, hn::Sub(mag, k.one)));
+          range_max[v] = hn::Max(range_max[v], hn::BitCast(du, hn::Sub(hn::And(xb, k.abs_mask), k.h_lo_sub)));
+          X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(hn::BitCast(df, xb).raw, kHalf | _MM_FROUND_NO_EXC))};
+          continue;
         } else if constexpr (kHalf >= 0) {
+          // The pairs-mod4 chains' binary16 output (kAdd != 0; the plain chains take the branch
+          // above, the same rounding and range with fewer operations, by the same argument).
           // binary16 output: s rounded to odd at 24 bits (rz, the sticky bit into the last
           // place: exact for one more rounding to 11 bits), scaled (exact: |x| in [2^-14, 2^16),
           // else flagged as tiny or too big), then rounded by vcvtps2ph in the row's mode;
@@ -376,8 +407,7 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
           const VI odd{_mm512_mask_or_epi32(hn::BitCast(di, m).raw, sticky, hn::BitCast(di, m).raw, k.one.raw)};
           const VF x = hn::Mul(hn::BitCast(df, odd), pow2);
           const VI xa = hn::And(hn::BitCast(di, x), k.abs_mask);
-          b = hn::Or(b, hn::RebindMask(df, kAdd == 0 ? hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo_sub)), k.h_span_sub)
-                                                     : hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
+          b = hn::Or(b, hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(xa, k.h_lo)), k.h_span)));
           X[r][v] = VF{_mm512_cvtph_ps(_mm512_cvt_roundps_ph(x.raw, kHalf | _MM_FROUND_NO_EXC))};
 #endif
         } else {
@@ -411,6 +441,13 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         if (v == 0) any0 = hn::Or(any0, b);
         else any1 = hn::Or(any1, b);
       }
+    if constexpr (kHalf >= 0 && kAdd == 0) {
+      for (std::size_t v = 0; v < NV; ++v) {
+        const auto b = hn::RebindMask(df, hn::Or(hn::Gt(wrap_max[v], k.wrap_u), hn::Gt(range_max[v], k.h_span_sub)));
+        if (v == 0) any0 = hn::Or(any0, b);
+        else any1 = hn::Or(any1, b);
+      }
+    }
     return !hn::AllFalse(d16, hn::And(any16, live16)) || !hn::AllFalse(df, hn::And(any0, live[0])) ||
            !hn::AllFalse(df, hn::And(any1, live[1]));
   };
