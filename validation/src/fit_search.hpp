@@ -40,15 +40,24 @@ std::size_t result_cost(const Format& f, std::uint64_t got, std::uint64_t want);
 // candidates ("priority") run first, then the rest in chunks, stopping at `bound`.
 class DumpEvaluator {
  public:
-  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false), active_(d.n) {}
+  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false), in_focus_(d.n, false), active_(d.n) {}
 
   // Only the first `n` cases count (a first sample for the early descent); all: d.n.
-  void set_active(std::size_t n) { active_ = std::min(n, d_.n); }
+  void set_active(std::size_t n) {
+    clear_focus();  // the focus holds active cases only
+    active_ = std::min(n, d_.n);
+  }
   bool all_active() const { return active_ == d_.n; }
 
   // Mismatches of `unit` on this dump (graded: the sum of result_cost), saturated at `bound`.
   std::size_t count(const models::Unit* unit, const std::string& instruction, std::size_t bound,
                     std::size_t* first_case = nullptr, bool graded = false);
+
+  // The active cases `unit` gets wrong run first in every count until clear_focus(): a
+  // candidate that answers them as that row does costs at least as much, and is refuted by
+  // them alone instead of after every case it answers alike (most candidates near a row).
+  void set_focus(const models::Unit* unit, const std::string& instruction);
+  void clear_focus();
 
   std::size_t case_evaluations = 0;
 
@@ -66,6 +75,9 @@ class DumpEvaluator {
   std::vector<bool> in_priority_;
   std::vector<std::size_t> prio_;
   std::vector<std::uint64_t> pa_, pb_, pc_, pd_, out_;
+  std::vector<bool> in_focus_;
+  std::vector<std::size_t> focus_;
+  std::vector<std::uint64_t> fa_, fb_, fc_, fd_;
   std::size_t active_;
 };
 
@@ -85,6 +97,9 @@ class Evaluator {
     return std::all_of(per_dump_.begin(), per_dump_.end(), [](const DumpEvaluator& e) { return e.all_active(); });
   }
   void expand() { for (auto& e : per_dump_) e.set_active(static_cast<std::size_t>(-1)); }
+  // The cases `row` gets wrong run first (DumpEvaluator::set_focus), until clear_focus().
+  void focus(const DatapathSpec& row);
+  void clear_focus() { for (auto& e : per_dump_) e.clear_focus(); }
   std::size_t case_evaluations() const {
     std::size_t n = 0;
     for (const auto& e : per_dump_) n += e.case_evaluations;
