@@ -30,63 +30,51 @@ std::size_t result_cost(const Format& f, std::uint64_t got, std::uint64_t want) 
 
 void DumpEvaluator::set_focus(const models::Unit* unit, const std::string& instruction) {
   clear_focus();
-  const std::size_t K = d_.k;
   out_.resize(active_);
-  unit->dot_batch(d_.in, d_.out, active_, K, d_.a.data(), d_.b.data(), d_.c.data(), out_.data(), instruction);
+  unit->dot_batch(d_.in, d_.out, active_, d_.k, d_.a.data(), d_.b.data(), d_.c.data(), out_.data(), instruction);
   case_evaluations += active_;
   for (std::size_t i = 0; i < active_; ++i)
     if (!same_result(d_.out, out_[i], d_.d[i])) {
       in_focus_[i] = true;
-      focus_.push_back(i);
-      fa_.insert(fa_.end(), d_.a.begin() + i * K, d_.a.begin() + (i + 1) * K);
-      fb_.insert(fb_.end(), d_.b.begin() + i * K, d_.b.begin() + (i + 1) * K);
-      fc_.push_back(d_.c[i]);
-      fd_.push_back(d_.d[i]);
+      focus_.add(d_, i);
     }
 }
 
 void DumpEvaluator::clear_focus() {
-  for (const std::size_t i : focus_) in_focus_[i] = false;
+  for (const std::size_t i : focus_.index) in_focus_[i] = false;
   focus_.clear();
-  fa_.clear();
-  fb_.clear();
-  fc_.clear();
-  fd_.clear();
+}
+
+bool DumpEvaluator::run_list(const CaseList& list, const std::vector<bool>* skip, const models::Unit* unit,
+                             const std::string& instruction, std::size_t bound, std::size_t* first_case, bool graded,
+                             std::size_t& mism) {
+  const std::size_t K = d_.k;
+  for (std::size_t s = 0, chunk = 32; s < list.index.size(); s += chunk, chunk *= 4) {
+    const std::size_t m = std::min(chunk, list.index.size() - s);
+    out_.resize(m);
+    unit->dot_batch(d_.in, d_.out, m, K, list.a.data() + s * K, list.b.data() + s * K, list.c.data() + s,
+                    out_.data(), instruction);
+    case_evaluations += m;
+    for (std::size_t i = 0; i < m; ++i)
+      if (!(skip && (*skip)[list.index[s + i]]) && !same_result(d_.out, out_[i], list.d[s + i])) {
+        if (mism == 0 && first_case) *first_case = list.index[s + i];
+        mism += graded ? result_cost(d_.out, out_[i], list.d[s + i]) : 1;
+        if (mism >= bound) return true;
+      }
+  }
+  return false;
 }
 
 std::size_t DumpEvaluator::count(const models::Unit* unit, const std::string& instruction, std::size_t bound,
                                  std::size_t* first_case, bool graded) {
   const std::size_t K = d_.k;
   std::size_t mism = 0;
-  // The focus row's wrong cases first, in growing chunks as the deciding cases below.
-  for (std::size_t s = 0, chunk = 32; s < focus_.size(); s += chunk, chunk *= 4) {
-    const std::size_t m = std::min(chunk, focus_.size() - s);
-    out_.resize(m);
-    unit->dot_batch(d_.in, d_.out, m, K, fa_.data() + s * K, fb_.data() + s * K, fc_.data() + s, out_.data(),
-                    instruction);
-    case_evaluations += m;
-    for (std::size_t i = 0; i < m; ++i)
-      if (!same_result(d_.out, out_[i], fd_[s + i])) {
-        if (mism == 0 && first_case) *first_case = focus_[s + i];
-        mism += graded ? result_cost(d_.out, out_[i], fd_[s + i]) : 1;
-        if (mism >= bound) return mism;
-      }
-  }
-  // The deciding cases in growing chunks (32, 128, 512): most candidates are refuted by the
-  // first few, so a refuted candidate costs a few dozen cases rather than all 512.
-  for (std::size_t s = 0, chunk = 32; s < prio_.size(); s += chunk, chunk *= 4) {
-    const std::size_t m = std::min(chunk, prio_.size() - s);
-    out_.resize(m);
-    unit->dot_batch(d_.in, d_.out, m, K, pa_.data() + s * K, pb_.data() + s * K, pc_.data() + s, out_.data(),
-                    instruction);
-    case_evaluations += m;
-    for (std::size_t i = 0; i < m; ++i)
-      if (!in_focus_[prio_[s + i]] && !same_result(d_.out, out_[i], pd_[s + i])) {
-        if (mism == 0 && first_case) *first_case = prio_[s + i];
-        mism += graded ? result_cost(d_.out, out_[i], pd_[s + i]) : 1;
-        if (mism >= bound) return mism;
-      }
-  }
+  // The focus row's wrong cases first, then the deciding cases (those the focus holds are
+  // counted already), each in growing chunks: most candidates are refuted by the first few, so
+  // a refuted candidate costs a few dozen cases rather than all 512.
+  if (run_list(focus_, nullptr, unit, instruction, bound, first_case, graded, mism) ||
+      run_list(prio_, &in_focus_, unit, instruction, bound, first_case, graded, mism))
+    return mism;
   constexpr std::size_t kChunk = 512;
   for (std::size_t s = 0; s < active_; s += kChunk) {
     const std::size_t m = std::min(kChunk, active_ - s);

@@ -62,22 +62,41 @@ class DumpEvaluator {
   std::size_t case_evaluations = 0;
 
  private:
+  // Cases copied out of the dump in the order they run (the deciding cases, the focus).
+  struct CaseList {
+    std::vector<std::size_t> index;
+    std::vector<std::uint64_t> a, b, c, d;
+    void add(const DumpSet& dump, std::size_t i) {
+      index.push_back(i);
+      a.insert(a.end(), dump.a.begin() + i * dump.k, dump.a.begin() + (i + 1) * dump.k);
+      b.insert(b.end(), dump.b.begin() + i * dump.k, dump.b.begin() + (i + 1) * dump.k);
+      c.push_back(dump.c[i]);
+      d.push_back(dump.d[i]);
+    }
+    void clear() {
+      index.clear();
+      a.clear();
+      b.clear();
+      c.clear();
+      d.clear();
+    }
+  };
   void add_priority(std::size_t idx) {
-    if (prio_.size() >= 512) return;
+    if (prio_.index.size() >= 512) return;
     in_priority_[idx] = true;
-    prio_.push_back(idx);
-    pa_.insert(pa_.end(), d_.a.begin() + idx * d_.k, d_.a.begin() + (idx + 1) * d_.k);
-    pb_.insert(pb_.end(), d_.b.begin() + idx * d_.k, d_.b.begin() + (idx + 1) * d_.k);
-    pc_.push_back(d_.c[idx]);
-    pd_.push_back(d_.d[idx]);
+    prio_.add(d_, idx);
   }
+  // Runs `list` in growing chunks (32, 128, 512), adding to `mism` the cost of each wrong case
+  // that `skip` does not hold; true when `mism` reached `bound` (the count ends there).
+  bool run_list(const CaseList& list, const std::vector<bool>* skip, const models::Unit* unit,
+                const std::string& instruction, std::size_t bound, std::size_t* first_case, bool graded,
+                std::size_t& mism);
   const DumpSet& d_;
   std::vector<bool> in_priority_;
-  std::vector<std::size_t> prio_;
-  std::vector<std::uint64_t> pa_, pb_, pc_, pd_, out_;
+  CaseList prio_;
   std::vector<bool> in_focus_;
-  std::vector<std::size_t> focus_;
-  std::vector<std::uint64_t> fa_, fb_, fc_, fd_;
+  CaseList focus_;
+  std::vector<std::uint64_t> out_;
   std::size_t active_;
 };
 
