@@ -19,15 +19,19 @@ std::size_t descend(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& 
   ev.expand();
   best = ev.count(row, kInvalid - 1, nullptr, true);
   if (best != 0 && best != kInvalid && !deadline.passed()) best = descend_on(row, best, ps, ev, deadline);
+  ev.clear_focus();
   return best;
 }
 
 std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Param>& ps, Evaluator& ev,
                        Deadline deadline) {
+  // The current row's wrong cases first in every count (Evaluator::focus): most candidates
+  // answer them alike and are refuted by them alone.
+  ev.focus(row);
   auto try_row = [&](const DatapathSpec& cand) {
     if (cand == row) return false;
     const std::size_t m = ev.count(cand, best, nullptr, true);
-    if (m != kInvalid && m < best) { row = cand; best = m; return true; }
+    if (m != kInvalid && m < best) { row = cand; best = m; ev.focus(row); return true; }
     return false;
   };
   const auto groups = parameter_groups(ps);
@@ -49,6 +53,7 @@ std::size_t descend_on(DatapathSpec& row, std::size_t best, const std::vector<Pa
           if (best == 0 || deadline.passed()) { row = steepest; return best; }
         }
       row = steepest;
+      if (improved) ev.focus(row);
     }
     if (improved) continue;
     // Each group's product: an odometer over the group's values.

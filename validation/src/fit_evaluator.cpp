@@ -28,25 +28,53 @@ std::size_t result_cost(const Format& f, std::uint64_t got, std::uint64_t want) 
   return 1 + std::max<std::size_t>(bits, 1);
 }
 
+void DumpEvaluator::set_focus(const models::Unit* unit, const std::string& instruction) {
+  clear_focus();
+  out_.resize(active_);
+  unit->dot_batch(d_.in, d_.out, active_, d_.k, d_.a.data(), d_.b.data(), d_.c.data(), out_.data(), instruction);
+  case_evaluations += active_;
+  for (std::size_t i = 0; i < active_; ++i)
+    if (!same_result(d_.out, out_[i], d_.d[i])) {
+      in_focus_[i] = true;
+      focus_.add(d_, i);
+    }
+}
+
+void DumpEvaluator::clear_focus() {
+  for (const std::size_t i : focus_.index) in_focus_[i] = false;
+  focus_.clear();
+}
+
+bool DumpEvaluator::run_list(const CaseList& list, const std::vector<bool>* skip, const models::Unit* unit,
+                             const std::string& instruction, std::size_t bound, std::size_t* first_case, bool graded,
+                             std::size_t& mism) {
+  const std::size_t K = d_.k;
+  for (std::size_t s = 0, chunk = 32; s < list.index.size(); s += chunk, chunk *= 4) {
+    const std::size_t m = std::min(chunk, list.index.size() - s);
+    out_.resize(m);
+    unit->dot_batch(d_.in, d_.out, m, K, list.a.data() + s * K, list.b.data() + s * K, list.c.data() + s,
+                    out_.data(), instruction);
+    case_evaluations += m;
+    for (std::size_t i = 0; i < m; ++i)
+      if (!(skip && (*skip)[list.index[s + i]]) && !same_result(d_.out, out_[i], list.d[s + i])) {
+        if (mism == 0 && first_case) *first_case = list.index[s + i];
+        mism += graded ? result_cost(d_.out, out_[i], list.d[s + i]) : 1;
+        if (mism >= bound) return true;
+      }
+  }
+  return false;
+}
+
 std::size_t DumpEvaluator::count(const models::Unit* unit, const std::string& instruction, std::size_t bound,
                                  std::size_t* first_case, bool graded) {
   const std::size_t K = d_.k;
   std::size_t mism = 0;
-  // The deciding cases in growing chunks (32, 128, 512): most candidates are refuted by the
-  // first few, so a refuted candidate costs a few dozen cases rather than all 512.
-  for (std::size_t s = 0, chunk = 32; s < prio_.size(); s += chunk, chunk *= 4) {
-    const std::size_t m = std::min(chunk, prio_.size() - s);
-    out_.resize(m);
-    unit->dot_batch(d_.in, d_.out, m, K, pa_.data() + s * K, pb_.data() + s * K, pc_.data() + s, out_.data(),
-                    instruction);
-    case_evaluations += m;
-    for (std::size_t i = 0; i < m; ++i)
-      if (!same_result(d_.out, out_[i], pd_[s + i])) {
-        if (mism == 0 && first_case) *first_case = prio_[s + i];
-        mism += graded ? result_cost(d_.out, out_[i], pd_[s + i]) : 1;
-        if (mism >= bound) return mism;
-      }
-  }
+  // The focus row's wrong cases first, then the deciding cases (those the focus holds are
+  // counted already), each in growing chunks: most candidates are refuted by the first few, so
+  // a refuted candidate costs a few dozen cases rather than all 512.
+  if (run_list(focus_, nullptr, unit, instruction, bound, first_case, graded, mism) ||
+      run_list(prio_, &in_focus_, unit, instruction, bound, first_case, graded, mism))
+    return mism;
   constexpr std::size_t kChunk = 512;
   for (std::size_t s = 0; s < active_; s += kChunk) {
     const std::size_t m = std::min(kChunk, active_ - s);
@@ -56,7 +84,7 @@ std::size_t DumpEvaluator::count(const models::Unit* unit, const std::string& in
     case_evaluations += m;
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t idx = s + i;
-      if (in_priority_[idx] || same_result(d_.out, out_[i], d_.d[idx])) continue;
+      if (in_priority_[idx] || in_focus_[idx] || same_result(d_.out, out_[i], d_.d[idx])) continue;
       if (mism == 0 && first_case) *first_case = idx;
       add_priority(idx);
       mism += graded ? result_cost(d_.out, out_[i], d_.d[idx]) : 1;
@@ -64,6 +92,17 @@ std::size_t DumpEvaluator::count(const models::Unit* unit, const std::string& in
     }
   }
   return mism;
+}
+
+void Evaluator::focus(const DatapathSpec& row) {
+  std::unique_ptr<models::Unit> unit;
+  try {
+    unit = std::make_unique<models::Unit>(one_row_unit(row, "fit"));
+    const std::string instruction = fit_instruction(row);
+    for (auto& e : per_dump_) e.set_focus(unit.get(), instruction);
+  } catch (const std::exception&) {
+    clear_focus();  // a row the unit refuses has no wrong cases to put first
+  }
 }
 
 std::size_t Evaluator::count(const DatapathSpec& row, std::size_t bound, CaseRef* first_case,

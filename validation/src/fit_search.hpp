@@ -40,32 +40,63 @@ std::size_t result_cost(const Format& f, std::uint64_t got, std::uint64_t want);
 // candidates ("priority") run first, then the rest in chunks, stopping at `bound`.
 class DumpEvaluator {
  public:
-  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false), active_(d.n) {}
+  explicit DumpEvaluator(const DumpSet& d) : d_(d), in_priority_(d.n, false), in_focus_(d.n, false), active_(d.n) {}
 
   // Only the first `n` cases count (a first sample for the early descent); all: d.n.
-  void set_active(std::size_t n) { active_ = std::min(n, d_.n); }
+  void set_active(std::size_t n) {
+    clear_focus();  // the focus holds active cases only
+    active_ = std::min(n, d_.n);
+  }
   bool all_active() const { return active_ == d_.n; }
 
   // Mismatches of `unit` on this dump (graded: the sum of result_cost), saturated at `bound`.
   std::size_t count(const models::Unit* unit, const std::string& instruction, std::size_t bound,
                     std::size_t* first_case = nullptr, bool graded = false);
 
+  // The active cases `unit` gets wrong run first in every count until clear_focus(): a
+  // candidate that answers them as that row does costs at least as much, and is refuted by
+  // them alone instead of after every case it answers alike (most candidates near a row).
+  void set_focus(const models::Unit* unit, const std::string& instruction);
+  void clear_focus();
+
   std::size_t case_evaluations = 0;
 
  private:
+  // Cases copied out of the dump in the order they run (the deciding cases, the focus).
+  struct CaseList {
+    std::vector<std::size_t> index;
+    std::vector<std::uint64_t> a, b, c, d;
+    void add(const DumpSet& dump, std::size_t i) {
+      index.push_back(i);
+      a.insert(a.end(), dump.a.begin() + i * dump.k, dump.a.begin() + (i + 1) * dump.k);
+      b.insert(b.end(), dump.b.begin() + i * dump.k, dump.b.begin() + (i + 1) * dump.k);
+      c.push_back(dump.c[i]);
+      d.push_back(dump.d[i]);
+    }
+    void clear() {
+      index.clear();
+      a.clear();
+      b.clear();
+      c.clear();
+      d.clear();
+    }
+  };
   void add_priority(std::size_t idx) {
-    if (prio_.size() >= 512) return;
+    if (prio_.index.size() >= 512) return;
     in_priority_[idx] = true;
-    prio_.push_back(idx);
-    pa_.insert(pa_.end(), d_.a.begin() + idx * d_.k, d_.a.begin() + (idx + 1) * d_.k);
-    pb_.insert(pb_.end(), d_.b.begin() + idx * d_.k, d_.b.begin() + (idx + 1) * d_.k);
-    pc_.push_back(d_.c[idx]);
-    pd_.push_back(d_.d[idx]);
+    prio_.add(d_, idx);
   }
+  // Runs `list` in growing chunks (32, 128, 512), adding to `mism` the cost of each wrong case
+  // that `skip` does not hold; true when `mism` reached `bound` (the count ends there).
+  bool run_list(const CaseList& list, const std::vector<bool>* skip, const models::Unit* unit,
+                const std::string& instruction, std::size_t bound, std::size_t* first_case, bool graded,
+                std::size_t& mism);
   const DumpSet& d_;
   std::vector<bool> in_priority_;
-  std::vector<std::size_t> prio_;
-  std::vector<std::uint64_t> pa_, pb_, pc_, pd_, out_;
+  CaseList prio_;
+  std::vector<bool> in_focus_;
+  CaseList focus_;
+  std::vector<std::uint64_t> out_;
   std::size_t active_;
 };
 
@@ -85,6 +116,9 @@ class Evaluator {
     return std::all_of(per_dump_.begin(), per_dump_.end(), [](const DumpEvaluator& e) { return e.all_active(); });
   }
   void expand() { for (auto& e : per_dump_) e.set_active(static_cast<std::size_t>(-1)); }
+  // The cases `row` gets wrong run first (DumpEvaluator::set_focus), until clear_focus().
+  void focus(const DatapathSpec& row);
+  void clear_focus() { for (auto& e : per_dump_) e.clear_focus(); }
   std::size_t case_evaluations() const {
     std::size_t n = 0;
     for (const auto& e : per_dump_) n += e.case_evaluations;
