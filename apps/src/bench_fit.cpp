@@ -394,9 +394,13 @@ int bench_fit(const ParsedArgs& a) {
         differ_loop = validation::count_mismatches(loop->fit.best.row, check_dump);
         agree_loop += differ_loop == 0;
       }
-      nlohmann::json groups = nlohmann::json::array();
-      for (const auto& l : loop->log) groups.push_back(l.groups);
-      rows.back()["loop"] = {{"rounds", loop->rounds}, {"groups", groups}, {"converged", loop->converged},
+      nlohmann::json groups = nlohmann::json::array(), suggestions = nlohmann::json::array();
+      for (const auto& l : loop->log) {
+        groups.push_back(l.groups);
+        suggestions.push_back({{"rows", l.candidates}, {"groups", l.groups}, {"cases", l.cases}, {"pool", l.pool},
+                               {"seconds", l.seconds}, {"exact", l.exact}, {"mismatches", l.mismatches}});
+      }
+      rows.back()["loop"] = {{"rounds", loop->rounds}, {"groups", groups}, {"suggestions", suggestions}, {"converged", loop->converged},
                              {"exact", loop->fit.exact}, {"mismatches", loop->fit.best.mismatches},
                              {"differ", differ_loop}, {"seconds", loop_seconds}};
     }
@@ -434,7 +438,12 @@ int bench_fit(const ParsedArgs& a) {
       }
       if (loop) {
         std::string groups;
-        for (const auto& l : loop->log) groups += (groups.empty() ? "" : " ") + std::to_string(l.groups);
+        for (const auto& l : loop->log) {
+          char buf[80];
+          std::snprintf(buf, sizeof buf, "%s%zu of %zu rows (pool %zu, %.1f s)", groups.empty() ? "" : ", ", l.groups,
+                        l.candidates, l.pool, l.seconds);
+          groups += buf;
+        }
         std::printf("\n    loop: %zu round(s), groups %s%s: ", loop->rounds, groups.c_str(),
                     loop->converged ? " (converged)" : "");
         if (!loop->fit.exact) std::printf("not exact, %zu mismatches on the dumps", loop->fit.best.mismatches);

@@ -2,6 +2,7 @@
 #include "tcsim/validation/fit_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "tcsim/validation/fit_suggest.hpp"
 
@@ -25,8 +26,10 @@ LoopResult simulated_active_loop(const DatapathSpec& hidden, const DumpSet& dump
   res.dumps = {dump};
   for (;;) {  // after the last round one more suggestion says whether the loop converged
     const auto rows = rows_to_split(res.fit, res.dumps);
+    const auto t0 = std::chrono::steady_clock::now();
     const SuggestedCases s = suggest_cases(rows, dump.in, dump.out, dump.k, cases_per_round, seed + res.rounds);
-    res.log.push_back({res.fit.exact, res.fit.best.mismatches, s.candidates, s.classes, s.n});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    res.log.push_back({res.fit.exact, res.fit.best.mismatches, s.candidates, s.classes, s.n, s.pool, seconds});
     res.converged = s.classes <= 1;
     if (res.converged || s.n == 0 || res.rounds >= max_rounds) break;
     res.dumps.push_back(simulated_dump(hidden, dump.in, dump.out, dump.k, s.a, s.b, s.c));  // the GPU answers

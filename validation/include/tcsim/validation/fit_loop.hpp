@@ -21,6 +21,8 @@ struct LoopRound {
   std::size_t candidates = 0;  // rows it split (fitting rows; the closest rows when none fits)
   std::size_t groups = 0;      // groups of equal answers its cases split them into
   std::size_t cases = 0;       // cases suggested (answered and added when groups > 1)
+  std::size_t pool = 0;        // cases the suggestion looked at
+  double seconds = 0;          // the suggestion's time (the fit after it not included)
 };
 
 struct LoopResult {
