@@ -492,13 +492,15 @@ std::vector<DatapathSpec> fitting_rows(const FitResult& fit, const std::vector<D
 
 namespace {
 
-// Products (cases x K x rows) spent at most on the further batches of rarer_splits: about 4 s
-// of dot_batch on this 2-core machine at load 8 (docs/fit.md, fitloop6).
-constexpr std::size_t kRareProducts = std::size_t{1} << 25;
+// Products (cases x K x rows) spent at most on the further batches of rarer_splits, so that a
+// suggestion costs the same work at any load: 2^24, 120,000 further cases for random 51
+// (K = 8, 16 rows followed), about 2 s of dot_batch at load 8 on this 2-core machine; slow rows
+// (per-step chains) take longer (docs/fit.md, fitloop6).
+constexpr std::size_t kRareProducts = std::size_t{1} << 24;
 // The rows rarer_splits follows: the first twins in the rows' order, which puts the single
-// changes (and the coupled alternatives) before the pairs, so that the budget buys 16 or more
-// batches instead of 2 for 200 rows; a pair of twin changes rarely splits where neither does.
-constexpr std::size_t kRareRows = 32;
+// changes (and the coupled alternatives) before the pairs, so that the budget buys 15
+// batches instead of 1 for 200 rows; a pair of twin changes rarely splits where neither does.
+constexpr std::size_t kRareRows = 16;
 
 // The rows that answer every pool case as row 0 (the fitted row) does may still differ from it
 // on rarer cases (random 51 of the evaluation: 60 of 10^6 check cases; the pool holds 8,000).
