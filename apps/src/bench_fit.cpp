@@ -20,6 +20,7 @@
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_loop.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
 namespace tcsim::cli {
@@ -280,6 +281,10 @@ int bench_fit(const ParsedArgs& a) {
   const validation::FitOptions defaults;
   const auto choice_rows = static_cast<std::size_t>(a.get_int("choice-rows", 1, 100000, static_cast<long long>(defaults.choice_rows)));
   const auto choice_pool = static_cast<std::size_t>(a.get_int("choice-pool", 1, 100000000, static_cast<long long>(defaults.choice_pool)));
+  // --rounds: the active loop after each dump's fit (issue 26 part 2), the hidden row as the GPU.
+  const auto rounds = static_cast<std::size_t>(a.get_int("rounds", 0, 5, 0));
+  if (rounds > 0 && evaluate.empty())
+    throw std::invalid_argument("--rounds needs --evaluate builtin or random (the hidden rows answer the suggested cases)");
   std::vector<Hidden> hidden;
   if (evaluate == "random") {
     std::mt19937_64 g(seed);
@@ -320,6 +325,7 @@ int bench_fit(const ParsedArgs& a) {
   }
   nlohmann::json rows = nlohmann::json::array();
   std::size_t exact = 0, agree = 0, agree_first = 0, checked = 0, capped = 0;
+  std::size_t exact_loop = 0, agree_loop = 0, checked_loop = 0;  // after the active loop (--rounds)
   double worst = 0, total = 0;
   if (!json)
     std::printf("%-34s %5s %6s %8s %9s %s\n", "row", "K", "cases", "fit (s)", "rows", check ? "disagree on further cases" : "");
@@ -355,11 +361,15 @@ int bench_fit(const ParsedArgs& a) {
     total += r.seconds;
     std::size_t differ = 0, differ_first = 0;
     validation::DumpSet check_dump;
-    if (check && r.exact) {
-      ++checked;
+    auto make_check = [&] {
+      if (check_dump.n) return;
       std::vector<std::uint64_t> x2, y2, z2;
       validation::structured_cases(in, out, h.K, check, seed + 7919 * at + 1, x2, y2, z2, range_classes);
       check_dump = validation::simulated_dump(h.row, in, out, h.K, x2, y2, z2);
+    };
+    if (check && r.exact) {
+      ++checked;
+      make_check();
       differ = validation::count_mismatches(r.best.row, check_dump);
       agree += differ == 0;
       // The first exact row the search reached, before the choice among the fitting rows.
@@ -370,6 +380,30 @@ int bench_fit(const ParsedArgs& a) {
                     {"seconds", r.seconds}, {"evaluations", r.evaluations},
                     {"case_evaluations", r.case_evaluations}, {"capped", r.capped}, {"differ", differ},
                     {"differ_first_exact", differ_first}, {"fitting_rows", r.fitting_rows}});
+    // The active loop: suggestions of 1,000 cases, pools from seeds the dump and check do not use.
+    std::optional<validation::LoopResult> loop;
+    std::size_t differ_loop = 0;
+    if (rounds > 0 && !h.spoiled) {
+      const auto t0 = std::chrono::steady_clock::now();
+      loop = validation::simulated_active_loop(h.row, dump, r, opt, rounds, 1000, seed + 7919 * at + 2);
+      const double loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      exact_loop += loop->fit.exact;
+      if (check && loop->fit.exact) {
+        ++checked_loop;
+        make_check();
+        differ_loop = validation::count_mismatches(loop->fit.best.row, check_dump);
+        agree_loop += differ_loop == 0;
+      }
+      nlohmann::json groups = nlohmann::json::array(), suggestions = nlohmann::json::array();
+      for (const auto& l : loop->log) {
+        groups.push_back(l.groups);
+        suggestions.push_back({{"rows", l.candidates}, {"groups", l.groups}, {"cases", l.cases}, {"pool", l.pool},
+                               {"seconds", l.seconds}, {"exact", l.exact}, {"mismatches", l.mismatches}});
+      }
+      rows.back()["loop"] = {{"rounds", loop->rounds}, {"groups", groups}, {"suggestions", suggestions}, {"converged", loop->converged},
+                             {"exact", loop->fit.exact}, {"mismatches", loop->fit.best.mismatches},
+                             {"differ", differ_loop}, {"seconds", loop_seconds}};
+    }
     if (!json) {
       std::printf("%-34s %5zu %6zu %8.2f %9zu", h.label.c_str(), h.K, cases, r.seconds, r.evaluations);
       if (r.capped) std::printf("  CAPPED at %.0f s (before the work budget: not reproducible)", fit_seconds);
@@ -402,6 +436,22 @@ int bench_fit(const ParsedArgs& a) {
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
         explain_disagreement(h.row, r.best.row, check_dump, shown);
       }
+      if (loop) {
+        std::string groups;
+        for (const auto& l : loop->log) {
+          char buf[80];
+          std::snprintf(buf, sizeof buf, "%s%zu of %zu rows (pool %zu, %.1f s)", groups.empty() ? "" : ", ", l.groups,
+                        l.candidates, l.pool, l.seconds);
+          groups += buf;
+        }
+        std::printf("\n    loop: %zu round(s), groups %s%s: ", loop->rounds, groups.c_str(),
+                    loop->converged ? " (converged)" : "");
+        if (!loop->fit.exact) std::printf("not exact, %zu mismatches on the dumps", loop->fit.best.mismatches);
+        else if (check) std::printf("%zu of %zu", differ_loop, check);
+        else std::printf("exact");
+        if (!loop->fit.exact || differ_loop > 0)
+          std::printf("; differs in %s", differing_keys(h.row, loop->fit.best.row).c_str());
+      }
       std::printf("\n");
       std::fflush(stdout);
     }
@@ -416,6 +466,7 @@ int bench_fit(const ParsedArgs& a) {
                      {"check", check}, {"rows", rows}, {"fitted", hidden.size()}, {"exact", exact}, {"checked", checked},
                      {"agree", agree}, {"agree_first_exact", agree_first}, {"worst_seconds", worst}, {"total_seconds", total}, {"seed", seed},
                      {"fit_budget", work_budget}, {"capped", capped}};
+    if (rounds > 0) j["loop"] = {{"rounds", rounds}, {"exact", exact_loop}, {"checked", checked_loop}, {"agree", agree_loop}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%zu rows: %zu as expected (exact, or no row for a spoiled dump), ", hidden.size(), exact);
@@ -426,6 +477,11 @@ int bench_fit(const ParsedArgs& a) {
                 static_cast<unsigned long long>(seed));
     if (work_budget) std::printf(", budget %zu cases per fit (%zu capped)", work_budget, capped);
     std::printf("\n");
+    if (rounds > 0) {
+      std::printf("after the active loop (at most %zu rounds of 1000 cases): %zu exact", rounds, exact_loop);
+      if (check) std::printf(", %zu of %zu agree on %zu further cases", agree_loop, checked_loop, check);
+      std::printf("\n");
+    }
   }
   return ok ? 0 : 1;
 }

@@ -460,6 +460,25 @@ std::vector<DatapathSpec> fitting_rows(const FitResult& fit, const std::vector<D
       DatapathSpec r = fit.best.row;
       if (v != f->value && set_parameter(r, f->name, v, dumps)) add(r, false);
     }
+  // The coupled alternatives the report lists ("v (with key w, ...)": exact rows near the
+  // fitted one whose values fit only together), before the pairs fill the places: the pairs
+  // combine values that fit alone, so they miss e.g. F moved with the alignment rounding.
+  for (const auto& f : fit.parameters)
+    for (const auto& text : f.coupled) {
+      const std::size_t with = text.find(" (with ");
+      if (with == std::string::npos || text.back() != ')') continue;
+      DatapathSpec r = fit.best.row;
+      bool ok = set_parameter(r, f.name, text.substr(0, with), dumps);
+      const std::string rest = text.substr(with + 7, text.size() - with - 8);
+      for (std::size_t at = 0; ok && at < rest.size();) {
+        const std::size_t end = std::min(rest.find(", ", at), rest.size());
+        const std::string item = rest.substr(at, end - at);
+        const std::size_t space = item.find(' ');
+        ok = space != std::string::npos && set_parameter(r, item.substr(0, space), item.substr(space + 1), dumps);
+        at = end + 2;
+      }
+      if (ok) add(r, true);
+    }
   for (std::size_t i = 0; i < open.size(); ++i)
     for (std::size_t j = i + 1; j < open.size(); ++j)
       for (const auto& v : open[i]->fitting)
@@ -471,6 +490,66 @@ std::vector<DatapathSpec> fitting_rows(const FitResult& fit, const std::vector<D
   return rows;
 }
 
+namespace {
+
+// Products (cases x K x rows) spent at most on the further batches of rarer_splits, so that a
+// suggestion costs the same work at any load: 2^24, 120,000 further cases for random 51
+// (K = 8, 16 rows followed), about 2 s of dot_batch at load 8 on this 2-core machine; slow rows
+// (per-step chains) take longer (docs/fit.md, fitloop6).
+constexpr std::size_t kRareProducts = std::size_t{1} << 24;
+// The rows rarer_splits follows: the first twins in the rows' order, which puts the single
+// changes (and the coupled alternatives) before the pairs, so that the budget buys 15
+// batches instead of 1 for 200 rows; a pair of twin changes rarely splits where neither does.
+constexpr std::size_t kRareRows = 16;
+
+// The rows that answer every pool case as row 0 (the fitted row) does may still differ from it
+// on rarer cases (random 51 of the evaluation: 60 of 10^6 check cases; the pool holds 8,000).
+// Further batches of the same mix run through row 0 and those rows only, within kRareProducts,
+// and the cases where one of them differs join the pool (all rows' answers appended to `ans`).
+// A row leaves the search once split. Returns the cases added.
+template <class Answers>
+std::size_t rarer_splits(std::size_t R, std::vector<std::vector<std::uint64_t>>& ans, const Answers& answers,
+                         const Format& in, const Format& out, std::size_t K, std::uint64_t seed,
+                         std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb, std::vector<std::uint64_t>& pc) {
+  std::vector<std::size_t> twins;
+  for (std::size_t r = 1; r < R && twins.size() < kRareRows; ++r)
+    if (ans[r] == ans[0]) twins.push_back(r);
+  const std::size_t batch = 8000;
+  std::size_t spent = 0, added = 0;
+  std::mt19937_64 seeds(seed ^ 0x7261726572ULL);  // the batches' seeds: a stream apart from the pool's
+  while (!twins.empty() && spent + (twins.size() + 1) * batch * K <= kRareProducts) {
+    std::vector<std::uint64_t> a, b, c;
+    structured_cases(in, out, K, batch, seeds(), a, b, c, true);
+    spent += (twins.size() + 1) * batch * K;
+    const auto d0 = answers(0, batch, a.data(), b.data(), c.data());
+    std::vector<std::size_t> hits;  // cases where a twin differs from row 0 (the first per twin)
+    for (auto it = twins.begin(); it != twins.end();) {
+      const auto d = answers(*it, batch, a.data(), b.data(), c.data());
+      std::size_t i = 0;
+      while (i < batch && d[i] == d0[i]) ++i;
+      if (i == batch) { ++it; continue; }
+      if (std::find(hits.begin(), hits.end(), i) == hits.end()) hits.push_back(i);
+      it = twins.erase(it);
+    }
+    for (const std::size_t i : hits) {
+      pa.insert(pa.end(), a.begin() + i * K, a.begin() + (i + 1) * K);
+      pb.insert(pb.end(), b.begin() + i * K, b.begin() + (i + 1) * K);
+      pc.push_back(c[i]);
+    }
+    added += hits.size();
+    if (hits.empty()) continue;
+    std::vector<std::uint64_t> ha(pa.end() - hits.size() * K, pa.end()), hb(pb.end() - hits.size() * K, pb.end()),
+        hc(pc.end() - hits.size(), pc.end());
+    for (std::size_t r = 0; r < R; ++r) {
+      const auto d = answers(r, hits.size(), ha.data(), hb.data(), hc.data());
+      ans[r].insert(ans[r].end(), d.begin(), d.end());
+    }
+  }
+  return added;
+}
+
+}  // namespace
+
 SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format& in, const Format& out, std::size_t K,
                              std::size_t n, std::uint64_t seed) {
   SuggestedCases s;
@@ -478,26 +557,34 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   s.out = out;
   s.k = K;
   s.candidates = rows.size();
-  const std::size_t P = std::max<std::size_t>(8 * n, 4000);
-  s.pool = P;
+  std::size_t P = std::max<std::size_t>(8 * n, 4000);
   std::vector<std::uint64_t> pa, pb, pc;
   structured_cases(in, out, K, P, seed, pa, pb, pc, true);  // with the range classes: they go to the GPU
   // Every row's answers on the pool (NaNs made one value); rows the unit refuses are dropped.
-  std::vector<std::vector<std::uint64_t>> ans;
-  for (const auto& r : rows) {
-    std::vector<std::uint64_t> d(P);
-    try {
-      models::Unit(fitted_unit(r, "candidate")).dot_batch(in, out, P, K, pa.data(), pb.data(), pc.data(), d.data(),
-                                                          fit_instruction(r));
-    } catch (const std::exception&) {
-      continue;
-    }
+  std::vector<models::Unit> units;
+  std::vector<std::string> instructions;
+  auto answers = [&](std::size_t r, std::size_t m, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c) {
+    std::vector<std::uint64_t> d(m);
+    units[r].dot_batch(in, out, m, K, a, b, c, d.data(), instructions[r]);
     if (out.has_nan())
       for (auto& v : d)
         if (same_result(out, v, out.canonical_nan())) v = out.canonical_nan();
-    ans.push_back(std::move(d));
+    return d;
+  };
+  std::vector<std::vector<std::uint64_t>> ans;
+  for (const auto& r : rows) {
+    try {
+      units.emplace_back(fitted_unit(r, "candidate"));
+      instructions.push_back(fit_instruction(r));
+      ans.push_back(answers(units.size() - 1, P, pa.data(), pb.data(), pc.data()));
+    } catch (const std::exception&) {
+      if (units.size() > ans.size()) units.pop_back();  // refused by the unit or its batch
+      if (instructions.size() > ans.size()) instructions.pop_back();
+    }
   }
-  const std::size_t R = ans.size();
+  const std::size_t R = units.size();
+  P += rarer_splits(R, ans, answers, in, out, K, seed, pa, pb, pc);
+  s.pool = P;
   std::vector<std::size_t> cls(R, 0);  // class of each row under the chosen cases
   std::vector<bool> used(P, false);
   std::vector<std::size_t> chosen;

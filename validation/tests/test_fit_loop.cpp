@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tcsim/models/unit.hpp"
+#include "tcsim/models/unit_json.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_loop.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
 using namespace tcsim;
@@ -114,4 +118,47 @@ TEST_CASE("fit: the active loop finds a hidden row in at most five rounds", "[fi
   }
   CHECK(rounds >= 1);  // the first dump alone leaves the corner rules open
   CHECK(last_mismatches == 0);
+}
+
+TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did not", "[fit][suggest]") {
+  // Random 51 of `tcsim bench fit --evaluate random --seed 2` (docs/fit.md, fitloop6): its dump
+  // and check cases as the benchmark draws them (row place 50), its fit with the benchmark's
+  // work budget. The dump cannot tell F 34 with rz from the hidden F 39 with ru: they differ on
+  // 60 of 10^6 check cases, about one in 17,000, rarer than the suggestion pool's 8,000 cases.
+  const std::uint64_t seed = 2 + 7919 * 50;
+  INFO("dump seed " << seed << ", check seed " << seed + 1 << ", loop seed " << seed + 2);
+  const models::DatapathSpec hidden = models::parse_unit_json(nlohmann::json::parse(R"({"name":"hidden",
+      "input_formats":["e4m3"],"output_formats":["fp32"],"alignment_rounding":"ru","c_entry":"final-add",
+      "c_placement":"aligned","carry_bits":7,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},
+      "fma_size":4,"fraction_bits":39,"k_split":"pairs-mod4","min_exponent":null,"normalization":"deferred",
+      "order":"largest-first","overflow":"inf","sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,
+      "zero_sign":"positive"})"), "random 51").datapaths.at(0);
+  const Format &in = parse_format("e4m3"), &out = parse_format("fp32");
+  const std::size_t K = 8;
+  std::vector<std::uint64_t> a, b, c;
+  structured_cases(in, out, K, 5000, seed, a, b, c, true);
+  const DumpSet dump = simulated_dump(hidden, in, out, K, a, b, c);
+  structured_cases(in, out, K, 300000, seed + 1, a, b, c, true);
+  const DumpSet check = simulated_dump(hidden, in, out, K, a, b, c);
+  FitOptions opt;
+  opt.work_budget = 5000000;  // bench fit's default for random rows: the same fit at any load
+  opt.time_limit_seconds = 600;
+  const FitResult first = fit_dump(dump, opt);
+  REQUIRE(first.exact);
+  REQUIRE_FALSE(first.capped);
+  const std::size_t before = count_mismatches(first.best.row, check);
+  const LoopResult loop = simulated_active_loop(hidden, dump, first, opt, 5, 1000, seed + 2);
+  const std::size_t after = loop.fit.exact ? count_mismatches(loop.fit.best.row, check) : check.n;
+  for (const auto& l : loop.log)
+    std::printf("random 51 loop: %zu rows in %zu groups, %zu cases (pool %zu, %.1f s)\n", l.candidates, l.groups,
+                l.cases, l.pool, l.seconds);
+  std::printf("random 51: the dump's fit differs on %zu of %zu check cases; after %zu round(s): %zu\n", before, check.n,
+              loop.rounds, after);
+  CHECK(before > 0);  // the dump alone leaves a row that disagrees
+  CHECK(loop.converged);
+  CHECK(loop.rounds >= 1);
+  CHECK(loop.rounds <= 5);
+  for (const auto& l : loop.log) CHECK(l.cases <= 1000);
+  CHECK(loop.fit.exact);
+  CHECK(after == 0);
 }
