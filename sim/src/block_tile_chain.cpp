@@ -195,9 +195,10 @@ HWY_INLINE hn::Mask<hn::ScalableTag<float>> AddHalfRne(hn::ScalableTag<float> df
 #endif
 // kMulti: blocks longer than one int32 chunk (a separate instantiation: the single-chunk code
 // stays as it was, GCC's register allocation of the binary16 chain was 5-10 % slower with the
-// chunk loop in it).
+// chunk loop in it). kMaxima: E from the blocks' maxima (mx, h100m) where they decide; its own
+// instantiation too, since the runtime test cost the k = 4 chains 7 % (v100 fp16, session 36).
 constexpr int kChainB32Rz = -2, kChainB32Rne = -3;
-template <std::size_t MR, int kHalf, int kAdd, bool kMulti>
+template <std::size_t MR, int kHalf, int kAdd, bool kMulti, bool kMaxima = false>
 std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t K, std::size_t block,
                        const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                        const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
@@ -244,7 +245,9 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // product in the others.
     V16 E16[MR];
     const std::size_t q = pos / block;
-    if (kMulti || mx.a_max == nullptr) {
+    if constexpr (kMulti || !kMaxima) {
+      (void)q;
+      (void)mx;
       for (std::size_t r = 0; r < MR; ++r) E16[r] = ce[r];
       for (std::size_t t = 0; t < len; ++t) {
         const auto eb = hn::LoadU(d16, be + t * ldb);
@@ -640,7 +643,15 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
             }
           } else {
             switch (mr) {
-              case 4: at = MicroChain<4, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
+              case 4:
+                // The maxima on full micro-tiles of the plain chains only (tails: the product loop).
+                if constexpr (A == 0)
+                  if (maxima) {
+                    at = MicroChain<4, H, A, false, true>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx);
+                    break;
+                  }
+                at = MicroChain<4, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx);
+                break;
               case 3: at = MicroChain<3, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
               case 2: at = MicroChain<2, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
               default: at = MicroChain<1, H, A, false>(k, len, block, a, ae, lda, bv, be, ldb, cv, ce, db, ldc, valid, mx); break;
