@@ -18,9 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "gemm_tally.hpp"
-#include "models_test_helpers.hpp"
-#include "test_support.hpp"
+#include "tile_chain_lines.hpp"
 
 using namespace tcsim;
 using namespace tcsim::models;
@@ -29,14 +27,11 @@ using tcsim::test::Rng;
 
 namespace {
 
-struct Line {
-  const char *unit, *instruction, *in, *out;
-  bool pairs;  // pairs-mod4: K a multiple of 2 k
-};
-const Line kLines[] = {{"h100", "wgmma", "fp16", "fp32", false},    {"h100", "wgmma", "fp16", "fp16", false},
-                       {"h100", "mma.sync", "fp16", "fp16", false}, {"a100", "mma.sync", "fp16", "fp32", false},
-                       {"h100", "mma.sync", "e4m3", "fp16", true},  {"v100", "mma.sync", "fp16", "fp32", false},
-                       {"a100", "mma.sync", "bf16", "fp32", false}, {"rtx5090", "mma.sync", "e4m3", "fp16", false}};
+const ChainLine kLines[] = {
+    {"h100", "wgmma", "fp16", "fp32", false},    {"h100", "wgmma", "fp16", "fp16", false},
+    {"h100", "mma.sync", "fp16", "fp16", false}, {"a100", "mma.sync", "fp16", "fp32", false},
+    {"h100", "mma.sync", "e4m3", "fp16", true},  {"v100", "mma.sync", "fp16", "fp32", false},
+    {"a100", "mma.sync", "bf16", "fp32", false}, {"rtx5090", "mma.sync", "e4m3", "fp16", false}};
 
 // One block of a row of A or a column of B (stride between its operands), leads around `base`:
 // the largest at one random position (in one block of 8 at a second one too), the others 1 to
@@ -91,47 +86,30 @@ TEST_CASE("kernel differential: tile chains taking E from the blocks' maxima, ev
           "[kernel][differential]") {
   Rng r(tcsim::test::seed("kernel differential tile chain block maxima", 0x3e5a11d7));
   const std::uint64_t best = tcsim::test::count(60'000), others = tcsim::test::count(10'000);
-  std::uint64_t mismatches = 0;
-  each_simd_target([&](const std::string& name, bool first) {
-    for (const Line& l : kLines) {
-      const Unit& unit = builtin_unit(l.unit);
-      const Format &in = parse_format(l.in), &out = parse_format(l.out);
-      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out;
-      INFO(label);
-      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
-      const GemmLabel at{"tile-chain-emax", label};
-      GemmTally t;
-      while (t.blocks < (first ? best : others)) {
-        const std::size_t step = l.pairs ? 2 * k : k;
-        std::size_t K = (1 + r.below(12)) * step;
-        if (!l.pairs && r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
-        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
-        // Leads near -2 (products near 2^-4: binary16 sums stay normal over 12 blocks), each
-        // block's moved by -2 .. 2 per operand.
-        const int base = std::min(-2, in.emax - 2);
-        int bound0 = 0;
-        for (std::size_t p = 0; p < K; p += k) {
-          const std::size_t len = std::min(k, K - p);
-          const int sa = base + static_cast<int>(r.below(5)) - 2, sb = base + static_cast<int>(r.below(5)) - 2;
-          if (p == 0) bound0 = sa + sb;
-          if (len > 1 && r.below(4) == 0) {
-            // Maxima near 2^4 each: products near 2^-4, binary16 sums well inside the normal range.
-            fill_complementary(in, r, &A[p], K, m, &B[p * n], n, n, len, std::min(sa + 6, in.emax),
-                               std::min(sb + 6, in.emax));
-            continue;
-          }
-          for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &A[i * K + p], len, 1, sa);
-          for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &B[p * n + j], len, n, sb);
-        }
-        const std::uint64_t g = r.below(8);
-        const int c_mode = g == 0 ? 1 : g == 1 ? 2 : 0;
-        for (auto& x : C) x = emax_c(out, r, bound0, c_mode);
-        t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
+  auto draw = [&](const ChainLineRun& l, ChainGemm& g) {
+    const Format &in = l.in, &out = l.out;
+    const std::size_t k = l.k, m = 24, n = 40, K = random_chain_K(r, k, l.line.pairs);
+    g.shape(m, n, K);
+    // Leads near -2 (products near 2^-4: binary16 sums stay normal over 12 blocks), each
+    // block's moved by -2 .. 2 per operand.
+    const int base = std::min(-2, in.emax - 2);
+    int bound0 = 0;
+    for (std::size_t p = 0; p < K; p += k) {
+      const std::size_t len = std::min(k, K - p);
+      const int sa = base + static_cast<int>(r.below(5)) - 2, sb = base + static_cast<int>(r.below(5)) - 2;
+      if (p == 0) bound0 = sa + sb;
+      if (len > 1 && r.below(4) == 0) {
+        // Maxima near 2^4 each: products near 2^-4, binary16 sums well inside the normal range.
+        fill_complementary(in, r, &g.A[p], K, m, &g.B[p * n], n, n, len, std::min(sa + 6, in.emax),
+                           std::min(sb + 6, in.emax));
+        continue;
       }
-      t.print(at);
-      mismatches += t.mismatches;
+      for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &g.A[i * K + p], len, 1, sa);
+      for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &g.B[p * n + j], len, n, sb);
     }
-  });
-  CHECK(mismatches == 0);
+    const std::uint64_t u = r.below(8);
+    const int c_mode = u == 0 ? 1 : u == 1 ? 2 : 0;
+    for (auto& x : g.C) x = emax_c(out, r, bound0, c_mode);
+  };
+  CHECK(chain_lines_differential("tile-chain-emax", kLines, best, others, draw) == 0);
 }

@@ -17,9 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "gemm_tally.hpp"
-#include "models_test_helpers.hpp"
-#include "test_support.hpp"
+#include "tile_chain_lines.hpp"
 
 using namespace tcsim;
 using namespace tcsim::models;
@@ -28,15 +26,11 @@ using tcsim::test::Rng;
 
 namespace {
 
-struct Line {
-  const char *unit, *instruction, *in, *out;
-  bool pairs;  // pairs-mod4: K a multiple of 2 k (whole instructions chain)
-};
-const Line kLines[] = {{"h100", "wgmma", "fp16", "fp32", false},      {"h100", "wgmma", "fp16", "fp16", false},
-                       {"h100", "mma.sync", "fp16", "fp16", false},   {"v100", "mma.sync", "fp16", "fp32", false},
-                       {"a100", "mma.sync", "bf16", "fp32", false},   {"h100", "mma.sync", "tf32", "fp32", false},
-                       {"rtx5090", "mma.sync", "e4m3", "fp16", false}, {"h100", "mma.sync", "e4m3", "fp16", true},
-                       {"h100", "mma.sync", "e5m2", "fp32", true}};
+const ChainLine kLines[] = {{"h100", "wgmma", "fp16", "fp32", false},       {"h100", "wgmma", "fp16", "fp16", false},
+                            {"h100", "mma.sync", "fp16", "fp16", false},    {"v100", "mma.sync", "fp16", "fp32", false},
+                            {"a100", "mma.sync", "bf16", "fp32", false},    {"h100", "mma.sync", "tf32", "fp32", false},
+                            {"rtx5090", "mma.sync", "e4m3", "fp16", false}, {"h100", "mma.sync", "e4m3", "fp16", true},
+                            {"h100", "mma.sync", "e5m2", "fp32", true}};
 
 // One block of a row of A or a column of B (stride between its operands). kind 0: lead -6 .. -1
 // with one operand of lead 2 .. 4 at a random position (the block's largest), now and then a
@@ -80,39 +74,20 @@ TEST_CASE("kernel differential: tile chains scaling products by their exponent f
           "[kernel][differential]") {
   Rng r(tcsim::test::seed("kernel differential tile chain exponent add", 0x7c5e0c52));
   const std::uint64_t best = tcsim::test::count(60'000), others = tcsim::test::count(10'000);
-  std::uint64_t mismatches = 0;
-  each_simd_target([&](const std::string& name, bool first) {
-    for (const Line& l : kLines) {
-      const Unit& unit = builtin_unit(l.unit);
-      const Format &in = parse_format(l.in), &out = parse_format(l.out);
-      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out;
-      INFO(label);
-      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
-      const int F = row.fraction_bits;
-      const GemmLabel at{"tile-chain-expadd", label};
-      GemmTally t;
-      while (t.blocks < (first ? best : others)) {
-        const std::size_t step = l.pairs ? 2 * k : k;
-        std::size_t K = (1 + r.below(12)) * step;
-        if (!l.pairs && r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
-        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
-        // A GEMM of tiny operands and c (kind 2 blocks, c mode 2: d near 120 in every block), one
-        // with large c, or one of ordinary blocks with now and then a block of large operands.
-        const std::uint64_t g = r.below(4);
-        const int c_mode = g == 0 ? 2 : g == 1 ? 1 : 0;
-        for (std::size_t p = 0; p < K; p += k) {
-          const std::size_t len = std::min(k, K - p);
-          const int kind = g == 0 ? 2 : r.below(4) == 0 ? 1 : 0;  // this block's, both operands
-          for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &A[i * K + p], len, 1, kind, F);
-          for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &B[p * n + j], len, n, kind, F);
-        }
-        for (auto& x : C) x = expadd_c(out, r, F, c_mode);
-        t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
-      }
-      t.print(at);
-      mismatches += t.mismatches;
+  auto draw = [&](const ChainLineRun& l, ChainGemm& g) {
+    const std::size_t k = l.k, m = 24, n = 40, K = random_chain_K(r, k, l.line.pairs);
+    g.shape(m, n, K);
+    // A GEMM of tiny operands and c (kind 2 blocks, c mode 2: d near 120 in every block), one
+    // with large c, or one of ordinary blocks with now and then a block of large operands.
+    const std::uint64_t u = r.below(4);
+    const int c_mode = u == 0 ? 2 : u == 1 ? 1 : 0;
+    for (std::size_t p = 0; p < K; p += k) {
+      const std::size_t len = std::min(k, K - p);
+      const int kind = u == 0 ? 2 : r.below(4) == 0 ? 1 : 0;  // this block's, both operands
+      for (std::size_t i = 0; i < m; ++i) fill_block(l.in, r, &g.A[i * K + p], len, 1, kind, l.F);
+      for (std::size_t j = 0; j < n; ++j) fill_block(l.in, r, &g.B[p * n + j], len, n, kind, l.F);
     }
-  });
-  CHECK(mismatches == 0);
+    for (auto& x : g.C) x = expadd_c(l.out, r, l.F, c_mode);
+  };
+  CHECK(chain_lines_differential("tile-chain-expadd", kLines, best, others, draw) == 0);
 }

@@ -14,10 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "gemm_tally.hpp"
-#include "models_test_helpers.hpp"
 #include "operand_gen.hpp"
-#include "test_support.hpp"
+#include "tile_chain_lines.hpp"
 
 using namespace tcsim;
 using namespace tcsim::models;
@@ -26,26 +24,19 @@ using tcsim::test::Rng;
 
 namespace {
 
-struct Line {
-  const char *unit, *instruction;
-  const char* rounding;  // the binary16 output's rounding of a user copy ("" keeps the row's)
-  bool flush_out;        // subnormal outputs flushed (the chain's 2^-14 stop)
-};
-const Line kLines[] = {{"v100", "mma.sync", "", false}, {"v100", "mma.sync", "rz", false},
-                       {"v100", "mma.sync", "ru", false}, {"v100", "mma.sync", "rd", false},
-                       {"v100", "mma.sync", "", true},  {"h100", "wgmma", "", false},
-                       {"h100", "mma.sync", "", false}, {"h100", "wgmma", "rz", false},
-                       {"h100", "wgmma", "ru", false},  {"h100", "wgmma", "rd", false},
-                       {"a100", "mma.sync", "", false}};
-
-Unit line_unit(const Line& l) {
-  UnitSpec spec = builtin_unit(l.unit).spec();
-  for (auto& row : spec.datapaths) {
-    if (*l.rounding && row.final_rounding.count("fp16")) row.final_rounding["fp16"] = parse_rounding(l.rounding);
-    if (l.flush_out) row.subnormal_outputs = false;
-  }
-  return Unit(spec);
-}
+// The binary16 output's rounding of a user copy ("" keeps the row's); flush-out: subnormal
+// outputs flushed (the chain's 2^-14 stop).
+const ChainLine kLines[] = {{"v100", "mma.sync", "fp16", "fp16"},
+                            {"v100", "mma.sync", "fp16", "fp16", false, "rz"},
+                            {"v100", "mma.sync", "fp16", "fp16", false, "ru"},
+                            {"v100", "mma.sync", "fp16", "fp16", false, "rd"},
+                            {"v100", "mma.sync", "fp16", "fp16", false, "", true},
+                            {"h100", "wgmma", "fp16", "fp16"},
+                            {"h100", "mma.sync", "fp16", "fp16"},
+                            {"h100", "wgmma", "fp16", "fp16", false, "rz"},
+                            {"h100", "wgmma", "fp16", "fp16", false, "ru"},
+                            {"h100", "wgmma", "fp16", "fp16", false, "rd"},
+                            {"a100", "mma.sync", "fp16", "fp16"}};
 
 const Format& half() { return parse_format("fp16"); }
 
@@ -157,65 +148,54 @@ TEST_CASE("kernel differential: binary16 tile chains at the rounding edges, ever
           "[kernel][differential]") {
   Rng r(tcsim::test::seed("kernel differential tile chain binary16 rounding", 0x7c5e0c56));
   const std::uint64_t best = tcsim::test::count(100'000), others = tcsim::test::count(15'000);
-  std::uint64_t mismatches = 0;
   const Format& in = half();
-  each_simd_target([&](const std::string& name, bool first) {
-    for (const Line& l : kLines) {
-      const Unit unit = line_unit(l);
-      const DatapathSpec& row = unit.datapath(in, in, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.instruction + " fp16->fp16 " + l.rounding +
-                                (l.flush_out ? " flush-out" : "");
-      INFO(label);
-      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
-      REQUIRE(k >= 4);
-      const GemmLabel at{"tile-chain-half-round", label};
-      GemmTally t;
-      std::uint64_t ties = 0;
-      while (t.blocks < (first ? best : others)) {
-        const std::size_t blocks = 1 + r.below(8);
-        std::size_t K = blocks * k;
-        const bool short_last = r.below(4) == 0;
-        if (short_last) K -= k - 3 - r.below(k - 3);  // a last block of 3 .. k - 1 products
-        const std::size_t edge = r.below(blocks);     // zero blocks before it, random ones after
-        std::vector<std::uint64_t> A(m * K, in.zero(false)), B(K * n, in.zero(false)), C(m * n);
-        const EdgeGemm g = make_edges(r, m, n);
-        for (std::size_t p = (edge + 1) * k; p < K; p += k) {
-          const int kind = static_cast<int>(r.below(3));  // 0 zero, 1 small uniform, 2 a tiny p
-          const std::size_t len = std::min(k, K - p);
-          for (std::size_t t2 = 0; t2 < len; ++t2) {
-            for (std::size_t i = 0; i < m; ++i)
-              A[i * K + p + t2] = kind == 0 ? zero_pattern(in, r) : value_with_lead(in, r, kind == 1 ? -3 : -10);
-            for (std::size_t j = 0; j < n; ++j)
-              B[(p + t2) * n + j] = kind == 0 ? zero_pattern(in, r) : value_with_lead(in, r, kind == 1 ? -3 - static_cast<int>(r.below(6)) : -12);
-          }
-        }
-        // The edge block: p1 = 2^x_i b0_j, p2 = +-2^(lead(p1) - 11 - d_i - e_j) (or none), p3
-        // another such (or none); the other products zero.
-        const std::size_t p0 = edge * k;
-        for (std::size_t i = 0; i < m; ++i) {
-          A[i * K + p0] = half_pow2(g.x[i], g.sa[i]);
-          A[i * K + p0 + 1] = g.d[i] == 99 ? in.zero(false) : half_pow2(g.x[i] - g.d[i], false);
-          A[i * K + p0 + 2] = g.d3[i] == 99 ? in.zero(false) : half_pow2(g.x[i] - g.d3[i], g.sa3[i]);
-        }
-        for (std::size_t j = 0; j < n; ++j) {
-          const int lead = std::ilogb(value(g.b0[j]));
-          B[p0 * n + j] = g.b0[j];
-          B[(p0 + 1) * n + j] = half_pow2(std::max(lead - 11 - g.e[j], -24), g.s2[j]);
-          B[(p0 + 2) * n + j] = half_pow2(std::max(lead - 11 - g.e3[j], -24), g.sb3[j]);
-        }
+  std::uint64_t ties = 0;  // per line
+  auto draw = [&](const ChainLineRun& l, ChainGemm& gemm) {
+    const std::size_t k = l.k, m = 24, n = 40;
+    REQUIRE(k >= 4);
+    const std::size_t blocks = 1 + r.below(8);
+    std::size_t K = blocks * k;
+    const bool short_last = r.below(4) == 0;
+    if (short_last) K -= k - 3 - r.below(k - 3);  // a last block of 3 .. k - 1 products
+    const std::size_t edge = r.below(blocks);     // zero blocks before it, random ones after
+    gemm.shape(m, n, K, in.zero(false));
+    auto &A = gemm.A, &B = gemm.B, &C = gemm.C;
+    const EdgeGemm g = make_edges(r, m, n);
+    for (std::size_t p = (edge + 1) * k; p < K; p += k) {
+      const int kind = static_cast<int>(r.below(3));  // 0 zero, 1 small uniform, 2 a tiny p
+      const std::size_t len = std::min(k, K - p);
+      for (std::size_t t2 = 0; t2 < len; ++t2) {
         for (std::size_t i = 0; i < m; ++i)
-          for (std::size_t j = 0; j < n; ++j) {
-            double p1 = 0;
-            C[i * n + j] = edge_c(g, r, i, j, p1);
-            if (midpoint(value(C[i * n + j]) + p1)) ++ties;
-          }
-        t.run(unit, in, in, m, n, K, k, A, B, C, row.instruction, at);
+          A[i * K + p + t2] = kind == 0 ? zero_pattern(in, r) : value_with_lead(in, r, kind == 1 ? -3 : -10);
+        for (std::size_t j = 0; j < n; ++j)
+          B[(p + t2) * n + j] = kind == 0 ? zero_pattern(in, r) : value_with_lead(in, r, kind == 1 ? -3 - static_cast<int>(r.below(6)) : -12);
       }
-      t.print(at);
-      std::printf("[tile-chain-half-round] %-36s c + p1 a binary16 midpoint in %llu outputs\n", label.c_str(),
-                  static_cast<unsigned long long>(ties));
-      mismatches += t.mismatches;
     }
-  });
-  CHECK(mismatches == 0);
+    // The edge block: p1 = 2^x_i b0_j, p2 = +-2^(lead(p1) - 11 - d_i - e_j) (or none), p3
+    // another such (or none); the other products zero.
+    const std::size_t p0 = edge * k;
+    for (std::size_t i = 0; i < m; ++i) {
+      A[i * K + p0] = half_pow2(g.x[i], g.sa[i]);
+      A[i * K + p0 + 1] = g.d[i] == 99 ? in.zero(false) : half_pow2(g.x[i] - g.d[i], false);
+      A[i * K + p0 + 2] = g.d3[i] == 99 ? in.zero(false) : half_pow2(g.x[i] - g.d3[i], g.sa3[i]);
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const int lead = std::ilogb(value(g.b0[j]));
+      B[p0 * n + j] = g.b0[j];
+      B[(p0 + 1) * n + j] = half_pow2(std::max(lead - 11 - g.e[j], -24), g.s2[j]);
+      B[(p0 + 2) * n + j] = half_pow2(std::max(lead - 11 - g.e3[j], -24), g.sb3[j]);
+    }
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        double p1 = 0;
+        C[i * n + j] = edge_c(g, r, i, j, p1);
+        if (midpoint(value(C[i * n + j]) + p1)) ++ties;
+      }
+  };
+  auto count_ties = [&](const ChainLineRun& l) {
+    std::printf("[tile-chain-half-round] %-36s c + p1 a binary16 midpoint in %llu outputs\n", l.label.c_str(),
+                static_cast<unsigned long long>(ties));
+    ties = 0;
+  };
+  CHECK(chain_lines_differential("tile-chain-half-round", kLines, best, others, draw, count_ties) == 0);
 }

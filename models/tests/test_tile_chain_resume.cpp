@@ -14,10 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "gemm_tally.hpp"
 #include "kernel_cases.hpp"
-#include "models_test_helpers.hpp"
-#include "test_support.hpp"
+#include "tile_chain_lines.hpp"
 
 using namespace tcsim;
 using namespace tcsim::models;
@@ -26,13 +24,10 @@ using tcsim::test::Rng;
 
 namespace {
 
-struct Line {
-  const char *unit, *instruction, *in, *out;
-};
-const Line kLines[] = {{"h100", "wgmma", "fp16", "fp16"},
-                       {"h100", "wgmma", "fp16", "fp32"},
-                       {"h100", "mma.sync", "fp16", "fp16"},
-                       {"v100", "mma.sync", "fp16", "fp16"}};
+const ChainLine kLines[] = {{"h100", "wgmma", "fp16", "fp16"},
+                            {"h100", "wgmma", "fp16", "fp32"},
+                            {"h100", "mma.sync", "fp16", "fp16"},
+                            {"v100", "mma.sync", "fp16", "fp16"}};
 
 // Row i of A (K products, blocks of k) and its c. kind 0: uniform; 1: uniform with edge elements
 // in 1 to 3 random blocks (other: a scratch column for fill_element's other operand); 2: zeros
@@ -64,39 +59,26 @@ TEST_CASE("tile chains: resumed chains read B's strip-major copy, every SIMD tar
           "[kernel][differential]") {
   Rng r(tcsim::test::seed("tile chains resumed strip-major", 0x7c5e0c53));
   const std::uint64_t best = tcsim::test::count(200'000), others = tcsim::test::count(30'000);
-  std::uint64_t mismatches = 0;
-  each_simd_target([&](const std::string& name, bool first) {
-    for (const Line& l : kLines) {
-      const Unit& unit = builtin_unit(l.unit);
-      const Format &in = parse_format(l.in), &out = parse_format(l.out);
-      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out;
-      INFO(label);
-      const std::size_t k = static_cast<std::size_t>(row.fma_size);
-      const GemmLabel at{"tile-chain-resume", label};
-      GemmTally t;
-      while (t.blocks < (first ? best : others)) {
-        const std::size_t m = 8, n = 257 + r.below(100);
-        std::size_t K = k * (2 + r.below(40));
-        if (r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
-        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n), scratch(K), col(K);
-        for (std::size_t i = 0; i < m; ++i) {
-          std::uint64_t c = 0;
-          fill_row(in, out, r, k, K, &A[i * K], scratch.data(), c);
-          for (std::size_t j = 0; j < n; ++j) C[i * n + j] = r.below(8) ? c : value_with_lead(out, r, -1 - static_cast<int>(r.below(6)));
-        }
-        for (std::size_t j = 0; j < n; ++j) {
-          std::uint64_t unused = 0;
-          if (r.below(8) == 0) fill_row(in, out, r, k, K, col.data(), scratch.data(), unused);
-          else
-            for (std::size_t s = 0; s < K; ++s) col[s] = value_with_lead(in, r, -1 - static_cast<int>(r.below(6)));
-          for (std::size_t s = 0; s < K; ++s) B[s * n + j] = col[s];
-        }
-        t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
-      }
-      t.print(at);
-      mismatches += t.mismatches;
+  auto draw = [&](const ChainLineRun& l, ChainGemm& g) {
+    const Format &in = l.in, &out = l.out;
+    const std::size_t k = l.k, m = 8, n = 257 + r.below(100);
+    std::size_t K = k * (2 + r.below(40));
+    if (r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
+    g.shape(m, n, K);
+    std::vector<std::uint64_t> scratch(K), col(K);
+    for (std::size_t i = 0; i < m; ++i) {
+      std::uint64_t c = 0;
+      fill_row(in, out, r, k, K, &g.A[i * K], scratch.data(), c);
+      for (std::size_t j = 0; j < n; ++j)
+        g.C[i * n + j] = r.below(8) ? c : value_with_lead(out, r, -1 - static_cast<int>(r.below(6)));
     }
-  });
-  CHECK(mismatches == 0);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint64_t unused = 0;
+      if (r.below(8) == 0) fill_row(in, out, r, k, K, col.data(), scratch.data(), unused);
+      else
+        for (std::size_t s = 0; s < K; ++s) col[s] = value_with_lead(in, r, -1 - static_cast<int>(r.below(6)));
+      for (std::size_t s = 0; s < K; ++s) g.B[s * n + j] = col[s];
+    }
+  };
+  CHECK(chain_lines_differential("tile-chain-resume", kLines, best, others, draw) == 0);
 }

@@ -11,11 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "gemm_tally.hpp"
-#include "models_test_helpers.hpp"
 #include "operand_gen.hpp"
 #include "tcsim/sim/block_kernel.hpp"
-#include "test_support.hpp"
+#include "tile_chain_lines.hpp"
 
 using namespace tcsim;
 using namespace tcsim::models;
@@ -24,36 +22,19 @@ using tcsim::test::Rng;
 
 namespace {
 
-struct Line {
-  const char *unit, *instruction, *in, *out;
-  bool pairs;  // pairs-mod4: K a multiple of 2 k (their binary16 chains keep the 2^-14 stop)
-  // User rows (copies of the built-in one): the binary16 output's rounding ("" keeps rne), and
-  // subnormal outputs or inputs flushed (the chain keeps its 2^-14 stop there).
-  const char* rounding = "";
-  bool flush_out = false, flush_in = false;
-};
-const Line kLines[] = {{"h100", "wgmma", "fp16", "fp16", false},
-                       {"h100", "mma.sync", "fp16", "fp16", false},
-                       {"v100", "mma.sync", "fp16", "fp16", false},
-                       {"a100", "mma.sync", "fp16", "fp16", false},
-                       {"rtx5090", "mma.sync", "e4m3", "fp16", false},
-                       {"h100", "mma.sync", "e4m3", "fp16", true},
-                       {"h100", "wgmma", "fp16", "fp16", false, "rz"},
-                       {"h100", "wgmma", "fp16", "fp16", false, "ru"},
-                       {"h100", "wgmma", "fp16", "fp16", false, "rd"},
-                       {"h100", "wgmma", "fp16", "fp16", false, "", true},
-                       {"h100", "wgmma", "fp16", "fp16", false, "", false, true}};
-
-Unit line_unit(const Line& l) {
-  UnitSpec spec = builtin_unit(l.unit).spec();
-  for (auto& row : spec.datapaths) {
-    if (*l.rounding && row.final_rounding.count("fp16"))
-      row.final_rounding["fp16"] = parse_rounding(l.rounding);
-    if (l.flush_out) row.subnormal_outputs = false;
-    if (l.flush_in) row.subnormal_inputs = false;
-  }
-  return Unit(spec);
-}
+// pairs-mod4 lines keep the 2^-14 stop in their binary16 chains; so do the user copies that
+// flush subnormal outputs or inputs.
+const ChainLine kLines[] = {{"h100", "wgmma", "fp16", "fp16", false},
+                            {"h100", "mma.sync", "fp16", "fp16", false},
+                            {"v100", "mma.sync", "fp16", "fp16", false},
+                            {"a100", "mma.sync", "fp16", "fp16", false},
+                            {"rtx5090", "mma.sync", "e4m3", "fp16", false},
+                            {"h100", "mma.sync", "e4m3", "fp16", true},
+                            {"h100", "wgmma", "fp16", "fp16", false, "rz"},
+                            {"h100", "wgmma", "fp16", "fp16", false, "ru"},
+                            {"h100", "wgmma", "fp16", "fp16", false, "rd"},
+                            {"h100", "wgmma", "fp16", "fp16", false, "", true},
+                            {"h100", "wgmma", "fp16", "fp16", false, "", false, true}};
 
 // One block of a row of A or a column of B (stride between its operands), by kind: 0 tiny
 // (products near 2^-18 .. 2^-26: block sums in binary16's subnormal range), 1 zero (c carried),
@@ -100,41 +81,24 @@ TEST_CASE("kernel differential: binary16 tile chains carrying subnormal results,
           "[kernel][differential]") {
   Rng r(tcsim::test::seed("kernel differential tile chain subnormal", 0x7c5e0c54));
   const std::uint64_t best = tcsim::test::count(100'000), others = tcsim::test::count(15'000);
-  std::uint64_t mismatches = 0;
-  each_simd_target([&](const std::string& name, bool first) {
-    for (const Line& l : kLines) {
-      const Unit unit = line_unit(l);
-      const Format &in = parse_format(l.in), &out = parse_format(l.out);
-      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
-      const std::string label = name + " " + l.unit + " " + l.instruction + " " + l.in + "->" + l.out + " " +
-                                l.rounding + (l.flush_out ? " flush-out" : "") + (l.flush_in ? " flush-in" : "");
-      INFO(label);
-      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 24, n = 40;
-      const GemmLabel at{"tile-chain-subnormal", label};
-      GemmTally t;
-      while (t.blocks < (first ? best : others)) {
-        const std::size_t step = l.pairs ? 2 * k : k;
-        std::size_t K = (1 + r.below(12)) * step;
-        if (!l.pairs && r.below(4) == 0) K += 1 + r.below(k - 1);  // a shorter last block
-        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
-        // A quarter of the fp16 GEMMs: ties (kind 4) after zero blocks (kind 1) on positive
-        // subnormal c, carried from block to block.
-        const bool ties = in.emin <= -14 && r.below(4) == 0;
-        for (std::size_t p = 0; p < K; p += k) {
-          const std::size_t len = std::min(k, K - p);
-          const std::uint64_t u = r.below(8);
-          const int kind = ties ? (p > 0 && u < 5 ? 4 : 1) : u < 4 ? 0 : u < 6 ? 1 : u == 6 ? 3 : 2;  // both operands
-          for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &A[i * K + p], len, 1, kind, true);
-          for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &B[p * n + j], len, n, kind, false);
-        }
-        for (auto& x : C) x = ties ? value_with_lead(out, r, -15 - static_cast<int>(r.below(10))) & ~out.sign_mask() : small_c(out, r);
-        t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
-      }
-      t.print(at);
-      mismatches += t.mismatches;
+  auto draw = [&](const ChainLineRun& l, ChainGemm& g) {
+    const Format &in = l.in, &out = l.out;
+    const std::size_t k = l.k, m = 24, n = 40, K = random_chain_K(r, k, l.line.pairs);
+    g.shape(m, n, K);
+    // A quarter of the fp16 GEMMs: ties (kind 4) after zero blocks (kind 1) on positive
+    // subnormal c, carried from block to block.
+    const bool ties = in.emin <= -14 && r.below(4) == 0;
+    for (std::size_t p = 0; p < K; p += k) {
+      const std::size_t len = std::min(k, K - p);
+      const std::uint64_t u = r.below(8);
+      const int kind = ties ? (p > 0 && u < 5 ? 4 : 1) : u < 4 ? 0 : u < 6 ? 1 : u == 6 ? 3 : 2;  // both operands
+      for (std::size_t i = 0; i < m; ++i) fill_block(in, r, &g.A[i * K + p], len, 1, kind, true);
+      for (std::size_t j = 0; j < n; ++j) fill_block(in, r, &g.B[p * n + j], len, n, kind, false);
     }
-  });
-  CHECK(mismatches == 0);
+    for (auto& x : g.C)
+      x = ties ? value_with_lead(out, r, -15 - static_cast<int>(r.below(10))) & ~out.sign_mask() : small_c(out, r);
+  };
+  CHECK(chain_lines_differential("tile-chain-subnormal", kLines, best, others, draw) == 0);
 }
 
 TEST_CASE("tile chains: binary16 results below 2^-14 stop the chain only below 2^-24 with F16C (issue 25, h100k)",
