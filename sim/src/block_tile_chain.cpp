@@ -12,6 +12,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "block_tile_chain.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -253,15 +254,23 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         const auto eb = hn::LoadU(d16, be + t * ldb);
         for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
       }
-    } else if (const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
-                                                       mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16),
-                                                       E16)) {
-      for (std::size_t r = 0; r < MR; ++r) {
-        if (!(missed >> r & 1u)) continue;
-        E16[r] = ce[r];
-        for (std::size_t t = 0; t < len; ++t)
-          E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), hn::LoadU(d16, be + t * ldb)));
+    } else {
+      // The e_refs of A's rows and B's block 4 blocks ahead, read only by the rows the maxima
+      // miss (issue 25, h100n): with the GEMM's maxima (BlockTileChain's `pre`) nothing else
+      // brings them in, and those rows stalled on the loads (5-10 % of this chain's samples at
+      // n = 1024, gone with the prefetches; docs/performance.md).
+      if (pos + 5 * len <= K) {
+        for (std::size_t t = 0; t < len; ++t) hwy::Prefetch(be + (4 * len + t) * ldb);
+        for (std::size_t r = 0; r < MR; ++r) hwy::Prefetch(ae + r * lda + 4 * len);
       }
+      if (const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
+                                                  mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16), E16))
+        for (std::size_t r = 0; r < MR; ++r) {
+          if (!(missed >> r & 1u)) continue;
+          E16[r] = ce[r];
+          for (std::size_t t = 0; t < len; ++t)
+            E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), hn::LoadU(d16, be + t * ldb)));
+        }
     }
     // Any valid lane that needs the exact path stops the chain: masks for the micro-tile.
     // E's flags in int16 lanes (block_tile's, as one interval of raw E: below it no nonzero
@@ -625,6 +634,14 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
         const float* bv = b_value + strip_at + kc * ldb;
         const std::int16_t* be = b_eref + strip_at + kc * ldb;
         if (maxima && !pre) ColumnMaxima(d16, be, ldb, len, block, b_max.data(), b_mask.data());
+        // The operands' e_refs are read only by the rows the maxima miss, mostly in the first
+        // blocks (later c exceeds the maxima's sum): the chunk's first 4 blocks of them before
+        // the micro-tiles, the later ones 4 blocks ahead in MicroChain.
+        if (pre) {
+          for (std::size_t t = 0; t < std::min(len, 4 * block); ++t) hwy::Prefetch(be + t * ldb);
+          for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t t = 0; t < std::min(len, 4 * block); t += 32) hwy::Prefetch(a_eref + i * lda + kc + t);
+        }
         for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
           const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
           if (stops[mt] != K) continue;
