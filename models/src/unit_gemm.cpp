@@ -407,13 +407,45 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     const std::size_t strips = n_pad / TC, strip_stride = KK * TC;
     PanelBuffer<float> Bs(strip_chain ? KK * n_pad : 0);
     PanelBuffer<std::int16_t> Bse(strip_chain ? KK * n_pad : 0);
+    // Issue 25 (h100n): the blocks' maxima the chains' E pass reads (sim block_kernel.hpp:
+    // TileChainMaxima), once per GEMM beside the copy instead of once per task and call (each
+    // task of rows re-read its panel of B's e_refs for them). ceil(KK / k) x (m + n_pad) int16
+    // maxima and uint16 masks: an eighth of A's and B's e_refs at k = 16.
+    const std::size_t mx_lanes = strip_chain ? kernel->chain_maxima_lanes(k) : 0;
+    const bool given_maxima = mx_lanes == TC && KK > 0;
+    const std::size_t nq = given_maxima ? (KK + k - 1) / k : 0, b_mx_stride = nq * TC;
+    PanelBuffer<std::int16_t> Amax(m * nq), Bmax(strips * b_mx_stride);
+    PanelBuffer<std::uint16_t> Amask(m * nq), Bmask(strips * b_mx_stride);
     if (strip_chain)
       run_tasks(threads, strips, 1, [&](std::size_t s, std::size_t) {
         for (std::size_t t = 0; t < KK; ++t) {
           std::copy_n(Bf.get() + t * n_pad + s * TC, TC, Bs.get() + s * strip_stride + t * TC);
           std::copy_n(Be.get() + t * n_pad + s * TC, TC, Bse.get() + s * strip_stride + t * TC);
         }
+        if (given_maxima)
+          kernel->chain_column_maxima(KK, k, Bse.get() + s * strip_stride, TC, Bmax.get() + s * b_mx_stride,
+                                      Bmask.get() + s * b_mx_stride);
       });
+    if (given_maxima)
+      run_tasks(threads, (m + kTaskRows - 1) / kTaskRows, 1, [&](std::size_t ib, std::size_t) {
+        const std::size_t i0 = ib * kTaskRows;
+        kernel->chain_row_maxima(std::min(m, i0 + kTaskRows) - i0, KK, k, Ae.get() + i0 * KK, KK, Amax.get() + i0 * nq,
+                                 Amask.get() + i0 * nq);
+      });
+    // The maxima of the chain on rows from i, strips from s, blocks from q (null: none).
+    auto maxima_at = [&](std::size_t i, std::size_t s, std::size_t q) {
+      TileChainMaxima x;
+      if (!given_maxima) return x;
+      x.a_max = Amax.get() + i * nq + q;
+      x.a_mask = Amask.get() + i * nq + q;
+      x.a_stride = nq;
+      x.b_max = Bmax.get() + s * b_mx_stride + q * TC;
+      x.b_mask = Bmask.get() + s * b_mx_stride + q * TC;
+      x.b_stride = b_mx_stride;
+      x.lanes = TC;
+      x.block = k;
+      return x;
+    };
     const std::size_t panel = std::max(TC, kPanel / TC * TC);
     const std::size_t row_blocks = (m + kTaskRows - 1) / kTaskRows, col_blocks = (n_pad + panel - 1) / panel;
     run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
@@ -535,10 +567,11 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
                                             Af.get() + i0 * KK, Ae.get() + i0 * KK, KK, Bf.get() + j0, Be.get() + j0,
                                             n_pad, acc.value.data(), acc.eref.data(), acc.bits.data(), w, stops.data()))
             return false;
-        } else if (!kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK,
+        } else if (const TileChainMaxima mx = maxima_at(i0, j0 / W, 0);
+                   !kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK,
                                            Bs.get() + j0 / W * strip_stride, Bse.get() + j0 / W * strip_stride, W,
                                            acc.value.data(), acc.eref.data(), tmp.bits.data(), w, stops.data(),
-                                           strip_stride)) {
+                                           strip_stride, given_maxima ? &mx : nullptr)) {
           return false;
         }
         // tmp's patterns (the kernel's output format) into acc's (out) for the columns < valid.
@@ -600,9 +633,12 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
             if (resume && pos < KK) {
               std::size_t resumed = 0;
               const std::size_t a_next = (i0 + r0) * KK + pos, b_next = (j0 + c0) / W * strip_stride + pos * W;
+              // pos is at a block's start (the chain stops at one; one block ran since).
+              const TileChainMaxima mx = maxima_at(i0 + r0, (j0 + c0) / W, pos / k);
               if (!kernel->run_tile_chain(mr, W, vcols, KK - pos, k, Af.get() + a_next, Ae.get() + a_next, KK,
                                           Bs.get() + b_next, Bse.get() + b_next, W, acc.value.data() + off,
-                                          acc.eref.data() + off, tmp.bits.data() + off, w, &resumed))
+                                          acc.eref.data() + off, tmp.bits.data() + off, w, &resumed, 0,
+                                          given_maxima && pos % k == 0 ? &mx : nullptr))
                 continue;
               if (resumed > 0) take_bits(off, mr, vcols);
               resume = resumed > 0;

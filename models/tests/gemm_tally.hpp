@@ -24,13 +24,14 @@ void each_simd_target(Body&& body) {
 }
 
 // A differential GEMM run's outputs, block FMAs (blocks of k) and mismatches: Unit::gemm on one
-// thread against Unit::dot (gemm_mismatches), and its summary line.
+// thread (or `threads`) against Unit::dot (gemm_mismatches), and its summary line.
 struct GemmTally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
   void run(const models::Unit& unit, const Format& in, const Format& out, std::size_t m, std::size_t n, std::size_t K,
            std::size_t k, const std::vector<std::uint64_t>& A, const std::vector<std::uint64_t>& B,
-           const std::vector<std::uint64_t>& C, const std::string& instruction, const GemmLabel& at) {
-    const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, instruction, 1);
+           const std::vector<std::uint64_t>& C, const std::string& instruction, const GemmLabel& at,
+           unsigned threads = 1) {
+    const std::vector<std::uint64_t> D = unit.gemm(in, out, m, n, K, A, B, C, instruction, threads);
     gemm_mismatches(unit, in, in, out, m, n, K, A, B, C, D, instruction, at, mismatches);
     outputs += m * n;
     blocks += m * n * ((K + k - 1) / k);

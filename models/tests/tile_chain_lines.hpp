@@ -52,10 +52,12 @@ struct ChainLineRun {
   std::string label;
 };
 
-// One GEMM of a draw: D = C + A B, A m x K, B K x n, C m x n, row-major patterns.
+// One GEMM of a draw: D = C + A B, A m x K, B K x n, C m x n, row-major patterns, run on
+// `threads` threads.
 struct ChainGemm {
   std::size_t m = 24, n = 40, K = 0;
   std::vector<std::uint64_t> A, B, C;
+  unsigned threads = 1;
   // Sets the shape and sizes the operands, each element `fill`.
   void shape(std::size_t rows, std::size_t cols, std::size_t depth, std::uint64_t fill = 0) {
     m = rows, n = cols, K = depth;
@@ -75,7 +77,7 @@ struct NothingAfterLine {
   void operator()(const ChainLineRun&) const {}
 };
 
-// On every SIMD target and line: draw(run, gemm) fills a GEMM, Unit::gemm (one thread) against
+// On every SIMD target and line: draw(run, gemm) fills a GEMM, Unit::gemm against
 // Unit::dot, until the line has `best` block FMAs on the CPU's best target and `others` on the
 // other targets; the line's summary under `tag`, then after(run). Returns the mismatches.
 template <std::size_t N, class Draw, class After = NothingAfterLine>
@@ -95,7 +97,7 @@ std::uint64_t chain_lines_differential(const char* tag, const ChainLine (&lines)
       ChainGemm g;
       while (t.blocks < (first ? best : others)) {
         draw(run, g);
-        t.run(unit, in, out, g.m, g.n, g.K, run.k, g.A, g.B, g.C, row.instruction, at);
+        t.run(unit, in, out, g.m, g.n, g.K, run.k, g.A, g.B, g.C, row.instruction, at, g.threads);
       }
       t.print(at);
       after(run);

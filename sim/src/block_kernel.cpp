@@ -309,11 +309,27 @@ bool BlockKernel::run_tile_chain(std::size_t rows, std::size_t cols, std::size_t
                                  std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                                  const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                                  std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
-                                 std::size_t strip_stride) const {
+                                 std::size_t strip_stride, const TileChainMaxima* maxima) const {
   const Impl& k = *impl_;
   if (!k.tiles || block > k.max_products || cols % lanes::tile_columns() != 0 || valid_cols > cols) return false;
   return lanes::block_tile_chain(*k.lane_params, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value, b_eref,
-                                 ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride);
+                                 ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride, maxima);
+}
+
+std::size_t BlockKernel::chain_maxima_lanes(std::size_t block) const {
+  const Impl& k = *impl_;
+  if (!k.tiles || block > k.max_products) return 0;
+  return lanes::block_tile_chain_maxima_lanes(*k.lane_params, block);
+}
+
+void BlockKernel::chain_row_maxima(std::size_t rows, std::size_t K, std::size_t block, const std::int16_t* a_eref,
+                                   std::size_t lda, std::int16_t* a_max, std::uint16_t* a_mask) const {
+  if (chain_maxima_lanes(block) != 0) lanes::block_tile_row_maxima(rows, K, block, a_eref, lda, a_max, a_mask);
+}
+
+void BlockKernel::chain_column_maxima(std::size_t K, std::size_t block, const std::int16_t* b_eref, std::size_t ldb,
+                                      std::int16_t* b_max, std::uint16_t* b_mask) const {
+  if (chain_maxima_lanes(block) != 0) lanes::block_tile_column_maxima(K, block, b_eref, ldb, b_max, b_mask);
 }
 
 bool BlockKernel::run_tile_pairs_chain(bool binary16_add, std::size_t rows, std::size_t cols, std::size_t valid_cols,

@@ -12,6 +12,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "block_tile_chain.cpp"
 #include <hwy/foreach_target.h>  // re-includes this file once per target
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -253,15 +254,23 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         const auto eb = hn::LoadU(d16, be + t * ldb);
         for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
       }
-    } else if (const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
-                                                       mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16),
-                                                       E16)) {
-      for (std::size_t r = 0; r < MR; ++r) {
-        if (!(missed >> r & 1u)) continue;
-        E16[r] = ce[r];
-        for (std::size_t t = 0; t < len; ++t)
-          E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), hn::LoadU(d16, be + t * ldb)));
+    } else {
+      // The e_refs of A's rows and B's block 4 blocks ahead, read only by the rows the maxima
+      // miss (issue 25, h100n): with the GEMM's maxima (BlockTileChain's `pre`) nothing else
+      // brings them in, and those rows stalled on the loads (5-10 % of this chain's samples at
+      // n = 1024, gone with the prefetches; docs/performance.md).
+      if (pos + 5 * len <= K) {
+        for (std::size_t t = 0; t < len; ++t) hwy::Prefetch(be + (4 * len + t) * ldb);
+        for (std::size_t r = 0; r < MR; ++r) hwy::Prefetch(ae + r * lda + 4 * len);
       }
+      if (const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
+                                                  mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16), E16))
+        for (std::size_t r = 0; r < MR; ++r) {
+          if (!(missed >> r & 1u)) continue;
+          E16[r] = ce[r];
+          for (std::size_t t = 0; t < len; ++t)
+            E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), hn::LoadU(d16, be + t * ldb)));
+        }
     }
     // Any valid lane that needs the exact path stops the chain: masks for the micro-tile.
     // E's flags in int16 lanes (block_tile's, as one interval of raw E: below it no nonzero
@@ -555,9 +564,9 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
                     std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                     const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                     std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
-                    std::size_t strip_stride) {
+                    std::size_t strip_stride, const TileChainMaxima* given) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)strip_stride;
+  (void)strip_stride, (void)given;
   (void)p, (void)add, (void)rows, (void)cols, (void)valid_cols, (void)K, (void)block, (void)a_value, (void)a_eref, (void)lda;
   (void)b_value, (void)b_eref, (void)ldb, (void)c_value, (void)c_eref, (void)d_bits, (void)ldc, (void)stops;
   return false;
@@ -601,12 +610,16 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
     // chunk. Not the pairs-mod4 chains: each instruction's first block starts from a zero c, so
     // the maxima rarely decide it, and B is row-major there (a row of B per cache line read);
     // they ran 14 % slower (h100 e4m3 -> fp16, docs/performance.md).
+    // The GEMM driver makes them once per GEMM (h100n: `given`, block_tile_emax.cpp); the
+    // chain makes its own where they are not given or made for another target or block.
     const bool maxima = A == 0 && block == kMaximaBlock && block <= k.chunk;
     const hn::Repartition<std::int16_t, decltype(df)> d16;
+    const bool pre = maxima && given != nullptr && given->a_max != nullptr && given->b_max != nullptr &&
+                     given->lanes == W && given->block == block;
     const std::size_t nq = (K + block - 1) / block;
     thread_local std::vector<std::int16_t> a_max, b_max;
     thread_local std::vector<std::uint16_t> a_mask, b_mask;
-    if (maxima) {
+    if (maxima && !pre) {
       a_max.resize(rows * nq);
       a_mask.resize(rows * nq);
       RowMaxima(a_eref, lda, rows, K, block, a_max.data(), a_mask.data());
@@ -620,14 +633,26 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
         const std::size_t strip_at = strip_stride ? j0 / W * strip_stride : j0;
         const float* bv = b_value + strip_at + kc * ldb;
         const std::int16_t* be = b_eref + strip_at + kc * ldb;
-        if (maxima) ColumnMaxima(d16, be, ldb, len, block, b_max.data(), b_mask.data());
+        if (maxima && !pre) ColumnMaxima(d16, be, ldb, len, block, b_max.data(), b_mask.data());
+        // The operands' e_refs are read only by the rows the maxima miss, mostly in the first
+        // blocks (later c exceeds the maxima's sum): the chunk's first 4 blocks of them before
+        // the micro-tiles, the later ones 4 blocks ahead in MicroChain.
+        if (pre) {
+          for (std::size_t t = 0; t < std::min(len, 4 * block); ++t) hwy::Prefetch(be + t * ldb);
+          for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t t = 0; t < std::min(len, 4 * block); t += 32) hwy::Prefetch(a_eref + i * lda + kc + t);
+        }
         for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows) {
           const std::size_t mr = std::min(kTileRows, rows - r0), mt = r0 / kTileRows * per_row + j0 / W;
           if (stops[mt] != K) continue;
           ChainMaxima mx;
-          if (maxima)
+          if (pre) {
+            const std::size_t a_at = r0 * given->a_stride + kc / block, b_at = j0 / W * given->b_stride + kc / block * W;
+            mx = {given->a_max + a_at, given->a_mask + a_at, given->a_stride, given->b_max + b_at, given->b_mask + b_at};
+          } else if (maxima) {
             mx = {a_max.data() + r0 * nq + kc / block, a_mask.data() + r0 * nq + kc / block, nq, b_max.data(),
-                     b_mask.data()};
+                  b_mask.data()};
+          }
           const float* a = a_value + r0 * lda + kc;
           const std::int16_t* ae = a_eref + r0 * lda + kc;
           float* cv = c_value + r0 * ldc + j0;
@@ -717,9 +742,9 @@ bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, s
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                       std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
-                      std::size_t strip_stride) {
+                      std::size_t strip_stride, const TileChainMaxima* maxima) {
   return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, 0, rows, cols, valid_cols, K, block, a_value, a_eref, lda, b_value,
-                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride);
+                                              b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride, maxima);
 }
 
 bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t rows, std::size_t cols,
@@ -728,7 +753,7 @@ bool block_tile_pairs_chain(const LaneParams& p, bool binary16_add, std::size_t 
                             const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
                             std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops) {
   return HWY_DYNAMIC_DISPATCH(BlockTileChain)(p, binary16_add ? 2 : 1, rows, cols, valid_cols, K, block, a_value,
-                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, 0);
+                                              a_eref, lda, b_value, b_eref, ldb, c_value, c_eref, d_bits, ldc, stops, 0, nullptr);
 }
 
 }  // namespace tcsim::lanes

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "block_lanes.hpp"
+#include "tcsim/sim/block_kernel.hpp"  // TileChainMaxima
 
 namespace tcsim::lanes {
 
@@ -24,7 +25,16 @@ bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, s
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                       const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
                       std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
-                      std::size_t strip_stride = 0);
+                      std::size_t strip_stride = 0, const TileChainMaxima* maxima = nullptr);
+
+// The blocks' maxima block_tile_chain's E pass reads (block_tile_emax.cpp; issue 25, h100n;
+// BlockKernel::chain_maxima_lanes and friends say what they hold): the lanes per strip where
+// the chain takes them for p's blocks of `block` products, else 0.
+std::size_t block_tile_chain_maxima_lanes(const LaneParams& p, std::size_t block);
+void block_tile_row_maxima(std::size_t rows, std::size_t K, std::size_t block, const std::int16_t* a_eref,
+                           std::size_t lda, std::int16_t* a_max, std::uint16_t* a_mask);
+void block_tile_column_maxima(std::size_t K, std::size_t block, const std::int16_t* b_eref, std::size_t ldb,
+                              std::int16_t* b_max, std::uint16_t* b_mask);
 
 // The pairs-mod4 final-add rows (Hopper/Blackwell fp8 mma.sync; issue 25, branch i25fp8fuse):
 // K a multiple of 2 * block, each instruction of 2 blocks run as the hardware's emulation

@@ -26,6 +26,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "tcsim/sim/block_kernel.hpp"  // TileChainMaxima
+
 HWY_BEFORE_NAMESPACE();
 namespace tcsim::lanes::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -38,14 +40,9 @@ constexpr std::size_t kMaximaBlock = 16;
 
 // A micro-tile's maxima over a chunk of K, its block q: row r's at a_max[r * a_stride + q],
 // a_mask[...]; the lanes' at b_max + q * Lanes, b_mask + q * Lanes. a_max null: none (the
-// product loop in every block).
-struct ChainMaxima {
-  const std::int16_t* a_max = nullptr;
-  const std::uint16_t* a_mask = nullptr;
-  std::size_t a_stride = 0;
-  const std::int16_t* b_max = nullptr;
-  const std::uint16_t* b_mask = nullptr;
-};
+// product loop in every block). The GEMM's struct (block_kernel.hpp), pointed at one
+// micro-tile and chunk (b_stride, lanes and block unused here).
+using ChainMaxima = tcsim::TileChainMaxima;
 
 // The largest of len e_refs at e and the positions attaining it (bit t).
 inline void BlockMaximum(const std::int16_t* e, std::size_t len, std::int16_t& top, std::uint16_t& bits) {

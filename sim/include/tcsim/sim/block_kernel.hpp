@@ -28,6 +28,23 @@ namespace tcsim {
 // nullopt when it can.
 std::optional<std::string> block_kernel_unsupported(const AdderConfig& cfg, std::size_t max_products);
 
+// Issue 25 (h100n): the blocks' maxima that the tile chains' E pass reads (run_tile_chain),
+// made once per GEMM by BlockKernel::chain_row_maxima and chain_column_maxima instead of in
+// every chain call. Blocks are numbered from the call's first product: row i's block q at
+// a_max[i * a_stride + q] (the largest e_ref) and a_mask[...] (the positions attaining it);
+// strip s's (tile_columns() columns), block q, column l at b_max[s * b_stride + q * lanes + l].
+// lanes and block: what they were made for (the chain ignores maxima made for another target
+// or block length and computes its own, exact either way).
+struct TileChainMaxima {
+  const std::int16_t* a_max = nullptr;
+  const std::uint16_t* a_mask = nullptr;
+  std::size_t a_stride = 0;
+  const std::int16_t* b_max = nullptr;
+  const std::uint16_t* b_mask = nullptr;
+  std::size_t b_stride = 0;
+  std::size_t lanes = 0, block = 0;
+};
+
 class BlockKernel {
  public:
   // Throws std::invalid_argument with block_kernel_unsupported's reason.
@@ -149,10 +166,23 @@ class BlockKernel {
   // False where the tiles' epilogue is not fused: the caller runs block by block.
   // strip_stride (issue 25, h100g): 0, B row-major (row t at b + t * ldb); else B strip-major,
   // strip s of tile_columns() columns at b + s * strip_stride, its row t at + t * ldb.
+  // maxima (issue 25, h100n): null, or this call's blocks' maxima (TileChainMaxima: row i of
+  // the call's A, strip s of its B); null makes the chain compute them itself.
   bool run_tile_chain(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K, std::size_t block,
                       const float* a_value, const std::int16_t* a_eref, std::size_t lda, const float* b_value,
                       const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
-                      std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops, std::size_t strip_stride = 0) const;
+                      std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops, std::size_t strip_stride = 0,
+                      const TileChainMaxima* maxima = nullptr) const;
+  // Issue 25 (h100n): whether run_tile_chain's E pass reads blocks' maxima for blocks of
+  // `block` products: the lanes of a strip (tile_columns()) if so, else 0 (then no maxima).
+  // chain_row_maxima: rows of A (e_refs at a_eref[i * lda + t], t < K) into a_max, a_mask
+  // (row i's block q at [i * ceil(K / block) + q]); chain_column_maxima: one strip of B (row t
+  // of its lanes columns at b_eref + t * ldb) into b_max, b_mask (block q's at q * lanes).
+  std::size_t chain_maxima_lanes(std::size_t block) const;
+  void chain_row_maxima(std::size_t rows, std::size_t K, std::size_t block, const std::int16_t* a_eref, std::size_t lda,
+                        std::int16_t* a_max, std::uint16_t* a_mask) const;
+  void chain_column_maxima(std::size_t K, std::size_t block, const std::int16_t* b_eref, std::size_t ldb,
+                           std::int16_t* b_max, std::uint16_t* b_mask) const;
   // Issue 25 (i25fp8fuse): the same for the pairs-mod4 final-add rows, K whole instructions of
   // 2 blocks: per instruction block 1 from +0, block 2 from its result, then that result plus c
   // rounded to nearest even into binary32 or binary16 (tile_add.hpp); c_value, c_eref hold the
