@@ -376,10 +376,15 @@ int bench_fit(const ParsedArgs& a) {
       differ_first = r.first_exact == r.best.row ? differ : validation::count_mismatches(r.first_exact, check_dump);
       agree_first += differ_first == 0;
     }
+    // The dump's cases where the fitted row and the hidden one answer differently, run again
+    // (not the fit's own count): 0 for an exact fit, so when the check cases separate the two
+    // rows, no fit of this dump alone can tell them apart.
+    const std::size_t separating = r.exact && differ > 0 ? validation::count_mismatches(r.best.row, dump) : 0;
     rows.push_back({{"row", h.label}, {"k", h.K}, {"exact", r.exact}, {"mismatches", r.best.mismatches},
                     {"seconds", r.seconds}, {"evaluations", r.evaluations},
                     {"case_evaluations", r.case_evaluations}, {"capped", r.capped}, {"differ", differ},
                     {"differ_first_exact", differ_first}, {"fitting_rows", r.fitting_rows}});
+    if (r.exact && differ > 0) rows.back()["separating_in_dump"] = separating;
     // The active loop: suggestions of 1,000 cases, pools from seeds the dump and check do not use.
     std::optional<validation::LoopResult> loop;
     std::size_t differ_loop = 0;
@@ -427,6 +432,9 @@ int bench_fit(const ParsedArgs& a) {
         if (two == "none")
           std::printf("; three, lower: %s", sets_set_back(h.row, r.best.row, dump, r.best.mismatches, 3).c_str());
       }
+      if (differ > 0)
+        std::printf("\n    separating cases: %zu of the dump's %zu, %zu of the %zu check cases", separating, dump.n,
+                    differ, check);
       if (differ > 0) {  // what the fit reported open: the disagreement should be among these
         std::string open;
         for (const auto& p : r.parameters)
