@@ -11,6 +11,7 @@
 
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/fit_range_classes.hpp"
+#include "fit_directed_cases.hpp"
 
 namespace tcsim::validation {
 namespace fit_cases {  // shared with the range classes of fit_range_classes.cpp
@@ -501,25 +502,27 @@ constexpr std::size_t kRareProducts = std::size_t{1} << 24;
 // changes (and the coupled alternatives) before the pairs, so that the budget buys 15
 // batches instead of 1 for 200 rows; a pair of twin changes rarely splits where neither does.
 constexpr std::size_t kRareRows = 16;
+// Products spent at most on the directed batches (fit_directed_cases.hpp), before the mix's:
+// batches of 4,000 cases of one aimed range class each, the classes in turn.
+constexpr std::size_t kDirectedProducts = std::size_t{1} << 25;
 
 // The rows that answer every pool case as row 0 (the fitted row) does may still differ from it
 // on rarer cases (random 51 of the evaluation: 60 of 10^6 check cases; the pool holds 8,000).
-// Further batches of the same mix run through row 0 and those rows only, within kRareProducts,
-// and the cases where one of them differs join the pool (all rows' answers appended to `ans`).
-// A row leaves the search once split. Returns the cases added.
-template <class Answers>
+// Further batches of `draw(seed, a, b, c, followed rows)` run through row 0 and those rows
+// only, within `products`, and the cases where one of them differs join the pool (all rows'
+// answers appended to `ans`). A row leaves the search once split. Returns the cases added.
+template <class Answers, class MakeBatch>
 std::size_t rarer_splits(std::size_t R, std::vector<std::vector<std::uint64_t>>& ans, const Answers& answers,
-                         const Format& in, const Format& out, std::size_t K, std::uint64_t seed,
+                         const MakeBatch& draw, std::size_t K, std::uint64_t seed, std::size_t products, std::size_t batch,
                          std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb, std::vector<std::uint64_t>& pc) {
   std::vector<std::size_t> twins;
   for (std::size_t r = 1; r < R && twins.size() < kRareRows; ++r)
     if (ans[r] == ans[0]) twins.push_back(r);
-  const std::size_t batch = 8000;
   std::size_t spent = 0, added = 0;
   std::mt19937_64 seeds(seed ^ 0x7261726572ULL);  // the batches' seeds: a stream apart from the pool's
-  while (!twins.empty() && spent + (twins.size() + 1) * batch * K <= kRareProducts) {
+  while (!twins.empty() && spent + (twins.size() + 1) * batch * K <= products) {
     std::vector<std::uint64_t> a, b, c;
-    structured_cases(in, out, K, batch, seeds(), a, b, c, true);
+    draw(seeds(), batch, twins, a, b, c);
     spent += (twins.size() + 1) * batch * K;
     const auto d0 = answers(0, batch, a.data(), b.data(), c.data());
     std::vector<std::size_t> hits;  // cases where a twin differs from row 0 (the first per twin)
@@ -563,6 +566,7 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   // Every row's answers on the pool (NaNs made one value); rows the unit refuses are dropped.
   std::vector<models::Unit> units;
   std::vector<std::string> instructions;
+  std::vector<DatapathSpec> specs;  // the rows the unit accepted, in the answers' order
   auto answers = [&](std::size_t r, std::size_t m, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c) {
     std::vector<std::uint64_t> d(m);
     units[r].dot_batch(in, out, m, K, a, b, c, d.data(), instructions[r]);
@@ -576,14 +580,31 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
     try {
       units.emplace_back(fitted_unit(r, "candidate"));
       instructions.push_back(fit_instruction(r));
+      specs.push_back(r);
       ans.push_back(answers(units.size() - 1, P, pa.data(), pb.data(), pc.data()));
     } catch (const std::exception&) {
       if (units.size() > ans.size()) units.pop_back();  // refused by the unit or its batch
       if (instructions.size() > ans.size()) instructions.pop_back();
+      if (specs.size() > ans.size()) specs.pop_back();
     }
   }
   const std::size_t R = units.size();
-  P += rarer_splits(R, ans, answers, in, out, K, seed, pa, pb, pc);
+  // Rarer splits: first batches aimed at the keys the followed rows differ in from row 0
+  // (fit_directed_cases.hpp; their own seeds), then batches of the pool's mix.
+  std::size_t next_class = 0;  // the directed batches take the aimed classes in turn
+  auto directed = [&](std::uint64_t s, std::size_t m, const std::vector<std::size_t>& twins, std::vector<std::uint64_t>& a,
+                      std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c) {
+    std::vector<DatapathSpec> followed{specs[0]};
+    for (const std::size_t r : twins) followed.push_back(specs[r]);
+    const std::vector<int> classes = directed_classes(followed);
+    range_class_cases(classes[next_class++ % classes.size()], in, out, K, m, s, a, b, c);
+  };
+  auto mix = [&](std::uint64_t s, std::size_t m, const std::vector<std::size_t>&, std::vector<std::uint64_t>& a,
+                 std::vector<std::uint64_t>& b, std::vector<std::uint64_t>& c) {
+    structured_cases(in, out, K, m, s, a, b, c, true);
+  };
+  P += rarer_splits(R, ans, answers, directed, K, seed ^ 0x646972656374ULL, kDirectedProducts, 4000, pa, pb, pc);
+  P += rarer_splits(R, ans, answers, mix, K, seed, kRareProducts, 8000, pa, pb, pc);
   s.pool = P;
   std::vector<std::size_t> cls(R, 0);  // class of each row under the chosen cases
   std::vector<bool> used(P, false);

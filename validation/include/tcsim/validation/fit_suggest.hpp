@@ -56,7 +56,9 @@ struct SuggestedCases {
 };
 
 // At most n cases (fewer when nothing more splits) that split `rows` (row 0 first: the
-// fitted row) for one format pair and K; the pool has max(8n, 4000) cases from `seed`.
+// fitted row) for one format pair and K; the pool has max(8n, 4000) cases from `seed`, and the
+// cases of further batches where a row that answers the pool as row 0 does differs from it
+// (batches of the range classes aimed at the keys those rows differ in, then of the mix).
 SuggestedCases suggest_cases(const std::vector<models::DatapathSpec>& rows, const Format& in, const Format& out,
                              std::size_t K, std::size_t n, std::uint64_t seed);
 
