@@ -120,25 +120,23 @@ TEST_CASE("fit: the active loop finds a hidden row in at most five rounds", "[fi
   CHECK(last_mismatches == 0);
 }
 
-TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did not", "[fit][suggest]") {
-  // Random 51 of `tcsim bench fit --evaluate random --seed 2` (docs/fit.md, fitloop6): its dump
-  // and check cases as the benchmark draws them (row place 50), its fit with the benchmark's
-  // work budget. The dump cannot tell F 34 with rz from the hidden F 39 with ru: they differ on
-  // 60 of 10^6 check cases, about one in 17,000, rarer than the suggestion pool's 8,000 cases.
-  const std::uint64_t seed = 2 + 7919 * 50;
-  INFO("dump seed " << seed << ", check seed " << seed + 1 << ", loop seed " << seed + 2);
-  const models::DatapathSpec hidden = models::parse_unit_json(nlohmann::json::parse(R"({"name":"hidden",
-      "input_formats":["e4m3"],"output_formats":["fp32"],"alignment_rounding":"ru","c_entry":"final-add",
-      "c_placement":"aligned","carry_bits":7,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},
-      "fma_size":4,"fraction_bits":39,"k_split":"pairs-mod4","min_exponent":null,"normalization":"deferred",
-      "order":"largest-first","overflow":"inf","sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,
-      "zero_sign":"positive"})"), "random 51").datapaths.at(0);
-  const Format &in = parse_format("e4m3"), &out = parse_format("fp32");
-  const std::size_t K = 8;
+namespace {
+
+// A random row of `tcsim bench fit --evaluate random --seed 2` (row place `place`): its dump of
+// 5,000 cases and `check_n` check cases as the benchmark draws them, its fit with the benchmark's
+// work budget, and the simulated loop (at most 5 rounds of 1,000 cases). Requires that the dump
+// alone leaves a row disagreeing on the check and that the loop ends on one agreeing.
+void check_loop_agrees(const char* label, const char* hidden_json, std::size_t place, std::size_t K,
+                       std::size_t check_n) {
+  const std::uint64_t seed = 2 + 7919 * place;
+  INFO(label << ": dump seed " << seed << ", check seed " << seed + 1 << ", loop seed " << seed + 2);
+  const models::DatapathSpec hidden =
+      models::parse_unit_json(nlohmann::json::parse(hidden_json), label).datapaths.at(0);
+  const Format &in = parse_format(hidden.input_formats.at(0)), &out = parse_format(hidden.output_formats.at(0));
   std::vector<std::uint64_t> a, b, c;
   structured_cases(in, out, K, 5000, seed, a, b, c, true);
   const DumpSet dump = simulated_dump(hidden, in, out, K, a, b, c);
-  structured_cases(in, out, K, 300000, seed + 1, a, b, c, true);
+  structured_cases(in, out, K, check_n, seed + 1, a, b, c, true);
   const DumpSet check = simulated_dump(hidden, in, out, K, a, b, c);
   FitOptions opt;
   opt.work_budget = 5000000;  // bench fit's default for random rows: the same fit at any load
@@ -150,10 +148,10 @@ TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did n
   const LoopResult loop = simulated_active_loop(hidden, dump, first, opt, 5, 1000, seed + 2);
   const std::size_t after = loop.fit.exact ? count_mismatches(loop.fit.best.row, check) : check.n;
   for (const auto& l : loop.log)
-    std::printf("random 51 loop: %zu rows in %zu groups, %zu cases (pool %zu, %.1f s)\n", l.candidates, l.groups,
+    std::printf("%s loop: %zu rows in %zu groups, %zu cases (pool %zu, %.1f s)\n", label, l.candidates, l.groups,
                 l.cases, l.pool, l.seconds);
-  std::printf("random 51: the dump's fit differs on %zu of %zu check cases; after %zu round(s): %zu\n", before, check.n,
-              loop.rounds, after);
+  std::printf("%s: the dump's fit differs on %zu of %zu check cases; after %zu round(s): %zu\n", label, before,
+              check.n, loop.rounds, after);
   CHECK(before > 0);  // the dump alone leaves a row that disagrees
   CHECK(loop.converged);
   CHECK(loop.rounds >= 1);
@@ -163,48 +161,30 @@ TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did n
   CHECK(after == 0);
 }
 
+}  // namespace
+
+TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did not", "[fit][suggest]") {
+  // Random 51 (docs/fit.md, fitloop6). The dump cannot tell F 34 with rz from the hidden F 39
+  // with ru: they differ on 60 of 10^6 check cases, about one in 17,000, rarer than the
+  // suggestion pool's 8,000 cases.
+  check_loop_agrees("random 51", R"({"name":"hidden",
+      "input_formats":["e4m3"],"output_formats":["fp32"],"alignment_rounding":"ru","c_entry":"final-add",
+      "c_placement":"aligned","carry_bits":7,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},
+      "fma_size":4,"fraction_bits":39,"k_split":"pairs-mod4","min_exponent":null,"normalization":"deferred",
+      "order":"largest-first","overflow":"inf","sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,
+      "zero_sign":"positive"})", 50, 8, 300000);
+}
+
 TEST_CASE("fit: the active loop's directed batches make random 192 agree where the pool saw one group", "[fit][suggest]") {
-  // Random 192 of `tcsim bench fit --evaluate random --seed 2` (docs/fit.md, fitneedle): its dump
-  // and check cases as the benchmark draws them (row place 191), its fit with the benchmark's
-  // work budget. The fitted row has F 35 for the hidden 36; they differ only when products at the
-  // top of e4m3's range carry into a higher binade beside a product at its bottom (2^-18): about
-  // one case in 10^5 of the mix, one in 2,500 of range class 12 alone. Without the directed
-  // batches the suggestion sees one group and the loop makes no round.
-  const std::uint64_t seed = 2 + 7919 * 191;
-  INFO("dump seed " << seed << ", check seed " << seed + 1 << ", loop seed " << seed + 2);
-  const models::DatapathSpec hidden = models::parse_unit_json(nlohmann::json::parse(R"({"name":"hidden",
+  // Random 192 (docs/fit.md, fitneedle). The fitted row has F 35 for the hidden 36; they differ
+  // only when products at the top of e4m3's range carry into a higher binade beside a product at
+  // its bottom (2^-18): about one case in 10^5 of the mix, one in 2,500 of range class 12 alone.
+  // Without the directed batches the suggestion sees one group and the loop makes no round. The
+  // benchmark's first 500,000 check cases: 3 of them separate the dump's row (9 of 10^6).
+  check_loop_agrees("random 192", R"({"name":"hidden",
       "input_formats":["e4m3"],"output_formats":["fp32"],"alignment_rounding":"rz","c_entry":"final-add",
       "c_placement":"late","carry_bits":4,"final_add_rounding":{"fp32":"rz"},"final_rounding":{"fp32":"rd"},
       "fma_size":32,"fraction_bits":36,"min_exponent":{"fp32":-127},"normalization":"deferred",
       "order":"largest-first","overflow":"ieee","sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":true,
-      "zero_sign":"ieee"})"), "random 192").datapaths.at(0);
-  const Format &in = parse_format("e4m3"), &out = parse_format("fp32");
-  const std::size_t K = 32;
-  std::vector<std::uint64_t> a, b, c;
-  structured_cases(in, out, K, 5000, seed, a, b, c, true);
-  const DumpSet dump = simulated_dump(hidden, in, out, K, a, b, c);
-  // The benchmark's first 500,000 check cases: 3 of them separate the dump's row (9 of 10^6).
-  structured_cases(in, out, K, 500000, seed + 1, a, b, c, true);
-  const DumpSet check = simulated_dump(hidden, in, out, K, a, b, c);
-  FitOptions opt;
-  opt.work_budget = 5000000;  // bench fit's default for random rows: the same fit at any load
-  opt.time_limit_seconds = 600;
-  const FitResult first = fit_dump(dump, opt);
-  REQUIRE(first.exact);
-  REQUIRE_FALSE(first.capped);
-  const std::size_t before = count_mismatches(first.best.row, check);
-  const LoopResult loop = simulated_active_loop(hidden, dump, first, opt, 5, 1000, seed + 2);
-  const std::size_t after = loop.fit.exact ? count_mismatches(loop.fit.best.row, check) : check.n;
-  for (const auto& l : loop.log)
-    std::printf("random 192 loop: %zu rows in %zu groups, %zu cases (pool %zu, %.1f s)\n", l.candidates, l.groups,
-                l.cases, l.pool, l.seconds);
-  std::printf("random 192: the dump's fit differs on %zu of %zu check cases; after %zu round(s): %zu\n", before,
-              check.n, loop.rounds, after);
-  CHECK(before > 0);  // the dump alone leaves a row that disagrees
-  CHECK(loop.converged);
-  CHECK(loop.rounds >= 1);
-  CHECK(loop.rounds <= 5);
-  for (const auto& l : loop.log) CHECK(l.cases <= 1000);
-  CHECK(loop.fit.exact);
-  CHECK(after == 0);
+      "zero_sign":"ieee"})", 191, 32, 500000);
 }
