@@ -15,6 +15,7 @@
 #include "tcsim/validation/fit.hpp"
 #include "tcsim/validation/fit_loop.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
+#include "test_support.hpp"
 
 using namespace tcsim;
 using namespace tcsim::validation;
@@ -167,6 +168,10 @@ TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did n
   // Random 51 (docs/fit.md, fitloop6). The dump cannot tell F 34 with rz from the hidden F 39
   // with ru: they differ on 60 of 10^6 check cases, about one in 17,000, rarer than the
   // suggestion pool's 8,000 cases.
+  if (tcsim::test::count(100) < 100) {  // 5 minutes under the sanitizers: random 192's runs the same loop there
+    std::printf("random 51: skipped in the sanitizer pass (TCSIM_TEST_SCALE < 1)\n");
+    return;
+  }
   check_loop_agrees("random 51", R"({"name":"hidden",
       "input_formats":["e4m3"],"output_formats":["fp32"],"alignment_rounding":"ru","c_entry":"final-add",
       "c_placement":"aligned","carry_bits":7,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},
