@@ -13,7 +13,6 @@
 #include <memory>
 #include <new>
 
-#include <sys/mman.h>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -24,6 +23,7 @@
 #include <tbb/task_arena.h>
 
 #include "pairs_mod4.hpp"
+#include "panel_buffer.hpp"
 #include "unit_gemm_fma.hpp"
 #include "unit_groups.hpp"
 #include "unit_impl.hpp"
@@ -35,31 +35,7 @@ namespace {
 constexpr std::size_t kPanel = 256;  // columns per task: B's panel of a block stays in L1/L2
 constexpr std::size_t kTaskRows = 16;  // rows of A per tile task
 
-// A decoded panel: uninitialized (every entry is written before it is read), and for large
-// panels 2 MiB-aligned with transparent huge pages requested, so that first touches cost a
-// fault per 2 MiB rather than per 4 KiB.
-template <class T>
-class PanelBuffer {
- public:
-  explicit PanelBuffer(std::size_t count) {
-    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
-    constexpr std::size_t kHuge = std::size_t{1} << 21;
-    if (bytes >= kHuge) {
-      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-      p_ = static_cast<T*>(std::aligned_alloc(kHuge, rounded));
-      if (p_) madvise(p_, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
-    }
-    if (!p_) p_ = static_cast<T*>(std::malloc(bytes));
-    if (!p_) throw std::bad_alloc();
-  }
-  ~PanelBuffer() { std::free(p_); }
-  PanelBuffer(const PanelBuffer&) = delete;
-  PanelBuffer& operator=(const PanelBuffer&) = delete;
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-};
+using detail::PanelBuffer;  // panel_buffer.hpp: uninitialized, huge pages, kept by the thread
 
 // Accumulators of a tile task: patterns and their decoded binary32 form.
 struct TileState {
@@ -398,8 +374,19 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     // Decoded once, uninitialized (every entry is written).
     PanelBuffer<float> Af(m * KK), Bf(KK * n_pad);
     PanelBuffer<std::int16_t> Ae(m * KK), Be(KK * n_pad);
-    kernel->decode_tile(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
-    kernel->decode_tile(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
+    // In parallel, in pieces of 2^16 entries (one thread's decode was 4 % of an h100 fp16 GEMM's
+    // time at n = 1024 while the other cores waited; session 38): element by element, so the
+    // pieces cannot change a bit.
+    auto decode_parallel = [&](BlockKernel::Role role, std::size_t count, const std::uint64_t* src, float* value,
+                               std::int16_t* eref) {
+      constexpr std::size_t kPiece = std::size_t{1} << 16;
+      run_tasks(threads, (count + kPiece - 1) / kPiece, 1, [&](std::size_t q, std::size_t) {
+        const std::size_t at = q * kPiece;
+        kernel->decode_tile(role, std::min(count, at + kPiece) - at, src + at, value + at, eref + at);
+      });
+    };
+    decode_parallel(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
+    decode_parallel(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
     // Issue 25 (h100g): for the plain tile chains, B also strip-major (each strip of TC columns
     // over KK contiguous), copied once per GEMM in parallel: a chain walks a strip row by row,
     // and at a row stride of n_pad (4 KiB for n = 1024) the rows missed L1 and the prefetchers.
@@ -457,8 +444,13 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
       acc.resize(rows * w);
       blk.resize(rows * w);
       tmp.resize(rows * w);
-      for (std::size_t rr = 0; rr < rows; ++rr)
-        for (std::size_t j = 0; j < w; ++j) acc.bits[rr * w + j] = j < valid ? C[(i0 + rr) * n + j0 + j] : 0;
+      // C's rows by row copies (the element loop with its bound test stayed scalar: 4-5 % of an h100
+      // fp16 GEMM's samples at n = 1024, session 38), the padding columns +0 patterns.
+      for (std::size_t rr = 0; rr < rows; ++rr) {
+        std::uint64_t* row = acc.bits.data() + rr * w;
+        std::copy_n(C.data() + (i0 + rr) * n + j0, valid, row);
+        std::fill(row + valid, row + w, std::uint64_t{0});
+      }
       kernel->decode_tile(BlockKernel::Role::C, acc.bits.size(), acc.bits.data(), acc.value.data(), acc.eref.data());
       thread_local TileState zeros;  // final-add rows: +0, every instruction's start, decoded once per task
       thread_local std::vector<std::uint32_t> flagged;

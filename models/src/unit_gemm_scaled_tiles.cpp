@@ -20,12 +20,12 @@
 #include <thread>
 #include <vector>
 
-#include <sys/mman.h>
 
 #include <tbb/blocked_range2d.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "panel_buffer.hpp"
 #include "tcsim/sim/codec.hpp"
 
 namespace tcsim::models::detail {
@@ -87,32 +87,8 @@ inline void fold(float& value, std::int16_t& eref, const TileScale& s, const Sen
   }
 }
 
-// A decoded panel, uninitialized (every entry is written before it is read), large ones
-// 2 MiB-aligned with transparent huge pages requested: first touches are a fault per 2 MiB
-// rather than per 4 KiB (as unit_gemm.cpp's panels).
 template <class T>
-class Panel {
- public:
-  explicit Panel(std::size_t count) {
-    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
-    constexpr std::size_t kHuge = std::size_t{1} << 21;
-    if (bytes >= kHuge) {
-      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-      p_ = static_cast<T*>(std::aligned_alloc(kHuge, rounded));
-      if (p_) madvise(p_, rounded, MADV_HUGEPAGE);  // advice only
-    }
-    if (!p_) p_ = static_cast<T*>(std::malloc(bytes));
-    if (!p_) throw std::bad_alloc();
-  }
-  ~Panel() { std::free(p_); }
-  Panel(const Panel&) = delete;
-  Panel& operator=(const Panel&) = delete;
-  T* data() const { return p_; }
-  T& operator[](std::size_t i) const { return p_[i]; }
-
- private:
-  T* p_ = nullptr;
-};
+using Panel = detail::PanelBuffer<T>;  // panel_buffer.hpp
 
 struct TileState {
   std::vector<std::uint64_t> bits;

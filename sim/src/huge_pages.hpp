@@ -1,5 +1,7 @@
 // Planes that ask for 2 MiB pages before their first touch (the AMD kernels' decoded GEMM
-// operands, sim after_add.cpp and exact_block.cpp).
+// operands, sim after_add.cpp and exact_block.cpp). Those planes are PanelVector or
+// PanelAllocator vectors now (tcsim/sim/panel_cache.hpp: 2 MiB-aligned, advised and kept by the
+// thread from 2 MiB on); the advice here still covers smaller planes' aligned interiors (none).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +11,7 @@
 
 namespace tcsim {
 
-// Reserves a plane and asks for 2 MiB pages over its aligned interior before the first touch:
+// Reserves a plane at its final size (one allocation) and asks for 2 MiB pages over its aligned interior before the first touch:
 // a fault per 2 MiB instead of per 4 KiB (page faults cost much in a VM; advice only).
 template <class T, class Alloc>
 void reserve_huge(std::vector<T, Alloc>& v, std::size_t count) {

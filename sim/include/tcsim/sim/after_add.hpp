@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tcsim/sim/adder.hpp"
+#include "tcsim/sim/panel_cache.hpp"
 
 namespace tcsim {
 
@@ -74,22 +75,23 @@ class AfterAddKernel {
   // A GEMM's operands decoded once for the lanes: per operand its value (NaN for NaN/Inf) and
   // 2^-e_ref (+Inf for zeros); B's columns padded to a multiple of 16 (+0 operands). With
   // tiles_supported() only a_f, a_e, b_f, b_e are filled.
+  // Planes kept by the calling thread for its next GEMM (panel_cache.hpp; zeros on resize as before).
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
-    std::vector<double> a_val, a_inv, b_val, b_inv;
+    PanelVector<double> a_val, a_inv, b_val, b_inv;
     // For the register tiles (tiles_supported()): the values in binary32 and e_ref in int32
     // (sim amd_lanes.hpp sentinels for zeros and NaN/Inf), same layouts.
-    std::vector<float> a_f, b_f;
-    std::vector<std::int32_t> a_e, b_e;
+    PanelVector<float> a_f, b_f;
+    PanelVector<std::int32_t> a_e, b_e;
     // Two-group rows on the one-group chain (mi300f8, sim/src/after_add_spread.cpp): per block of
     // k products (k-aligned), the spread (largest minus least e_ref, 255 at most, 0 without a
     // finite nonzero operand) of A's row i (a_spread[i * blocks + b]) and B's column j
     // (b_spread[b * n + j]).
     std::size_t blocks = 0;
-    std::vector<std::uint8_t> a_spread, b_spread;
+    PanelVector<std::uint8_t> a_spread, b_spread;
     // Their maxima over groups of 4 rows (a_spread4[(i / 4) * blocks + b]) and strips of b_strip
     // columns (b_spread_strip[(j / b_strip) * blocks + b]): a micro tile's in one load (mi300g).
-    std::vector<std::uint8_t> a_spread4, b_spread_strip;
+    PanelVector<std::uint8_t> a_spread4, b_spread_strip;
     // For the after-add chain (amd_chain.hpp), chain: the e_refs also in int16 (the chain's
     // sentinels) in a_e16, b_e16 (one-group chain rows: instead of a_e, b_e; two-group rows: beside
     // them, for the register tiles' runs); b_strip nonzero (one-group chain rows on x86): b_f,
@@ -98,7 +100,7 @@ class AfterAddKernel {
     // sequentially instead of at a row stride of ldb.
     bool chain = false;
     std::size_t b_strip = 0;
-    std::vector<std::int16_t> a_e16, b_e16;
+    PanelVector<std::int16_t> a_e16, b_e16;
     // Two-group rows' pair chain (mi300g, sim/src/amd_pair_chain.hpp; b_strip = the strip width,
     // b_e16 strip-major there): per block the unit exponents q of A's rows (a_q[i * blocks + b])
     // and B's columns (b_q[b * ldb + j]), and the integers a 2^-q, b 2^-q as int16 pairs of
@@ -107,9 +109,9 @@ class AfterAddKernel {
     // values strip-major (b_fs) and the negated e_refs (a_n16, b_n16 strip-major; zeros and
     // NaN/Inf kChainZeroHi), so that a maximum of their sums is minus the least e_ref(ab).
     std::size_t k2 = 0;
-    std::vector<std::int32_t> a_q, b_q, a2, b2;
-    std::vector<std::int16_t> a_n16, b_n16;
-    std::vector<float> b_fs;
+    PanelVector<std::int32_t> a_q, b_q, a2, b2;
+    PanelVector<std::int16_t> a_n16, b_n16;
+    PanelVector<float> b_fs;
     const std::uint64_t *a_bits = nullptr, *b_bits = nullptr;  // A (m x K), B (K x n) as given
   };
   // spreads false: the two-group rows' spreads and pair operands are left to the caller, which

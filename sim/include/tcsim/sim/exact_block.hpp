@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tcsim/sim/adder.hpp"
+#include "tcsim/sim/panel_cache.hpp"
 
 namespace tcsim {
 
@@ -72,25 +73,7 @@ class ExactBlockKernel {
   // Planes whose elements are left uninitialized on resize: each gemm_operand_part writes (and
   // first touches) its own share, in parallel tasks (edge25).
   template <class T>
-  struct Uninit : std::allocator<T> {
-    template <class U>
-    struct rebind {
-      using other = Uninit<U>;
-    };
-    Uninit() = default;
-    template <class U>
-    Uninit(const Uninit<U>&) noexcept {}
-    template <class U>
-    void construct(U* p) noexcept {
-      ::new (static_cast<void*>(p)) U;
-    }
-    template <class U, class V>
-    void construct(U* p, V&& v) {
-      ::new (static_cast<void*>(p)) U(static_cast<V&&>(v));
-    }
-  };
-  template <class T>
-  using Plane = std::vector<T, Uninit<T>>;
+  using Plane = std::vector<T, PanelUninitAllocator<T>>;  // kept by the thread (panel_cache.hpp)
   struct GemmOperands {
     std::size_t m = 0, n = 0, K = 0, ldb = 0;
     Plane<double> a_val, b_val;
