@@ -8,6 +8,7 @@
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "tcsim/sim/format.hpp"
+#include "tcsim/sim/panel_cache.hpp"
 #include "tcsim/sim/rounding.hpp"
 
 namespace tcsim::cli {
@@ -115,7 +116,12 @@ std::size_t status_field_bytes(const char* field) {
   return 0;
 }
 
-void reset_peak_resident() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void reset_peak_resident() {
+  // The planes earlier GEMMs left in this thread's cache (tcsim/sim/panel_cache.hpp) go first:
+  // resident before, and taken again, they would hide the next GEMM's planes from its peak.
+  PanelCache::of_this_thread().release();
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 std::string load_average_text() {
   std::ifstream f("/proc/loadavg");

@@ -92,7 +92,8 @@ NativeGemm native_baseline(const Format& in, const Format& out, bool binary64, s
                            const std::vector<std::uint64_t>& C, unsigned threads);
 
 // /proc/self/status fields in bytes (0 where unreadable); reset_peak_resident() resets VmHWM
-// (writing 5 to /proc/self/clear_refs, Linux) so that one GEMM's peak can be read.
+// (writing 5 to /proc/self/clear_refs, Linux) so that one GEMM's peak can be read, after
+// freeing the planes this thread kept from earlier GEMMs (tcsim/sim/panel_cache.hpp).
 std::size_t status_field_bytes(const char* field);
 void reset_peak_resident();
 // /proc/loadavg's first three fields ("1.52 1.40 1.31"; "" where unreadable).
