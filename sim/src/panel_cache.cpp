@@ -56,9 +56,21 @@ void PanelCache::release() {
   kept_bytes_ = 0;
 }
 
+namespace {
+// Set when the thread's cache is destroyed (a trivially destructible thread_local stays readable
+// until the thread's storage goes): planes freed after that, by objects destroyed later at the
+// thread's or the program's exit, go straight to free().
+thread_local bool cache_gone = false;
+
+struct ThreadCache {
+  PanelCache cache;
+  ~ThreadCache() { cache_gone = true; }
+};
+}  // namespace
+
 PanelCache& PanelCache::of_this_thread() {
-  thread_local PanelCache cache;
-  return cache;
+  thread_local ThreadCache slot;
+  return slot.cache;
 }
 
 namespace {
@@ -70,14 +82,16 @@ std::size_t rounded_plane(std::size_t bytes) {
 void* panel_allocate(std::size_t bytes) {
   // A large plane is always a cache-sized one (panel_free gives it to the cache by its size).
   const std::size_t r = rounded_plane(bytes);
-  void* p = r ? PanelCache::of_this_thread().take(r) : std::malloc(bytes ? bytes : 1);
+  void* p = !r ? std::malloc(bytes ? bytes : 1)
+            : cache_gone ? std::aligned_alloc(PanelCache::kHuge, r)
+                         : PanelCache::of_this_thread().take(r);
   if (!p) throw std::bad_alloc();
   return p;
 }
 
 void panel_free(void* p, std::size_t bytes) {
   if (!p) return;
-  if (const std::size_t r = rounded_plane(bytes)) PanelCache::of_this_thread().give(p, r);
+  if (const std::size_t r = rounded_plane(bytes); r && !cache_gone) PanelCache::of_this_thread().give(p, r);
   else std::free(p);
 }
 

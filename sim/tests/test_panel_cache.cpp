@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "tcsim/sim/panel_cache.hpp"
@@ -82,4 +83,22 @@ TEST_CASE("panel cache: vectors on the allocators reuse the thread's planes; Pan
     { tcsim::PanelVector<std::int32_t> small(1000); }
     CHECK(cache.kept_count() == 1);
   }).join();
+}
+
+TEST_CASE("panel cache: planes freed after the thread's cache is gone go straight to free()", "[panel_cache]") {
+  // Thread-local objects die in the reverse order of their construction: `late` is constructed
+  // before the cache (which the allocation below constructs), so it dies after it. Its plane must
+  // not go into the destroyed cache (under AddressSanitizer: a use after free of its list).
+  std::thread([] {
+    thread_local std::unique_ptr<tcsim::PanelVector<std::int32_t>> late;
+    late = std::make_unique<tcsim::PanelVector<std::int32_t>>(3 * kMiB / sizeof(std::int32_t));
+    CHECK(PanelCache::of_this_thread().kept_count() == 0);
+  }).join();
+  std::thread([] {
+    thread_local std::unique_ptr<tcsim::PanelVector<std::int32_t>> late;
+    { tcsim::PanelVector<std::int32_t> first(3 * kMiB / sizeof(std::int32_t)); }  // kept
+    late = std::make_unique<tcsim::PanelVector<std::int32_t>>(3 * kMiB / sizeof(std::int32_t));  // taken again
+    CHECK(PanelCache::of_this_thread().kept_count() == 0);
+  }).join();
+  SUCCEED("both threads ended");
 }
