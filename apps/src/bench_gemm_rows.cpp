@@ -92,8 +92,8 @@ int bench_gemm_all_rows(const ParsedArgs& a, const models::Unit* only, std::size
     const std::string path = scales ? gemm_path(unit, in, out, instruction, true) + ", " + scales->label
                                     : gemm_path(unit, in, out, instruction, false);
     // Peak resident memory of the simulated GEMM beyond what is resident before (inputs, D).
+    reset_peak_resident();  // first: it frees the planes earlier rows left in this thread's cache
     const std::size_t rss_before = status_field_bytes("VmRSS");
-    reset_peak_resident();
     double sim_seconds = 1e300;
     for (int run = 0; run < runs; ++run) {
       const auto t0 = Clock::now();

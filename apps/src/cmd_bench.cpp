@@ -232,8 +232,8 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   double sim_seconds = 1e300;
   // Peak resident bytes of the simulated GEMM beyond what is resident before it (the inputs
   // and D): its packed operands and per-thread tiles.
+  reset_peak_resident();  // first: it frees the planes earlier GEMMs left in this thread's cache
   const std::size_t rss_before = status_field_bytes("VmRSS");
-  reset_peak_resident();
   for (int run = 0; run < 3; ++run) {
     ticker.phase("simulated GEMM, run " + std::to_string(run + 1) + " of 3", run / 3.0);
     sim_seconds = std::min(sim_seconds, seconds_of([&] { bench_gemm_run(unit, in, out, n, n, k, A, B, C, D, instruction, threads, scales); }));
