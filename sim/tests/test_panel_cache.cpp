@@ -54,7 +54,7 @@ TEST_CASE("panel cache: planes come back by their exact size, within the limit, 
   CHECK(cache.kept_bytes() == 0);
 }
 
-TEST_CASE("panel cache: vectors on the allocators reuse the thread's planes; PanelVector still zero-fills",
+TEST_CASE("panel cache: vectors on the allocators reuse the thread's planes, and PanelVector still zero-fills",
           "[panel_cache]") {
   std::thread([] {  // a thread of its own: an empty cache
     PanelCache& cache = PanelCache::of_this_thread();
