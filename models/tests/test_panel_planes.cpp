@@ -5,6 +5,7 @@
 // pattern first, so a read before a write shows there.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -98,4 +99,73 @@ TEST_CASE("panel cache: GEMMs on planes kept from other shapes and data give the
     }
     PanelCache::of_this_thread().release();
   }
+}
+
+TEST_CASE("panel cache: corners through the parallel decode and reused planes: Inf/NaN inputs, all -0 sums, "
+          "overflow, subnormals, zero products",
+          "[panel_cache]") {
+  const Unit& h100 = builtin_unit("h100");
+  const Format& in = formats::fp16();
+  Rng r(tcsim::test::seed("panel cache corners", 0xc0ae5e1d));
+  const std::size_t N = 770;  // several 2^16-entry decode pieces, planes from the cache
+  Gemm g = random_gemm(r, in, N, N, N);
+  // Row 0 of A and C: -0 everywhere, so row 0's sums are all -0 products plus -0.
+  for (std::size_t t = 0; t < N; ++t) g.A[t] = 0x8000;
+  for (std::size_t j = 0; j < N; ++j) g.C[j] = 0x80000000u;
+  // Row 1 of A: fp16 subnormals and zeros (tiny and zero products).
+  for (std::size_t t = 0; t < N; ++t) g.A[N + t] = t % 3 == 0 ? 0x0000 : 0x0001 + (t % 0x3ff);
+  // Row 2: C at binary32's largest finite, A and B large positive: the sum overflows.
+  for (std::size_t t = 0; t < N; ++t) g.A[2 * N + t] = 0x7bff;  // 65504
+  for (std::size_t j = 0; j < N; ++j) g.C[2 * N + j] = 0x7f7fffffu;
+  for (std::size_t t = 0; t < 8; ++t)
+    for (std::size_t j = 0; j < N; ++j) g.B[t * N + j] = 0x7bff;
+  // Inf and NaN inputs scattered in A's rows 3.. and B's columns (each in a different decode piece).
+  const std::uint64_t specials[] = {0x7c00, 0xfc00, 0x7e00, 0xfe01};
+  std::vector<std::size_t> special_rows, special_cols;
+  for (std::size_t s = 0; s < 4; ++s) {
+    special_rows.push_back(3 + r.below(N - 3));
+    special_cols.push_back(r.below(N));
+    g.A[special_rows.back() * N + r.below(N)] = specials[s];
+    g.B[r.below(N) * N + special_cols.back()] = specials[(s + 1) % 4];
+  }
+  PanelCache::of_this_thread().release();
+  const auto fresh = run(h100, in, g, 2);
+  run(h100, in, random_gemm(r, in, 700, 900, 800), 2);  // other data in the kept planes
+  const auto again = run(h100, in, g, 2);
+  CHECK(again == fresh);
+  // Every entry of rows 0-2 and a sample of the others against Unit::dot, bit for bit.
+  std::vector<std::pair<std::size_t, std::size_t>> at;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < N; j += 7) at.push_back({i, j});
+  for (std::size_t s = 0; s < 4; ++s) {
+    at.push_back({special_rows[s], r.below(N)});
+    at.push_back({3 + r.below(N - 3), special_cols[s]});
+  }
+  for (std::size_t s = 0; s < 64; ++s) at.push_back({3 + r.below(N - 3), r.below(N)});
+  std::size_t differ = 0, zero = 0, inf = 0, nan = 0;
+  for (const auto& [i, j] : at) {
+    std::vector<std::uint64_t> a(g.A.begin() + static_cast<std::ptrdiff_t>(i * N),
+                                 g.A.begin() + static_cast<std::ptrdiff_t>((i + 1) * N)),
+        b(N);
+    for (std::size_t t = 0; t < N; ++t) b[t] = g.B[t * N + j];
+    const std::uint64_t want = h100.dot(in, formats::fp32(), a, b, g.C[i * N + j]), got = again[i * N + j];
+    if (want != got) {
+      ++differ;
+      UNSCOPED_INFO("entry (" << i << ", " << j << "): dot 0x" << std::hex << want << ", gemm 0x" << got << std::dec);
+    }
+    zero += i == 0 && (got & 0x7fffffffu) == 0;
+    inf += (got & 0x7fffffffu) == 0x7f800000u;
+    nan += (got & 0x7fffffffu) > 0x7f800000u;
+  }
+  CHECK(differ == 0);
+  // The corners were reached: zero results of row 0's -0 sums (their sign is the unit's zero rule,
+  // as dot's), overflow in row 2, NaN from the specials.
+  std::size_t row0_clean = 0;  // row 0's sampled columns without a special of B (those give NaN)
+  for (std::size_t j = 0; j < N; j += 7)
+    row0_clean += std::find(special_cols.begin(), special_cols.end(), j) == special_cols.end();
+  CHECK(zero == row0_clean);
+  CHECK(row0_clean >= 100);
+  CHECK(inf + nan > 0);
+  CHECK(nan > 0);
+  PanelCache::of_this_thread().release();
 }
