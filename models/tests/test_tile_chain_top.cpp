@@ -158,3 +158,73 @@ TEST_CASE("kernel differential: binary32 tile chains at the top of the range, ev
   });
   CHECK(mismatches == 0);
 }
+
+// Session 39: the plain binary32 chains test |s| - 1 once per block on its maxima over the
+// micro-tile's rows (no longer per row). Block sums past 2^30 units and past int32's range must
+// still stop the micro-tile: fp16 rows and columns of the largest magnitude (65504: products of
+// 2^31.998, E = 30), so that a block of 16 products sums to 0.999 x 2^31 units at F = 25, and c
+// at 2^28 .. 2^31 adds up to 2^26 more (the sum wraps int32 when both have the same sign).
+// Against Unit::dot on every SIMD target; the lines of h100 fp16 -> fp32 (rz, built-in) and
+// its rne copy. Rows and columns of the largest magnitude mix with ordinary ones, so that
+// micro-tiles hold both, and only some lanes are past the range.
+TEST_CASE("kernel differential: binary32 tile chains with block sums past 2^30 and int32's range", "[kernel][differential]") {
+  Rng r(tcsim::test::seed("kernel differential binary32 wrap", 0x7c5e0c52));
+  const std::uint64_t target_outputs = tcsim::test::count(40'000);
+  std::uint64_t mismatches = 0;
+  each_simd_target([&](const std::string& name, bool) {
+    for (const bool rne : {false, true}) {
+      const Line l{"h100", "mma.sync", "fp16", rne, false};
+      const Unit unit = line_unit(l);
+      const Format &in = parse_format("fp16"), &out = parse_format("fp32");
+      const DatapathSpec& row = unit.datapath(in, out, l.instruction);
+      const std::string label = name + " " + line_label(l);
+      INFO(label);
+      const std::size_t k = static_cast<std::size_t>(row.fma_size), m = 12, n = 64;
+      REQUIRE(k == 16);
+      const GemmLabel at{"tile-chain-wrap", label};
+      GemmTally t;
+      std::uint64_t wrapping = 0;  // outputs whose first block's int32 sum would wrap
+      while (t.outputs < target_outputs) {
+        const std::size_t K = k * (1 + r.below(4));
+        std::vector<std::uint64_t> A(m * K), B(K * n), C(m * n);
+        // Row / column kinds: 0 ordinary (uniform in (-1, 1)), 1 all +65504, 2 all -65504,
+        // 3 +65504 or its neighbour below (sums between 2^30 and 2^31 units).
+        auto kind_value = [&](int kind) -> std::uint64_t {
+          switch (kind) {
+            case 1: return 0x7bff;
+            case 2: return 0xfbff;
+            case 3: return r.below(2) ? 0x7bff : 0x7bfe;
+            default: return value_with_lead(in, r, -1 - static_cast<int>(r.below(6)));
+          }
+        };
+        std::vector<int> row_kind(m), col_kind(n);
+        for (auto& x : row_kind) x = static_cast<int>(r.below(4));
+        for (auto& x : col_kind) x = static_cast<int>(r.below(4));
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t s = 0; s < K; ++s) A[i * K + s] = kind_value(row_kind[i]);
+        for (std::size_t s = 0; s < K; ++s)
+          for (std::size_t j = 0; j < n; ++j) B[s * n + j] = kind_value(col_kind[j]);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = 0; j < n; ++j) {
+            const bool top = row_kind[i] != 0 && col_kind[j] != 0;
+            const bool positive = (row_kind[i] == 2) == (col_kind[j] == 2);
+            std::uint64_t c = r.below(4) == 0 ? zero_pattern(out, r) : value_with_lead(out, r, 28 + static_cast<int>(r.below(4)));
+            if (top && r.below(4) != 0) c = positive ? c & ~out.sign_mask() : c | out.sign_mask();
+            C[i * n + j] = c;
+            // The products sum to at least 16 x 65472 x 65504 x 2^-5 > 2^31 - 2^26 units; c's term
+            // (lead 30 or 31, the same sign) adds at least 2^25.
+            const int lead = static_cast<int>((c >> 23 & 0xff)) - 127;
+            const bool same_sign = ((c >> 31) == 0) == positive;
+            wrapping += top && row_kind[i] != 3 && col_kind[j] != 3 && same_sign && lead >= 30 && (c & 0x7fffffffu) != 0;
+          }
+        t.run(unit, in, out, m, n, K, k, A, B, C, row.instruction, at);
+      }
+      t.print(at);
+      std::printf("[tile-chain-wrap] %-36s %llu outputs whose first block's int32 sum would wrap\n", label.c_str(),
+                  static_cast<unsigned long long>(wrapping));
+      CHECK(wrapping > 100);
+      mismatches += t.mismatches;
+    }
+  });
+  CHECK(mismatches == 0);
+}

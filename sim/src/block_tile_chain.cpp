@@ -101,7 +101,9 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
   // Forced inline (both lambdas): GCC 12 kept run_block out of line, its arrays by reference in
   // memory, and the plain chain ran 18 % slower (a100 tf32, v100 fp16 -> fp32, session 29).
   // One block from c (cv, ce) into X; true where a valid output needs the exact path.
-  auto run_block = [&](std::size_t pos, std::size_t len, const VF (&cv)[MR][NV], const V16 (&ce)[MR],
+  // q: the block's index (pos / block), counted by the caller (a division per block cost 1-3 %
+  // of the chain's samples at k = 16).
+  auto run_block = [&](std::size_t pos, std::size_t q, std::size_t len, const VF (&cv)[MR][NV], const V16 (&ce)[MR],
                        VF (&X)[MR][NV]) HWY_ATTR __attribute__((always_inline)) {
     const float* av = a_value + pos;
     const std::int16_t* ae = a_eref + pos;
@@ -111,7 +113,6 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
     // where they decide every lane (issue 25, h100m: block_tile_emax-inl.h), product by
     // product in the others.
     V16 E16[MR];
-    const std::size_t q = pos / block;
     if constexpr (kMulti || !kMaxima) {
       (void)q;
       (void)mx;
@@ -121,16 +122,18 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         for (std::size_t r = 0; r < MR; ++r) E16[r] = hn::Max(E16[r], hn::Add(hn::Set(d16, ae[r * lda + t]), eb));
       }
     } else {
-      // The e_refs of A's rows and B's block 4 blocks ahead, read only by the rows the maxima
+      // The e_refs of A's rows and B's block 2 blocks ahead, read only by the rows the maxima
       // miss (issue 25, h100n): with the GEMM's maxima (BlockTileChain's `pre`) nothing else
       // brings them in, and those rows stalled on the loads (5-10 % of this chain's samples at
-      // n = 1024, gone with the prefetches; docs/performance.md).
-      if (pos + 5 * len <= K) {
-        for (std::size_t t = 0; t < len; ++t) hwy::Prefetch(be + (4 * len + t) * ldb);
-        for (std::size_t r = 0; r < MR; ++r) hwy::Prefetch(ae + r * lda + 4 * len);
+      // n = 1024, gone with the prefetches; docs/performance.md). 2 blocks ahead rather than 4
+      // (session 39): 2 % faster at n = 1024, where about 2 % of the rows' blocks miss.
+      if (pos + 3 * len <= K) {
+        for (std::size_t t = 0; t < len; ++t) hwy::Prefetch(be + (2 * len + t) * ldb);
+        for (std::size_t r = 0; r < MR; ++r) hwy::Prefetch(ae + r * lda + 2 * len);
       }
-      if (const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
-                                                  mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16), E16))
+      const unsigned missed = EFromMaxima<MR>(d16, ce, mx.a_max + q, mx.a_mask + q, mx.a_stride,
+                                              mx.b_max + q * hn::Lanes(d16), mx.b_mask + q * hn::Lanes(d16), E16);
+      if (missed)
         for (std::size_t r = 0; r < MR; ++r) {
           if (!(missed >> r & 1u)) continue;
           E16[r] = ce[r];
@@ -225,7 +228,11 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       for (std::size_t v = 0; v < NV; ++v) {
         const VI s = S[r][v];
         const VI mag = hn::Abs(s);
-        auto b = hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(mag, k.one)), k.wrap_u));
+        // The plain binary32 chains keep |s| - 1's maxima over the rows (as the binary16 ones
+        // below) and compare once per block.
+        auto b = kB32 ? hn::RebindMask(df, hn::FirstN(di, 0))
+                      : hn::RebindMask(df, hn::Gt(hn::BitCast(du, hn::Sub(mag, k.one)), k.wrap_u));
+        if constexpr (kB32) wrap_max[v] = hn::Max(wrap_max[v], hn::BitCast(du, hn::Sub(mag, k.one)));
         // 2^(E - F) from the scale 2^(F - E) (exact when E passed the flags above).
         const VF pow2 = hn::BitCast(df, hn::Sub(k.pow2_sum, hn::BitCast(di, scale[r][v])));
         if (kB32 || (kHalf < 0 && !k.narrow)) {
@@ -319,7 +326,13 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
         if (v == 0) any0 = hn::Or(any0, b);
         else any1 = hn::Or(any1, b);
       }
-    if constexpr (kHalf >= 0 && kAdd == 0) {
+    if constexpr (kB32) {
+      for (std::size_t v = 0; v < NV; ++v) {
+        const auto b = hn::RebindMask(df, hn::Gt(wrap_max[v], k.wrap_u));
+        if (v == 0) any0 = hn::Or(any0, b);
+        else any1 = hn::Or(any1, b);
+      }
+    } else if constexpr (kHalf >= 0 && kAdd == 0) {
       for (std::size_t v = 0; v < NV; ++v) {
         const auto b = hn::RebindMask(df, hn::Or(hn::Gt(wrap_max[v], k.wrap_u), hn::Gt(range_max[v], k.h_span_sub)));
         if (v == 0) any0 = hn::Or(any0, b);
@@ -344,9 +357,9 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
   std::size_t pos = 0;
   bool done_any = false;
   if constexpr (kAdd == 0) {
-    for (; pos < K; pos += block) {
+    for (std::size_t q = 0; pos < K; pos += block, ++q) {
       VF X[MR][NV];
-      if (HWY_UNLIKELY(run_block(pos, std::min(block, K - pos), CV, CE, X))) break;  // c (before it) stored below
+      if (HWY_UNLIKELY(run_block(pos, q, std::min(block, K - pos), CV, CE, X))) break;  // c (before it) stored below
       take(X, CV, CE);
       done_any = true;
     }
@@ -359,9 +372,9 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
       for (std::size_t v = 0; v < NV; ++v) zero[r][v] = hn::Zero(df);
     }
     for (; pos < K; pos += 2 * block) {
-      if (HWY_UNLIKELY(run_block(pos, block, zero, zero_e, U))) break;
+      if (HWY_UNLIKELY(run_block(pos, 0, block, zero, zero_e, U))) break;
       take(U, U, UE);
-      if (HWY_UNLIKELY(run_block(pos + block, block, U, UE, X))) break;
+      if (HWY_UNLIKELY(run_block(pos + block, 0, block, U, UE, X))) break;
       VF sum[MR][NV];
       auto bad0 = hn::FirstN(df, 0), bad1 = bad0;
       for (std::size_t r = 0; r < MR; ++r)
@@ -502,7 +515,7 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
         if (maxima && !pre) ColumnMaxima(d16, be, ldb, len, block, b_max.data(), b_mask.data());
         // The operands' e_refs are read only by the rows the maxima miss, mostly in the first
         // blocks (later c exceeds the maxima's sum): the chunk's first 4 blocks of them before
-        // the micro-tiles, the later ones 4 blocks ahead in MicroChain.
+        // the micro-tiles, the later ones 2 blocks ahead in MicroChain.
         if (pre) {
           for (std::size_t t = 0; t < std::min(len, 4 * block); ++t) hwy::Prefetch(be + t * ldb);
           for (std::size_t i = 0; i < rows; ++i)
