@@ -250,12 +250,14 @@ void BlockKernel::decode_tile(Role role, std::size_t count, const std::uint64_t*
 
 void BlockKernel::decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value,
                               std::int16_t* eref) const {
-  std::int32_t e32[512];
-  for (std::size_t i = 0; i < count; i += 512) {
-    const std::size_t n = std::min<std::size_t>(512, count - i);
-    decode_tile(role, n, bits + i, value + i, e32);
-    for (std::size_t j = 0; j < n; ++j) eref[i + j] = lanes::tile_eref16(e32[j]);
-  }
+  decode_tile_rows(role, 1, count, bits, count, value, eref, count);
+}
+
+void BlockKernel::decode_tile_rows(Role role, std::size_t rows, std::size_t cols, const std::uint64_t* bits,
+                                   std::size_t ld_bits, float* value, std::int16_t* eref, std::size_t ld_out) const {
+  const Impl& k = *impl_;
+  const lanes::PatternCodec& f = role == Role::A ? k.a_codec : (role == Role::B ? k.b_codec : k.c_codec);
+  lanes::decode_tile16_lanes(f, k.keep_subnormals, rows, cols, bits, ld_bits, value, eref, ld_out);
 }
 
 void BlockKernel::run_tile(std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t len,

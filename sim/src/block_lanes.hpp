@@ -152,6 +152,11 @@ inline std::int16_t tile_eref16(std::int32_t e) {
 // int32 e_refs (kTileZero, kTileSpecial).
 void decode_tile_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
                        float* value, std::int32_t* eref);
+// The same with int16 e_refs (tile_eref16's), for rows x cols patterns: row r at bits + r *
+// ld_bits into value, eref at [r * ld_out + j].
+void decode_tile16_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t rows, std::size_t cols,
+                         const std::uint64_t* bits, std::size_t ld_bits, float* value, std::int16_t* eref,
+                         std::size_t ld_out);
 
 // Columns per micro-tile on this machine (cols passed to block_tile is a multiple of it).
 std::size_t tile_columns();

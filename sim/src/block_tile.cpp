@@ -11,6 +11,8 @@
 #include <hwy/foreach_target.h>  // re-includes this file once per target
 #include <hwy/highway.h>
 
+#include <type_traits>
+
 #include <algorithm>
 #include <limits>
 
@@ -350,18 +352,26 @@ std::size_t BlockTile(const LaneParams& p, std::size_t rows, std::size_t cols, s
   return flagged_count;
 }
 
-// Patterns into binary32 values and int32 e_refs (block_lanes.hpp: decode_tile_lanes).
-void DecodeTile(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
-                float* value, std::int32_t* eref) {
+// Patterns into binary32 values and e_refs (block_lanes.hpp: decode_tile_lanes): int32 e_refs
+// with kTileZero / kTileSpecial, or int16 ones with kTileZero16 / kTileSpecial16 (tile_eref16's
+// values, in the lanes: the scalar narrowing after an int32 decode was a third of the GEMM's
+// decode time, session 39).
+template <class TE>
+void DecodeTileT(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
+                 float* value, TE* eref) {
+  static_assert(std::is_same_v<TE, std::int32_t> || std::is_same_v<TE, std::int16_t>);
+  constexpr bool k16 = std::is_same_v<TE, std::int16_t>;
   const hn::ScalableTag<double> d;
   const hn::RebindToUnsigned<decltype(d)> du;
   const hn::RebindToSigned<decltype(d)> di;
   const hn::Rebind<std::int32_t, decltype(d)> di_half;
+  const hn::Rebind<std::int16_t, decltype(d)> di_quarter;
   const hn::Rebind<float, decltype(d)> df_half;
   using VD = hn::Vec<decltype(d)>;
   const std::size_t N = hn::Lanes(d);
   const PatternLanes lanes(f, keep_subnormals);
   const auto lsb_shift = hn::Set(di, -(f.precision - 1));
+  const double zero_e = k16 ? kTileZero16 : kTileZero, special_e = k16 ? kTileSpecial16 : kTileSpecial;
   std::size_t i = 0;
   for (; i + N <= count; i += N) {
     hn::Vec<decltype(du)> sig, sign;
@@ -374,20 +384,37 @@ void DecodeTile(const PatternCodec& f, bool keep_subnormals, std::size_t count, 
     const auto bad_d = hn::RebindMask(d, bad);
     v = hn::IfThenElse(bad_d, hn::Set(d, std::numeric_limits<double>::quiet_NaN()), v);
     VD ev = hn::ConvertTo(d, e);
-    ev = hn::IfThenElse(hn::RebindMask(d, hn::Eq(sig, hn::Zero(du))), hn::Set(d, kTileZero), ev);
-    ev = hn::IfThenElse(bad_d, hn::Set(d, kTileSpecial), ev);
+    ev = hn::IfThenElse(hn::RebindMask(d, hn::Eq(sig, hn::Zero(du))), hn::Set(d, zero_e), ev);
+    ev = hn::IfThenElse(bad_d, hn::Set(d, special_e), ev);
     hn::StoreU(hn::DemoteTo(df_half, v), df_half, value + i);
-    hn::StoreU(hn::DemoteTo(di_half, ev), di_half, eref + i);
+    if constexpr (k16)  // saturating, as the int16 cast of an e_ref in range (tile formats: |e| < 2^15)
+      hn::StoreU(hn::DemoteTo(di_quarter, hn::DemoteTo(di_half, ev)), di_quarter, eref + i);
+    else
+      hn::StoreU(hn::DemoteTo(di_half, ev), di_half, eref + i);
   }
   for (; i < count; ++i) {  // the tail through one padded vector
     HWY_ALIGN std::uint64_t buf[HWY_MAX_BYTES / 8] = {};
     HWY_ALIGN float v[HWY_MAX_BYTES / 8];
-    HWY_ALIGN std::int32_t e[HWY_MAX_BYTES / 8];
+    HWY_ALIGN TE e[HWY_MAX_BYTES / 8];
     buf[0] = bits[i];
-    DecodeTile(f, keep_subnormals, N, buf, v, e);
+    DecodeTileT(f, keep_subnormals, N, buf, v, e);
     value[i] = v[0];
     eref[i] = e[0];
   }
+}
+
+void DecodeTile(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
+                float* value, std::int32_t* eref) {
+  DecodeTileT(f, keep_subnormals, count, bits, value, eref);
+}
+
+// rows x cols patterns (row r at bits + r * ld_bits) into int16 e_refs and values at
+// [r * ld_out + j]: A and B of the GEMM's tiles, and B's strips (a strip's rows, one call).
+void DecodeTile16(const PatternCodec& f, bool keep_subnormals, std::size_t rows, std::size_t cols,
+                  const std::uint64_t* bits, std::size_t ld_bits, float* value, std::int16_t* eref,
+                  std::size_t ld_out) {
+  for (std::size_t r = 0; r < rows; ++r)
+    DecodeTileT(f, keep_subnormals, cols, bits + r * ld_bits, value + r * ld_out, eref + r * ld_out);
 }
 
 }  // namespace tcsim::lanes::HWY_NAMESPACE
@@ -399,10 +426,17 @@ namespace tcsim::lanes {
 HWY_EXPORT(TileColumns);
 HWY_EXPORT(BlockTile);
 HWY_EXPORT(DecodeTile);
+HWY_EXPORT(DecodeTile16);
 
 void decode_tile_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t count, const std::uint64_t* bits,
                        float* value, std::int32_t* eref) {
   HWY_DYNAMIC_DISPATCH(DecodeTile)(f, keep_subnormals, count, bits, value, eref);
+}
+
+void decode_tile16_lanes(const PatternCodec& f, bool keep_subnormals, std::size_t rows, std::size_t cols,
+                         const std::uint64_t* bits, std::size_t ld_bits, float* value, std::int16_t* eref,
+                         std::size_t ld_out) {
+  HWY_DYNAMIC_DISPATCH(DecodeTile16)(f, keep_subnormals, rows, cols, bits, ld_bits, value, eref, ld_out);
 }
 
 std::size_t tile_columns() { return HWY_DYNAMIC_DISPATCH(TileColumns)(); }

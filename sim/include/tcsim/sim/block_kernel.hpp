@@ -140,6 +140,10 @@ class BlockKernel {
   void decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value, std::int32_t* eref) const;
   // A and B for run_tile: e_refs in int16 (twice the lanes in the E pass).
   void decode_tile(Role role, std::size_t count, const std::uint64_t* bits, float* value, std::int16_t* eref) const;
+  // rows x cols of them, row r at bits + r * ld_bits, into value and eref at [r * ld_out + j]
+  // (a strip of B: its rows contiguous, ld_out = tile_columns()).
+  void decode_tile_rows(Role role, std::size_t rows, std::size_t cols, const std::uint64_t* bits, std::size_t ld_bits,
+                        float* value, std::int16_t* eref, std::size_t ld_out) const;
   // One block FMA for every output of a rows x cols tile: d[r][j] = c[r][j] + sum_{t < len}
   // a[r][t] b[t][j] (+0 padding products as run()); a at [r * lda + t], b at [t * ldb + j], c
   // and d at [r * ldc + j], as patterns and decoded. Outputs with j >= valid_cols are padding:
