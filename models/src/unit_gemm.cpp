@@ -371,9 +371,18 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     };
     // Tiles of kTaskRows rows x kPanel columns: B's block slice is reused from L1 by every row.
     const std::size_t n_pad = ldb;
+    // Issue 25 (h100g): for the plain tile chains, B also strip-major (each strip of TC columns
+    // over KK contiguous): a chain walks a strip row by row, and at a row stride of n_pad (4 KiB
+    // for n = 1024) the rows missed L1 and the prefetchers. Where the chain takes every micro-tile
+    // (tile_chain_supported), B is decoded only into its strips (session 39: the row-major
+    // decode and its copy were 3-5 % of an h100 fp16 GEMM at n = 1024), and the blocks that
+    // stop a chain read their B patterns through a copy at the strips' stride.
+    const bool strip_chain = !final_add && !pairs && KK > 0 && (group % k == 0 || group >= KK);
+    const bool strips_only = strip_chain && kernel->tile_chain_supported(KK, k);
+    const std::size_t strips = n_pad / TC, strip_stride = KK * TC;
     // Decoded once, uninitialized (every entry is written).
-    PanelBuffer<float> Af(m * KK), Bf(KK * n_pad);
-    PanelBuffer<std::int16_t> Ae(m * KK), Be(KK * n_pad);
+    PanelBuffer<float> Af(m * KK), Bf(strips_only ? 0 : KK * n_pad);
+    PanelBuffer<std::int16_t> Ae(m * KK), Be(strips_only ? 0 : KK * n_pad);
     // In parallel, in pieces of 2^16 entries (one thread's decode was 4 % of an h100 fp16 GEMM's
     // time at n = 1024 while the other cores waited; session 38): element by element, so the
     // pieces cannot change a bit.
@@ -386,12 +395,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
       });
     };
     decode_parallel(BlockKernel::Role::A, m * KK, Ab, Af.get(), Ae.get());
-    decode_parallel(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
-    // Issue 25 (h100g): for the plain tile chains, B also strip-major (each strip of TC columns
-    // over KK contiguous), copied once per GEMM in parallel: a chain walks a strip row by row,
-    // and at a row stride of n_pad (4 KiB for n = 1024) the rows missed L1 and the prefetchers.
-    const bool strip_chain = !final_add && !pairs && KK > 0 && (group % k == 0 || group >= KK);
-    const std::size_t strips = n_pad / TC, strip_stride = KK * TC;
+    if (!strips_only) decode_parallel(BlockKernel::Role::B, KK * n_pad, Bb, Bf.get(), Be.get());
     PanelBuffer<float> Bs(strip_chain ? KK * n_pad : 0);
     PanelBuffer<std::int16_t> Bse(strip_chain ? KK * n_pad : 0);
     // Issue 25 (h100n): the blocks' maxima the chains' E pass reads (sim block_kernel.hpp:
@@ -405,9 +409,14 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
     PanelBuffer<std::uint16_t> Amask(m * nq), Bmask(strips * b_mx_stride);
     if (strip_chain)
       run_tasks(threads, strips, 1, [&](std::size_t s, std::size_t) {
-        for (std::size_t t = 0; t < KK; ++t) {
-          std::copy_n(Bf.get() + t * n_pad + s * TC, TC, Bs.get() + s * strip_stride + t * TC);
-          std::copy_n(Be.get() + t * n_pad + s * TC, TC, Bse.get() + s * strip_stride + t * TC);
+        if (strips_only) {
+          kernel->decode_tile_rows(BlockKernel::Role::B, KK, TC, Bb + s * TC, n_pad, Bs.get() + s * strip_stride,
+                                   Bse.get() + s * strip_stride, TC);
+        } else {
+          for (std::size_t t = 0; t < KK; ++t) {
+            std::copy_n(Bf.get() + t * n_pad + s * TC, TC, Bs.get() + s * strip_stride + t * TC);
+            std::copy_n(Be.get() + t * n_pad + s * TC, TC, Bse.get() + s * strip_stride + t * TC);
+          }
         }
         if (given_maxima)
           kernel->chain_column_maxima(KK, k, Bse.get() + s * strip_stride, TC, Bmax.get() + s * b_mx_stride,
@@ -606,10 +615,22 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
           for (std::size_t pos = stops[mt]; pos < KK;) {
             const std::size_t len = std::min(k, KK - pos);
             const std::size_t a_at = (i0 + r0) * KK + pos, b_at = pos * n_pad + j0 + c0;
-            kernel->run_tile(mr, W, vcols, len, Ab + a_at, Af.get() + a_at, Ae.get() + a_at, KK, Bb + b_at,
-                             Bf.get() + b_at, Be.get() + b_at, n_pad, acc.bits.data() + off, acc.value.data() + off,
-                             acc.eref.data() + off, tmp.bits.data() + off, tmp.value.data() + off,
-                             tmp.eref.data() + off, w);
+            if (strips_only) {
+              // The block's B from its strip, its patterns copied to the strip's stride W.
+              thread_local std::vector<std::uint64_t> b_bits;
+              b_bits.resize(len * W);
+              for (std::size_t t = 0; t < len; ++t) std::copy_n(Bb + b_at + t * n_pad, W, b_bits.data() + t * W);
+              const std::size_t s_at = (j0 + c0) / W * strip_stride + pos * W;
+              kernel->run_tile(mr, W, vcols, len, Ab + a_at, Af.get() + a_at, Ae.get() + a_at, KK, b_bits.data(),
+                               Bs.get() + s_at, Bse.get() + s_at, W, acc.bits.data() + off, acc.value.data() + off,
+                               acc.eref.data() + off, tmp.bits.data() + off, tmp.value.data() + off,
+                               tmp.eref.data() + off, w);
+            } else {
+              kernel->run_tile(mr, W, vcols, len, Ab + a_at, Af.get() + a_at, Ae.get() + a_at, KK, Bb + b_at,
+                               Bf.get() + b_at, Be.get() + b_at, n_pad, acc.bits.data() + off, acc.value.data() + off,
+                               acc.eref.data() + off, tmp.bits.data() + off, tmp.value.data() + off,
+                               tmp.eref.data() + off, w);
+            }
             take_bits(off, mr, vcols);
             for (std::size_t rr = 0; rr < mr; ++rr) {
               std::copy_n(tmp.value.data() + off + rr * w, W, acc.value.data() + off + rr * w);
@@ -640,7 +661,11 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         }
         return true;
       }();
-      if (!chained) run_instructions(0, rows, 0, w, valid, 0, KK);
+      if (!chained) {
+        // B's row-major planes were not decoded: the chain said it runs here (tile_chain_supported).
+        if (strips_only) throw std::logic_error("Unit::gemm: the tile chain refused a GEMM it said it runs");
+        run_instructions(0, rows, 0, w, valid, 0, KK);
+      }
       for (std::size_t rr = 0; rr < rows; ++rr)
         std::copy_n(acc.bits.begin() + rr * w, valid, D.begin() + static_cast<std::ptrdiff_t>((i0 + rr) * n + j0));
     });

@@ -318,6 +318,11 @@ bool BlockKernel::run_tile_chain(std::size_t rows, std::size_t cols, std::size_t
                                  ldb, c_value, c_eref, d_bits, ldc, stops, strip_stride, maxima);
 }
 
+bool BlockKernel::tile_chain_supported(std::size_t K, std::size_t block) const {
+  const Impl& k = *impl_;
+  return k.tiles && block <= k.max_products && lanes::block_tile_chain_supported(*k.lane_params, K, block);
+}
+
 std::size_t BlockKernel::chain_maxima_lanes(std::size_t block) const {
   const Impl& k = *impl_;
   if (!k.tiles || block > k.max_products) return 0;

@@ -439,6 +439,39 @@ std::size_t MicroChain(const ChainConsts<hn::ScalableTag<float>>& k, std::size_t
 }
 #endif
 
+// Whether BlockTileChain runs for these rows (the caller's cols a multiple of 2 Lanes aside), and
+// which output kind: the chain's own test, also asked before a GEMM decodes B only into strips
+// (tile_chain_supported, session 39).
+bool ChainAccepts(const LaneParams& p, int add, std::size_t K, std::size_t block, bool& binary32_out, bool& narrow_out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)p, (void)add, (void)K, (void)block;
+  binary32_out = narrow_out = false;
+  return false;
+#else
+  // block_tile's fused epilogue only: binary32 outputs rounded rz or rne, or narrower ones in
+  // binary32's normal range (the same conditions as BlockTile's), at most kTileMaxChunks int32
+  // chunks per block (one before h100g).
+  binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
+                 p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
+                 (p.final_rounding == 0 || p.final_rounding == 3);
+  narrow_out = p.out_precision >= 2 && p.out_precision < 24 && p.out_emin >= -126 && p.out_emax <= 127 &&
+               p.out_emin <= p.out_emax && p.out_width <= 32 && p.final_rounding >= 0 && p.final_rounding <= 3 &&
+               p.out_max_finite_significand < (std::uint64_t{1} << p.out_precision) &&
+               p.out_max_finite_significand >= (std::uint64_t{1} << (p.out_precision - 1));
+  const std::size_t chunk = tile_chunk_len(p.fraction_bits);
+  if (!(binary32_out || narrow_out) || block == 0 || K == 0 || chunk == 0 || block > kTileMaxChunks * chunk) return false;
+  if (add != 0 && (add > 2 || K % (2 * block) != 0)) return false;  // pairs-mod4: whole instructions
+  // E's clamp at most F + 120 (else every output is flagged) and an integral F.
+  if (p.min_exponent > p.fraction_bits + 120 || p.fraction_bits != static_cast<int>(p.fraction_bits)) return false;
+  return true;
+#endif
+}
+
+bool TileChainSupported(const LaneParams& p, std::size_t K, std::size_t block) {
+  bool binary32_out = false, narrow_out = false;
+  return ChainAccepts(p, 0, K, block, binary32_out, narrow_out);
+}
+
 bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                     std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,
                     const float* b_value, const std::int16_t* b_eref, std::size_t ldb, float* c_value,
@@ -450,21 +483,8 @@ bool BlockTileChain(const LaneParams& p, int add, std::size_t rows, std::size_t 
   (void)b_value, (void)b_eref, (void)ldb, (void)c_value, (void)c_eref, (void)d_bits, (void)ldc, (void)stops;
   return false;
 #else
-  // block_tile's fused epilogue only: binary32 outputs rounded rz or rne, or narrower ones in
-  // binary32's normal range (the same conditions as BlockTile's), at most kTileMaxChunks int32
-  // chunks per block (one before h100g).
-  const bool binary32_out = p.out_precision == 24 && p.out_emin == -126 && p.out_emax == 127 && p.out_width == 32 &&
-                            p.out_bias == 127 && p.out_max_finite_significand == 0xffffff &&
-                            (p.final_rounding == 0 || p.final_rounding == 3);
-  const bool narrow_out = p.out_precision >= 2 && p.out_precision < 24 && p.out_emin >= -126 && p.out_emax <= 127 &&
-                          p.out_emin <= p.out_emax && p.out_width <= 32 && p.final_rounding >= 0 &&
-                          p.final_rounding <= 3 && p.out_max_finite_significand < (std::uint64_t{1} << p.out_precision) &&
-                          p.out_max_finite_significand >= (std::uint64_t{1} << (p.out_precision - 1));
-  const std::size_t chunk = tile_chunk_len(p.fraction_bits);
-  if (!(binary32_out || narrow_out) || block == 0 || K == 0 || chunk == 0 || block > kTileMaxChunks * chunk) return false;
-  if (add != 0 && (add > 2 || K % (2 * block) != 0)) return false;  // pairs-mod4: whole instructions
-  // E's clamp at most F + 120 (else every output is flagged) and an integral F.
-  if (p.min_exponent > p.fraction_bits + 120 || p.fraction_bits != static_cast<int>(p.fraction_bits)) return false;
+  bool binary32_out = false, narrow_out = false;
+  if (!ChainAccepts(p, add, K, block, binary32_out, narrow_out)) return false;
   const hn::ScalableTag<float> df;
   const std::size_t W = 2 * hn::Lanes(df);
   if (cols % W != 0) return false;
@@ -616,6 +636,11 @@ HWY_AFTER_NAMESPACE();
 namespace tcsim::lanes {
 
 HWY_EXPORT(BlockTileChain);
+HWY_EXPORT(TileChainSupported);
+
+bool block_tile_chain_supported(const LaneParams& p, std::size_t K, std::size_t block) {
+  return HWY_DYNAMIC_DISPATCH(TileChainSupported)(p, K, block);
+}
 
 bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, std::size_t valid_cols, std::size_t K,
                       std::size_t block, const float* a_value, const std::int16_t* a_eref, std::size_t lda,

@@ -27,6 +27,10 @@ bool block_tile_chain(const LaneParams& p, std::size_t rows, std::size_t cols, s
                       std::int32_t* c_eref, std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops,
                       std::size_t strip_stride = 0, const TileChainMaxima* maxima = nullptr);
 
+// Whether block_tile_chain (no pairs) runs for p's blocks of `block` products over K, given cols
+// a multiple of tile_columns() (session 39: the GEMM then decodes B only into its strips).
+bool block_tile_chain_supported(const LaneParams& p, std::size_t K, std::size_t block);
+
 // The blocks' maxima block_tile_chain's E pass reads (block_tile_emax.cpp; issue 25, h100n;
 // BlockKernel::chain_maxima_lanes and friends say what they hold): the lanes per strip where
 // the chain takes them for p's blocks of `block` products, else 0.

@@ -177,6 +177,9 @@ class BlockKernel {
                       const std::int16_t* b_eref, std::size_t ldb, float* c_value, std::int32_t* c_eref,
                       std::uint64_t* d_bits, std::size_t ldc, std::size_t* stops, std::size_t strip_stride = 0,
                       const TileChainMaxima* maxima = nullptr) const;
+  // Whether run_tile_chain runs (returns true) for blocks of `block` products over K, with cols
+  // a multiple of tile_columns() and valid_cols <= cols (session 39).
+  bool tile_chain_supported(std::size_t K, std::size_t block) const;
   // Issue 25 (h100n): whether run_tile_chain's E pass reads blocks' maxima for blocks of
   // `block` products: the lanes of a strip (tile_columns()) if so, else 0 (then no maxima).
   // chain_row_maxima: rows of A (e_refs at a_eref[i * lda + t], t < K) into a_max, a_mask
