@@ -561,6 +561,9 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
       const bool pairs_chain = final_add && pairs && lane_add && group == 2 * k && KK % group == 0;
       const bool chained = (plain_chain || pairs_chain) && [&] {
         const std::size_t W = TC, per_row = w / W, lanes_rows = kernel->tile_rows();
+        // The plain chain writes its patterns straight into acc's where they are `out`'s (no
+        // copy per task: session 39), through tmp where they are a narrow result's (widen_row).
+        std::vector<std::uint64_t>& chain_bits = r.narrow[o] ? tmp.bits : acc.bits;
         thread_local std::vector<std::size_t> stops;
         stops.resize((rows + lanes_rows - 1) / lanes_rows * per_row);
         if (pairs_chain) {
@@ -571,7 +574,7 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
         } else if (const TileChainMaxima mx = maxima_at(i0, j0 / W, 0);
                    !kernel->run_tile_chain(rows, w, valid, KK, k, Af.get() + i0 * KK, Ae.get() + i0 * KK, KK,
                                            Bs.get() + j0 / W * strip_stride, Bse.get() + j0 / W * strip_stride, W,
-                                           acc.value.data(), acc.eref.data(), tmp.bits.data(), w, stops.data(),
+                                           acc.value.data(), acc.eref.data(), chain_bits.data(), w, stops.data(),
                                            strip_stride, given_maxima ? &mx : nullptr)) {
           return false;
         }
@@ -610,7 +613,8 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
             }
             continue;
           }
-          if (stops[mt] > 0) take_bits(off, mr, vcols);
+          const bool chain_in_tmp = &chain_bits == &tmp.bits;  // else the chain wrote acc's patterns
+          if (chain_in_tmp && stops[mt] > 0) take_bits(off, mr, vcols);
           bool resume = true;  // false after a resumed chain stopped at once (a NaN c stops every block)
           for (std::size_t pos = stops[mt]; pos < KK;) {
             const std::size_t len = std::min(k, KK - pos);
@@ -650,10 +654,10 @@ void Unit::gemm_into(const Format& in, const Format& in_b, const Format& out, st
               const TileChainMaxima mx = maxima_at(i0 + r0, (j0 + c0) / W, pos / k);
               if (!kernel->run_tile_chain(mr, W, vcols, KK - pos, k, Af.get() + a_next, Ae.get() + a_next, KK,
                                           Bs.get() + b_next, Bse.get() + b_next, W, acc.value.data() + off,
-                                          acc.eref.data() + off, tmp.bits.data() + off, w, &resumed, 0,
+                                          acc.eref.data() + off, chain_bits.data() + off, w, &resumed, 0,
                                           given_maxima && pos % k == 0 ? &mx : nullptr))
                 continue;
-              if (resumed > 0) take_bits(off, mr, vcols);
+              if (chain_in_tmp && resumed > 0) take_bits(off, mr, vcols);
               resume = resumed > 0;
               pos += resumed;
             }
