@@ -14,14 +14,10 @@
 #include <new>
 
 #include <stdexcept>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
-#include <tbb/blocked_range2d.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+#include "gemm_tasks.hpp"
 #include "pairs_mod4.hpp"
 #include "panel_buffer.hpp"
 #include "unit_gemm_fma.hpp"
@@ -36,39 +32,13 @@ constexpr std::size_t kPanel = 256;  // columns per task: B's panel of a block s
 constexpr std::size_t kTaskRows = 16;  // rows of A per tile task
 
 using detail::PanelBuffer;  // panel_buffer.hpp: uninitialized, huge pages, kept by the thread
-
-// Accumulators of a tile task: patterns and their decoded binary32 form.
-struct TileState {
-  std::vector<std::uint64_t> bits;
-  std::vector<float> value;
-  std::vector<std::int32_t> eref;
-  void resize(std::size_t size) {  // grows once per thread; the contents are rewritten
-    bits.resize(size);
-    value.resize(size);
-    eref.resize(size);
-  }
-};
+using detail::run_tasks;    // gemm_tasks.hpp
+using detail::TileState;
 
 void check_size(const char* what, std::size_t got, std::size_t want, const char* dims) {
   if (got != want)
     throw std::invalid_argument(std::string("gemm: ") + what + " must hold " + dims + " = " + std::to_string(want) +
                                 " patterns, got " + std::to_string(got));
-}
-
-template <class Body>
-void run_tasks(unsigned threads, std::size_t rows, std::size_t panels, const Body& body) {
-  auto loop = [&] {
-    tbb::parallel_for(tbb::blocked_range2d<std::size_t>(0, rows, 0, panels), [&](const auto& r) {
-      for (std::size_t i = r.rows().begin(); i < r.rows().end(); ++i)
-        for (std::size_t p = r.cols().begin(); p < r.cols().end(); ++p) body(i, p);
-    });
-  };
-  // All cores: the default arena (a task_arena of its own per call costs more than a small
-  // GEMM). More threads than cores only make TBB complain; the bits do not depend on the count.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (threads == 0 || threads >= cores) return loop();
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute(loop);
 }
 
 // The final addition of the c_entry final-add rows (detail::ieee_add): for binary32 outputs

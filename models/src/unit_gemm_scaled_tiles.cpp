@@ -17,14 +17,10 @@
 #include <new>
 #include <stdexcept>
 #include <limits>
-#include <thread>
 #include <vector>
 
 
-#include <tbb/blocked_range2d.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+#include "gemm_tasks.hpp"
 #include "panel_buffer.hpp"
 #include "tcsim/sim/codec.hpp"
 
@@ -89,31 +85,8 @@ inline void fold(float& value, std::int16_t& eref, const TileScale& s, const Sen
 
 template <class T>
 using Panel = detail::PanelBuffer<T>;  // panel_buffer.hpp
-
-struct TileState {
-  std::vector<std::uint64_t> bits;
-  std::vector<float> value;
-  std::vector<std::int32_t> eref;
-  void resize(std::size_t size) {
-    bits.resize(size);
-    value.resize(size);
-    eref.resize(size);
-  }
-};
-
-template <class Body>
-void run_tasks(unsigned threads, std::size_t rows, std::size_t cols, const Body& body) {
-  auto loop = [&] {
-    tbb::parallel_for(tbb::blocked_range2d<std::size_t>(0, rows, 0, cols), [&](const auto& r) {
-      for (std::size_t i = r.rows().begin(); i < r.rows().end(); ++i)
-        for (std::size_t p = r.cols().begin(); p < r.cols().end(); ++p) body(i, p);
-    });
-  };
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (threads == 0 || threads >= cores) return loop();
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute(loop);
-}
+using detail::run_tasks;  // gemm_tasks.hpp
+using detail::TileState;
 
 }  // namespace
 
