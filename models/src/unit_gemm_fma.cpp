@@ -7,14 +7,10 @@
 #include <bit>
 #include <cmath>
 #include <memory>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
-#include <tbb/blocked_range2d.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+#include "gemm_tasks.hpp"
 #include "tcsim/sim/fma_lanes.hpp"
 
 namespace tcsim::models::detail {
@@ -59,17 +55,7 @@ void gemm_chains(std::size_t k, std::size_t m, std::size_t n, std::size_t K, con
         D[(i0 + r) * n + j0 + j] = std::isnan(x) ? nan : static_cast<std::uint64_t>(std::bit_cast<U>(x));
       }
   };
-  auto loop = [&] {
-    tbb::parallel_for(tbb::blocked_range2d<std::size_t>(0, row_blocks, 0, strip_blocks), [&](const auto& r) {
-      for (std::size_t i = r.rows().begin(); i < r.rows().end(); ++i)
-        for (std::size_t s = r.cols().begin(); s < r.cols().end(); ++s) task(i, s);
-    });
-  };
-  // As Unit::gemm's tasks: all cores in the default arena, fewer in an arena of their own.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (threads == 0 || threads >= cores) return loop();
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute(loop);
+  detail::run_tasks(threads, row_blocks, strip_blocks, task);  // as Unit::gemm's tasks (gemm_tasks.hpp)
 }
 
 }  // namespace

@@ -20,12 +20,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <thread>
 
-#include <tbb/blocked_range2d.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
+#include "gemm_tasks.hpp"
 #include "tcsim/sim/codec.hpp"
 #include "unit_gemm_scaled_tiles.hpp"
 #include "unit_groups.hpp"
@@ -74,20 +70,6 @@ void fold(double& value, double& eref, const ScaleValue& s, double zero_eref) {
     value *= s.value;
     eref += s.log2;
   }
-}
-
-template <class Body>
-void run_tiles(unsigned threads, std::size_t rows, std::size_t cols, const Body& body) {
-  auto loop = [&] {
-    tbb::parallel_for(tbb::blocked_range2d<std::size_t>(0, rows, 0, cols), [&](const auto& r) {
-      for (std::size_t i = r.rows().begin(); i < r.rows().end(); ++i)
-        for (std::size_t p = r.cols().begin(); p < r.cols().end(); ++p) body(i, p);
-    });
-  };
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (threads == 0 || threads >= cores) return loop();
-  tbb::task_arena arena(static_cast<int>(threads));
-  arena.execute(loop);
 }
 
 }  // namespace
@@ -146,7 +128,7 @@ std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& out
   const std::size_t row_blocks = (m + kRows - 1) / kRows, col_blocks = (n + kCols - 1) / kCols;
 
   if (!kernel && !gk) {  // the reference, output by output
-    run_tiles(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
+    detail::run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
       for (std::size_t i = ib * kRows; i < std::min(m, (ib + 1) * kRows); ++i)
         for (std::size_t j = p * kCols; j < std::min(n, (p + 1) * kCols); ++j) {
           std::uint64_t c = C[i * n + j];
@@ -195,7 +177,7 @@ std::vector<std::uint64_t> Unit::gemm_scaled(const Format& in, const Format& out
   for (std::size_t t = 0; t < K; ++t)
     for (std::size_t j = 0; j < n; ++j) fold(Bv[t * n + j], Be[t * n + j], table[scale_b[t / bs * n + j]], zero_eref);
 
-  run_tiles(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
+  detail::run_tasks(threads, row_blocks, col_blocks, [&](std::size_t ib, std::size_t p) {
     const std::size_t i0 = ib * kRows, rows = std::min(m, i0 + kRows) - i0;
     const std::size_t j0 = p * kCols, w = std::min(n, j0 + kCols) - j0;
     thread_local std::vector<detail::GroupAccumulators> acc(kRows);
