@@ -222,7 +222,8 @@ TEST_CASE("kernel differential: binary32 tile chains with block sums past 2^30 a
       t.print(at);
       std::printf("[tile-chain-wrap] %-36s %llu outputs whose first block's int32 sum would wrap\n", label.c_str(),
                   static_cast<unsigned long long>(wrapping));
-      CHECK(wrapping > 100);
+      // About 8 % of the outputs (counts scale down under the sanitizers: a share, not a number).
+      CHECK(wrapping * 50 > t.outputs);
       mismatches += t.mismatches;
     }
   });
