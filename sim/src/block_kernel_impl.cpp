@@ -9,6 +9,7 @@
 #include <string>
 
 #include "block_planar32.hpp"
+#include "block_specials.hpp"
 
 namespace tcsim {
 
@@ -64,6 +65,14 @@ BlockKernel::Impl::Impl(const AdderConfig& config, std::size_t k)
   slow_rounding.mode = cfg.final_rounding;
   slow_rounding.overflow = cfg.overflow;
   slow_rounding.subnormals = cfg.subnormal_outputs ? SubnormalMode::Keep : SubnormalMode::Flush;
+  // Outputs without a NaN (e2m1) leave special() to the reference adder, which refuses a NaN
+  // result there.
+  specials_decided = cfg.out_format.has_nan();
+  if (specials_decided) {
+    for (const bool negative : {false, true})
+      infinite_result[negative] = round_to_format(ExactValue::infinity(negative), cfg.out_format, slow_rounding).bits;
+    nan_result = cfg.nan_pattern ? *cfg.nan_pattern : cfg.out_format.canonical_nan();
+  }
   int terms_bits = 0;
   while ((std::size_t{1} << terms_bits) < k + 1) ++terms_bits;
   // Every scaled term is an integer below 2^(F+2) (+1 after rounding up): the binary64 sum
@@ -197,9 +206,43 @@ std::uint64_t BlockKernel::Impl::slow(std::size_t len, const std::uint64_t* a_ro
   return reference.dot(pa, pb, c_bits);
 }
 
+std::uint64_t BlockKernel::Impl::special(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row,
+                                         std::uint64_t c_bits, std::vector<std::uint64_t>& pa,
+                                         std::vector<std::uint64_t>& pb) const {
+  // gather()'s classes: a special field is NaN unless the format has infinities and its
+  // fraction is 0 (codec_unsupported admits only these encodings); flushed subnormals are zeros.
+  struct Term {
+    bool negative;
+    std::uint8_t kind;
+  };
+  auto term = [&](const FieldCodec& f, std::uint64_t bits) {
+    const Operand o = decode_fields(f, bits, keep_subnormals);
+    if (o.kind == Kind::Zero) return Term{o.negative, block_specials::kZero};
+    if (o.kind == Kind::Finite) return Term{o.negative, block_specials::kFinite};
+    const bool inf = f.nan == NanEncoding::Ieee && (bits & f.frac_mask) == 0;
+    return Term{o.negative, inf ? block_specials::kInf : block_specials::kNaN};
+  };
+  if (!specials_decided) return slow(len, a_row, b_row, c_bits, pa, pb);
+  for (std::size_t t = 0; t < len; ++t)
+    if ((a_row[t] & ~a.width_mask) || (b_row[t] & ~b.width_mask)) return slow(len, a_row, b_row, c_bits, pa, pb);
+  if (c_bits & ~c.width_mask) return slow(len, a_row, b_row, c_bits, pa, pb);
+  block_specials::Facts facts;
+  for (std::size_t t = 0; t < len; ++t) facts.product(term(a, a_row[t]), term(b, b_row[t]));
+  const Term z = term(c, c_bits);
+  if (z.kind == block_specials::kNaN) facts.nan = true;
+  if (z.kind == block_specials::kInf) (z.negative ? facts.neg_inf : facts.pos_inf) = true;
+  if (facts.nan || (facts.pos_inf && facts.neg_inf)) return nan_result;
+  if (facts.pos_inf || facts.neg_inf) return infinite_result[facts.neg_inf];
+  return slow(len, a_row, b_row, c_bits, pa, pb);  // not reached: the caller saw a special
+}
+
 std::uint64_t BlockKernel::Impl::element(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row,
                                          std::uint64_t c_bits, std::vector<std::uint64_t>& pa,
                                          std::vector<std::uint64_t>& pb, std::vector<Operand>& terms) const {
+  // A NaN or infinite c (a chain's accumulator after a special block) sends the element to
+  // special() before any product is decoded.
+  if (!(c_bits & ~c.width_mask) && decode_fields(c, c_bits, keep_subnormals).kind == Kind::Special)
+    return special(len, a_row, b_row, c_bits, pa, pb);
   terms.clear();
   bool all_negative = true, all_positive = true;
   std::int64_t E = std::numeric_limits<std::int64_t>::min();
@@ -208,7 +251,7 @@ std::uint64_t BlockKernel::Impl::element(std::size_t len, const std::uint64_t* a
     if ((x_bits & ~a.width_mask) || (y_bits & ~b.width_mask)) return slow(len, a_row, b_row, c_bits, pa, pb);
     const Operand x = decode_fields(a, x_bits, keep_subnormals);
     const Operand y = decode_fields(b, y_bits, keep_subnormals);
-    if (x.kind == Kind::Special || y.kind == Kind::Special) return slow(len, a_row, b_row, c_bits, pa, pb);
+    if (x.kind == Kind::Special || y.kind == Kind::Special) return special(len, a_row, b_row, c_bits, pa, pb);
     const bool negative = x.negative != y.negative;
     if (x.kind == Kind::Zero || y.kind == Kind::Zero) {
       (negative ? all_positive : all_negative) = false;
@@ -225,7 +268,7 @@ std::uint64_t BlockKernel::Impl::element(std::size_t len, const std::uint64_t* a
   if (len < max_products) all_negative = false;  // the +0 padding products
   if (c_bits & ~c.width_mask) return slow(len, a_row, b_row, c_bits, pa, pb);
   const Operand z = decode_fields(c, c_bits, keep_subnormals);
-  if (z.kind == Kind::Special) return slow(len, a_row, b_row, c_bits, pa, pb);
+  if (z.kind == Kind::Special) return special(len, a_row, b_row, c_bits, pa, pb);
   if (z.kind == Kind::Zero) {
     (z.negative ? all_positive : all_negative) = false;
   } else {

@@ -107,7 +107,22 @@ struct BlockKernel::Impl {
   // normal range are rounded here; the rest (subnormal, overflow) by round_to_format.
   std::uint64_t round_out(bool negative, std::uint64_t mag, std::int64_t lsb) const;
 
-  // The reference adder on one element (NaN/Inf operands, patterns out of range).
+  // The results of a block whose terms hold an infinity and nothing else special, by the
+  // sign of the infinity (round_to_format of adder.cpp's infinite result).
+  std::uint64_t infinite_result[2] = {0, 0};
+  std::uint64_t nan_result = 0;  // nan_bits() of adder.cpp: the row's NaN pattern
+  bool specials_decided = false;  // the output has a NaN: special() decides
+
+  // The result of an element with a NaN or Inf operand as FixedPointAdder::dot gives it for
+  // the configurations this kernel accepts (deferred normalization, c aligned, no product
+  // overflow to Inf): NaN for a NaN term, Inf x 0 or infinities of both signs, else the
+  // signed infinity rounded. The finite terms never change it, so they are not summed
+  // (before, every such block ran through the reference adder: the GEMM's NaN/Inf cliff).
+  // slow() when a pattern is out of range, so that the reference reports it.
+  std::uint64_t special(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row, std::uint64_t c_bits,
+                        std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) const;
+
+  // The reference adder on one element (patterns out of range).
   std::uint64_t slow(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row, std::uint64_t c_bits,
                      std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb) const;
 

@@ -428,3 +428,108 @@ TEST_CASE("block kernel: run_planar hands e4m3 patterns beyond the width to the 
     CHECK(dp == d);
   }
 }
+
+namespace {
+
+// A NaN (any sign and payload) or an infinity of `f`; a huge finite value where f has neither.
+std::uint64_t special_operand(const Format& f, Rng& r) {
+  const bool negative = r.below(2) != 0;
+  const std::uint64_t sign = negative ? f.sign_mask() : 0;
+  if (f.infinities && r.below(2)) return f.infinity(negative);
+  if (!f.has_nan()) return random_huge(f, r);
+  std::uint64_t nan = f.canonical_nan() | sign;
+  if (f.infinities) nan |= random_bits(r, f.fraction_bits) & frac_mask(f);  // another payload; canonical's top bit kept
+  return nan;
+}
+
+}  // namespace
+
+// BlockKernel::Impl::special() decides a block with a NaN or Inf term without the reference
+// adder (the GEMM's NaN/Inf cliff). Every block here holds one: NaN in a, b or c, infinities of
+// one or both signs, Inf x 0 (zeros and flushed subnormals), an infinite c beside finite
+// products (a chain's accumulator after an overflow), under every overflow mode, final
+// rounding and NaN pattern: the kernel's bits must be the reference's.
+TEST_CASE("block kernel: blocks with NaN or Inf terms give the reference's bits", "[adder][kernel]") {
+  Rng r(tcsim::test::seed("block kernel specials", 41));
+  const std::vector<const Format*> ins = {&formats::fp16(), &formats::bf16(), &formats::tf32(),
+                                          &formats::e4m3(), &formats::e5m2(), &formats::e2m1()};
+  // e4m3 outputs have no infinity: an infinite sum rounds to its NaN or largest value. (e2m1
+  // outputs have no NaN: the reference adder refuses a NaN result there, so they are not drawn.)
+  const std::vector<const Format*> outs = {&formats::fp32(), &formats::fp16(), &formats::bf16(), &formats::e5m2(),
+                                           &formats::e4m3()};
+  const Rounding finals[] = {Rounding::TowardZero, Rounding::NearestEven, Rounding::Up, Rounding::Down};
+  const OverflowMode overflows[] = {OverflowMode::FormatDefault, OverflowMode::Ieee, OverflowMode::Saturate,
+                                    OverflowMode::ToNaN, OverflowMode::Infinity};
+  const std::size_t configs = 120, cases = tcsim::test::count(2000);
+  std::size_t run = 0, nan_results = 0, inf_results[2] = {0, 0}, inf_times_zero = 0, finite_results = 0, mismatches = 0;
+  for (std::size_t i = 0; i < configs; ++i) {
+    const Rounding final_mode = finals[r.below(4)];
+    const Format& out_format = *outs[r.below(outs.size())];
+    AdderConfig cfg = row(*ins[r.below(ins.size())], out_format, r.range(4, 30), r.range(0, 6), final_mode, std::nullopt);
+    cfg.b_format = *ins[r.below(ins.size())];
+    cfg.subnormal_inputs = r.below(2) != 0;
+    cfg.overflow = overflows[r.below(5)];
+    if (out_format.has_nan() && r.below(2)) cfg.nan_pattern = out_format.canonical_nan() | out_format.sign_mask();
+    const std::size_t k = 1 + r.below(16);
+    if (block_kernel_unsupported(cfg, k)) continue;
+    ++run;
+    const BlockKernel kernel(cfg, k);
+    const FixedPointAdder adder(cfg);
+    const Format &fa = cfg.a_format, &fb = cfg.b_format, &fc = cfg.c_format;
+    std::vector<std::uint64_t> a(cases * k), b(cases * k), c(cases), d(cases);
+    for (std::size_t e = 0; e < cases; ++e) {
+      std::uint64_t* x = &a[e * k];
+      std::uint64_t* y = &b[e * k];
+      for (std::size_t t = 0; t < k; ++t) {
+        const int kind_a = static_cast<int>(r.below(4)), kind_b = static_cast<int>(r.below(4));
+        x[t] = kind_a == 0 ? zero_pattern(fa, r) : kind_a == 1 ? random_subnormal_or_tiny(fa, r) : random_finite(fa, r);
+        y[t] = kind_b == 0 ? zero_pattern(fb, r) : kind_b == 1 ? random_huge(fb, r) : random_finite(fb, r);
+      }
+      // One to three special operands (a, b or c), so that infinities meet zeros and each other.
+      const std::size_t specials = 1 + r.below(3);
+      for (std::size_t s = 0; s < specials; ++s) {
+        const std::size_t where = r.below(2 * k + 1);
+        if (where == 2 * k) c[e] = special_operand(fc, r);
+        else if (where < k) x[where] = special_operand(fa, r);
+        else y[where - k] = special_operand(fb, r);
+      }
+      if (r.below(2) && c[e] == 0) c[e] = random_finite(fc, r);
+    }
+    const std::size_t len = k;
+    kernel.run(cases, len, a.data(), k, b.data(), k, c.data(), d.data());
+    for (std::size_t e = 0; e < cases; ++e) {
+      const std::vector<std::uint64_t> pa(a.begin() + static_cast<std::ptrdiff_t>(e * k), a.begin() + static_cast<std::ptrdiff_t>((e + 1) * k));
+      const std::vector<std::uint64_t> pb(b.begin() + static_cast<std::ptrdiff_t>(e * k), b.begin() + static_cast<std::ptrdiff_t>((e + 1) * k));
+      const std::uint64_t want = adder.dot(pa, pb, c[e]);
+      const FpClass cls = classify(cfg.out_format, want);
+      if (cls == FpClass::NaN) ++nan_results;
+      else if (cls == FpClass::Infinity) ++inf_results[(want & cfg.out_format.sign_mask()) != 0];
+      else ++finite_results;
+      for (std::size_t t = 0; t < k; ++t) {
+        const FpClass ca = classify(fa, pa[t]), cb = classify(fb, pb[t]);
+        const bool zero_a = ca == FpClass::Zero || (ca == FpClass::Subnormal && !cfg.subnormal_inputs);
+        const bool zero_b = cb == FpClass::Zero || (cb == FpClass::Subnormal && !cfg.subnormal_inputs);
+        if ((ca == FpClass::Infinity && zero_b) || (cb == FpClass::Infinity && zero_a)) {
+          ++inf_times_zero;
+          break;
+        }
+      }
+      if (d[e] != want && ++mismatches <= 3)
+        std::printf("[block-kernel] MISMATCH specials (%s), k %zu: a = %s, b = %s, c = %s: kernel %s, reference %s\n",
+                    cfg.describe().c_str(), k, hex_list(fa, pa.data(), k).c_str(), hex_list(fb, pb.data(), k).c_str(),
+                    bits_to_hex(fc, c[e]).c_str(), bits_to_hex(cfg.out_format, d[e]).c_str(),
+                    bits_to_hex(cfg.out_format, want).c_str());
+    }
+  }
+  std::printf("[block-kernel] specials: %zu configurations, results NaN %zu, +Inf %zu, -Inf %zu, finite %zu; "
+              "Inf x 0 in %zu blocks; %zu mismatches\n",
+              run, nan_results, inf_results[0], inf_results[1], finite_results, inf_times_zero, mismatches);
+  CHECK(mismatches == 0);
+  // Every rule is exercised: each kind of result and Inf x 0 in a share of the blocks.
+  const std::size_t blocks = nan_results + inf_results[0] + inf_results[1] + finite_results;
+  CHECK(run > configs / 2);
+  CHECK(nan_results * 10 > blocks);
+  CHECK(inf_results[0] * 20 > blocks);
+  CHECK(inf_results[1] * 20 > blocks);
+  CHECK(inf_times_zero * 50 > blocks);
+}
