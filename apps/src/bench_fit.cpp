@@ -241,13 +241,19 @@ void explain_disagreement(const DatapathSpec& hidden, const DatapathSpec& fitted
 
 // --fit-budget: each fit's work budget (FitOptions::work_budget), in cases run through
 // candidate rows, so that the evaluation's counts do not move with the load; "none": the
-// --fit-seconds limit alone. Default: kRandomBudget with --evaluate random, else none.
+// --fit-seconds limit alone. Defaults: kRandomBudget with --evaluate random, kBuiltinBudget
+// with --evaluate builtin, none for the speed rows (they time the search as tcsim fit runs it).
 // 5,000,000 cases are about 10 s of CPU for a fit that uses them all (hard random rows run
-// 0.4-0.6 million cases per second of CPU on this 2-core machine; docs/fit.md).
+// 0.4-0.6 million cases per second of CPU on this 2-core machine; docs/fit.md). The built-in
+// AMD rows need up to 48 million (mi100 bf16 -> fp32, 46 s quiet); at 100 million every
+// built-in fit takes the path of a quiet 90 s clock (docs/fit.md, session 40).
 constexpr const char* kRandomBudget = "5000000";
+constexpr const char* kBuiltinBudget = "100000000";
 
 std::size_t fit_budget(const ParsedArgs& a, const std::string& evaluate) {
-  const std::string t = a.get_or("fit-budget", evaluate == "random" ? kRandomBudget : "none");
+  const std::string t = a.get_or("fit-budget", evaluate == "random"    ? kRandomBudget
+                                               : evaluate == "builtin" ? kBuiltinBudget
+                                                                       : "none");
   if (t == "none") return 0;
   const bool digits = !t.empty() && t.size() <= 12 && std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   const long long v = digits ? std::stoll(t) : 0;

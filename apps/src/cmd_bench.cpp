@@ -332,7 +332,8 @@ int cmd_bench(const Args& args) {
   p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90; with --fit-budget a cap, "
                           "default 120)", "S");
   p.option("fit-budget", "fit: each fit's work budget in cases run through candidate rows, the same counts at "
-                         "any load, or none (default 5000000 with --evaluate random, else none)", "N");
+                         "any load, or none (default 5000000 with --evaluate random, 100000000 with --evaluate builtin, "
+                         "else none)", "N");
   p.option("rows", "fit --evaluate random: number of random rows (default 200)", "N");
   p.option("only", "fit --evaluate: only the rows whose label contains this text (e.g. mi300x, 'random 17')", "text");
   p.option("mix", "fit: the dumps' cases: basic, or range (also min-exponent, alignment-shift and carry cases; "

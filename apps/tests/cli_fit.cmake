@@ -12,6 +12,13 @@ tcsim_check(NAME "bench fit: speed rows"
   STDOUT "\na100 fp16 -> fp32 +8 +1000 " "no row fits \\(as made\\)"
          "\n6 rows: 6 as expected \\(exact, or no row for a spoiled dump\\), slowest fit [0-9.]+ s \\(target 120 s\\)")
 
+# The built-in evaluation runs each fit on a work budget by default (100,000,000 cases, the
+# path of a quiet 90 s clock for every built-in row), so that its counts do not move with the load.
+tcsim_check(NAME "bench fit: the built-in evaluation runs on a work budget"
+  ARGS bench fit --evaluate builtin --only "v100 fp16 -> fp16" --check 1000 --json
+  EXIT 0
+  STDOUT "\"capped\": 0," "\"exact\": 1," "\"fit_budget\": 100000000,")
+
 tcsim_scratch_dir(dir)
 set(data "${SOURCE_DIR}/../shared/data/gpu")
 if(DEFINED ENV{TCSIM_GPU_DATA})
