@@ -222,6 +222,32 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   for (auto& x : B) x = bench_uniform_value(in, rng.next());
   ticker.phase("random inputs", 2.0 / 3);
   for (auto& x : C) x = bench_uniform_value(out, rng.next());
+  // --specials N: N NaN/Inf operands in A and N in B at random places (the GEMM's NaN/Inf path;
+  // docs/performance.md, session 40). Their rows of A and columns of B join the checked sample.
+  const auto specials = static_cast<std::size_t>(a.get_int("specials", 0, 1 << 20, 0));
+  std::vector<std::size_t> special_rows, special_cols;
+  if (specials > 0) {
+    if (!in.has_nan() && !in.infinities)
+      throw std::invalid_argument("--specials: the input format '" + in.name + "' has neither NaN nor Inf; allowed: " +
+                                  "formats with NaN or Inf (fp16, bf16, tf32, e4m3, e5m2, ...)");
+    if (specials > n * k)
+      throw std::invalid_argument("--specials: " + std::to_string(specials) + " is not allowed; allowed: 0.." +
+                                  std::to_string(n * k) + " (the operands of A, n x k)");
+    // +Inf, -Inf, NaN, -NaN in turn (NaN alone, of both signs, where the format has no Inf).
+    auto special = [&](std::size_t s) {
+      const bool negative = s % 2 != 0;
+      if (in.infinities && s % 4 < 2) return in.infinity(negative);
+      return in.canonical_nan() | (negative ? in.sign_mask() : 0);
+    };
+    for (std::size_t s = 0; s < specials; ++s) {
+      const std::size_t at_a = static_cast<std::size_t>(rng.next() % (n * k));
+      const std::size_t at_b = static_cast<std::size_t>(rng.next() % (k * n));
+      A[at_a] = special(s);
+      B[at_b] = special(s + 1);
+      special_rows.push_back(at_a / k);
+      special_cols.push_back(at_b % n);
+    }
+  }
   ticker.phase("binary32 copies", 0);
   // Under mpirun: the distributed GEMM against one rank (bench_gemm_mpi.hpp); rank 0 goes on alone.
   const nlohmann::json mpi =
@@ -246,7 +272,9 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   ticker.phase("checking 64 entries against Unit::dot", 0);
   std::size_t checked = 0, mismatches = 0;
   for (std::size_t s = 0; s < 64; ++s) {
-    const std::size_t i = static_cast<std::size_t>(rng.next() % n), j = static_cast<std::size_t>(rng.next() % n);
+    std::size_t i = static_cast<std::size_t>(rng.next() % n), j = static_cast<std::size_t>(rng.next() % n);
+    if (specials > 0 && s % 4 == 1) i = special_rows[static_cast<std::size_t>(rng.next() % specials)];
+    if (specials > 0 && s % 4 == 2) j = special_cols[static_cast<std::size_t>(rng.next() % specials)];
     mismatches += bench_gemm_entry(unit, in, out, n, k, A, B, C, instruction, scales, i, j) != D[i * n + j];
     ++checked;
   }
@@ -265,6 +293,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     j["n"] = n;
     j["k"] = k;
     j["threads"] = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+    j["specials"] = specials;
     j["path"] = path;
     j["peak_bytes"] = peak_bytes;
     j["load_average"] = load_average_text();
@@ -281,8 +310,10 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
     if (!mpi.is_null()) j["mpi"] = mpi;
     print_json(j);
   } else {
-    std::printf("unit %s, %s -> %s, n = %zu%s (%s)\n", unit.name().c_str(), in.name.c_str(), out.name.c_str(), n,
-                k == n ? "" : (", k = " + std::to_string(k)).c_str(), path.c_str());
+    std::printf("unit %s, %s -> %s, n = %zu%s%s (%s)\n", unit.name().c_str(), in.name.c_str(), out.name.c_str(), n,
+                k == n ? "" : (", k = " + std::to_string(k)).c_str(),
+                specials ? (", " + std::to_string(specials) + " NaN/Inf operands in A and in B").c_str() : "",
+                path.c_str());
     std::printf("simulated GEMM: %.3f s (%.3g MAC/s), peak %.3g MB beyond the inputs\n", sim_seconds,
                 n3 / sim_seconds, static_cast<double>(peak_bytes) * 1e-6);
     std::printf("native %s GEMM (Eigen, %s, %d threads): %.4f s (%.1f GFLOP/s)\n", native_kind, native.isa.c_str(),
@@ -331,6 +362,8 @@ int cmd_bench(const Args& args) {
   p.option("evaluate", "fit: builtin (every built-in row and pair) or random (--rows random user rows)", "set");
   p.option("fit-seconds", "fit: time limit of each fit's pair search (default 90; with --fit-budget a cap, "
                           "default 120)", "S");
+  p.option("specials", "gemm: N NaN/Inf operands in A and N in B at random places, the GEMM's NaN/Inf path "
+                       "(default 0)", "N");
   p.option("fit-budget", "fit: each fit's work budget in cases run through candidate rows, the same counts at "
                          "any load, or none (default 5000000 with --evaluate random, 100000000 with --evaluate builtin, "
                          "else none)", "N");
@@ -367,6 +400,7 @@ int cmd_bench(const Args& args) {
   if (which != "lu")
     for (const char* name : {"r", "runs"})
       if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench lu' only");
+  if (a.has("specials") && which != "gemm") throw std::invalid_argument("--specials applies to 'tcsim bench gemm' only");
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
   for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix", "show-differing",
@@ -389,7 +423,7 @@ int cmd_bench(const Args& args) {
   }
   if (which == "dot") return bench_dot(a);
   if (a.has("all-rows")) {
-    for (const char* name : {"unit-config", "in", "out", "instruction", "r"})
+    for (const char* name : {"unit-config", "in", "out", "instruction", "r", "specials"})
       if (a.has(name))
         throw std::invalid_argument(std::string("--") + name +
                                     " cannot be combined with --all-rows (it runs every built-in row; --unit keeps one "

@@ -130,3 +130,9 @@ tcsim_check(NAME "bench dot --all-rows in text: h100's rows with their targets, 
          "\\| h100 \\| e4m3 -> fp32 \\| wgmma \\| 32 \\| "
          "\\| h100 \\| tf32 -> fp32 \\| [^|]*\\| 8 \\| element-major, kernel \\| [0-9.e+]+ \\| 1e\\+08"
          "rows below their target; check: 0 mismatches against Unit::dot")
+
+# --specials: NaN/Inf operands in A and B (the GEMM's NaN/Inf path), half the checked sample in
+# their rows and columns.
+tcsim_check(NAME "bench gemm --specials: NaN/Inf operands, the sample equal to Unit::dot"
+  ARGS bench gemm --unit h100 --n 64 --specials 8 --json
+  STDOUT "\"specials\":8," "\"checked\":64," "\"mismatches\":0,")
