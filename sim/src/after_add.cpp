@@ -496,6 +496,15 @@ void AfterAddKernel::gemm_part(const GemmOperands& ops, std::size_t i0, std::siz
   const std::size_t ia = i0 * ldk + p0;  // A's row i0 at product p0
   // The scalar block of output (r, j) at products pos..pos+len from accumulator c.
   auto scalar_block = [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len, std::uint32_t c) {
+    const Decoded cd = decode_fp32(c);
+    // A finite product may overflow to Inf (product_overflow_inf): then only a NaN c decides.
+    if (cd.cls == FpClass::NaN || (cd.cls == FpClass::Infinity && !cfg_.product_overflow_inf))
+      return block_specials::special_accumulator(
+          cd.cls == FpClass::NaN, cd.negative, len, cfg_.a_format, cfg_.b_format,
+          [&](std::size_t t) { return ops.a_bits[(i0 + r) * ldk + p0 + pos + t]; },
+          [&](std::size_t t) { return ops.b_bits[(p0 + pos + t) * n + j0 + j]; },
+          [&](std::uint64_t bits) { return decode(cfg_.a_format, bits); },
+          [&](std::uint64_t bits) { return decode(cfg_.b_format, bits); }, nan_, cfg_.out_format);
     Operand x[kMaxK], y[kMaxK];
     for (std::size_t t = 0; t < len; ++t) {
       x[t] = decode(cfg_.a_format, ops.a_bits[(i0 + r) * ldk + p0 + pos + t]);

@@ -63,6 +63,34 @@ struct Facts {
   }
 };
 
+// True for every NaN and Inf pattern of f (its top exponent field; FNUZ's NaN is -0's
+// pattern); also for some finite patterns, which the caller then decodes in full.
+inline bool maybe_special(const Format& f, std::uint64_t bits) {
+  if (f.nan == NanEncoding::NegativeZero) return bits == f.sign_mask();
+  const std::uint64_t top = (std::uint64_t{1} << f.exponent_bits) - 1;
+  return ((bits >> f.fraction_bits) & top) == top;
+}
+
+// The result of a block whose c is NaN or Inf (a chain's accumulator after a special block),
+// for kernels in which no finite product becomes Inf (product_overflow_inf unset): NaN for a
+// NaN c; for an infinite c, Inf of its sign unless a product is NaN, Inf x 0 or an Inf of the
+// other sign. Only the pairs holding a possible special pattern are decoded (`decode_a`,
+// `decode_b`: the kernel's own decoding, as its block() reads them); the GEMMs' chains send
+// every block after a special here, so the finite products are not decoded at all.
+template <class BitsA, class BitsB, class DecodeA, class DecodeB>
+std::uint64_t special_accumulator(bool c_nan, bool c_negative, std::size_t len, const Format& fa, const Format& fb,
+                                  BitsA a_bits, BitsB b_bits, DecodeA decode_a, DecodeB decode_b,
+                                  std::uint64_t nan_bits, const Format& out) {
+  if (c_nan) return nan_bits;
+  Facts facts;
+  for (std::size_t t = 0; t < len; ++t) {
+    const std::uint64_t x = a_bits(t), y = b_bits(t);
+    if (maybe_special(fa, x) || maybe_special(fb, y)) facts.product(decode_a(x), decode_b(y));
+  }
+  facts.addend(FpClass::Infinity, c_negative);
+  return *facts.special_result(nan_bits, out);
+}
+
 // adder.cpp zero_result() for binary32 outputs rounded to nearest (both kernels refuse other
 // final roundings): an exact zero sum is -0 only when every term is -0 and zeros keep IEEE signs.
 inline std::uint64_t zero_fp32_rne(const AdderConfig& cfg, bool all_negative) {

@@ -318,6 +318,15 @@ void ExactBlockKernel::gemm_tile(const GemmOperands& ops, std::size_t i0, std::s
   // The scalar block of output (r, j) at products pos..pos+len from accumulator c.
   auto scalar_block = [&](std::size_t r, std::size_t j, std::size_t pos, std::size_t len,
                           std::uint32_t c) -> std::uint64_t {
+    const Decoded cd = decode_fp32(c);
+    // A finite product may overflow to Inf (product_overflow_inf): then only a NaN c decides.
+    if (cd.cls == FpClass::NaN || (cd.cls == FpClass::Infinity && !config().product_overflow_inf))
+      return block_specials::special_accumulator(
+          cd.cls == FpClass::NaN, cd.negative, len, config().a_format, config().b_format,
+          [&](std::size_t t) { return ops.a_bits[(i0 + r) * K + pos + t]; },
+          [&](std::size_t t) { return ops.b_bits[(pos + t) * n + j0 + j]; },
+          [&](std::uint64_t bits) { return decode(config().a_format, bits); },
+          [&](std::uint64_t bits) { return decode(config().b_format, bits); }, nan_, config().out_format);
     Operand x[kMaxK], y[kMaxK];
     std::uint64_t xb[kMaxK], yb[kMaxK];
     for (std::size_t t = 0; t < len; ++t) {
