@@ -152,9 +152,55 @@ void add_coupled(std::vector<ParameterFinding>& found, const DatapathSpec& best,
   }
 }
 
+namespace {
+
+// The threshold keys: F (the bits kept below the largest term), the carry bits (the sum's room
+// above it) and each output's min-exponent clamp (E = max(E, clamp)). Their values, most
+// permissive first: F and carry bits from the largest ("exact" F is not taken: it is a CDNA
+// datapath, uses_amd_keys, not a wider NVIDIA-like one), the clamp from none, then the lowest.
+std::vector<std::string> most_permissive_first(const Param& p) {
+  std::vector<std::string> order;
+  const bool clamp = p.name.rfind("min_exponent.", 0) == 0;
+  if (clamp) order.push_back("none");
+  for (auto v = p.values.rbegin(); v != p.values.rend(); ++v)  // the clamp's values run emin, emin - 1, ...
+    if (v->first != "exact" && v->first != "none") order.push_back(v->first);
+  return order;
+}
+
+// Moves each threshold key of `row` to its most permissive value that still reproduces every
+// case (F first, as the carry bits and the clamp act on the sum it keeps). Returns the moves
+// ("fraction_bits 16 -> 19", ...).
+std::vector<std::string> widen_thresholds(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev) {
+  std::vector<std::string> moves;
+  for (const Param& p : ps) {
+    if (p.name != "fraction_bits" && p.name != "carry_bits" && p.name.rfind("min_exponent.", 0) != 0) continue;
+    const std::string now = p.get(row);
+    const auto order = most_permissive_first(p);
+    if (std::find(order.begin(), order.end(), now) == order.end()) continue;  // "exact" F, or outside the space
+    for (const std::string& v : order) {
+      if (v == now) break;
+      const auto set = std::find_if(p.values.begin(), p.values.end(), [&](const auto& x) { return x.first == v; });
+      DatapathSpec t = row;
+      set->second(t);
+      if (t != row && ev.count(t, 1) == 0) {  // still reproduces every case
+        row = t;
+        moves.push_back(p.name + " " + now + " -> " + v);
+        break;
+      }
+    }
+  }
+  return moves;
+}
+
+}  // namespace
+
 void choose_fitting_row(FitResult& res, const std::vector<Param>& ps, Evaluator& ev, const std::vector<DumpSet>& dumps,
                         const std::vector<std::string>& nan_seen, const FitOptions& o) {
   res.first_exact = res.best.row;
+  if (o.widest_thresholds) {
+    const auto moves = widen_thresholds(res.best.row, ps, ev);
+    for (std::size_t m = 0; m < moves.size(); ++m) res.best.seed += (m ? ", " : ", widened ") + moves[m];
+  }
   std::vector<DatapathSpec> rows;
   if (o.choice_rows > 1) {
     const DatapathSpec found = res.best.row;

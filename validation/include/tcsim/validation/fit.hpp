@@ -47,6 +47,13 @@ struct FitOptions {
   std::size_t choice_work = 600000;
   bool choose = false;
   std::size_t choice_pool = 131072;
+  // The exact row returned takes the most permissive fitting value of each threshold key
+  // (fit_choice.cpp widen_thresholds: the largest alignment width F, the most carry bits, no or
+  // the lowest min-exponent clamp).
+  // A value more permissive than the unit's differs from it only where the unit's own limit
+  // acts, which the dumps never showed; a stricter one also where its own limit acts, which is
+  // more often (docs/fit.md, session 41). Off: the value the search reached.
+  bool widest_thresholds = true;
 };
 
 // The instruction through which a fitted row is evaluated: its single shape's name
