@@ -24,9 +24,11 @@ models::DatapathSpec row_of(const char* json) {
   return models::parse_unit_json(nlohmann::json::parse(json)).datapaths.at(0);
 }
 
-// The fit from `start` alone (it fits the dump), with or without the choice.
-FitResult fit_from(const models::DatapathSpec& start, const DumpSet& dump, bool choose) {
+// The fit from `start` alone (it fits the dump), with or without the choice (and the
+// widening of the threshold keys: off for the choice's tests, which test the choice alone).
+FitResult fit_from(const models::DatapathSpec& start, const DumpSet& dump, bool choose, bool widen = false) {
   FitOptions o;
+  o.widest_thresholds = widen;
   o.seeds = {start};
   o.max_seeds = 1;
   o.work_budget = 2000000;
@@ -142,4 +144,81 @@ TEST_CASE("fit: the report lists values that fit only with another key's change"
   std::printf("fit coupled, random 86: late_products_rounding also fitting with other changes:%s\n", text.c_str());
   CHECK(text.find("final_rounding.fp32 rd") != std::string::npos);
   CHECK(coupled_of(without, "late_products_rounding").empty());
+}
+
+// Session 41 (docs/fit.md): the row returned takes the most permissive fitting value of each
+// threshold key. Random rows of seed 3 (bench fit --evaluate random --seed 3), each from the row
+// the search reached on its 5,000-case dump, which fits it: random 58 (e4m3 -> fp16, K 4) reached
+// F 16 where the unit keeps 19 (16..19 fit), random 11 (fp16 -> fp16, K 32) 6 carry bits for 7
+// (6 and 7 fit), random 139 (bf16 -> fp32, K 8) the clamp -141 for -142 (both fit). Widened,
+// each key takes the unit's value and the row agrees with the unit on the first 20,000 of the
+// benchmark's check cases; the rows reached differ on some of them.
+TEST_CASE("fit: the row returned takes the most permissive fitting F and carry bits and clamp", "[fit]") {
+  struct Row {
+    std::size_t n, K;
+    const char *key, *value, *hidden, *reached;
+  };
+  const Row rows[] = {
+      {58, 4, "fraction_bits", "19",
+       R"({"name":"h","architecture":"user","alignment_rounding":"rd","c_placement":"aligned","carry_bits":7,
+           "final_rounding":{"fp16":"rd"},"fma_size":1,"fraction_bits":19,"input_formats":["e4m3"],"min_exponent":null,
+           "normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"ieee",
+           "sticky_bit":true,"subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"positive"})",
+       R"({"name":"f","architecture":"user","alignment_rounding":"rd","c_placement":"aligned","carry_bits":5,
+           "final_rounding":{"fp16":"rd"},"fma_size":1,"fraction_bits":16,"input_formats":["e4m3"],
+           "min_exponent":{"fp16":-20},"nan_pattern":{"fp16":"0x7fff"},"normalization":"deferred",
+           "order":"largest-first","output_formats":["fp16"],"overflow":"ieee","sticky_bit":true,
+           "subnormal_inputs":true,"subnormal_outputs":true,"zero_sign":"positive"})"},
+      {11, 32, "carry_bits", "7",
+       R"({"name":"h","architecture":"user","alignment_rounding":"ru","c_placement":"aligned","carry_bits":7,
+           "final_rounding":{"fp16":"ru"},"fma_size":32,"fraction_bits":31,"input_formats":["fp16"],"min_exponent":null,
+           "normalization":"deferred","order":"largest-first","output_formats":["fp16"],"overflow":"saturate",
+           "sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":false,"zero_sign":"ieee"})",
+       R"({"name":"f","architecture":"user","alignment_rounding":"ru","c_placement":"aligned","carry_bits":6,
+           "final_rounding":{"fp16":"ru"},"fma_size":32,"fraction_bits":31,"input_formats":["fp16"],
+           "min_exponent":{"fp16":-22},"nan_pattern":{"fp16":"0x7fff"},"normalization":"deferred",
+           "order":"largest-first","output_formats":["fp16"],"overflow":"saturate","sticky_bit":false,
+           "subnormal_inputs":true,"subnormal_outputs":false,"zero_sign":"ieee"})"},
+      {139, 8, "min_exponent", "-142",
+       R"({"name":"h","architecture":"user","alignment_rounding":"rd","c_entry":"final-add","c_placement":"aligned",
+           "carry_bits":3,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},"fma_size":8,
+           "fraction_bits":14,"input_formats":["bf16"],"min_exponent":{"fp32":-142},"normalization":"deferred",
+           "order":"largest-first","output_formats":["fp32"],"overflow":"ieee","sticky_bit":false,
+           "subnormal_inputs":true,"subnormal_outputs":false,"zero_sign":"positive"})",
+       R"({"name":"f","architecture":"user","alignment_rounding":"rd","c_entry":"final-add","c_placement":"aligned",
+           "carry_bits":3,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},"fma_size":8,
+           "fraction_bits":14,"input_formats":["bf16"],"min_exponent":{"fp32":-141},"nan_pattern":{"fp32":"0x7fffffff"},
+           "normalization":"deferred","order":"largest-first","output_formats":["fp32"],"overflow":"ieee",
+           "sticky_bit":false,"subnormal_inputs":true,"subnormal_outputs":false,"zero_sign":"positive"})"},
+  };
+  for (const Row& t : rows) {
+    const auto hidden = row_of(t.hidden);
+    const auto reached = row_of(t.reached);
+    const Format& in = parse_format(hidden.input_formats.at(0));
+    const Format& out = parse_format(hidden.output_formats.at(0));
+    const std::uint64_t seed = 3 + 7919 * (t.n - 1);  // bench fit --seed 3: the dump; + 1: the check
+    INFO("random " << t.n << " of seed 3, dump seed " << seed << ", key " << t.key);
+    std::vector<std::uint64_t> a, b, c;
+    structured_cases(in, out, t.K, 5000, seed, a, b, c, true);
+    const DumpSet dump = simulated_dump(hidden, in, out, t.K, a, b, c);
+    REQUIRE(count_mismatches(reached, dump) == 0);
+    structured_cases(in, out, t.K, 20000, seed + 1, a, b, c, true);
+    const DumpSet check = simulated_dump(hidden, in, out, t.K, a, b, c);
+    const FitResult widened = fit_from(reached, dump, false, true);
+    const FitResult as_reached = fit_from(reached, dump, false, false);
+    REQUIRE(widened.exact);
+    REQUIRE(as_reached.exact);
+    CHECK(as_reached.best.row == reached);
+    CHECK(widened.first_exact == reached);
+    std::string value;
+    for (const auto& f : widened.parameters)
+      if (f.name == t.key || f.name.rfind(std::string(t.key) + ".", 0) == 0) value = f.value;
+    const std::size_t differ_widened = count_mismatches(widened.best.row, check);
+    const std::size_t differ_reached = count_mismatches(reached, check);
+    std::printf("fit widened, random %zu: %s; %s = %s; check cases differing: widened %zu, reached %zu\n", t.n,
+                widened.best.seed.c_str(), t.key, value.c_str(), differ_widened, differ_reached);
+    CHECK(value == t.value);
+    CHECK(differ_widened == 0);
+    CHECK(differ_reached > 0);
+  }
 }
