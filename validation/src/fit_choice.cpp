@@ -154,37 +154,30 @@ void add_coupled(std::vector<ParameterFinding>& found, const DatapathSpec& best,
 
 namespace {
 
-// The threshold keys: F (the bits kept below the largest term), the carry bits (the sum's room
-// above it) and each output's min-exponent clamp (E = max(E, clamp)). Their values, most
-// permissive first: F and carry bits from the largest ("exact" F is not taken: it is a CDNA
-// datapath, uses_amd_keys, not a wider NVIDIA-like one), the clamp from none, then the lowest.
-std::vector<std::string> most_permissive_first(const Param& p) {
-  std::vector<std::string> order;
-  const bool clamp = p.name.rfind("min_exponent.", 0) == 0;
-  if (clamp) order.push_back("none");
-  for (auto v = p.values.rbegin(); v != p.values.rend(); ++v)  // the clamp's values run emin, emin - 1, ...
-    if (v->first != "exact" && v->first != "none") order.push_back(v->first);
-  return order;
-}
-
-// Moves each threshold key of `row` to its most permissive value that still reproduces every
-// case (F first, as the carry bits and the clamp act on the sum it keeps). Returns the moves
-// ("fraction_bits 16 -> 19", ...).
+// The threshold keys: F (the bits kept below the largest term) and the carry bits (the sum's
+// room above it). A value above the unit's differs from it only where the unit's own limit
+// acts (it drops a bit, or its sum overflows), and about as often at any value above; a value
+// below also where its own limit acts. Values most permissive first, from the largest ("exact"
+// F is not taken: a CDNA datapath, uses_amd_keys, not a wider NVIDIA-like one). Not the
+// min-exponent clamp: a clamp below the unit's differs more often the further below it is
+// (random 18 of seed 2, docs/fit.md).
+// Moves each key of `row` to its most permissive value that still reproduces every case, F
+// first (the carry bits act on the sum it keeps), and returns the moves ("fraction_bits 16 -> 19").
 std::vector<std::string> widen_thresholds(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev) {
   std::vector<std::string> moves;
   for (const Param& p : ps) {
-    if (p.name != "fraction_bits" && p.name != "carry_bits" && p.name.rfind("min_exponent.", 0) != 0) continue;
+    if (p.name != "fraction_bits" && p.name != "carry_bits") continue;
     const std::string now = p.get(row);
-    const auto order = most_permissive_first(p);
-    if (std::find(order.begin(), order.end(), now) == order.end()) continue;  // "exact" F, or outside the space
-    for (const std::string& v : order) {
-      if (v == now) break;
-      const auto set = std::find_if(p.values.begin(), p.values.end(), [&](const auto& x) { return x.first == v; });
+    const auto at = std::find_if(p.values.begin(), p.values.end(), [&](const auto& v) { return v.first == now; });
+    if (now == "exact" || at == p.values.end()) continue;
+    for (auto v = p.values.end(); v != at + 1;) {
+      --v;
+      if (v->first == "exact") continue;
       DatapathSpec t = row;
-      set->second(t);
+      v->second(t);
       if (t != row && ev.count(t, 1) == 0) {  // still reproduces every case
         row = t;
-        moves.push_back(p.name + " " + now + " -> " + v);
+        moves.push_back(p.name + " " + now + " -> " + v->first);
         break;
       }
     }

@@ -366,7 +366,8 @@ TEST_CASE("fit: each seed has a part of the seeds' share", "[fit]") {
               second, r.best.mismatches, r.best.seed.c_str(), r.case_evaluations);
   CHECK(first > 0);
   CHECK(second > 0);
-  CHECK(r.best.seed == "base row 2");  // v100's; rtx5090's scores best on the graded cost and descends first
+  // v100's (then the keys widened, session 41); rtx5090's scores best on the graded cost and descends first
+  CHECK(r.best.seed.starts_with("base row 2"));
   REQUIRE_FALSE(r.capped);
   CHECK(r.exact);
 }

@@ -48,8 +48,7 @@ struct FitOptions {
   bool choose = false;
   std::size_t choice_pool = 131072;
   // The exact row returned takes the most permissive fitting value of each threshold key
-  // (fit_choice.cpp widen_thresholds: the largest alignment width F, the most carry bits, no or
-  // the lowest min-exponent clamp).
+  // (fit_choice.cpp widen_thresholds: the largest alignment width F, then the most carry bits).
   // A value more permissive than the unit's differs from it only where the unit's own limit
   // acts, which the dumps never showed; a stricter one also where its own limit acts, which is
   // more often (docs/fit.md, session 41). Off: the value the search reached.
