@@ -423,9 +423,13 @@ int bench_fit(const ParsedArgs& a) {
         std::printf("  NOT EXACT: %zu mismatches\n    hidden %s\n    fitted %s", r.best.mismatches,
                     models::to_json(h.row, "hidden").dump().c_str(), models::to_json(r.best.row, "fitted").dump().c_str());
       else if (check) std::printf("  %zu of %zu", differ, check);
-      if (r.exact && check && r.first_exact != r.best.row)
-        std::printf(" (the row reached first: %zu; chosen among %zu exact rows near it, %zu answer groups)",
-                    differ_first, r.fitting_rows, r.fitting_groups);
+      if (r.exact && check && r.first_exact != r.best.row) {
+        // The row returned is the one the search reached with F and the carry bits widened
+        // (FitOptions::widest_thresholds), then, with --choose, undecided keys chosen.
+        std::printf(" (the row reached first: %zu", differ_first);
+        if (opt.choose) std::printf("; chosen among %zu exact rows near it, %zu answer groups", r.fitting_rows, r.fitting_groups);
+        std::printf(")");
+      }
       else if (r.exact && differ > 0)
         std::printf(" (%zu exact rows near it)", r.fitting_rows);
       if (!h.spoiled && (!r.exact || differ > 0))

@@ -264,7 +264,12 @@ FitResult fit_dumps(const std::vector<DumpSet>& dumps, const FitOptions& options
   }
   res.best = res.closest.front();
   res.exact = res.best.mismatches == 0;
-  if (res.exact) choose_fitting_row(res, ps, ev, dumps, nan_seen, options);
+  // The seed row the returned row descends from (its label starts with the seed's name): the
+  // values it kept from that row are not widened (choose_fitting_row).
+  const DatapathSpec* origin = nullptr;
+  for (const auto& [name, row] : seeds)
+    if (res.best.seed == name || res.best.seed.starts_with(name + ",")) origin = &row;
+  if (res.exact) choose_fitting_row(res, ps, ev, dumps, nan_seen, options, origin);
   res.evaluations = ev.evaluations;
   res.case_evaluations = ev.case_evaluations();
   res.capped = budget.capped();

@@ -161,13 +161,18 @@ namespace {
 // F is not taken: a CDNA datapath, uses_amd_keys, not a wider NVIDIA-like one). Not the
 // min-exponent clamp: a clamp below the unit's differs more often the further below it is
 // (random 18 of seed 2, docs/fit.md).
+// A value the row kept from its seed (`origin`, a built-in row) stays: it is a unit's measured
+// value, and units of one maker share them (the fp8 mma.sync rows of h100 and b200 fit each
+// other's dumps with F 25, which they have, and differed on the check at F 40).
 // Moves each key of `row` to its most permissive value that still reproduces every case, F
 // first (the carry bits act on the sum it keeps), and returns the moves ("fraction_bits 16 -> 19").
-std::vector<std::string> widen_thresholds(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev) {
+std::vector<std::string> widen_thresholds(DatapathSpec& row, const std::vector<Param>& ps, Evaluator& ev,
+                                          const DatapathSpec* origin) {
   std::vector<std::string> moves;
   for (const Param& p : ps) {
     if (p.name != "fraction_bits" && p.name != "carry_bits") continue;
     const std::string now = p.get(row);
+    if (origin && p.get(*origin) == now) continue;
     const auto at = std::find_if(p.values.begin(), p.values.end(), [&](const auto& v) { return v.first == now; });
     if (now == "exact" || at == p.values.end()) continue;
     for (auto v = p.values.end(); v != at + 1;) {
@@ -188,10 +193,10 @@ std::vector<std::string> widen_thresholds(DatapathSpec& row, const std::vector<P
 }  // namespace
 
 void choose_fitting_row(FitResult& res, const std::vector<Param>& ps, Evaluator& ev, const std::vector<DumpSet>& dumps,
-                        const std::vector<std::string>& nan_seen, const FitOptions& o) {
+                        const std::vector<std::string>& nan_seen, const FitOptions& o, const DatapathSpec* origin) {
   res.first_exact = res.best.row;
   if (o.widest_thresholds) {
-    const auto moves = widen_thresholds(res.best.row, ps, ev);
+    const auto moves = widen_thresholds(res.best.row, ps, ev, origin);
     for (std::size_t m = 0; m < moves.size(); ++m) res.best.seed += (m ? ", " : ", widened ") + moves[m];
   }
   std::vector<DatapathSpec> rows;
