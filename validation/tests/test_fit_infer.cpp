@@ -281,7 +281,9 @@ TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit]") {
   const DumpSet dump = simulated_dump(hidden, fp16, fp32, 4, a, b, c);
   FitOptions opt;
   opt.work_budget = 5000000;
-  opt.time_limit_seconds = 120;
+  // A cap only: under the sanitizers at load 7, 120 s put a phase's clock point before its work
+  // point (ci41a, docs/testing.md), and the fit ended capped.
+  opt.time_limit_seconds = 3600;
   const FitResult r = fit_dump(dump, opt);
   std::printf("fit random 121: %zu mismatches, from %s, %zu closest rows, %.2f s\n", r.best.mismatches,
               r.best.seed.c_str(), r.closest.size(), r.seconds);
