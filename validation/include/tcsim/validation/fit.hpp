@@ -51,7 +51,8 @@ struct FitOptions {
   // (fit_choice.cpp widen_thresholds: the largest alignment width F, then the most carry bits).
   // A value more permissive than the unit's differs from it only where the unit's own limit
   // acts, which the dumps never showed; a stricter one also where its own limit acts, which is
-  // more often (docs/fit.md, session 41). Off: the value the search reached.
+  // more often (docs/fit.md, session 41). A value the row kept from its seed row (a unit's
+  // measured row) stays. Off: the values the search reached.
   bool widest_thresholds = true;
 };
 
