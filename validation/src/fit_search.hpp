@@ -198,7 +198,7 @@ std::size_t choose_among(const std::vector<const std::vector<std::uint64_t>*>& a
 void add_coupled(std::vector<ParameterFinding>& found, const DatapathSpec& best, const std::vector<DatapathSpec>& rows,
                  const std::vector<Param>& ps);
 // The end of an exact fit: the row found with its threshold keys widened (FitOptions::
-// widest_thresholds; not the values it kept from `origin`, the seed row it descends from, when
+// widest_thresholds; not an F it kept from `origin`, the seed row it descends from, when
 // known), the row chosen among the exact rows near it (FitOptions::choice_rows), and its report.
 void choose_fitting_row(FitResult& res, const std::vector<Param>& ps, Evaluator& ev, const std::vector<DumpSet>& dumps,
                         const std::vector<std::string>& nan_seen, const FitOptions& o,

@@ -51,8 +51,9 @@ struct FitOptions {
   // (fit_choice.cpp widen_thresholds: the largest alignment width F, then the most carry bits).
   // A value more permissive than the unit's differs from it only where the unit's own limit
   // acts, which the dumps never showed; a stricter one also where its own limit acts, which is
-  // more often (docs/fit.md, session 41). A value the row kept from its seed row (a unit's
-  // measured row) stays. Off: the values the search reached.
+  // more often (docs/fit.md, session 41). An F the row kept from its seed row (a unit's
+  // measured row) stays; the carry bits are widened from any value (session 42). Off: the
+  // values the search reached.
   bool widest_thresholds = true;
 };
 
