@@ -50,7 +50,7 @@ FitOptions bench_budget() {
   return o;
 }
 
-// The range mix without session 34's classes 12 and 13 (every 14th case, fit_suggest.cpp; the
+// The range mix without session 34's classes 12 and 13 (every 14th case, fit_cases.cpp; the
 // callers leave out session 35's classes 14 and 15 too: far_classes false): the 12-class mix's
 // cases, on which the rows below were reached (with the new classes drawn among
 // the others, the reached rows missed 1 and 2 of the 2,000 cases: the classes separate them).
