@@ -325,6 +325,17 @@ TEST_CASE("fit: a row the dump cannot tell apart is found from a larger dump", "
     alignment[i] = to_string(r.best.row.alignment_rounding);
     std::printf("fit from %zu cases: %s; alignment %s; %zu of 20000 check cases differ\n", sizes[i],
                 r.best.seed.c_str(), alignment[i].c_str(), differ[i]);
+    const DumpSet fitted = simulated_dump(r.best.row, in, out, 8, check.a, check.b, check.c);
+    for (std::size_t n = 0; n < check.n; ++n)
+      if (!same_result(out, fitted.d[n], check.d[n])) {  // the first differing check case, in bits (NaNs alike)
+        std::printf("  check case %zu: a", n);
+        for (std::size_t j = 0; j < 8; ++j) std::printf(" %02llx", static_cast<unsigned long long>(check.a[n * 8 + j]));
+        std::printf(", b");
+        for (std::size_t j = 0; j < 8; ++j) std::printf(" %02llx", static_cast<unsigned long long>(check.b[n * 8 + j]));
+        std::printf(", c %04llx; unit %04llx, fitted %04llx\n", static_cast<unsigned long long>(check.c[n]),
+                    static_cast<unsigned long long>(check.d[n]), static_cast<unsigned long long>(fitted.d[n]));
+        break;
+      }
   }
   CHECK(differ[0] > 0);  // the 5,000 cases leave the alignment rounding undecided
   CHECK(alignment[1] == "ru");
