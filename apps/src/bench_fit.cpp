@@ -20,6 +20,7 @@
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_certainty.hpp"
 #include "tcsim/validation/fit_loop.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
@@ -132,31 +133,6 @@ DatapathSpec random_row(std::mt19937_64& g) {
   }
 }
 
-// The schema keys in which `fitted` differs from `hidden` ("carry_bits 3 -> 5, ..."): what
-// a failed or disagreeing fit got wrong, for the evaluation's failure classes (docs/fit.md).
-std::string text(const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); }
-
-// The schema keys (NaN pattern and name aside) whose values differ between the two rows' JSON.
-std::vector<std::string> keys_differing(const nlohmann::json& h, const nlohmann::json& f) {
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : h.items()) keys.push_back(k);
-  for (const auto& [k, v] : f.items())
-    if (!h.contains(k)) keys.push_back(k);
-  keys.erase(std::remove_if(keys.begin(), keys.end(),
-                            [&](const std::string& k) { return k == "nan_pattern" || k == "name" || text(h, k) == text(f, k); }),
-             keys.end());
-  return keys;
-}
-
-std::string differing_keys(const DatapathSpec& hidden, const DatapathSpec& fitted) {
-  const nlohmann::json h = models::to_json(hidden, "x"), f = models::to_json(fitted, "x");
-  std::string t;
-  for (const auto& k : keys_differing(h, f)) {
-    t += (t.empty() ? "" : ", ") + k + " " + text(h, k) + " -> " + text(f, k);
-  }
-  return t.empty() ? "none" : t;
-}
-
 // `fitted` with one schema key set back to the hidden row's value (or removed), to tell
 // which differing key the disagreement comes from; nullopt when the unit refuses the mix.
 std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const std::string& key) {
@@ -177,7 +153,7 @@ std::optional<DatapathSpec> key_back(const DatapathSpec& hidden, const DatapathS
 // below the fitted row's: a single change the search could take; none below: a local minimum).
 std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases) {
   std::string t;
-  for (const auto& k : keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
+  for (const auto& k : validation::row_keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"))) {
     const auto r = key_back(hidden, fitted, k);
     t += (t.empty() ? "" : ", ") + k + " " + (r ? std::to_string(validation::count_mismatches(*r, cases)) : std::string("refused"));
   }
@@ -189,7 +165,7 @@ std::string keys_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted
 // pair lowers it: the smallest move out of a local minimum of the pairs).
 std::string sets_set_back(const DatapathSpec& hidden, const DatapathSpec& fitted, const validation::DumpSet& cases,
                           std::size_t from, std::size_t size) {
-  const auto keys = keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"));
+  const auto keys = validation::row_keys_differing(models::to_json(hidden, "x"), models::to_json(fitted, "x"));
   std::string t;
   std::vector<std::size_t> at(size);
   // Every subset of `size` keys in lexicographic order (at[0] < at[1] < ...).
@@ -333,6 +309,10 @@ int bench_fit(const ParsedArgs& a) {
   std::size_t exact = 0, agree = 0, agree_first = 0, checked = 0, capped = 0;
   std::size_t exact_loop = 0, agree_loop = 0, checked_loop = 0;  // after the active loop (--rounds)
   double worst = 0, total = 0;
+  // The report's "how sure" (fit_certainty.hpp) against the check: rows called sure and not
+  // sure, and of each how many differ from the hidden row on the check cases.
+  std::size_t sure = 0, sure_differ = 0, unsure = 0, unsure_differ = 0;
+  double worst_with_certainty = 0;
   if (!json)
     std::printf("%-34s %5s %6s %8s %9s %s\n", "row", "K", "cases", "fit (s)", "rows", check ? "disagree on further cases" : "");
   for (std::size_t i = 0; i < hidden.size(); ++i) {
@@ -415,8 +395,29 @@ int bench_fit(const ParsedArgs& a) {
                              {"exact", loop->fit.exact}, {"mismatches", loop->fit.best.mismatches},
                              {"differ", differ_loop}, {"seconds", loop_seconds}};
     }
+    // How sure: the loop's first suggestion is the check (the same rows and pool), else it runs here.
+    std::optional<bool> is_sure;
+    double certainty_seconds = 0;
+    if (r.exact && !h.spoiled) {
+      if (loop) {
+        is_sure = loop->log.front().groups <= 1;
+        certainty_seconds = loop->log.front().seconds;
+      } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        is_sure = validation::fit_certainty(r, {dump}, seed + 7919 * at + 2).sure();
+        certainty_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      if (check) {
+        (*is_sure ? sure : unsure) += 1;
+        (*is_sure ? sure_differ : unsure_differ) += differ > 0;
+      }
+      rows.back()["sure"] = *is_sure;
+      rows.back()["certainty_seconds"] = certainty_seconds;
+    }
+    worst_with_certainty = std::max(worst_with_certainty, r.seconds + certainty_seconds);
     if (!json) {
       std::printf("%-34s %5zu %6zu %8.2f %9zu", h.label.c_str(), h.K, cases, r.seconds, r.evaluations);
+      if (is_sure) std::printf("  %s (%.2f s)", *is_sure ? "sure" : "not sure", certainty_seconds);
       if (r.capped) std::printf("  CAPPED at %.0f s (before the work budget: not reproducible)", fit_seconds);
       if (h.spoiled) std::printf("  no row fits (as made): closest %zu mismatches", r.best.mismatches);
       else if (!r.exact)
@@ -433,7 +434,7 @@ int bench_fit(const ParsedArgs& a) {
       else if (r.exact && differ > 0)
         std::printf(" (%zu exact rows near it)", r.fitting_rows);
       if (!h.spoiled && (!r.exact || differ > 0))
-        std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), differing_keys(h.row, r.best.row).c_str());
+        std::printf("\n    seed %s; differs in %s", r.best.seed.c_str(), validation::row_changes_text(h.row, r.best.row).c_str());
       // Why the search stopped there: the dump's count with one or two keys set back.
       if (!h.spoiled && !r.exact) {
         const std::string two = sets_set_back(h.row, r.best.row, dump, r.best.mismatches, 2);
@@ -468,7 +469,7 @@ int bench_fit(const ParsedArgs& a) {
         else if (check) std::printf("%zu of %zu", differ_loop, check);
         else std::printf("exact");
         if (!loop->fit.exact || differ_loop > 0)
-          std::printf("; differs in %s", differing_keys(h.row, loop->fit.best.row).c_str());
+          std::printf("; differs in %s", validation::row_changes_text(h.row, loop->fit.best.row).c_str());
       }
       std::printf("\n");
       std::fflush(stdout);
@@ -478,12 +479,13 @@ int bench_fit(const ParsedArgs& a) {
       rows.push_back({{"row", h.label}, {"error", e.what()}});
     }
   }
-  const bool ok = exact == hidden.size() && (check == 0 || agree == checked) && worst <= 120;
+  const bool ok = exact == hidden.size() && (check == 0 || agree == checked) && worst_with_certainty <= 120;
   if (json) {
     nlohmann::json j{{"benchmark", "fit"}, {"evaluate", evaluate.empty() ? "speed" : evaluate}, {"cases", cases},
                      {"check", check}, {"rows", rows}, {"fitted", hidden.size()}, {"exact", exact}, {"checked", checked},
                      {"agree", agree}, {"agree_first_exact", agree_first}, {"worst_seconds", worst}, {"total_seconds", total}, {"seed", seed},
-                     {"fit_budget", work_budget}, {"capped", capped}};
+                     {"fit_budget", work_budget}, {"capped", capped}, {"worst_seconds_with_certainty", worst_with_certainty},
+                     {"certainty", {{"sure", sure}, {"sure_differ", sure_differ}, {"not_sure", unsure}, {"not_sure_differ", unsure_differ}}}};
     if (rounds > 0) j["loop"] = {{"rounds", rounds}, {"exact", exact_loop}, {"checked", checked_loop}, {"agree", agree_loop}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
@@ -494,6 +496,10 @@ int bench_fit(const ParsedArgs& a) {
     std::printf("slowest fit %.2f s (target 120 s), total %.1f s, seed %llu", worst, total,
                 static_cast<unsigned long long>(seed));
     if (work_budget) std::printf(", budget %zu cases per fit (%zu capped)", work_budget, capped);
+    std::printf("\nslowest fit with its 'how sure' check %.2f s (target 120 s)", worst_with_certainty);
+    if (check)
+      std::printf("; how sure: %zu rows sure, of which %zu differ on the check cases; %zu not sure, of which %zu differ",
+                  sure, sure_differ, unsure, unsure_differ);
     std::printf("\n");
     if (rounds > 0) {
       std::printf("after the active loop (at most %zu rounds of 1000 cases): %zu exact", rounds, exact_loop);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_certainty.hpp"
 #include "tcsim/validation/fit_json.hpp"
 #include "tcsim/validation/fit_suggest.hpp"
 
@@ -146,7 +148,9 @@ int cmd_fit(const Args& args) {
   p.option("write-unit", "write the fitted row as a unit JSON file (for --unit-config)", "file");
   p.option("suggest", "write N input cases per format pair that split the rows still fitting (with --suggest-dir)", "N");
   p.option("suggest-dir", "folder for the suggested a/b/c files (mma_dump --inputs reads them)", "dir");
-  p.option("seed", "seed of the suggested cases' pool (default 1)", "S");
+  p.option("seed", "seed of the suggested cases' pool and of the 'how sure' check's (default 1)", "S");
+  p.flag("no-certainty", "skip the 'how sure' check: the rows that also reproduce every case run on fresh cases "
+                         "(those of --suggest), and the changes the dumps cannot decide are listed (0.3-5 s)");
   p.option("budget", "the search's work budget in cases run through candidate rows (1000..100000000000): the same "
                      "report on any machine at any load (default: none, the --seconds limit alone)", "N");
   p.option("seconds", "time limit of the search, 1..3600 (default 90; with --budget a cap, default 120)", "S");
@@ -228,9 +232,21 @@ int cmd_fit(const Args& args) {
       written.push_back(std::move(w));
     }
   }
+  // How sure: the suggestions' pools when --suggest made them, else the loop's first suggestion.
+  std::optional<validation::FitCertainty> certainty;
+  if (!a.has("no-certainty")) {
+    if (!written.empty()) {
+      std::vector<validation::SuggestedCases> made;
+      for (const auto& w : written) made.push_back(w.cases);
+      certainty = validation::certainty_of(made, r.exact);
+    } else {
+      certainty = validation::fit_certainty(r, dumps, seed);
+    }
+  }
   if (a.has("json")) {
     nlohmann::json j = validation::fit_report_json(r, dumps);
     j["mismatches"] = check.mismatches;
+    if (certainty) j["certainty"] = validation::certainty_json(*certainty);
     if (suggest > 0) {
       nlohmann::json sj{{"fitting_rows", candidates}, {"sets", nlohmann::json::array()}};
       for (const auto& w : written)
@@ -278,6 +294,8 @@ int cmd_fit(const Args& args) {
         for (const auto& c : s.first_mismatches) std::printf("  %s\n", validation::fit_case_text(dumps, c.dump, c.index).c_str());
       }
     }
+    if (certainty)
+      for (const auto& line : validation::certainty_lines(*certainty)) std::printf("%s\n", line.c_str());
     std::printf("%zu candidate rows, %zu case evaluations, %.2f s\n", r.evaluations, r.case_evaluations, r.seconds);
     if (suggest > 0 && !r.exact) std::printf("suggest: no row reproduces every case, so there is nothing to split; no files written\n");
     for (const auto& w : written) {

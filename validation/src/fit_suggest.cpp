@@ -196,6 +196,7 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
     }
   }
   const std::size_t R = units.size();
+  const std::size_t mix_cases = P;
   // Rarer splits: first batches aimed at the keys the followed rows differ in from row 0
   // (fit_directed_cases.hpp; their own seeds), then batches of the pool's mix.
   std::size_t next_class = 0;  // the directed batches take the aimed classes in turn
@@ -214,6 +215,19 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   P += rarer_splits(R, ans, answers, directed, K, seed ^ 0x646972656374ULL, kDirectedProducts, 4000, order, pa, pb, pc);
   P += rarer_splits(R, ans, answers, mix, K, seed, kRareProducts, 8000, order, pa, pb, pc);
   s.pool = P;
+  s.rows = specs;
+  s.mix = mix_cases;
+  s.mix_differing.assign(R, 0);
+  s.witness.assign(R, {});
+  for (std::size_t r = 1; r < R; ++r)
+    for (std::size_t i = 0; i < P; ++i) {
+      if (ans[r][i] == ans[0][i]) continue;
+      if (i < mix_cases) ++s.mix_differing[r];
+      if (s.witness[r].empty())
+        s.witness[r].push_back({std::vector<std::uint64_t>(pa.begin() + i * K, pa.begin() + (i + 1) * K),
+                                std::vector<std::uint64_t>(pb.begin() + i * K, pb.begin() + (i + 1) * K), pc[i],
+                                ans[0][i], ans[r][i]});
+    }
   std::vector<std::size_t> cls(R, 0);  // class of each row under the chosen cases
   std::vector<bool> used(P, false);
   std::vector<std::size_t> chosen;

@@ -9,6 +9,7 @@
 #include "tcsim/validation/dump_reader.hpp"
 #include "tcsim/validation/dump_validate.hpp"
 #include "tcsim/validation/fit.hpp"
+#include "tcsim/validation/fit_certainty.hpp"
 #include "tcsim/validation/fit_json.hpp"
 #include "tcsim/validation/probe.hpp"
 #include "tcsim/validation/probe_blackbox.hpp"
@@ -115,7 +116,7 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
                     const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& d,
                     const py::object& in_format, const py::object& out_format, const py::object& k_obj,
                     const py::object& base_obj, const py::object& instruction_k_obj, const py::object& budget_obj,
-                    const py::object& seconds_obj) {
+                    const py::object& seconds_obj, const py::object& certainty_obj, const py::object& seed_obj) {
   validation::DumpSet dump;
   dump.in = parse_format(str_arg(in_format, "in_format", "fit"), "in_format");
   dump.out = parse_format(str_arg(out_format, "out_format", "fit"), "out_format");
@@ -150,11 +151,16 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
       throw std::invalid_argument(std::string("base: ") + e.what());
     }
   }
+  // The CLI's "how sure" check (on unless --no-certainty) and a seed of the pool (0..2^62, as the other seeds of the package).
+  const bool certainty = bool_arg(certainty_obj, "certainty", "fit");
+  const std::uint64_t seed = seed_obj.is_none() ? 1 : static_cast<std::uint64_t>(int_arg(seed_obj, "seed", "fit", 0, (1ll << 62)));
   nlohmann::json j;
   {
     py::gil_scoped_release release;
     const std::vector<validation::DumpSet> dumps{std::move(dump)};
-    j = validation::fit_report_json(validation::fit_dumps(dumps, opt), dumps);
+    const validation::FitResult r = validation::fit_dumps(dumps, opt);
+    j = validation::fit_report_json(r, dumps);
+    if (certainty) j["certainty"] = validation::certainty_json(validation::fit_certainty(r, dumps, seed));
   }
   return to_python(j);
 }
@@ -224,6 +230,7 @@ void bind_validation(py::module_& m) {
   m.def("_fit", &fit_bits, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("d"), py::arg("in_format"),
         py::arg("out_format"), py::arg("k") = py::none(), py::arg("base") = py::none(),
         py::arg("instruction_k") = py::none(), py::arg("budget") = py::none(), py::arg("seconds") = py::none(),
+        py::arg("certainty") = true, py::arg("seed") = py::none(),
         "tcsim.fit's core on bit patterns (uint64 arrays); use tcsim.fit.");
   m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
         py::arg("seed") = py::none(), py::arg("threads") = py::none(), py::arg("progress") = py::none(),

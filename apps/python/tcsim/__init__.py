@@ -90,7 +90,7 @@ def _fit_bits(x, fmt, name, ndim):
 
 
 def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruction_k=None, budget=None,
-        seconds=None):
+        seconds=None, certainty=True, seed=None):
     """The unit row that reproduces a dump d = c + sum a_i b_i (``tcsim fit --json``, docs/fit.md).
 
     ``a``, ``b``: (n, K) arrays, ``c``, ``d``: (n,) arrays (None for c: c = 0), as values (float,
@@ -103,7 +103,11 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruct
     1..3600): its time limit (default 90 s, or 120 s as a cap with a budget).
     Returns ``(row, report)``: the row as a dict in the schema ``Unit.from_json`` reads, and the
     report (``exact``, ``parameters`` with the values that fit and the deciding cases in hex,
-    ``closest`` rows when nothing fits, ``seconds``)."""
+    ``closest`` rows when nothing fits, ``seconds``) and, unless ``certainty=False``, how sure
+    the fit is (``certainty``: ``sure``, and per format pair the rows that also reproduce every
+    case, the groups their answers fall into on fresh cases of the harness's mix, and the
+    changes the dump cannot decide with a case that shows each; ``tcsim fit``'s "how sure"
+    lines, docs/fit.md). ``seed``: the fresh cases' seed (``--seed``, default 1)."""
     import numpy as np
     if in_format is None or out_format is None:
         raise ValueError("give in_format and out_format (e.g. in_format='fp16', out_format='fp32')")
@@ -116,7 +120,7 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruct
     for name, v in (("c", C), ("d", D)):
         if v.shape[0] != A.shape[0]:
             raise ValueError(f"{name} must hold one value per case ({A.shape[0]}), got {v.shape[0]}")
-    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k, budget, seconds)
+    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k, budget, seconds, certainty, seed)
     return report["row"], report
 
 

@@ -53,6 +53,19 @@ struct SuggestedCases {
   std::size_t candidates = 0;          // fitting rows considered
   std::size_t classes = 0;             // groups of rows with the same answers on the chosen cases
   std::size_t pool = 0;                // cases looked at
+  // What the pool showed (fit_certainty.hpp reads it): the rows the unit accepted, row 0 (the
+  // fitted row) first; the pool's first `mix` cases are fresh cases of the harness's mix (the
+  // rest: further batches aimed at rarer splits); per row, the mix cases on which it answers
+  // otherwise than row 0, and the first pool case on which it does (a, b, c and both answers;
+  // empty when it answers every pool case as row 0).
+  struct Witness {
+    std::vector<std::uint64_t> a, b;  // k each (in)
+    std::uint64_t c = 0, d_row0 = 0, d_row = 0;
+  };
+  std::vector<models::DatapathSpec> rows;
+  std::size_t mix = 0;
+  std::vector<std::size_t> mix_differing;
+  std::vector<std::vector<Witness>> witness;  // per row: none or one
 };
 
 // At most n cases (fewer when nothing more splits) that split `rows` (row 0 first: the

@@ -1,0 +1,175 @@
+// How sure a fit is: the fitting rows on the suggestion's pool (see fit_certainty.hpp).
+#include "tcsim/validation/fit_certainty.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "tcsim/models/unit_json.hpp"
+
+namespace tcsim::validation {
+
+using models::DatapathSpec;
+
+namespace {
+
+std::string value_text(const nlohmann::json& j, const std::string& k) { return j.contains(k) ? j[k].dump() : std::string("-"); }
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string witness_text(const SuggestedCases::Witness& w) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on " " + hex(v) here.
+  std::string t = "a";
+  for (auto v : w.a) t.append(" ").append(hex(v));
+  t.append(", b");
+  for (auto v : w.b) t.append(" ").append(hex(v));
+  t.append(", c ").append(hex(w.c)).append(": fitted row ").append(hex(w.d_row0));
+  return t.append(", other ").append(hex(w.d_row));
+}
+
+std::string per_million(std::size_t n, std::size_t of) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f per 10^6", of ? 1e6 * static_cast<double>(n) / static_cast<double>(of) : 0.0);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> row_keys_differing(const nlohmann::json& from, const nlohmann::json& to) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : from.items()) keys.push_back(k);
+  for (const auto& [k, v] : to.items())
+    if (!from.contains(k)) keys.push_back(k);
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const std::string& k) {
+                              return k == "nan_pattern" || k == "name" || value_text(from, k) == value_text(to, k);
+                            }),
+             keys.end());
+  return keys;
+}
+
+std::string row_changes_text(const DatapathSpec& from, const DatapathSpec& to) {
+  const nlohmann::json f = models::to_json(from, "x"), t = models::to_json(to, "x");
+  std::string s;
+  for (const auto& k : row_keys_differing(f, t))
+    s += (s.empty() ? "" : ", ") + k + " " + value_text(f, k) + " -> " + value_text(t, k);
+  return s.empty() ? "none" : s;
+}
+
+bool FitCertainty::sure() const {
+  return exact && std::all_of(sets.begin(), sets.end(), [](const CertaintySet& s) { return s.groups <= 1; });
+}
+
+FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, bool exact) {
+  FitCertainty c;
+  c.exact = exact;
+  if (!exact) return c;
+  for (const auto& s : suggestions) {
+    CertaintySet set{s.in, s.out, s.k, s.rows.size(), s.classes, s.pool, s.mix, {}};
+    std::map<std::vector<std::string>, std::size_t> at;  // set of changed keys -> place in set.differing
+    const nlohmann::json row0 = s.rows.empty() ? nlohmann::json{} : models::to_json(s.rows[0], "x");
+    for (std::size_t r = 1; r < s.rows.size(); ++r) {
+      if (s.witness[r].empty()) continue;  // answers every pool case as the fitted row
+      const auto keys = row_keys_differing(row0, models::to_json(s.rows[r], "x"));
+      auto [it, added] = at.emplace(keys, set.differing.size());
+      if (added) set.differing.push_back({keys, {}, 0, 0, {}});
+      DifferingAlternative& d = set.differing[it->second];
+      ++d.rows;
+      if (d.rows == 1 || s.mix_differing[r] > d.mix_differing) {
+        d.change = row_changes_text(s.rows[0], s.rows[r]);
+        d.mix_differing = s.mix_differing[r];
+        d.witness = s.witness[r].front();
+      }
+    }
+    // Combinations of listed changes go (keys are sorted as the row's JSON lists them).
+    auto holds = [](const std::vector<std::string>& big, const std::vector<std::string>& small) {
+      return big.size() > small.size() &&
+             std::all_of(small.begin(), small.end(), [&](const std::string& k) { return std::find(big.begin(), big.end(), k) != big.end(); });
+    };
+    std::vector<DifferingAlternative> kept;
+    for (const auto& d : set.differing)
+      if (std::none_of(set.differing.begin(), set.differing.end(), [&](const auto& e) { return holds(d.keys, e.keys); }))
+        kept.push_back(d);
+    set.combined = set.differing.size() - kept.size();
+    set.differing = std::move(kept);
+    std::stable_sort(set.differing.begin(), set.differing.end(),
+                     [](const auto& x, const auto& y) { return x.mix_differing > y.mix_differing; });
+    c.sets.push_back(std::move(set));
+  }
+  return c;
+}
+
+FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed) {
+  if (!fit.exact) return certainty_of({}, false);
+  const auto rows = fitting_rows(fit, dumps);
+  std::vector<std::tuple<std::string, std::string, std::size_t>> pairs;  // (in, out, K) in the dumps' order
+  std::vector<SuggestedCases> suggestions;
+  for (const auto& d : dumps) {
+    auto p = std::make_tuple(d.in.name, d.out.name, d.k);
+    if (std::find(pairs.begin(), pairs.end(), p) != pairs.end()) continue;
+    pairs.push_back(p);
+    suggestions.push_back(suggest_cases(rows, d.in, d.out, d.k, 1000, seed + pairs.size() - 1));
+  }
+  return certainty_of(suggestions, true);
+}
+
+nlohmann::json certainty_json(const FitCertainty& c) {
+  nlohmann::json j{{"exact", c.exact}, {"sure", c.sure()}, {"sets", nlohmann::json::array()}};
+  for (const auto& s : c.sets) {
+    nlohmann::json d = nlohmann::json::array();
+    for (const auto& x : s.differing) {
+      nlohmann::json w{{"a", nlohmann::json::array()}, {"b", nlohmann::json::array()}, {"c", hex(x.witness.c)},
+                       {"d_fitted", hex(x.witness.d_row0)}, {"d_other", hex(x.witness.d_row)}};
+      for (auto v : x.witness.a) w["a"].push_back(hex(v));
+      for (auto v : x.witness.b) w["b"].push_back(hex(v));
+      d.push_back({{"keys", x.keys}, {"change", x.change}, {"rows", x.rows}, {"mix_differing", x.mix_differing}, {"case", w}});
+    }
+    j["sets"].push_back({{"in", s.in.name}, {"out", s.out.name}, {"k", s.k}, {"rows", s.rows}, {"groups", s.groups},
+                         {"pool", s.pool}, {"mix", s.mix}, {"differing", d}, {"combined", s.combined}});
+  }
+  return j;
+}
+
+std::vector<std::string> certainty_lines(const FitCertainty& c, std::size_t max_alternatives) {
+  std::vector<std::string> lines;
+  if (!c.exact) return lines;
+  for (const auto& s : c.sets) {
+    char head[400];
+    const std::string where = s.in.name + " -> " + s.out.name + ", K = " + std::to_string(s.k);
+    if (s.groups <= 1) {
+      std::snprintf(head, sizeof head,
+                    "how sure (%s): sure as far as the %zu rows that reproduce every case go: they answer alike on all %zu "
+                    "cases looked at (%zu fresh cases of the harness's mix, %zu aimed at the keys they differ in)",
+                    where.c_str(), s.rows, s.pool, s.mix, s.pool - s.mix);
+      lines.push_back(head);
+      continue;
+    }
+    std::snprintf(head, sizeof head,
+                  "how sure (%s): NOT sure: the %zu rows that reproduce every case answer %zu ways on %zu cases looked at "
+                  "(%zu fresh cases of the harness's mix, %zu aimed); the dumps cannot decide these changes:",
+                  where.c_str(), s.rows, s.groups, s.pool, s.mix, s.pool - s.mix);
+    lines.push_back(head);
+    for (std::size_t i = 0; i < s.differing.size() && i < max_alternatives; ++i) {
+      const auto& d = s.differing[i];
+      lines.push_back("  " + d.change + (d.rows > 1 ? " (" + std::to_string(d.rows) + " rows change these keys)" : "") +
+                      ": " + std::to_string(d.mix_differing) + " of the " + std::to_string(s.mix) + " mix cases (" +
+                      per_million(d.mix_differing, s.mix) + ")" + (d.mix_differing ? "" : ", found by aimed cases") +
+                      ", e.g. " + witness_text(d.witness));
+    }
+    if (s.differing.size() > max_alternatives)
+      lines.push_back("  and " + std::to_string(s.differing.size() - max_alternatives) + " more sets of keys");
+    if (s.combined)
+      lines.push_back("  and " + std::to_string(s.combined) + " combinations of these changes with others");
+  }
+  if (!c.sure())
+    lines.push_back("  to decide: --suggest N --suggest-dir DIR, run the cases on the GPU (validation/cuda/README.md), "
+                    "and fit again with the new dump beside these");
+  return lines;
+}
+
+}  // namespace tcsim::validation
