@@ -164,7 +164,7 @@ std::vector<std::string> certainty_lines(const FitCertainty& c, std::size_t max_
     if (s.differing.size() > max_alternatives)
       lines.push_back("  and " + std::to_string(s.differing.size() - max_alternatives) + " more sets of keys");
     if (s.combined)
-      lines.push_back("  and " + std::to_string(s.combined) + " combinations of these changes with others");
+      lines.push_back("  and " + std::to_string(s.combined) + " more sets of keys that combine these changes with others");
   }
   if (!c.sure())
     lines.push_back("  to decide: --suggest N --suggest-dir DIR, run the cases on the GPU (validation/cuda/README.md), "

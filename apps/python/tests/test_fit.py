@@ -76,6 +76,37 @@ def test_fit_bad_inputs():
         tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", base="p100")
 
 
+def test_fit_says_how_sure_it_is():
+    # Moderate random values cannot decide subnormal results or the sign of an exact zero sum:
+    # the report lists such changes, each with a case on which the other row answers otherwise.
+    a, b, c, d = dump("a100", 2000, 8, SEED + 5)
+    row, report = tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32")
+    cert = report["certainty"]
+    assert cert["exact"] is True and cert["sure"] is False
+    (s,) = cert["sets"]
+    assert (s["in"], s["out"], s["k"]) == ("fp16", "fp32", 8)
+    assert s["groups"] > 1 and s["mix"] == 8000 and s["differing"]
+    unit = tcsim.Unit.from_json({"name": "fitted", "architecture": "user", "datapaths": [row]})
+    for alt in s["differing"]:
+        w = alt["case"]
+        assert alt["change"] and alt["keys"] and w["d_fitted"] != w["d_other"]
+        # The fitted row gives d_fitted on the case (bit patterns in, bit patterns out).
+        pa = np.array([[int(x, 16) for x in w["a"]]], dtype=np.uint16)
+        pb = np.array([[int(x, 16) for x in w["b"]]], dtype=np.uint16)
+        pc = np.array([int(w["c"], 16)], dtype=np.uint32)
+        got = tcsim.dot(unit, pa, pb, pc, in_format="fp16", out_format="fp32")
+        assert int(got.bits[0]) == int(w["d_fitted"], 16)
+    # The same seed gives the same report; certainty=False leaves it out.
+    _, again = tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", seed=1)
+    assert again["certainty"] == cert
+    _, without = tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", certainty=False)
+    assert "certainty" not in without
+    with pytest.raises(TypeError, match=r"^argument 'certainty' of tcsim.fit expects True or False, got 'yes'$"):
+        tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", certainty="yes")
+    with pytest.raises(ValueError, match=r"seed"):
+        tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", seed=-1)
+
+
 def test_fit_instruction_k_chains_the_dump_by_instructions():
     # A row of fma_size 8 run as instructions of K_i = 4 (as CDNA3's 16x16x4 f16 on its blocks
     # of 8): a dump of K = 16 is 4 chained instructions. tcsim.fit(instruction_k=4) must name the
