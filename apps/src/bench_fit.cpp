@@ -398,7 +398,7 @@ int bench_fit(const ParsedArgs& a) {
     // How sure: the loop's first suggestion is the check (the same rows and pool), else it runs here.
     std::optional<bool> is_sure;
     double certainty_seconds = 0;
-    if (r.exact && !h.spoiled) {
+    if (r.exact && !h.spoiled && !a.has("no-certainty")) {
       if (loop) {
         is_sure = loop->log.front().groups <= 1;
         certainty_seconds = loop->log.front().seconds;

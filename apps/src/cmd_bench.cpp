@@ -380,6 +380,8 @@ int cmd_bench(const Args& args) {
                          "(default 131072)", "N");
   p.option("rounds", "fit --evaluate: rounds of the active loop after each fit, 0..5: 1000 suggested cases answered "
                     "by the hidden row and fitted again with the dump (default 0: the dump alone)", "R");
+  p.flag("no-certainty", "fit: leave out the report's 'how sure' check (tcsim fit --no-certainty): the times are the "
+                         "fit's alone and no row is counted sure or not sure");
   p.option("show-differing", "fit --evaluate: differing check cases printed per disagreeing row (default 3)", "N");
   p.option("first", "verify: index of the first case (default 0; a mismatch's case reruns with --cases 1)", "I");
   p.flag("progress", "verify: also a summary line on stderr every minute (long background runs)");
@@ -404,7 +406,7 @@ int cmd_bench(const Args& args) {
   if (which == "verify") return bench_verify(a);
   if (which == "fit") return bench_fit(a);
   for (const char* name : {"evaluate", "rows", "check", "fit-seconds", "fit-budget", "only", "mix", "show-differing",
-                           "choice-rows", "choice-pool", "choose", "rounds"})
+                           "choice-rows", "choice-pool", "choose", "rounds", "no-certainty"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench fit' only");
   for (const char* name : {"cases", "first", "progress", "inject"})
     if (a.has(name)) throw std::invalid_argument(std::string("--") + name + " applies to 'tcsim bench verify' only");

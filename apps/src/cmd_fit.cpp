@@ -129,7 +129,8 @@ int cmd_fit(const Args& args) {
   ArgParser p("fit",
               "find a unit row (the schema --unit-config reads) that reproduces dumps d = c + sum a_i b_i of "
               "an unknown unit, by structured search over the row's parameters from the built-in rows of the "
-              "format pair; prints the row, per parameter the deciding cases and the values that still fit; "
+              "format pair; prints the row, per parameter the deciding cases and the values that still fit, and how "
+              "sure it is (whether the rows that also fit answer alike on fresh cases); "
               "--suggest writes the inputs that would split the rows that still fit; "
               "exit 0 when a row reproduces every case, 1 when only the closest rows are found");
   p.multi_option("in", "input format of a and b (fp16, bf16, tf32, e4m3, e5m2, ...); one for all dumps or one per dump", "fmt");

@@ -7,7 +7,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/support/cli_test.cmake)
 # 15 s: the seeds get 60 % of the limit before the restarts, and the sanitizer build is about
 # ten times slower (h100 wgmma e4m3 was not yet exact after 2 s there); the spoiled dump runs to it.
 tcsim_check(NAME "bench fit: speed rows"
-  ARGS bench fit --cases 1000 --fit-seconds 15
+  ARGS bench fit --cases 1000 --fit-seconds 15 --no-certainty
   EXIT 0
   STDOUT "\na100 fp16 -> fp32 +8 +1000 " "no row fits \\(as made\\)"
          "\n6 rows: 6 as expected \\(exact, or no row for a spoiled dump\\), slowest fit [0-9.]+ s \\(target 120 s\\)")
@@ -17,7 +17,9 @@ tcsim_check(NAME "bench fit: speed rows"
 tcsim_check(NAME "bench fit: the built-in evaluation runs on a work budget"
   ARGS bench fit --evaluate builtin --only "v100 fp16 -> fp16" --check 1000 --json
   EXIT 0
-  STDOUT "\"capped\": 0," "\"exact\": 1," "\"fit_budget\": 100000000,")
+  STDOUT "\"capped\": 0," "\"exact\": 1," "\"fit_budget\": 100000000,"
+         # the report's how-sure check ran, and a row called sure agrees on the check cases
+         "\"certainty_seconds\": " "\"sure_differ\": 0\n")
 
 tcsim_scratch_dir(dir)
 set(data "${SOURCE_DIR}/../shared/data/gpu")
@@ -53,7 +55,7 @@ if(EXISTS "${g}/d_A100_fp32.txt")
   # Two dumps of the unit (both outputs of one run) in one call, as groups and as a --dumps list.
   set(d16 --a ${g}/a_A100_fp16.txt --b ${g}/b_A100_fp16.txt --c ${g}/c_A100_fp32.txt --d ${g}/d_A100_fp16.txt)
   tcsim_check(NAME "fit: two dumps (fp32 and fp16 outputs) give one row"
-    ARGS fit --in fp16 --out fp32 --out fp16 ${files} ${d16}
+    ARGS fit --in fp16 --out fp32 --out fp16 ${files} ${d16} --no-certainty
     EXIT 0
     STDOUT "fit fp16 -> fp32, K = 8, 5000 cases\nfit fp16 -> fp16, K = 8, 5000 cases\na row reproduces every case"
            "final_rounding.fp16 = rne: decided\n  not rz: dump 2 case 1: "
@@ -61,7 +63,7 @@ if(EXISTS "${g}/d_A100_fp32.txt")
   file(WRITE ${dir}/dumps.txt "# in out a b c d\nfp16 fp32 ${g}/a_A100_fp16.txt ${g}/b_A100_fp16.txt ${g}/c_A100_fp32.txt ${g}/d_A100_fp32.txt\n"
                               "fp16 fp16 ${g}/a_A100_fp16.txt ${g}/b_A100_fp16.txt ${g}/c_A100_fp32.txt ${g}/d_A100_fp16.txt\n")
   tcsim_check(NAME "fit: the same two dumps from a --dumps list"
-    ARGS fit --dumps ${dir}/dumps.txt
+    ARGS fit --dumps ${dir}/dumps.txt --no-certainty
     EXIT 0
     STDOUT "fit fp16 -> fp16, K = 8, 5000 cases\n" "10000 cases, 0 mismatches\n$")
   # --suggest: the cases that split the rows still fitting, as a/b/c files for mma_dump --inputs.
