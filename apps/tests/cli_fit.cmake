@@ -63,9 +63,11 @@ if(EXISTS "${g}/d_A100_fp32.txt")
   file(WRITE ${dir}/dumps.txt "# in out a b c d\nfp16 fp32 ${g}/a_A100_fp16.txt ${g}/b_A100_fp16.txt ${g}/c_A100_fp32.txt ${g}/d_A100_fp32.txt\n"
                               "fp16 fp16 ${g}/a_A100_fp16.txt ${g}/b_A100_fp16.txt ${g}/c_A100_fp32.txt ${g}/d_A100_fp16.txt\n")
   tcsim_check(NAME "fit: the same two dumps from a --dumps list"
-    ARGS fit --dumps ${dir}/dumps.txt --no-certainty
+    ARGS fit --dumps ${dir}/dumps.txt
     EXIT 0
-    STDOUT "fit fp16 -> fp16, K = 8, 5000 cases\n" "10000 cases, 0 mismatches\n$")
+    STDOUT "fit fp16 -> fp16, K = 8, 5000 cases\n" "10000 cases, 0 mismatches\n$"
+           # one how-sure line per format pair
+           "\nhow sure \\(fp16 -> fp32, K = 8\\): NOT sure: " "\nhow sure \\(fp16 -> fp16, K = 8\\): NOT sure: ")
   # --suggest: the cases that split the rows still fitting, as a/b/c files for mma_dump --inputs.
   tcsim_check(NAME "fit: --suggest writes the a/b/c files"
     ARGS fit --in fp16 --out fp32 ${files} --suggest 40 --suggest-dir ${dir}/ask
