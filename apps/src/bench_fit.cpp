@@ -407,10 +407,8 @@ int bench_fit(const ParsedArgs& a) {
         is_sure = validation::fit_certainty(r, {dump}, seed + 7919 * at + 2).sure();
         certainty_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
-      if (check) {
-        (*is_sure ? sure : unsure) += 1;
-        (*is_sure ? sure_differ : unsure_differ) += differ > 0;
-      }
+      (*is_sure ? sure : unsure) += 1;
+      if (check) (*is_sure ? sure_differ : unsure_differ) += differ > 0;
       rows.back()["sure"] = *is_sure;
       rows.back()["certainty_seconds"] = certainty_seconds;
     }
@@ -497,9 +495,12 @@ int bench_fit(const ParsedArgs& a) {
                 static_cast<unsigned long long>(seed));
     if (work_budget) std::printf(", budget %zu cases per fit (%zu capped)", work_budget, capped);
     std::printf("\nslowest fit with its 'how sure' check %.2f s (target 120 s)", worst_with_certainty);
-    if (check)
-      std::printf("; how sure: %zu rows sure, of which %zu differ on the check cases; %zu not sure, of which %zu differ",
-                  sure, sure_differ, unsure, unsure_differ);
+    if (sure + unsure) {
+      std::printf("; how sure: %zu rows sure", sure);
+      if (check) std::printf(", of which %zu differ on the check cases", sure_differ);
+      std::printf("; %zu not sure", unsure);
+      if (check) std::printf(", of which %zu differ", unsure_differ);
+    }
     std::printf("\n");
     if (rounds > 0) {
       std::printf("after the active loop (at most %zu rounds of 1000 cases): %zu exact", rounds, exact_loop);

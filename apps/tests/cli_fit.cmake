@@ -18,8 +18,14 @@ tcsim_check(NAME "bench fit: the built-in evaluation runs on a work budget"
   ARGS bench fit --evaluate builtin --only "v100 fp16 -> fp16" --check 1000 --json
   EXIT 0
   STDOUT "\"capped\": 0," "\"exact\": 1," "\"fit_budget\": 100000000,"
-         # the report's how-sure check ran, and a row called sure agrees on the check cases
-         "\"certainty_seconds\": " "\"sure_differ\": 0\n")
+         # the report's how-sure check ran on the row
+         "\"certainty_seconds\": " "\"not_sure\": 1,")
+# A random row (bench fit --seed 2, random 1) whose dump decides it: called sure, and it agrees
+# with the hidden row on the check cases (docs/fit.md, "How sure": no row called sure differed).
+tcsim_check(NAME "bench fit: a random row called sure agrees on the check"
+  ARGS bench fit --evaluate random --rows 1 --seed 2 --check 20000 --json
+  EXIT 0
+  STDOUT "\"not_sure\": 0," "\"sure\": 1," "\"sure_differ\": 0\n" "\"agree\": 1,")
 
 tcsim_scratch_dir(dir)
 set(data "${SOURCE_DIR}/../shared/data/gpu")

@@ -62,19 +62,48 @@ std::string row_changes_text(const DatapathSpec& from, const DatapathSpec& to) {
 }
 
 bool FitCertainty::sure() const {
-  return exact && std::all_of(sets.begin(), sets.end(), [](const CertaintySet& s) { return s.groups <= 1; });
+  // A set without rows (the unit refused the fitted row: not expected after a fit) is no evidence.
+  return exact && !sets.empty() &&
+         std::all_of(sets.begin(), sets.end(), [](const CertaintySet& s) { return s.rows > 0 && s.groups <= 1; });
 }
 
-FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, bool exact) {
+FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, const FitResult& fit) {
   FitCertainty c;
-  c.exact = exact;
-  if (!exact) return c;
+  c.exact = fit.exact;
+  if (!fit.exact) return c;
   for (const auto& s : suggestions) {
-    CertaintySet set{s.in, s.out, s.k, s.rows.size(), s.classes, s.pool, s.mix, {}};
-    std::map<std::vector<std::string>, std::size_t> at;  // set of changed keys -> place in set.differing
+    // The answers are read against row 0 as the fitted row: if the unit refused it (not
+    // expected after a fit), no row counts.
+    const bool fitted_first = !s.rows.empty() && s.rows[0] == fit.best.row;
+    CertaintySet set{s.in, s.out, s.k, fitted_first ? s.rows.size() : 0, s.pool_groups, s.pool, s.mix, {}, 0};
+    if (!fitted_first) {
+      c.sets.push_back(std::move(set));
+      continue;
+    }
     const nlohmann::json row0 = s.rows.empty() ? nlohmann::json{} : models::to_json(s.rows[0], "x");
+    // Each row that answers some pool case otherwise, as its changes "key=value" (sorted).
+    std::vector<std::size_t> splitting;
+    std::vector<std::vector<std::string>> changes(s.rows.size());
     for (std::size_t r = 1; r < s.rows.size(); ++r) {
       if (s.witness[r].empty()) continue;  // answers every pool case as the fitted row
+      const nlohmann::json j = models::to_json(s.rows[r], "x");
+      for (const auto& k : row_keys_differing(row0, j)) changes[r].push_back(k + "=" + value_text(j, k));
+      std::sort(changes[r].begin(), changes[r].end());
+      splitting.push_back(r);
+    }
+    // A row whose changes hold all of another splitting row's, and more, combines changes
+    // already shown: counted, not listed (a coupled change, e.g. F with another value beside
+    // the alignment rounding, is no such combination and is listed).
+    std::map<std::vector<std::string>, std::size_t> at;  // set of changed keys -> place in set.differing
+    for (const std::size_t r : splitting) {
+      const bool combines = std::any_of(splitting.begin(), splitting.end(), [&](std::size_t q) {
+        return changes[q].size() < changes[r].size() &&
+               std::includes(changes[r].begin(), changes[r].end(), changes[q].begin(), changes[q].end());
+      });
+      if (combines) {
+        ++set.combined;
+        continue;
+      }
       const auto keys = row_keys_differing(row0, models::to_json(s.rows[r], "x"));
       auto [it, added] = at.emplace(keys, set.differing.size());
       if (added) set.differing.push_back({keys, {}, 0, 0, {}});
@@ -86,17 +115,6 @@ FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, bool e
         d.witness = s.witness[r].front();
       }
     }
-    // Combinations of listed changes go (keys are sorted as the row's JSON lists them).
-    auto holds = [](const std::vector<std::string>& big, const std::vector<std::string>& small) {
-      return big.size() > small.size() &&
-             std::all_of(small.begin(), small.end(), [&](const std::string& k) { return std::find(big.begin(), big.end(), k) != big.end(); });
-    };
-    std::vector<DifferingAlternative> kept;
-    for (const auto& d : set.differing)
-      if (std::none_of(set.differing.begin(), set.differing.end(), [&](const auto& e) { return holds(d.keys, e.keys); }))
-        kept.push_back(d);
-    set.combined = set.differing.size() - kept.size();
-    set.differing = std::move(kept);
     std::stable_sort(set.differing.begin(), set.differing.end(),
                      [](const auto& x, const auto& y) { return x.mix_differing > y.mix_differing; });
     c.sets.push_back(std::move(set));
@@ -105,7 +123,7 @@ FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, bool e
 }
 
 FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed) {
-  if (!fit.exact) return certainty_of({}, false);
+  if (!fit.exact) return certainty_of({}, fit);
   const auto rows = fitting_rows(fit, dumps);
   std::vector<std::tuple<std::string, std::string, std::size_t>> pairs;  // (in, out, K) in the dumps' order
   std::vector<SuggestedCases> suggestions;
@@ -115,7 +133,7 @@ FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dum
     pairs.push_back(p);
     suggestions.push_back(suggest_cases(rows, d.in, d.out, d.k, 1000, seed + pairs.size() - 1));
   }
-  return certainty_of(suggestions, true);
+  return certainty_of(suggestions, fit);
 }
 
 nlohmann::json certainty_json(const FitCertainty& c) {
@@ -141,30 +159,39 @@ std::vector<std::string> certainty_lines(const FitCertainty& c, std::size_t max_
   for (const auto& s : c.sets) {
     char head[400];
     const std::string where = s.in.name + " -> " + s.out.name + ", K = " + std::to_string(s.k);
+    if (s.rows == 0) {
+      lines.push_back("how sure (" + where + "): NOT sure: the fitted row could not be run on fresh cases");
+      continue;
+    }
+    if (s.rows == 1) {
+      lines.push_back("how sure (" + where + "): sure as far as the rows near the fitted one go: none of them but it "
+                      "reproduces every case");
+      continue;
+    }
     if (s.groups <= 1) {
       std::snprintf(head, sizeof head,
                     "how sure (%s): sure as far as the %zu rows that reproduce every case go: they answer alike on all %zu "
-                    "cases looked at (%zu fresh cases of the harness's mix, %zu aimed at the keys they differ in)",
+                    "cases looked at (%zu fresh cases of the harness's mix, %zu of further batches where rows might split)",
                     where.c_str(), s.rows, s.pool, s.mix, s.pool - s.mix);
       lines.push_back(head);
       continue;
     }
     std::snprintf(head, sizeof head,
                   "how sure (%s): NOT sure: the %zu rows that reproduce every case answer %zu ways on %zu cases looked at "
-                  "(%zu fresh cases of the harness's mix, %zu aimed); the dumps cannot decide these changes:",
+                  "(%zu fresh cases of the harness's mix, %zu of further batches); the dumps cannot decide these changes:",
                   where.c_str(), s.rows, s.groups, s.pool, s.mix, s.pool - s.mix);
     lines.push_back(head);
     for (std::size_t i = 0; i < s.differing.size() && i < max_alternatives; ++i) {
       const auto& d = s.differing[i];
       lines.push_back("  " + d.change + (d.rows > 1 ? " (" + std::to_string(d.rows) + " rows change these keys)" : "") +
                       ": " + std::to_string(d.mix_differing) + " of the " + std::to_string(s.mix) + " mix cases (" +
-                      per_million(d.mix_differing, s.mix) + ")" + (d.mix_differing ? "" : ", found by aimed cases") +
+                      per_million(d.mix_differing, s.mix) + ")" + (d.mix_differing ? "" : ", found by further batches") +
                       ", e.g. " + witness_text(d.witness));
     }
     if (s.differing.size() > max_alternatives)
       lines.push_back("  and " + std::to_string(s.differing.size() - max_alternatives) + " more sets of keys");
     if (s.combined)
-      lines.push_back("  and " + std::to_string(s.combined) + " more sets of keys that combine these changes with others");
+      lines.push_back("  and " + std::to_string(s.combined) + " more rows that combine these changes with others");
   }
   if (!c.sure())
     lines.push_back("  to decide: --suggest N --suggest-dir DIR, run the cases on the GPU (validation/cuda/README.md), "

@@ -216,6 +216,13 @@ SuggestedCases suggest_cases(const std::vector<DatapathSpec>& rows, const Format
   P += rarer_splits(R, ans, answers, mix, K, seed, kRareProducts, 8000, order, pa, pb, pc);
   s.pool = P;
   s.rows = specs;
+  {
+    std::vector<const std::vector<std::uint64_t>*> distinct_answers;
+    for (const auto& v : ans)
+      if (std::none_of(distinct_answers.begin(), distinct_answers.end(), [&](const auto* u) { return *u == v; }))
+        distinct_answers.push_back(&v);
+    s.pool_groups = distinct_answers.size();
+  }
   s.mix = mix_cases;
   s.mix_differing.assign(R, 0);
   s.witness.assign(R, {});

@@ -87,49 +87,71 @@ TEST_CASE("fit: the report is not sure when the dump cannot tell the unit's row 
 // certainty_of on a made-up suggestion: the changes that answer otherwise are listed once per
 // set of keys (most mix cases first), a set that holds a listed one is counted as a combination,
 // and a row that answers every pool case as the fitted row is not listed.
+// A coupled change (keys that split together, neither alone) is listed; a row that adds a change
+// to one listed (same key, same value) is a combination.
 TEST_CASE("fit: the report's changes are one per set of keys without combinations", "[fit][certainty]") {
   const auto r0 = row_of(kRandom171);
-  auto carry = r0, carry_zero = r0, zero = r0, sticky = r0;
+  auto carry = r0, carry_zero = r0, zero = r0, sticky = r0, coupled = r0;
   carry.carry_bits = 3;
   carry_zero.carry_bits = 3;
   carry_zero.zero_sign = ZeroSign::Positive;
   zero.zero_sign = ZeroSign::Positive;
   sticky.sticky_bit = true;
+  coupled.carry_bits = 4;  // carry 4 alone is not among the rows, sticky alone never splits
+  coupled.sticky_bit = true;
   SuggestedCases s;
   s.in = parse_format("e4m3");
   s.out = parse_format("fp16");
   s.k = 8;
-  s.classes = 3;
+  s.classes = 4;
+  s.pool_groups = 5;
   s.pool = 5000;
   s.mix = 4000;
-  s.rows = {r0, carry, carry_zero, zero, sticky};
-  s.mix_differing = {0, 7, 9, 0, 0};
+  s.rows = {r0, carry, carry_zero, zero, sticky, coupled};
+  s.mix_differing = {0, 7, 9, 0, 0, 2};
   const SuggestedCases::Witness w{std::vector<std::uint64_t>(8, 0x38), std::vector<std::uint64_t>(8, 0x40), 0x3c00, 0x4400, 0x4401};
-  s.witness = {{}, {w}, {w}, {w}, {}};  // zero: only on an aimed case; sticky: never
-  const FitCertainty c = certainty_of({s}, true);
+  s.witness = {{}, {w}, {w}, {w}, {}, {w}};  // zero: only on a further batch; sticky: never
+  FitResult fit;
+  fit.exact = true;
+  fit.best.row = r0;
+  const FitCertainty c = certainty_of({s}, fit);
   CHECK_FALSE(c.sure());
   REQUIRE(c.sets.size() == 1);
+  CHECK(c.sets[0].groups == 5);  // on the whole pool, not on the chosen cases
+  CHECK(c.sets[0].rows == 6);
   const auto& d = c.sets[0].differing;
-  REQUIRE(d.size() == 2);
+  REQUIRE(d.size() == 3);
   CHECK(d[0].keys == std::vector<std::string>{"carry_bits"});
   CHECK(d[0].change == "carry_bits 5 -> 3");
   CHECK(d[0].mix_differing == 7);
-  CHECK(d[1].keys == std::vector<std::string>{"zero_sign"});
-  CHECK(d[1].mix_differing == 0);
-  CHECK(c.sets[0].combined == 1);
+  CHECK(d[1].keys == std::vector<std::string>{"carry_bits", "sticky_bit"});
+  CHECK(d[1].change == "carry_bits 5 -> 4, sticky_bit false -> true");
+  CHECK(d[2].keys == std::vector<std::string>{"zero_sign"});
+  CHECK(d[2].mix_differing == 0);
+  CHECK(c.sets[0].combined == 1);  // carry 3 with zero_sign positive
   const auto lines = certainty_lines(c);
-  REQUIRE(lines.size() == 5);
+  REQUIRE(lines.size() == 6);
+  CHECK(lines[0].find("NOT sure: the 6 rows that reproduce every case answer 5 ways on 5000 cases looked at (4000 fresh "
+                      "cases of the harness's mix, 1000 of further batches)") != std::string::npos);
   CHECK(lines[1] == "  carry_bits 5 -> 3: 7 of the 4000 mix cases (1750 per 10^6), e.g. a 0x38 0x38 0x38 0x38 0x38 0x38 "
                     "0x38 0x38, b 0x40 0x40 0x40 0x40 0x40 0x40 0x40 0x40, c 0x3c00: fitted row 0x4400, other 0x4401");
-  CHECK(lines[2].find("zero_sign \"ieee\" -> \"positive\": 0 of the 4000 mix cases (0 per 10^6), found by aimed cases") == 2);
-  CHECK(lines[3] == "  and 1 more sets of keys that combine these changes with others");
+  CHECK(lines[3].find("zero_sign \"ieee\" -> \"positive\": 0 of the 4000 mix cases (0 per 10^6), found by further batches") == 2);
+  CHECK(lines[4] == "  and 1 more rows that combine these changes with others");
+  // Suggestions whose row 0 is not the fitted row count no rows, and are not sure.
+  FitResult other = fit;
+  other.best.row = carry;
+  CHECK_FALSE(certainty_of({s}, other).sure());
+  CHECK(certainty_of({s}, other).sets[0].rows == 0);
   // One group: sure; and a fit that is not exact is never sure.
   s.classes = 1;
-  s.witness = {{}, {}, {}, {}, {}};
-  const FitCertainty one = certainty_of({s}, true);
+  s.pool_groups = 1;
+  s.witness = {{}, {}, {}, {}, {}, {}};
+  const FitCertainty one = certainty_of({s}, fit);
   CHECK(one.sure());
   CHECK(one.sets[0].differing.empty());
-  CHECK(certainty_lines(one)[0].find("sure as far as the 5 rows") != std::string::npos);
-  CHECK_FALSE(certainty_of({s}, false).sure());
-  CHECK(certainty_lines(certainty_of({s}, false)).empty());
+  CHECK(certainty_lines(one)[0].find("sure as far as the 6 rows") != std::string::npos);
+  FitResult not_exact = fit;
+  not_exact.exact = false;
+  CHECK_FALSE(certainty_of({s}, not_exact).sure());
+  CHECK(certainty_lines(certainty_of({s}, not_exact)).empty());
 }

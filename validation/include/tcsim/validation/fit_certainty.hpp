@@ -1,7 +1,8 @@
 // How sure a fit is (issue 26: "say how sure it is"). The rows that also reproduce every case
 // of the dumps (fitting_rows: the fitted row, its undecided values changed singly and in pairs,
 // the coupled alternatives) run on the suggestion's pool: fresh cases of the harness's mix, then
-// batches aimed at the keys they differ in (fit_suggest.hpp). When they all answer as the fitted
+// further batches where rows might split (aimed at the keys they differ in, then of the mix;
+// fit_suggest.hpp). When they all answer as the fitted
 // row, the fit is "sure" as far as these rows and cases go (not a proof: a unit outside them, or a
 // split rarer than the pool, is not covered); otherwise the report names each set of changed keys
 // that answers otherwise, how often on the mix, and a case that shows it, which the GPU can run
@@ -28,7 +29,8 @@ struct DifferingAlternative {
   std::vector<std::string> keys;    // the changed schema keys
   std::string change;               // "alignment_rounding \"rz\" -> \"ru\"" (the row with the most mix cases)
   std::size_t rows = 0;             // fitting rows with this set of changed keys that answer otherwise
-  std::size_t mix_differing = 0;    // most of the mix cases on which one of them answers otherwise
+  std::size_t mix_differing = 0;    // most of the mix cases on which one of them answers otherwise (0: only
+                                    // on further batches)
   SuggestedCases::Witness witness;  // the first pool case of that row where it does
 };
 
@@ -36,12 +38,12 @@ struct DifferingAlternative {
 struct CertaintySet {
   Format in, out;
   std::size_t k = 0;
-  std::size_t rows = 0;    // fitting rows run (the unit accepted), the fitted row included
-  std::size_t groups = 0;  // groups of equal answers on the cases looked at (1: sure)
+  std::size_t rows = 0;    // fitting rows run (the unit accepted), the fitted row first (0: not run)
+  std::size_t groups = 0;  // groups of rows with equal answers on every case looked at (1: sure)
   std::size_t pool = 0;    // cases looked at
-  std::size_t mix = 0;     // of them, fresh cases of the harness's mix
-  // Most mix cases first; a set of keys that holds a smaller set listed here is left out (its
-  // rows combine changes already shown) and counted in `combined`.
+  std::size_t mix = 0;     // of them, fresh cases of the harness's mix (the rest: further batches)
+  // One entry per set of changed keys, most mix cases first. A row whose changes (key and value)
+  // hold all of another splitting row's and more is left out and counted in `combined`.
   std::vector<DifferingAlternative> differing;
   std::size_t combined = 0;
 };
@@ -52,12 +54,13 @@ struct FitCertainty {
   bool sure() const;
 };
 
-// From suggestions already made for the fit (one per format pair and K), e.g. by --suggest.
-FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, bool exact);
+// From suggestions already made for `fit` (one per format pair and K, of 1,000 cases: --suggest
+// 1000 makes the same). A suggestion whose row 0 is not the fitted row counts no rows.
+FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, const FitResult& fit);
 
 // The suggestion of the active loop's first round (1,000 cases per format pair and K, pool from
-// seed + i for the i-th pair) for the fitting rows of `fit`, read as above. Costs about one
-// suggestion per pair (docs/fit.md: 0.3-5 s).
+// seed + i for the i-th pair) for the fitting rows of `fit`, read as above. Costs one suggestion
+// per pair: 1-3 s for most dumps, up to about 35 s (docs/fit.md, "How sure").
 FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed = 1);
 
 // The report: JSON (tcsim fit --json's "certainty", tcsim.fit's report) and text lines.

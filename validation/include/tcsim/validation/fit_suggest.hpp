@@ -63,6 +63,7 @@ struct SuggestedCases {
     std::uint64_t c = 0, d_row0 = 0, d_row = 0;
   };
   std::vector<models::DatapathSpec> rows;
+  std::size_t pool_groups = 0;  // groups of rows with the same answers on every pool case (classes: on the chosen ones)
   std::size_t mix = 0;
   std::vector<std::size_t> mix_differing;
   std::vector<std::vector<Witness>> witness;  // per row: none or one
