@@ -151,7 +151,7 @@ int cmd_fit(const Args& args) {
   p.option("suggest-dir", "folder for the suggested a/b/c files (mma_dump --inputs reads them)", "dir");
   p.option("seed", "seed of the suggested cases' pool and of the 'how sure' check's (default 1)", "S");
   p.flag("no-certainty", "skip the 'how sure' check: the rows that also reproduce every case run on fresh cases "
-                         "(the pool of --suggest 1000), and the changes the dumps cannot decide are listed (1-35 s)");
+                         "(the pool of --suggest 1000), and the changes the dumps cannot decide are listed (1-45 s)");
   p.option("budget", "the search's work budget in cases run through candidate rows (1000..100000000000): the same "
                      "report on any machine at any load (default: none, the --seconds limit alone)", "N");
   p.option("seconds", "time limit of the search, 1..3600 (default 90; with --budget a cap, default 120)", "S");

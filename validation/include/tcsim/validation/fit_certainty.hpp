@@ -60,7 +60,7 @@ FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, const 
 
 // The suggestion of the active loop's first round (1,000 cases per format pair and K, pool from
 // seed + i for the i-th pair) for the fitting rows of `fit`, read as above. Costs one suggestion
-// per pair: 1-3 s for most dumps, up to about 35 s (docs/fit.md, "How sure").
+// per pair: 1-3 s for most dumps, up to about 45 s (docs/fit.md, "How sure").
 FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed = 1);
 
 // The report: JSON (tcsim fit --json's "certainty", tcsim.fit's report) and text lines.
