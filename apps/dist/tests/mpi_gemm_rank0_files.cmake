@@ -25,6 +25,7 @@ function(run_in_rank_folders ranks out_var err_var rc_var)
   execute_process(COMMAND "${MPIEXEC}" -q --oversubscribe --bind-to none -n ${ranks} sh -c
                           "cd \"${WORK_DIR}/r$OMPI_COMM_WORLD_RANK\" && exec \"${TCSIM}\" ${line}"
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 60)
+  mpi_strip_launcher_warnings(err)
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${err_var} "${err}" PARENT_SCOPE)
   set(${rc_var} "${rc}" PARENT_SCOPE)

@@ -36,6 +36,7 @@ function(mpi_sweep_same)
     endif()
     execute_process(COMMAND ${cmd} WORKING_DIRECTORY "${dir}" OUTPUT_VARIABLE out ERROR_VARIABLE err
                     RESULT_VARIABLE rc TIMEOUT ${T_TIMEOUT})
+    mpi_strip_launcher_warnings(err)
     if(NOT rc EQUAL T_CODE)
       mpi_fail("${T_NAME}, -n ${ranks}: exit code ${rc}, expected ${T_CODE} (stderr: ${err})")
     endif()

@@ -21,6 +21,15 @@ function(mpi_fail what)
   message(FATAL_ERROR "FAILED: ${what}")
 endfunction()
 
+# mpi_strip_launcher_warnings(<err_var>): drops the warnings of mpirun's own event library from
+# a captured stderr. It may warn while ranks exit at once (open-mpi/ompi issues 2004 and 5520:
+# "[warn] Epoll MOD(1) on fd 27 failed. ... Bad file descriptor"; seen once in session 43's
+# clean-clone run, every rank exiting with a usage error): not tcsim's output.
+function(mpi_strip_launcher_warnings err_var)
+  string(REGEX REPLACE "\\[warn\\] Epoll [^\n]*\n" "" err "${${err_var}}")
+  set(${err_var} "${err}" PARENT_SCOPE)
+endfunction()
+
 # mpi_run(<ranks> <out_var> <err_var> <rc_var> ARGS...): mpirun -q -n <ranks> tcsim ARGS
 # (ranks 0: tcsim alone), 60 s at most (a hang fails the test).
 function(mpi_run ranks out_var err_var rc_var)
@@ -31,6 +40,7 @@ function(mpi_run ranks out_var err_var rc_var)
     set(cmd "${MPIEXEC}" -q --oversubscribe --bind-to none -n ${ranks} "${TCSIM}" ${ARGN})
   endif()
   execute_process(COMMAND ${cmd} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 60)
+  mpi_strip_launcher_warnings(err)
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${err_var} "${err}" PARENT_SCOPE)
   set(${rc_var} "${rc}" PARENT_SCOPE)
