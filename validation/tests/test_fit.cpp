@@ -48,7 +48,7 @@ DumpSet random_dump(const models::Unit& unit, const Format& in, const Format& ou
 
 }  // namespace
 
-TEST_CASE("fit: dumps of built-in rows fit back to an equivalent row", "[fit]") {
+TEST_CASE("fit: dumps of built-in rows fit back to an equivalent row", "[fit][release-only]") {
   struct Case { const char* unit; const char* in; const char* out; };
   const Case cases[] = {{"v100", "fp16", "fp32"}, {"a100", "fp16", "fp32"}, {"h100", "fp16", "fp32"},
                         {"b200", "fp16", "fp32"}, {"a100", "bf16", "fp32"}, {"a100", "tf32", "fp32"},
@@ -71,7 +71,7 @@ TEST_CASE("fit: dumps of built-in rows fit back to an equivalent row", "[fit]") 
   }
 }
 
-TEST_CASE("fit: dumps of AMD rows fit back from the other units' rows", "[fit][amd]") {
+TEST_CASE("fit: dumps of AMD rows fit back from the other units' rows", "[fit][amd][release-only]") {
   // AMD rows outside the reach of the seeds' descents before issue 26's restarts (docs/fit.md, "Every built-in row and format pair"):
   // dumps of structured cases (tcsim bench fit's generator) at one instruction's K, fitted from
   // the other units' rows (the AMD unit excluded), then checked bit for bit against the
@@ -128,7 +128,7 @@ TEST_CASE("fit: a row far from the data is reported with its closest rows", "[fi
   CHECK_FALSE(r.closest.front().first_mismatches.empty());
 }
 
-TEST_CASE("fit: real-GPU files fitted to 100 %", "[fit][gpu-data]") {
+TEST_CASE("fit: real-GPU files fitted to 100 %", "[fit][gpu-data][release-only]") {
   const std::string dir = tcsim::test::gpu_data_dir();
   const auto files = discover_gpu_data(dir);
   if (files.empty()) {

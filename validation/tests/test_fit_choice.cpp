@@ -164,7 +164,7 @@ TEST_CASE("fit: the report lists values that fit only with another key's change"
 // value, h100 wgmma.x25-floor: carry bits are widened from a seed's value, F is not; session 42).
 // Widened, each key takes the unit's value and the row agrees with the unit on the first 20,000
 // of the benchmark's check cases; the rows reached differ on some.
-TEST_CASE("fit: the row returned takes the most permissive fitting F and carry bits", "[fit]") {
+TEST_CASE("fit: the row returned takes the most permissive fitting F and carry bits", "[fit][release-only]") {
   struct Row {
     std::size_t n, K;
     const char *key, *value, *hidden, *reached;
@@ -261,7 +261,7 @@ TEST_CASE("fit: the min-exponent clamp is not widened", "[fit]") {
 // mma.sync row, F 25 as well; F 40 also reproduces the 5,000 cases of the basic mix, but
 // differs from the unit on 8 of 10^6 check cases (bench fit --evaluate builtin, session 41,
 // when such values were widened too).
-TEST_CASE("fit: an F kept from the seed row is not widened", "[fit]") {
+TEST_CASE("fit: an F kept from the seed row is not widened", "[fit][release-only]") {
   std::optional<models::DatapathSpec> hidden;
   for (const auto& u : models::builtin_unit_specs())
     if (u.name == "h100")

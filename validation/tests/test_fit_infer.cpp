@@ -266,7 +266,7 @@ TEST_CASE("fit: the basic mix separates F 23 and 24 of a binary16 output", "[fit
 // changed its dump, it was fitted exactly from mi250x (it agrees on 10^5 further cases,
 // docs/fit.md), and since session 32 from v100 (see the check below); the fit runs on the
 // work budget of bench fit's random evaluation, so that the outcome does not depend on the load.
-TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit]") {
+TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit][release-only]") {
   const std::uint64_t seed = 2 + 7919 * 120;
   INFO("seed " << seed);
   const Format& fp16 = parse_format("fp16");
@@ -306,7 +306,7 @@ TEST_CASE("fit: no NVIDIA-like fallback after the AMD families", "[fit]") {
 // holds the c-at-the-drop-edge class for fp8 inputs (structured_cases). v1's and v2's widths
 // (31 bits, or 32 renormalized to 31) agree on all of these cases: that choice stays open here
 // (undecided; `--suggest` is for it).
-TEST_CASE("fit: the basic mix decides the CDNA3 fp8 c drop edge", "[fit]") {
+TEST_CASE("fit: the basic mix decides the CDNA3 fp8 c drop edge", "[fit][release-only]") {
   const std::uint64_t seed = 20261128;
   INFO("seed " << seed);
   const Format& e4 = parse_format("e4m3fnuz");
@@ -363,7 +363,7 @@ TEST_CASE("structured_cases: the same basic-mix dumps with every compiler", "[fi
 // Binary32 outputs' basic mix now replaces every 32nd case by a term cancelled exactly beside
 // one 2^-41..2^-48 below it (its own stream), and the search restarts with F exact (with the
 // carry bits, normalization and no sticky bit it needs), also before the NVIDIA continuation.
-TEST_CASE("fit: the basic mix and the F-exact restart decide CDNA1's F exact", "[fit]") {
+TEST_CASE("fit: the basic mix and the F-exact restart decide CDNA1's F exact", "[fit][release-only]") {
   const std::uint64_t seed = 20261129;
   INFO("seed " << seed);
   const Format& bf16 = parse_format("bf16");

@@ -54,7 +54,7 @@ DumpSet structured_dump(const models::DatapathSpec& row, const Format& in, const
 
 }  // namespace
 
-TEST_CASE("fit: two dumps of one unit (two outputs) give one row", "[fit]") {
+TEST_CASE("fit: two dumps of one unit (two outputs) give one row", "[fit][release-only]") {
   const std::uint64_t seed = 20261126;
   INFO("seed " << seed);
   const models::Unit& h100 = models::builtin_unit("h100");
@@ -80,7 +80,7 @@ TEST_CASE("fit: two dumps of one unit (two outputs) give one row", "[fit]") {
     }
 }
 
-TEST_CASE("fit: the active loop finds a hidden row in at most five rounds", "[fit][suggest]") {
+TEST_CASE("fit: the active loop finds a hidden row in at most five rounds", "[fit][suggest][release-only]") {
   const std::uint64_t seed = 20261127;
   INFO("seed " << seed);
   const Format &in = parse_format("fp16"), &out = parse_format("fp32");
@@ -167,14 +167,10 @@ void check_loop_agrees(const char* label, const char* hidden_json, std::size_t p
 
 }  // namespace
 
-TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did not", "[fit][suggest]") {
+TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did not", "[fit][suggest][release-only]") {
   // Random 51 (docs/fit.md, fitloop6). The dump cannot tell F 34 with rz from the hidden F 39
   // with ru: they differ on 60 of 10^6 check cases, about one in 17,000, rarer than the
   // suggestion pool's 8,000 cases.
-  if (tcsim::test::count(100) < 100) {  // 5 minutes under the sanitizers: random 192's runs the same loop there
-    std::printf("random 51: skipped in the sanitizer pass (TCSIM_TEST_SCALE < 1)\n");
-    return;
-  }
   check_loop_agrees("random 51", R"({"name":"hidden",
       "input_formats":["e4m3"],"output_formats":["fp32"],"alignment_rounding":"ru","c_entry":"final-add",
       "c_placement":"aligned","carry_bits":7,"final_add_rounding":{"fp32":"ru"},"final_rounding":{"fp32":"rz"},
@@ -197,16 +193,12 @@ TEST_CASE("fit: the active loop's directed batches make random 192 agree where t
       "zero_sign":"ieee"})", 191, 32, 500000);
 }
 
-TEST_CASE("fit: the active loop follows one row of each set of differing keys", "[fit][suggest]") {
+TEST_CASE("fit: the active loop follows one row of each set of differing keys", "[fit][suggest][release-only]") {
   // Random 172 of seed 3 (docs/fit.md, session 41): the hidden row flushes subnormal results
   // (clamp -17); the dump's fit keeps them (clamp -19), 27 of 10^6 check cases off. Of the 183
   // rows still fitting, the 16 the rarer batches followed were all equivalent to the fitted row
   // (carry bits, order), the suggestion saw one group and the loop made no round. Following one
   // row of each set of differing keys first, it splits them in one round and agrees.
-  if (tcsim::test::count(100) < 100) {
-    std::printf("random 172 of seed 3: skipped in the sanitizer pass (TCSIM_TEST_SCALE < 1)\n");
-    return;
-  }
   check_loop_agrees("random 172 of seed 3", R"({"name":"hidden",
       "input_formats":["e4m3"],"output_formats":["fp16"],"alignment_rounding":"rne","c_placement":"aligned",
       "carry_bits":4,"final_rounding":{"fp16":"ru"},"fma_size":2,"fraction_bits":23,"min_exponent":{"fp16":-17},

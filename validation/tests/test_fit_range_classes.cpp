@@ -220,7 +220,7 @@ void check_aimed32(const Aimed32& a, std::uint64_t seed, int before = 8) {
 
 }  // namespace
 
-TEST_CASE("fit: session 32's range classes separate rows the 8-class mix left equal", "[fit]") {
+TEST_CASE("fit: session 32's range classes separate rows the 8-class mix left equal", "[fit][release-only]") {
   const std::uint64_t seed = 20261127;
   INFO("seed " << seed);
   const Aimed32 rows[] = {
@@ -259,7 +259,7 @@ TEST_CASE("fit: session 32's range classes separate rows the 8-class mix left eq
 // 0-11) that were exact on their 5,000-case dumps but disagreed on 10^6 further cases by one
 // key or a few coupled ones (docs/fit.md, "Session 34: disagreeing rows"): the row each fit
 // gave then. Besides the aimed class's count, the most any of range classes 0-11 alone gives.
-TEST_CASE("fit: session 34's range classes separate rows the 12-class mix left equal", "[fit]") {
+TEST_CASE("fit: session 34's range classes separate rows the 12-class mix left equal", "[fit][release-only]") {
   const std::uint64_t seed = 20261127;
   INFO("seed " << seed);
   const Aimed32 rows[] = {
@@ -287,7 +287,7 @@ TEST_CASE("fit: session 34's range classes separate rows the 12-class mix left e
 // classes for chains and far terms"): the row each fit gave then (198: the row of session 34's
 // run on fitdis4, which main's run no longer reached). Besides the aimed class's count, the most
 // any of range classes 0-13 alone gives.
-TEST_CASE("fit: session 35's range classes separate rows the 14-class mix left equal", "[fit]") {
+TEST_CASE("fit: session 35's range classes separate rows the 14-class mix left equal", "[fit][release-only]") {
   const std::uint64_t seed = 20261127;
   INFO("seed " << seed);
   const Aimed32 rows[] = {
@@ -311,7 +311,7 @@ TEST_CASE("fit: session 35's range classes separate rows the 14-class mix left e
 // last place), so the seeds' descents, the continuation and the AMD family restarts all end
 // at points of the budget. Two fits give the same report (rows, counts, first mismatches);
 // the wall-clock cap (60 s, far above the budget's time) does not act.
-TEST_CASE("fit: a work budget gives the same report on every run", "[fit]") {
+TEST_CASE("fit: a work budget gives the same report on every run", "[fit][release-only]") {
   const std::uint64_t seed = 20261127;
   INFO("seed " << seed);
   const Format& fp16 = parse_format("fp16");

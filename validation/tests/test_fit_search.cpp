@@ -34,7 +34,7 @@ models::DatapathSpec row_of(const char* json) {
 // rounding for the add's, so c_entry "final-add" alone, or with its add rounding, leaves the
 // two roundings swapped. The c-entry group now holds the final rounding, so its product makes
 // the swap in one move. Without it both stay at their start (89 and 73 mismatches).
-TEST_CASE("fit: the c-entry group swaps the late and final roundings into a final add", "[fit]") {
+TEST_CASE("fit: the c-entry group swaps the late and final roundings into a final add", "[fit][release-only]") {
   struct Case {
     const char* label;
     const char* in;
@@ -98,7 +98,7 @@ TEST_CASE("fit: the c-entry group swaps the late and final roundings into a fina
 // descent took the seeds' whole share of the budget, the AMD restarts the rest, and no
 // NVIDIA-like seed was descended. The AMD seeds now end at half the seeds' share when an
 // NVIDIA-like seed is among them. Without that: 834 mismatches at the budget (c after, from mi300x).
-TEST_CASE("fit: the NVIDIA-like seeds keep a share when an AMD seed scores best", "[fit]") {
+TEST_CASE("fit: the NVIDIA-like seeds keep a share when an AMD seed scores best", "[fit][release-only]") {
   struct Case {
     const char* label;
     const char* in;
@@ -143,7 +143,7 @@ TEST_CASE("fit: the NVIDIA-like seeds keep a share when an AMD seed scores best"
 // output at the result's fraction bits, so the pair is now scanned first with the coupled pairs
 // (validation/src/fit_descent.cpp). From the stuck row on this 2,000-case dump the pair scan
 // finds it either way; the coupled order finds it in two thirds of the cases.
-TEST_CASE("fit: the late products' rounding is searched with the result's fraction bits", "[fit]") {
+TEST_CASE("fit: the late products' rounding is searched with the result's fraction bits", "[fit][release-only]") {
   const char* hidden_json =
       R"({"name":"h","architecture":"user","input_formats":["e4m3"],"output_formats":["fp32"],"fma_size":16,
           "fraction_bits":18,"carry_bits":6,"alignment_rounding":"rne","sticky_bit":false,"normalization":"deferred",
@@ -186,7 +186,7 @@ TEST_CASE("fit: the late products' rounding is searched with the result's fracti
 // and "positive" zeros (142 mismatches): an exact zero sum is -0 under rd only, so either key
 // alone leaves the zero cases or the rounded ones wrong, both together fit. The pair is now
 // scanned first with the coupled pairs (validation/src/fit_descent.cpp).
-TEST_CASE("fit: the final rounding is searched with the zero sign", "[fit]") {
+TEST_CASE("fit: the final rounding is searched with the zero sign", "[fit][release-only]") {
   const char* hidden_json =
       R"({"name":"h","architecture":"user","input_formats":["e5m2"],"output_formats":["fp32"],"fma_size":2,
           "fraction_bits":8,"carry_bits":5,"alignment_rounding":"ru","sticky_bit":false,"normalization":"deferred",
@@ -229,7 +229,7 @@ TEST_CASE("fit: the final rounding is searched with the zero sign", "[fit]") {
 // for its step-by-step zeros, and no key, pair or triple of the differing keys lowers the count.
 // The move is in the group of the blocks, the sum's order, the entry of c and the zero sign
 // (validation/src/fit_params.cpp). Without the group both stay at their start (31 and 45 mismatches).
-TEST_CASE("fit: per-step sums are searched with the entry of c and the zero sign", "[fit]") {
+TEST_CASE("fit: per-step sums are searched with the entry of c and the zero sign", "[fit][release-only]") {
   struct Case {
     const char* label;
     const char* in;
@@ -339,7 +339,7 @@ FitResult fit_on_bench_budget(const DumpSet& dump, std::size_t n) {
 // Each seed now has a part of the seeds' share (validation/src/fit.cpp): exact from v100's row,
 // 1,716,936 cases run with the report. Without the parts rtx5090's row takes the budget and ends
 // 1,190 mismatches off (at 2,500,000 cases and at 5,000,000).
-TEST_CASE("fit: each seed has a part of the seeds' share", "[fit]") {
+TEST_CASE("fit: each seed has a part of the seeds' share", "[fit][release-only]") {
   const char* hidden_json =
       R"({"name":"h","architecture":"user","input_formats":["e4m3"],"output_formats":["fp16"],"fma_size":8,
           "k_split":"pairs-mod4","fraction_bits":39,"carry_bits":7,"alignment_rounding":"rd","sticky_bit":false,
@@ -380,7 +380,7 @@ TEST_CASE("fit: each seed has a part of the seeds' share", "[fit]") {
 // block-structure group (134: fma_size, k split and order together) or the pairs (171) were
 // never reached (main: 506 and 93 off). With the current row's wrong cases run first they are
 // refuted by those alone, and both fits are exact.
-TEST_CASE("fit: candidates are refuted first on the current row's wrong cases", "[fit]") {
+TEST_CASE("fit: candidates are refuted first on the current row's wrong cases", "[fit][release-only]") {
   struct Row {
     std::size_t place;  // random N of seed 2: N - 1
     const char* json;
@@ -414,7 +414,7 @@ TEST_CASE("fit: candidates are refuted first on the current row's wrong cases", 
 // move that lowered the cost was the pair of the final rounding and the overflow rule, 148th of
 // 171 pairs, past every seed's part (main: 208 off on the dump). Now a coupled pair, scanned
 // first; the fit is exact and agrees with the hidden row on 100,000 further cases.
-TEST_CASE("fit: the final rounding is searched with the overflow rule", "[fit]") {
+TEST_CASE("fit: the final rounding is searched with the overflow rule", "[fit][release-only]") {
   const auto hidden = row_of(
       R"({"name":"h","architecture":"user","input_formats":["tf32"],"output_formats":["fp32"],"fma_size":8,
           "fraction_bits":11,"carry_bits":7,"alignment_rounding":"ru","sticky_bit":true,"normalization":"deferred",
@@ -438,7 +438,7 @@ TEST_CASE("fit: the final rounding is searched with the overflow rule", "[fit]")
 // late rounding together give 0 but every subset gives 935 (per-step sums read neither c key);
 // h100's seed then took the budget and ended 743 off. The three keys are now a group of their
 // own (validation/src/fit_params.cpp): exact, and equal to the hidden row on 20,000 further cases.
-TEST_CASE("fit: c late is searched with deferred sums", "[fit]") {
+TEST_CASE("fit: c late is searched with deferred sums", "[fit][release-only]") {
   const auto hidden = row_of(
       R"({"name":"h","architecture":"user","input_formats":["tf32"],"output_formats":["fp32"],"fma_size":1,
           "fraction_bits":34,"carry_bits":1,"alignment_rounding":"ru","sticky_bit":false,"normalization":"deferred",
