@@ -8,7 +8,8 @@
 #                 clang++-14 (and its libFuzzer runtime) the build uses clang and also builds
 #                 the libFuzzer targets (TCSIM_FUZZ, <folder>/fuzz/, docs/reliability.md);
 #                 without it, gcc and no fuzzing (said so in the log)
-#   5. asan ctest all tests again under the sanitizers, random-test sizes scaled by
+#   5. asan ctest the tests again under the sanitizers (not the Catch tests tagged [release-only]:
+#                 slow fit tests whose lines the kept ones also run), random-test sizes scaled by
 #                 TCSIM_TEST_SCALE=0.02 (tests/test_support.hpp), halting on the first error;
 #                 with clang also a short run of every fuzz target (TCSIM_FUZZ_SECONDS each,
 #                 default 10) and the saved regression inputs

@@ -296,7 +296,7 @@ TEST_CASE("fit: an F kept from the seed row is not widened", "[fit][release-only
 // ru): from the benchmark's 5,000 cases the fit keeps t4's rz (221 of 10^6 check cases off);
 // from 50,000 cases of the same seed (the 5,000 are their first) it takes ru and agrees with the
 // unit on the first 20,000 check cases, where the smaller fit differs on some.
-TEST_CASE("fit: a row the dump cannot tell apart is found from a larger dump", "[fit]") {
+TEST_CASE("fit: a row the dump cannot tell apart is found from a larger dump", "[fit][release-only]") {
   const auto hidden = row_of(
       R"({"name":"h","architecture":"user","alignment_rounding":"ru","c_placement":"aligned","carry_bits":5,
           "final_rounding":{"fp16":"ru"},"fma_size":4,"fraction_bits":37,"input_formats":["e4m3"],
