@@ -24,14 +24,15 @@ function(tcsim_add_library folder)
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
 
-# tcsim_add_tests(<folder> DEPS <targets...>)
-# Every <folder>/tests/*.cpp goes into one Catch2 executable tcsim_<folder>_tests;
+# tcsim_add_tests(<folder> DEPS <targets...> [PCH <headers...>])
+# Every <folder>/tests/*.cpp goes into one Catch2 executable tcsim_<folder>_tests (PCH: more
+# headers to precompile, as <path> on the include path);
 # each TEST_CASE becomes one ctest test (prefix "<folder>: ").
 function(tcsim_add_tests folder)
   if(NOT TCSIM_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;PCH" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*.cpp)
   if(NOT sources)
     return()
@@ -41,6 +42,10 @@ function(tcsim_add_tests folder)
   target_link_libraries(tcsim_${folder}_tests PRIVATE ${ARG_DEPS} tcsim_catch_main)
   target_compile_definitions(tcsim_${folder}_tests PRIVATE
     TCSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # Headers most test sources include, parsed once per test executable instead of once per
+  # source (Catch's header alone took 0.8 s of each; docs/testing.md, session 44).
+  target_precompile_headers(tcsim_${folder}_tests PRIVATE
+    <catch2/catch.hpp> <algorithm> <cmath> <cstdint> <cstdio> <string> <vector> ${ARG_PCH})
   if(TCSIM_SANITIZE)
     # The test sources at -O0 in the sanitizer build (still instrumented; the libraries they
     # test keep -O1): clang 14 takes less than half the CPU on them (test_unit_json.cpp 14.1 s
