@@ -39,24 +39,22 @@ lines() {
 }
 
 tests=$build/validation/tcsim_validation_tests
-i=0
-while IFS= read -r t; do
-  i=$((i + 1))
-  spec=${t//,/\\,}
-  spec=${spec//[/\\[}
-  lines "kept$i" "$tests" "$spec"
-  echo "kept     $(wc -l <"$out/kept$i.lines") lines: $t"
-done < <("$tests" --list-test-names-only "~[release-only]fit: *" | grep .)
+# group <kept|release> <Catch test spec>: lines of each test the spec lists, one run each.
+group() {
+  local kind=$1 i=0 t spec
+  while IFS= read -r t; do
+    i=$((i + 1))
+    spec=${t//,/\\,}
+    spec=${spec//[/\\[}
+    lines "$kind$i" "$tests" "$spec"
+    printf '%-8s %s lines: %s\n' "$kind" "$(wc -l <"$out/$kind$i.lines")" "$t"
+  done < <("$tests" --list-test-names-only "$2" | grep .)
+}
+
+group kept "~[release-only]fit: *"
 lines cli cmake -DTCSIM="$build/apps/tcsim" -DSOURCE_DIR="$root" -P "$root/apps/tests/cli_fit.cmake"
 echo "kept     $(wc -l <"$out/cli.lines") lines: apps: cli_fit"
-i=0
-while IFS= read -r t; do
-  i=$((i + 1))
-  spec=${t//,/\\,}
-  spec=${spec//[/\\[}
-  lines "release$i" "$tests" "$spec"
-  echo "release  $(wc -l <"$out/release$i.lines") lines: $t"
-done < <("$tests" --list-test-names-only "[release-only]" | grep .)
+group release "[release-only]"
 
 cat "$out"/kept*.lines "$out"/cli.lines | sort -u >"$out/kept.all"
 cat "$out"/release*.lines | sort -u >"$out/release.all"
