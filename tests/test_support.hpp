@@ -25,6 +25,10 @@ inline std::uint64_t count(std::uint64_t n) {
   return m < 1 ? 1 : m;
 }
 
+// True in the sanitizer pass (TCSIM_TEST_SCALE below 1): for the fixed-size parts of a test
+// that check a paper's claim at its size, whose code smaller tests already run.
+inline bool reduced_scale() { return count(1000000) < 1000000; }
+
 // Long runs split over processes: true when the environment variable `env` is unset or empty,
 // or when `label` contains one of its comma-separated texts.
 inline bool selected(const char* env, const std::string& label) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models_test_helpers.hpp"
+#include "test_support.hpp"
 #include "tcsim/models/lu.hpp"
 #include "tcsim/reference/bounds.hpp"
 
@@ -185,6 +186,9 @@ TEST_CASE("lu: blanchard2020 Fig. 4.2 at n 1024 with and without pivoting", "[lu
   o.variant = GemmVariant::Tc16;
   CHECK_THROWS_WITH(simulate_lu(u, formats::fp16(), n, A, o),
                     "LU breakdown at step 162 (block 6): pivot U[161][161] = 0 is zero (no pivoting: try --pivot)");
+  // The sanitizer pass stops here: the four pivoted factorizations at n 1024 (52 of its 66 s
+  // there) run the code of the small pivoted tests above, at the claim's size.
+  if (tcsim::test::reduced_scale()) return;
   o.pivot = true;
   double err[4];
   const GemmVariant variants[4] = {GemmVariant::Fp16, GemmVariant::Tc16, GemmVariant::Tc32, GemmVariant::Fp32};

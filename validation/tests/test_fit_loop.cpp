@@ -4,6 +4,7 @@
 // (all NaNs equal) on 10^5 further random and structured cases (a Monte-Carlo check).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -137,6 +138,12 @@ void check_loop_agrees(const char* label, const char* hidden_json, std::size_t p
   std::vector<std::uint64_t> a, b, c;
   structured_cases(in, out, K, 5000, seed, a, b, c, true);
   const DumpSet dump = simulated_dump(hidden, in, out, K, a, b, c);
+  // The sanitizer pass (TCSIM_TEST_SCALE < 1) checks on fewer cases: the dump, the fit and the
+  // loop, which run the lines it is there for, stay whole, but the rows differ too rarely for a
+  // short check to see the dump's fit off (random 192 under the sanitizers: 219 s, 127 of them
+  // simulating and comparing the 500,000 check cases; docs/testing.md, session 45).
+  const std::size_t full_check = check_n;
+  check_n = std::max<std::size_t>(tcsim::test::count(check_n), std::min<std::size_t>(check_n, 20000));
   structured_cases(in, out, K, check_n, seed + 1, a, b, c, true);
   const DumpSet check = simulated_dump(hidden, in, out, K, a, b, c);
   FitOptions opt;
@@ -156,7 +163,7 @@ void check_loop_agrees(const char* label, const char* hidden_json, std::size_t p
                 l.cases, l.pool, l.seconds);
   std::printf("%s: the dump's fit differs on %zu of %zu check cases; after %zu round(s): %zu\n", label, before,
               check.n, loop.rounds, after);
-  CHECK(before > 0);  // the dump alone leaves a row that disagrees
+  if (check_n == full_check) CHECK(before > 0);  // the dump alone leaves a row that disagrees
   CHECK(loop.converged);
   CHECK(loop.rounds >= 1);
   CHECK(loop.rounds <= 5);
