@@ -566,7 +566,7 @@ void ChainMicro(const AfterParams& p, const ChainTile& T, std::size_t r0, std::s
 template <std::size_t MR, std::size_t NV, std::size_t G, bool... kFlags>
 HWY_INLINE void Rows(const AfterParams& p, const ChainTile& T, std::size_t r0, std::size_t j0) {
 #ifdef TCSIM_CHAIN_ROW_TAILS_BY_ONE
-  // The sanitizer build (sim/CMakeLists.txt): the last 2 or 3 rows one by one. ChainMicro's rows
+  // Every build since session 45 (sim/CMakeLists.txt): the last 2 or 3 rows one by one. ChainMicro's rows
   // are independent (each its own c, sums, scales and fallback), so the bits are the same, and
   // the MR = 2 and 3 tiles (each a quarter of the ChainMicro instantiations) are not compiled.
   const std::size_t rows = std::min(MR, T.rows - r0);
