@@ -37,7 +37,7 @@ summary() {
 trap summary EXIT
 
 phase "setup" bash scripts/setup.sh --with-plots
-TCSIM_TARGETS="tcsim tcsim_python_package" phase "build (tcsim, Python)" bash scripts/build.sh
+TCSIM_TARGETS="tcsim tcsim_python_package" phase "build (tcsim, Python)" bash scripts/build.sh -DTCSIM_UNITY_BUILD=ON
 
 status=0
 phase "tcsim report" "$tcsim" report || status=1

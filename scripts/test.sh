@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test on a fresh Debian 12 machine:
 #   1. setup      install missing dependencies (scripts/setup.sh)
-#   2. build      Release build in build/ (scripts/build.sh)
+#   2. build      Release build in build/ (scripts/build.sh; both builds here are unity builds,
+#                 TCSIM_UNITY_BUILD: about a fifth less compile time)
 #   3. ctest      all tests in build/ (Catch2 suites, CLI tests, find_package consumer)
 #   4. asan build RelWithDebInfo + AddressSanitizer/UBSan in build-asan/ (-O1 -g1: line
 #                 tables for the reports, and about half the compile time of -O2 -g). With
@@ -79,7 +80,7 @@ ctest_args=(--output-on-failure --no-tests=error -j "$test_jobs" --timeout 1500)
 
 phase "setup" bash scripts/setup.sh --with-plots --with-torch || exit 1
 
-if phase "build" env TCSIM_BUILD_DIR="$build_dir" bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON; then
+if phase "build" env TCSIM_BUILD_DIR="$build_dir" bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON -DTCSIM_UNITY_BUILD=ON; then
   phase "ctest" ctest --test-dir "$build_dir" "${ctest_args[@]}" || true
 fi
 
@@ -112,7 +113,7 @@ fi
 
 if [[ $sanitize == 1 ]]; then
   if phase "asan build" env TCSIM_BUILD_DIR="$asan_dir" TCSIM_BUILD_TYPE=RelWithDebInfo CXX="$asan_cxx" \
-       bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON -DTCSIM_SANITIZE=ON -DTCSIM_BUILD_CUDA=OFF \
+       bash scripts/build.sh -DTCSIM_BUILD_TESTS=ON -DTCSIM_SANITIZE=ON -DTCSIM_BUILD_CUDA=OFF -DTCSIM_UNITY_BUILD=ON \
          "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "${fuzz_args[@]}"; then
     phase "asan ctest" env TCSIM_TEST_SCALE="${TCSIM_ASAN_SCALE:-0.02}" \
       ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \

@@ -30,7 +30,7 @@ namespace tcsim::cli {
 
 namespace {
 
-std::string sci(double x) {
+std::string sci_text(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
@@ -138,7 +138,7 @@ int cmd_lu(const Args& args) {
       else if (matrix == "uniform") A = models::matrix_uniform(n, -1, 1, seed);
       else A = models::matrix_normal(n, seed);
     });
-    source = matrix + (matrix == "q1dq2" || matrix == "tunable" ? " (cond " + sci(cond) + ")" : "") +
+    source = matrix + (matrix == "q1dq2" || matrix == "tunable" ? " (cond " + sci_text(cond) + ")" : "") +
              (matrix == "uniform" ? " [-1, 1)" : "") + ", seed " + std::to_string(seed);
   } else {
     if (a.has("n") || a.has("seed"))
@@ -272,17 +272,17 @@ int cmd_lu(const Args& args) {
     // A non-finite error says why, plainly (the factors or the substitutions hold Inf/NaN).
     auto error_text = [&](double e) {
       const std::string note = lu_nonfinite_note(lu, solve_events);
-      return std::isfinite(e) ? sci(e) : finite_or_string(e).get<std::string>() + (note.empty() ? "" : " (" + note + ")");
+      return std::isfinite(e) ? sci_text(e) : finite_or_string(e).get<std::string>() + (note.empty() ? "" : " (" + note + ")");
     };
     std::printf("substitutions in %s; backward errors (binary64):\n", solve.c_str());
     std::printf("  componentwise max_i |Ax - b|_i / ((|A| + |L||U|)|x|)_i = %s   bound %s (%s)\n",
-                error_text(err.componentwise).c_str(), sci(bound.value).c_str(), bound.source.c_str());
+                error_text(err.componentwise).c_str(), sci_text(bound.value).c_str(), bound.source.c_str());
     std::printf("  normwise ||Ax - b|| / (||A|| ||x|| + ||b||) (inf)     = %s\n", error_text(err.normwise).c_str());
     if (refine) {
       std::printf("%s in %s:\n", a.get("refine").c_str(), a.get_or("working", "fp64").c_str());
       for (const auto& s : ref.history)
         std::printf("  iteration %2d: normwise backward error %s, forward error %s%s\n", s.iteration,
-                    sci(s.normwise_backward_error).c_str(), sci(s.forward_error).c_str(),
+                    sci_text(s.normwise_backward_error).c_str(), sci_text(s.forward_error).c_str(),
                     s.gmres_iterations ? (", " + std::to_string(s.gmres_iterations) + " GMRES steps").c_str() : "");
       std::printf("  %s\n", ref.stop_reason.c_str());
     }

@@ -202,7 +202,7 @@ models::LuOptions alg(models::LuAlgorithm a, std::size_t r, std::size_t s = 8, m
   return o;
 }
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 
 Result blanchard2020_fig42(const Context& c) {
   using models::GemmVariant;
@@ -224,9 +224,9 @@ Result blanchard2020_fig42(const Context& c) {
   const std::size_t i = last_complete(s);
   const std::string at = i < sizes.size() ? "at n = " + std::to_string(sizes[i]) : "(no size completed)";
   auto err = [&](std::size_t v) { return i < sizes.size() ? s.points[v][i].error : kNaN; };
-  res.checks.push_back(ratio_check("fp16 >= TC16", err(0), err(1), 1, kInf, "fp16 / TC16 " + at));
-  res.checks.push_back(ratio_check("TC16 > TC32", err(1), err(2), 1 + 1e-12, kInf, "TC16 / TC32 " + at));
-  res.checks.push_back(ratio_check("TC32 > fp32", err(2), err(3), 1 + 1e-12, kInf, "TC32 / fp32 " + at));
+  res.checks.push_back(ratio_check("fp16 >= TC16", err(0), err(1), 1, kNoLimit, "fp16 / TC16 " + at));
+  res.checks.push_back(ratio_check("TC16 > TC32", err(1), err(2), 1 + 1e-12, kNoLimit, "TC16 / TC32 " + at));
+  res.checks.push_back(ratio_check("TC32 > fp32", err(2), err(3), 1 + 1e-12, kNoLimit, "TC32 / fp32 " + at));
   res.checks.push_back(ratio_check("TC32 is one to two orders of magnitude below TC16", err(1), err(2), 10, 100,
                                    "TC16 / TC32 " + at));
   res.checks.push_back(bound_check(s, "every error is below its bound (Theorem 4.3 (4.4) plus 2 g_n + g_n^2 for the fp32 "
@@ -310,19 +310,19 @@ Result lopez2022(const Context& c, const std::string& fig) {
   auto err = [&](std::size_t v) { return i < ls.sizes.size() ? s.points[v][i].error : kNaN; };
   if (fig == "fig2a") {
     res.checks.push_back(ratio_check("storing the matrix in fp16 costs Algorithm 3.1 at least an order of magnitude",
-                                     err(0), err(1), 10, kInf, "3.1 (u16) / 3.1 (u32) " + at));
+                                     err(0), err(1), 10, kNoLimit, "3.1 (u16) / 3.1 (u32) " + at));
     res.checks.push_back(ratio_check("Algorithm 4.1 is no less accurate than Algorithm 3.1 with u = u16", err(0), err(2),
-                                     1, kInf, "3.1 (u16) / 4.1 " + at));
+                                     1, kNoLimit, "3.1 (u16) / 4.1 " + at));
     res.checks.push_back(ratio_check("Algorithm 4.1 does not recover the accuracy of Algorithm 3.1 with u = u32",
-                                     err(2), err(1), 1, kInf, "4.1 / 3.1 (u32) " + at));
+                                     err(2), err(1), 1, kNoLimit, "4.1 / 3.1 (u32) " + at));
     res.paper = "lopez2022 section 4.3: Algorithm 4.1 is more accurate than Algorithm 3.1 with u = u16, \"reducing the "
                 "error by about an order of magnitude for large n\", but does not \"fully recover the same accuracy as "
                 "Algorithm 3.1 (which stores the matrix in fp32), with an error about an order of magnitude larger\". "
                 "Section 3: switching Algorithm 3.1 from u32 to u16 increases the error by about two orders.";
   } else if (fig == "fig3a") {
     res.checks.push_back(ratio_check("with fp16 storage Algorithm 3.1 is clearly less accurate than Algorithm 5.1",
-                                     err(0), err(3), 4, kInf, "3.1 (u16) / 5.1 " + at));
-    res.checks.push_back(ratio_check("Algorithm 5.1 is more accurate than Algorithm 4.1", err(2), err(3), 1 + 1e-12, kInf,
+                                     err(0), err(3), 4, kNoLimit, "3.1 (u16) / 5.1 " + at));
+    res.checks.push_back(ratio_check("Algorithm 5.1 is more accurate than Algorithm 4.1", err(2), err(3), 1 + 1e-12, kNoLimit,
                                      "4.1 / 5.1 " + at));
     res.checks.push_back(ratio_check("Algorithm 5.1 comes within a small factor (<= 10) of Algorithm 3.1 with u = u32",
                                      err(3), err(1), 0, 10, "5.1 / 3.1 (u32) " + at));
@@ -335,8 +335,8 @@ Result lopez2022(const Context& c, const std::string& fig) {
                                      err(3), err(1), 0, 10, "5.2 (5.1) / 3.1 (u32) " + at));
     res.checks.push_back(ratio_check("Algorithm 5.2 with PanelFactor 4.1 is more accurate than Algorithm 3.1 with "
                                      "u = u16",
-                                     err(0), err(2), 1 + 1e-12, kInf, "3.1 (u16) / 5.2 (4.1) " + at));
-    res.checks.push_back(ratio_check("PanelFactor 5.1 is no less accurate than PanelFactor 4.1", err(2), err(3), 1, kInf,
+                                     err(0), err(2), 1 + 1e-12, kNoLimit, "3.1 (u16) / 5.2 (4.1) " + at));
+    res.checks.push_back(ratio_check("PanelFactor 5.1 is no less accurate than PanelFactor 4.1", err(2), err(3), 1, kNoLimit,
                                      "5.2 (4.1) / 5.2 (5.1) " + at));
     res.paper = "lopez2022 section 5.2: Algorithm 5.2 with PanelFactor 5.1 \"achieves high accuracy, similar to that "
                 "of Algorithm 5.1 ... and almost comparable to Algorithm 3.1 with u = u32\"; with PanelFactor 4.1 it "
@@ -345,12 +345,12 @@ Result lopez2022(const Context& c, const std::string& fig) {
   } else {  // fig5
     double others_max = 0;
     for (std::size_t v = 1; v < variants.size(); ++v) others_max = std::max(others_max, err(v));
-    double others_min = kInf;
+    double others_min = kNoLimit;
     for (std::size_t v = 0; v < variants.size(); ++v)
       if (v != 1) others_min = std::min(others_min, err(v));
-    res.checks.push_back(ratio_check("Algorithm 3.1 with u = u32 is the most accurate", others_min, err(1), 1, kInf,
+    res.checks.push_back(ratio_check("Algorithm 3.1 with u = u32 is the most accurate", others_min, err(1), 1, kNoLimit,
                                      "smallest other error / 3.1 (u32) " + at));
-    res.checks.push_back(ratio_check("Algorithm 3.1 with u = u16 is the least accurate", err(0), others_max, 1, kInf,
+    res.checks.push_back(ratio_check("Algorithm 3.1 with u = u16 is the least accurate", err(0), others_max, 1, kNoLimit,
                                      "3.1 (u16) / largest other error " + at));
     res.paper = "lopez2022 section 6.1 (Fasi-Higham matrices, kappa(A) = 1e3): \"the behavior of the four algorithms "
                 "on these matrices is similar to the one previously analyzed\" (section 6.2 and Table 3: Algorithm 3.1 "

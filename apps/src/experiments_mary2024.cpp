@@ -23,7 +23,7 @@ namespace tcsim::cli::experiments {
 
 namespace {
 
-constexpr std::size_t kM = 10, kQ = 10;  // mary2024 section 5.1: m = q = 10
+constexpr std::size_t kSizeM = 10, kSizeQ = 10;  // mary2024 section 5.1: m = q = 10
 constexpr int kWords = 3;
 
 // Section 5.1's entries: +-10^phi, the sign with probability 1/2, phi uniform in [-10, 10].
@@ -40,14 +40,14 @@ std::vector<double> entries(std::size_t count, std::uint64_t seed, std::uint64_t
 // The exact A B (MPFR exact dot products of the binary64 entries), rounded to binary64.
 std::vector<double> exact_product(std::size_t k, const std::vector<double>& A, const std::vector<double>& B,
                                   unsigned threads) {
-  std::vector<double> C(kM * kQ);
+  std::vector<double> C(kSizeM * kSizeQ);
   auto body = [&] {
-    tbb::parallel_for(std::size_t{0}, kM * kQ, [&](std::size_t idx) {
-      const std::size_t i = idx / kQ, j = idx % kQ;
+    tbb::parallel_for(std::size_t{0}, kSizeM * kSizeQ, [&](std::size_t idx) {
+      const std::size_t i = idx / kSizeQ, j = idx % kSizeQ;
       std::vector<std::uint64_t> a(k), b(k);
       for (std::size_t t = 0; t < k; ++t) {
         a[t] = bits_of_double(A[i * k + t]);
-        b[t] = bits_of_double(B[t * kQ + j]);
+        b[t] = bits_of_double(B[t * kSizeQ + j]);
       }
       C[idx] = to_double(reference::exact_dot(formats::fp64(), formats::fp64(), a, b, 0));
     });
@@ -71,7 +71,7 @@ double inf_norm(const std::vector<double>& X, std::size_t rows, std::size_t cols
 double normwise(const std::vector<double>& Chat, const std::vector<double>& C, double norms) {
   std::vector<double> d(C.size());
   for (std::size_t i = 0; i < C.size(); ++i) d[i] = Chat[i] - C[i];
-  return inf_norm(d, kM, kQ) / norms;
+  return inf_norm(d, kSizeM, kSizeQ) / norms;
 }
 
 struct Panel {
@@ -97,13 +97,13 @@ double bound_of(const Panel& pn, int p, double n) {
   return b <= 1 ? b : std::numeric_limits<double>::quiet_NaN();
 }
 
-struct Sweep {
+struct PanelSweep {
   std::vector<std::size_t> sizes;
   std::vector<PanelData> data;
 };
 
-Sweep sweep(const std::vector<Panel>& panels, const Context& c) {
-  Sweep s;
+PanelSweep sweep(const std::vector<Panel>& panels, const Context& c) {
+  PanelSweep s;
   for (std::size_t n = 16; n <= (c.quick ? std::size_t{4096} : std::size_t{1} << 20); n *= 4) s.sizes.push_back(n);
   s.data.assign(panels.size(), {});
   for (PanelData& d : s.data) d.narrow = d.unbounded = d.bound = std::vector<std::vector<double>>(kWords);
@@ -111,10 +111,10 @@ Sweep sweep(const std::vector<Panel>& panels, const Context& c) {
   // matrices and the exact product.
   const std::vector<std::string> results = run_items(c, s.sizes.size(), [&](std::size_t si) {
     const std::size_t n = s.sizes[si];
-    const std::vector<double> A = entries(kM * n, c.seed, 1), B = entries(n * kQ, c.seed, 2);
+    const std::vector<double> A = entries(kSizeM * n, c.seed, 1), B = entries(n * kSizeQ, c.seed, 2);
     if (c.progress) c.progress("n = " + std::to_string(n) + ": exact product", static_cast<double>(si) / s.sizes.size());
     const std::vector<double> C = exact_product(n, A, B, c.threads);
-    const double norms = inf_norm(A, kM, n) * inf_norm(B, n, kQ);
+    const double norms = inf_norm(A, kSizeM, n) * inf_norm(B, n, kSizeQ);
     ItemWriter bytes;
     for (std::size_t pi = 0; pi < panels.size(); ++pi) {
       if (c.progress)
@@ -123,9 +123,9 @@ Sweep sweep(const std::vector<Panel>& panels, const Context& c) {
       models::Model1Options o;
       o.subnormals = panels[pi].subnormals;
       o.threads = c.threads;
-      const auto narrow = models::model1_gemm_words(*panels[pi].in, *panels[pi].acc, kM, kQ, n, A, B, kWords, o);
+      const auto narrow = models::model1_gemm_words(*panels[pi].in, *panels[pi].acc, kSizeM, kSizeQ, n, A, B, kWords, o);
       o.bounded = false;
-      const auto wide = models::model1_gemm_words(*panels[pi].in, *panels[pi].acc, kM, kQ, n, A, B, kWords, o);
+      const auto wide = models::model1_gemm_words(*panels[pi].in, *panels[pi].acc, kSizeM, kSizeQ, n, A, B, kWords, o);
       for (int p = 1; p <= kWords; ++p) bytes.put(normwise(narrow[p - 1], C, norms)).put(normwise(wide[p - 1], C, norms));
     }
     return bytes.take();
@@ -142,7 +142,7 @@ Sweep sweep(const std::vector<Panel>& panels, const Context& c) {
   return s;
 }
 
-Figure figure_of(const std::vector<Panel>& panels, const Sweep& s, const std::string& title) {
+Figure figure_of(const std::vector<Panel>& panels, const PanelSweep& s, const std::string& title) {
   Figure f;
   f.title = title;
   f.xlabel = "n";
@@ -183,7 +183,7 @@ double divergence(const PanelData& d, const std::vector<std::size_t>& sizes, std
   return worst;
 }
 
-std::string table(const std::vector<Panel>& panels, const Sweep& s) {
+std::string table(const std::vector<Panel>& panels, const PanelSweep& s) {
   std::string t = "| panel | p | range |";
   for (std::size_t n : s.sizes) t += " n = " + std::to_string(n) + " |";
   t += "\n|---|---|---|";
@@ -200,7 +200,7 @@ std::string table(const std::vector<Panel>& panels, const Sweep& s) {
 }
 
 // Every error against its bound, where the bound is drawn.
-Check bound_check(const Sweep& s) {
+Check bound_check(const PanelSweep& s) {
   double worst = 0;
   for (const PanelData& d : s.data)
     for (int p = 0; p < kWords; ++p)
@@ -221,7 +221,7 @@ const char* const kSetting =
     "uniform in [-10, 10] (section 5.1), sim's counter-based generator; the exact product by MPFR (the paper uses "
     "binary64). Bounds above 1 say nothing about a relative error and are not drawn. ";
 
-std::string sizes_text(const Sweep& s, const Context& c) {
+std::string sizes_text(const PanelSweep& s, const Context& c) {
   return "Sizes n = " + std::to_string(s.sizes.front()) + " to " + std::to_string(s.sizes.back()) +
          " by factors of 4" + (c.quick ? std::string(" (--quick; full mode goes to 2^20)") : std::string()) + ".";
 }
@@ -231,7 +231,7 @@ Result fig51(const Context& c) {
                                      {&formats::e5m2(), &formats::fp16(), true},
                                      {&formats::e4m3(), &formats::fp16(), false},
                                      {&formats::e4m3(), &formats::fp16(), true}};
-  const Sweep s = sweep(panels, c);
+  const PanelSweep s = sweep(panels, c);
   Result r;
   r.figure = figure_of(panels, s, "mary2024 Fig. 5.1: Model 1, fp8 inputs, binary16 accumulation (dotted: unbounded range)");
   const std::size_t below = 65504;  // n < F_max: theta = sqrt(F_max / n) >= 1
@@ -269,7 +269,7 @@ Result fig52(const Context& c) {
                                      {&formats::e5m2(), &formats::fp32(), true},
                                      {&formats::e4m3(), &formats::fp32(), false},
                                      {&formats::e4m3(), &formats::fp32(), true}};
-  const Sweep s = sweep(panels, c);
+  const PanelSweep s = sweep(panels, c);
   Result r;
   r.figure = figure_of(panels, s,
                        "mary2024 Fig. 5.2: Model 1, binary16 and fp8 inputs, binary32 accumulation (dotted: unbounded range)");

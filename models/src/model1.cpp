@@ -19,7 +19,7 @@ using gemm_detail::parallel_ranges;
 using gemm_detail::scale_exponent;
 using gemm_detail::times_pow2;
 
-[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument(what); }
+[[noreturn]] void model1_fail(const std::string& what) { throw std::invalid_argument(what); }
 
 // The p-word splitting of x (already scaled): w_0 = fl(x), w_i = fl(r_i) with
 // r_i = (r_{i-1} - w_{i-1}) / u, u = 2^-t. Each r_i is exact in binary64: the error of a
@@ -37,7 +37,7 @@ void split(double x, const Model1Format& in, int words, double* out, std::size_t
 
 Model1Format model1_format(const Format& fmt, bool subnormals, bool bounded, const char* field) {
   if (fmt.precision < 2 || fmt.precision > 24 || !fmt.is_signed)
-    fail(std::string(field) + ": Model 1 takes signed formats of 2 to 24 significant bits (fp32, tf32, bf16, fp16, fp8, " +
+    model1_fail(std::string(field) + ": Model 1 takes signed formats of 2 to 24 significant bits (fp32, tf32, bf16, fp16, fp8, " +
          "fp6, fp4), got " + fmt.name);
   Model1Format f;
   f.precision = fmt.precision;
@@ -71,14 +71,14 @@ double model1_round(double x, const Model1Format& f) {
 std::vector<std::vector<double>> model1_gemm_words(const Format& in, const Format& acc, std::size_t m, std::size_t n,
                                                    std::size_t k, std::span<const double> A, std::span<const double> B,
                                                    int max_words, const Model1Options& o) {
-  if (m == 0 || n == 0 || k == 0) fail("Model 1 GEMM: m, n and k must be at least 1");
-  if (A.size() != m * k) fail("A: expected m x k = " + std::to_string(m * k) + " entries, got " + std::to_string(A.size()));
-  if (B.size() != k * n) fail("B: expected k x n = " + std::to_string(k * n) + " entries, got " + std::to_string(B.size()));
-  if (max_words < 1 || max_words > 3) fail("words: Model 1 takes 1, 2 or 3 words, got " + std::to_string(max_words));
+  if (m == 0 || n == 0 || k == 0) model1_fail("Model 1 GEMM: m, n and k must be at least 1");
+  if (A.size() != m * k) model1_fail("A: expected m x k = " + std::to_string(m * k) + " entries, got " + std::to_string(A.size()));
+  if (B.size() != k * n) model1_fail("B: expected k x n = " + std::to_string(k * n) + " entries, got " + std::to_string(B.size()));
+  if (max_words < 1 || max_words > 3) model1_fail("words: Model 1 takes 1, 2 or 3 words, got " + std::to_string(max_words));
   for (double v : A)
-    if (!std::isfinite(v)) fail("A: Model 1 takes finite entries only");
+    if (!std::isfinite(v)) model1_fail("A: Model 1 takes finite entries only");
   for (double v : B)
-    if (!std::isfinite(v)) fail("B: Model 1 takes finite entries only");
+    if (!std::isfinite(v)) model1_fail("B: Model 1 takes finite entries only");
   const Model1Format fi = model1_format(in, o.subnormals, o.bounded, "in");
   const Model1Format fa = model1_format(acc, o.subnormals, o.bounded, "accumulation");
 
@@ -137,7 +137,7 @@ std::vector<std::vector<double>> model1_gemm_words(const Format& in, const Forma
 
 std::vector<double> model1_gemm(const Format& in, const Format& acc, std::size_t m, std::size_t n, std::size_t k,
                                 std::span<const double> A, std::span<const double> B, const Model1Options& o) {
-  if (o.words < 1 || o.words > 3) fail("words: Model 1 takes 1, 2 or 3 words, got " + std::to_string(o.words));
+  if (o.words < 1 || o.words > 3) model1_fail("words: Model 1 takes 1, 2 or 3 words, got " + std::to_string(o.words));
   return std::move(model1_gemm_words(in, acc, m, n, k, A, B, o.words, o).back());
 }
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "unit_impl.hpp"
+
 namespace tcsim::models {
 
 namespace {
@@ -29,17 +31,6 @@ const std::vector<std::string> kOptional = {"min_exponent", "instruction", "arch
                                             "flushed_input_sign", "product_rounding", "product_overflow",
                                             "mixed_inputs"};
 const std::vector<std::string> kUnitKeys = {"name", "architecture", "aliases", "datapaths"};
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 std::string type_name(const json& v) {
   if (v.is_null()) return "null";
@@ -67,9 +58,9 @@ void check_keys(const Ctx& ctx, const json& obj, const std::vector<std::string>&
                 const std::vector<std::string>& required) {
   for (auto it = obj.begin(); it != obj.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-      ctx.fail_here("unknown key '" + it.key() + "'; allowed keys: " + join(allowed));
+      ctx.fail_here("unknown key '" + it.key() + "'; allowed keys: " + detail::join(allowed));
   for (const auto& k : required)
-    if (!obj.contains(k)) ctx.fail_here("missing required key '" + k + "'; required keys: " + join(required));
+    if (!obj.contains(k)) ctx.fail_here("missing required key '" + k + "'; required keys: " + detail::join(required));
 }
 
 std::string get_string(const Ctx& ctx, const json& v, const std::string& key) {
@@ -105,13 +96,13 @@ std::vector<std::string> get_strings(const Ctx& ctx, const json& v, const std::s
 template <class E>
 E vocab(const Ctx& ctx, const json& v, const std::string& key,
         const std::vector<std::pair<std::string, E>>& words) {
-  const std::string s = lower(get_string(ctx, v, key));
+  const std::string s = detail::lower(get_string(ctx, v, key));
   std::vector<std::string> allowed;
   for (const auto& [w, e] : words) {
     if (w == s) return e;
     allowed.push_back(w);
   }
-  ctx.fail(key, "'" + v.get<std::string>() + "' is not allowed; allowed: " + join(allowed));
+  ctx.fail(key, "'" + v.get<std::string>() + "' is not allowed; allowed: " + detail::join(allowed));
 }
 
 const std::vector<std::pair<std::string, Rounding>> kAlignWords = {
@@ -227,7 +218,7 @@ DatapathSpec parse_row(const Ctx& ctx, const json& j, bool in_unit, std::string*
         if (parse_format(o) == want) return;
     } catch (const std::invalid_argument&) {
     }
-    ctx.fail(key, "'" + f + "' is not one of the output_formats; allowed: " + join(r.output_formats));
+    ctx.fail(key, "'" + f + "' is not one of the output_formats; allowed: " + detail::join(r.output_formats));
   };
   // A rounding per output format: one string for all, or an object covering every output
   // (`complete`) or some of them.
@@ -398,7 +389,7 @@ UnitSpec parse_unit_json(const json& j0, std::string_view source) {
       std::vector<std::string> names;
       for (const auto& u : j0)
         if (u.is_object() && u.contains("name") && u["name"].is_string()) names.push_back(u["name"].get<std::string>());
-      ctx.fail_here("holds " + std::to_string(j0.size()) + " units (" + join(names) +
+      ctx.fail_here("holds " + std::to_string(j0.size()) + " units (" + detail::join(names) +
                     "); allowed: a single unit object or a one-element array");
     }
     jp = &j0[0];

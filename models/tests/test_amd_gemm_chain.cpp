@@ -42,7 +42,7 @@ using tcsim::test::Rng;
 
 namespace {
 
-struct Pair {
+struct ChainPair {
   const char *a, *b, *instruction;
 };
 
@@ -322,7 +322,7 @@ struct Tally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
-Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind,
+Tally run_pair(const Unit& unit, const ChainPair& p, Rng& r, std::uint64_t total, unsigned threads, int far_kind,
                bool runs = false, bool spread = false, bool edges = false, bool short_cases = false) {
   const Format &in_a = parse_format(p.a), &in_b = parse_format(p.b), &out = formats::fp32();
   const InstructionSelection sel = unit.select_instruction(in_a, in_b, out, p.instruction);
@@ -403,7 +403,7 @@ Tally run_pair(const Unit& unit, const Pair& p, Rng& r, std::uint64_t total, uns
   return t;
 }
 
-const Pair kPairs[] = {
+const ChainPair kPairs[] = {
     {"fp16", "fp16", ""},
     {"fp16", "fp16", "v1"},
     {"fp16", "fp16", "v_mfma_f32_32x32x4_2b_f16"},
@@ -423,7 +423,7 @@ const Pair kPairs[] = {
 };
 
 // Every pair on every compiled SIMD target (the CPU's own first, with `best` outputs per pair).
-std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* pairs, std::size_t count, Rng& r,
+std::uint64_t run_targets(const char* unit_name, const char* path, const ChainPair* pairs, std::size_t count, Rng& r,
                           std::uint64_t best, std::uint64_t others, int far_kind, bool runs = false,
                           bool spread = false, bool edges = false, bool short_cases = false) {
   const Unit& unit = builtin_unit(unit_name);
@@ -433,7 +433,7 @@ std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* p
     hwy::SetSupportedTargetsForTest(target);
     const std::string name = hwy::TargetName(target);
     for (std::size_t i = 0; i < count; ++i) {
-      const Pair& p = pairs[i];
+      const ChainPair& p = pairs[i];
       INFO(std::string(unit_name) + " " + p.a + "*" + p.b + " " + p.instruction + " on " + name);
       REQUIRE(unit.batch_path(parse_format(p.a), formats::fp32(), p.instruction).rfind(path, 0) == 0);
       const Tally t =
@@ -450,7 +450,7 @@ std::uint64_t run_targets(const char* unit_name, const char* path, const Pair* p
   return mismatches;
 }
 
-const Pair kExactPairs[] = {
+const ChainPair kExactPairs[] = {
     {"fp16", "fp16", ""},
     {"fp16", "fp16", "v_mfma_f32_16x16x16f16"},
     {"bf16", "bf16", ""},
@@ -492,7 +492,7 @@ TEST_CASE("exact-block gemm chain: runs of blocks proven exact by the tile bound
 // mi300g the admitted blocks run on the pair chain (sim/src/amd_pair_chain-inl.h: int16
 // operands, pair dot products), whose second limit (spreads of A and B each at most 15 - p)
 // the draws also put at and one above.
-const Pair kFp8Pairs[] = {
+const ChainPair kFp8Pairs[] = {
     {"e4m3fnuz", "e4m3fnuz", ""},
     {"e4m3fnuz", "e4m3fnuz", "v1"},
     {"e4m3fnuz", "e4m3fnuz", "v_mfma_f32_16x16x32_fp8_fp8"},
@@ -524,7 +524,7 @@ TEST_CASE("after-add gemm chain: far c and e_g at the flags' edges, every SIMD t
 // mi300d: the short epilogue's bounds (D' at 34 and one above, at 4 and 5), ties at the floors,
 // cancellation against c and the range edges, on the one-group lines it serves (fp16, bf16, the
 // K = 4 forms, xf32; v2 and v1).
-const Pair kShortPairs[] = {
+const ChainPair kShortPairs[] = {
     {"fp16", "fp16", ""},
     {"fp16", "fp16", "v1"},
     {"fp16", "fp16", "v_mfma_f32_32x32x4_2b_f16"},
@@ -583,7 +583,7 @@ TEST_CASE("after-add gemm chain: cancellation under a sticky bit (the short epil
   const auto targets = hwy::SupportedAndGeneratedTargets();
   for (const std::int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
-    for (const Pair& p : kShortPairs) {
+    for (const ChainPair& p : kShortPairs) {
       const Format &fa = parse_format(p.a), &fb = parse_format(p.b);
       INFO(std::string(p.a) + " " + p.instruction + " on " + hwy::TargetName(target));
       REQUIRE(unit.batch_path(fa, out, p.instruction).rfind("after-add", 0) == 0);

@@ -73,7 +73,7 @@ std::uint64_t run_case(const Unit& unit, const DatapathSpec& row, const Format& 
 }
 
 template <class Fn>
-void for_each_group_row(const Fn& fn) {
+void for_each_scaled_group_row(const Fn& fn) {
   for (const char* unit_name : {"b200", "rtx5090"}) {
     const Unit& unit = builtin_unit(unit_name);
     for (const auto& row : unit.spec().datapaths) {
@@ -96,7 +96,7 @@ TEST_CASE("gemm_scaled group tiles: every SIMD target, 1 to 20 blocks, edge scal
     hwy::SetSupportedTargetsForTest(target);
     const std::string tname = hwy::TargetName(target);
     INFO("target " << tname);
-    for_each_group_row([&](const Unit& unit, const DatapathSpec& row, const Format& sf, int bs, const std::string& name) {
+    for_each_scaled_group_row([&](const Unit& unit, const DatapathSpec& row, const Format& sf, int bs, const std::string& name) {
       ++rows;
       const std::size_t k = static_cast<std::size_t>(row.fma_size);
       std::uint64_t outputs = 0, bad = 0;
@@ -121,7 +121,7 @@ TEST_CASE("gemm_scaled group tiles: long run (TCSIM_GROUP_TILES_LARGE block FMAs
   if (!env) return;
   const std::uint64_t total = std::strtoull(env, nullptr, 0);
   Rng r(tcsim::test::seed("gemm_scaled group tiles long", 0x1a26e5));
-  for_each_group_row([&](const Unit& unit, const DatapathSpec& row, const Format& sf, int bs, const std::string& name) {
+  for_each_scaled_group_row([&](const Unit& unit, const DatapathSpec& row, const Format& sf, int bs, const std::string& name) {
     const std::size_t k = static_cast<std::size_t>(row.fma_size);
     std::uint64_t fmas = 0, bad = 0;
     while (fmas < total) {

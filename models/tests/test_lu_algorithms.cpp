@@ -18,7 +18,7 @@ using namespace tcsim::models;
 
 namespace {
 
-std::vector<double> ones_rhs(const std::vector<double>& A, std::size_t n) {
+std::vector<double> ones_rhs_for(const std::vector<double>& A, std::size_t n) {
   std::vector<double> b(n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t c = 0; c < n; ++c) b[i] += A[i * n + c];
@@ -36,7 +36,7 @@ LuOptions alg(LuAlgorithm a, std::size_t r, std::size_t s = 8, LuPanel p = LuPan
 
 // lopez2022 section 2.3: x = ones, b = A x, substitutions in fp32, componentwise error (2.2).
 double backward_error(const LuResult& lu, const std::vector<double>& A) {
-  const std::vector<double> b = ones_rhs(A, lu.n);
+  const std::vector<double> b = ones_rhs_for(A, lu.n);
   return lu_backward_errors(lu, A, lu_solve(lu, b, "fp32"), b).componentwise;
 }
 

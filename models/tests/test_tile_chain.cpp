@@ -85,18 +85,18 @@ void cancel_blocks(const Format& in, Rng& r, std::size_t m, std::size_t n, std::
   }
 }
 
-struct Tally {
+struct TileTally {
   std::uint64_t outputs = 0, blocks = 0, mismatches = 0;
 };
 
 // 48 x 40 GEMMs (tiles, padding, task edges) until `total` block FMAs are checked.
 // pairs: a pairs-mod4 row, K of 1 to 40 instructions (2k products each, `blocks` counts them)
 // and a quarter of the c aimed at the first instruction's final addition.
-Tally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
+TileTally gemm_chains(const Unit& unit, const DatapathSpec& row, const Format& in, const Format& out, Rng& r,
                   std::uint64_t total, const std::string& label, bool pairs = false) {
   const std::size_t k = static_cast<std::size_t>(row.fma_size), step = pairs ? 2 * k : k;
   const std::size_t m = 48, n = 40;
-  Tally t;
+  TileTally t;
   while (t.blocks < total) {
     std::size_t K = pairs ? step * (1 + r.below(40)) : k * (2 + r.below(39));  // named draws: operand order is unspecified
     if (!pairs) K += r.below(k);
@@ -214,7 +214,7 @@ TEST_CASE("kernel differential: tile chains (every tile row without a final addi
                                     " " + in_name + "->" + out_name + " k" + std::to_string(row.fma_size);
           INFO(label);
           ++pairs;
-          const Tally t = gemm_chains(unit, row, in, out, r, total, label);
+          const TileTally t = gemm_chains(unit, row, in, out, r, total, label);
           std::printf("[tile-chain] %-40s gemm %llu outputs, %llu block FMAs, %llu mismatches\n", label.c_str(),
                       static_cast<unsigned long long>(t.outputs), static_cast<unsigned long long>(t.blocks),
                       static_cast<unsigned long long>(t.mismatches));
@@ -286,7 +286,7 @@ TEST_CASE("kernel differential: pairs-mod4 chains (the fp8 mma.sync emulation), 
       const DatapathSpec& row = unit.datapath(in, out, "mma.sync");
       const std::string label = name + " " + l.unit + " mma.sync " + l.in + "->" + l.out;
       INFO(label);
-      const Tally t = gemm_chains(unit, row, in, out, r, target == targets.front() ? best : others, label, true);
+      const TileTally t = gemm_chains(unit, row, in, out, r, target == targets.front() ? best : others, label, true);
       std::printf("[pairs-chain] %-40s gemm %llu outputs, %llu instructions, %llu mismatches\n", label.c_str(),
                   static_cast<unsigned long long>(t.outputs), static_cast<unsigned long long>(t.blocks),
                   static_cast<unsigned long long>(t.mismatches));
@@ -325,7 +325,7 @@ TEST_CASE("tile chains: resumed after a stopped block, every SIMD target (issue 
       const std::string label = name + " " + l.unit + " " + l.in + "->" + l.out;
       INFO(label);
       REQUIRE(chain_row(unit, row, in, out));
-      const Tally t = gemm_chains(unit, row, in, out, r, target == targets.front() ? best : others, label);
+      const TileTally t = gemm_chains(unit, row, in, out, r, target == targets.front() ? best : others, label);
       std::printf("[tile-chain] resumed %-32s gemm %llu outputs, %llu block FMAs, %llu mismatches\n", label.c_str(),
                   static_cast<unsigned long long>(t.outputs), static_cast<unsigned long long>(t.blocks),
                   static_cast<unsigned long long>(t.mismatches));

@@ -27,7 +27,7 @@ using tcsim::test::Rng;
 
 namespace {
 
-const ChainLine kLines[] = {
+const ChainLine kEmaxLines[] = {
     {"h100", "wgmma", "fp16", "fp32", false},    {"h100", "wgmma", "fp16", "fp16", false},
     {"h100", "mma.sync", "fp16", "fp16", false}, {"a100", "mma.sync", "fp16", "fp32", false},
     {"h100", "mma.sync", "e4m3", "fp16", true},  {"v100", "mma.sync", "fp16", "fp32", false},
@@ -155,7 +155,7 @@ TEST_CASE("kernel differential: tile chains taking E from the blocks' maxima, ev
     g.m = 24, g.n = 40, g.K = random_chain_K(r, l.k, l.line.pairs);
     fill_emax_gemm(l.in, l.out, r, g.m, g.n, g.K, l.k, g.A, g.B, g.C);
   };
-  CHECK(chain_lines_differential("tile-chain-emax", kLines, best, others, draw) == 0);
+  CHECK(chain_lines_differential("tile-chain-emax", kEmaxLines, best, others, draw) == 0);
 }
 
 // Issue 25 (h100n): the GEMM driver makes the maxima once per GEMM (sim block_kernel.hpp:

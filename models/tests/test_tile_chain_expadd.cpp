@@ -26,7 +26,7 @@ using tcsim::test::Rng;
 
 namespace {
 
-const ChainLine kLines[] = {{"h100", "wgmma", "fp16", "fp32", false},       {"h100", "wgmma", "fp16", "fp16", false},
+const ChainLine kExpaddLines[] = {{"h100", "wgmma", "fp16", "fp32", false},       {"h100", "wgmma", "fp16", "fp16", false},
                             {"h100", "mma.sync", "fp16", "fp16", false},    {"v100", "mma.sync", "fp16", "fp32", false},
                             {"a100", "mma.sync", "bf16", "fp32", false},    {"h100", "mma.sync", "tf32", "fp32", false},
                             {"rtx5090", "mma.sync", "e4m3", "fp16", false}, {"h100", "mma.sync", "e4m3", "fp16", true},
@@ -89,5 +89,5 @@ TEST_CASE("kernel differential: tile chains scaling products by their exponent f
     }
     for (auto& x : g.C) x = expadd_c(l.out, r, l.F, c_mode);
   };
-  CHECK(chain_lines_differential("tile-chain-expadd", kLines, best, others, draw) == 0);
+  CHECK(chain_lines_differential("tile-chain-expadd", kExpaddLines, best, others, draw) == 0);
 }

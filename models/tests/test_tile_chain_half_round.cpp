@@ -26,7 +26,7 @@ namespace {
 
 // The binary16 output's rounding of a user copy ("" keeps the row's); flush-out: subnormal
 // outputs flushed (the chain's 2^-14 stop).
-const ChainLine kLines[] = {{"v100", "mma.sync", "fp16", "fp16"},
+const ChainLine kHalfRoundLines[] = {{"v100", "mma.sync", "fp16", "fp16"},
                             {"v100", "mma.sync", "fp16", "fp16", false, "rz"},
                             {"v100", "mma.sync", "fp16", "fp16", false, "ru"},
                             {"v100", "mma.sync", "fp16", "fp16", false, "rd"},
@@ -197,5 +197,5 @@ TEST_CASE("kernel differential: binary16 tile chains at the rounding edges, ever
                 static_cast<unsigned long long>(ties));
     ties = 0;
   };
-  CHECK(chain_lines_differential("tile-chain-half-round", kLines, best, others, draw, count_ties) == 0);
+  CHECK(chain_lines_differential("tile-chain-half-round", kHalfRoundLines, best, others, draw, count_ties) == 0);
 }

@@ -24,7 +24,7 @@ using tcsim::test::Rng;
 
 namespace {
 
-const ChainLine kLines[] = {{"h100", "wgmma", "fp16", "fp16"},
+const ChainLine kResumeLines[] = {{"h100", "wgmma", "fp16", "fp16"},
                             {"h100", "wgmma", "fp16", "fp32"},
                             {"h100", "mma.sync", "fp16", "fp16"},
                             {"v100", "mma.sync", "fp16", "fp16"}};
@@ -80,5 +80,5 @@ TEST_CASE("tile chains: resumed chains read B's strip-major copy, every SIMD tar
       for (std::size_t s = 0; s < K; ++s) g.B[s * n + j] = col[s];
     }
   };
-  CHECK(chain_lines_differential("tile-chain-resume", kLines, best, others, draw) == 0);
+  CHECK(chain_lines_differential("tile-chain-resume", kResumeLines, best, others, draw) == 0);
 }

@@ -24,7 +24,7 @@ namespace {
 
 // pairs-mod4 lines keep the 2^-14 stop in their binary16 chains; so do the user copies that
 // flush subnormal outputs or inputs.
-const ChainLine kLines[] = {{"h100", "wgmma", "fp16", "fp16", false},
+const ChainLine kSubnormalLines[] = {{"h100", "wgmma", "fp16", "fp16", false},
                             {"h100", "mma.sync", "fp16", "fp16", false},
                             {"v100", "mma.sync", "fp16", "fp16", false},
                             {"a100", "mma.sync", "fp16", "fp16", false},
@@ -98,7 +98,7 @@ TEST_CASE("kernel differential: binary16 tile chains carrying subnormal results,
     for (auto& x : g.C)
       x = ties ? value_with_lead(out, r, -15 - static_cast<int>(r.below(10))) & ~out.sign_mask() : small_c(out, r);
   };
-  CHECK(chain_lines_differential("tile-chain-subnormal", kLines, best, others, draw) == 0);
+  CHECK(chain_lines_differential("tile-chain-subnormal", kSubnormalLines, best, others, draw) == 0);
 }
 
 TEST_CASE("tile chains: binary16 results below 2^-14 stop the chain only below 2^-24 with F16C (issue 25, h100k)",

@@ -37,7 +37,7 @@ struct Line {
   bool sat;  // overflow to the largest finite value (a user row: an unflagged overflow would differ)
   bool floor = false;  // min_exponent F + 98 (a user row: above F + 97 the generic variant runs)
 };
-const Line kLines[] = {{"h100", "mma.sync", "fp16", false, false}, {"a100", "mma.sync", "fp16", false, false},
+const Line kTopLines[] = {{"h100", "mma.sync", "fp16", false, false}, {"a100", "mma.sync", "fp16", false, false},
                        {"h100", "mma.sync", "tf32", false, false}, {"h100", "mma.sync", "bf16", false, false},
                        {"rtx5090", "mma.sync", "e4m3", false, false}, {"h100", "mma.sync", "fp16", true, true},
                        {"h100", "mma.sync", "tf32", true, true},     {"h100", "mma.sync", "tf32", false, true},
@@ -88,7 +88,7 @@ std::uint64_t top_operand(const Format& in, Rng& r, int F, bool big) {
 
 TEST_CASE("tile chains: binary32 outputs stop where E passes F + 97 (issue 25, h100h)", "[kernel][tiles]") {
   Rng r(tcsim::test::seed("tile chains: binary32 top", 0x7c5e0c50));
-  for (const Line& l : kLines) {
+  for (const Line& l : kTopLines) {
     const Unit unit = line_unit(l);
     const Format &in = parse_format(l.in), &out = parse_format("fp32");
     const DatapathSpec& row = unit.datapath(in, out, l.instruction);
@@ -126,7 +126,7 @@ TEST_CASE("kernel differential: binary32 tile chains at the top of the range, ev
   const std::uint64_t best = tcsim::test::count(60'000), others = tcsim::test::count(10'000);
   std::uint64_t mismatches = 0;
   each_simd_target([&](const std::string& name, bool first) {
-    for (const Line& l : kLines) {
+    for (const Line& l : kTopLines) {
       const Unit unit = line_unit(l);
       const Format &in = parse_format(l.in), &out = parse_format("fp32");
       const DatapathSpec& row = unit.datapath(in, out, l.instruction);

@@ -5,6 +5,7 @@
 
 #include "tcsim/sim/adder.hpp"
 #include "tcsim/sim/codec.hpp"
+#include "ascii_lower.hpp"
 
 namespace tcsim {
 namespace {
@@ -13,15 +14,9 @@ namespace {
   throw std::invalid_argument("adder field '" + std::string(field) + "' " + what);
 }
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return r;
-}
-
 template <class E, std::size_t N>
 E parse_enum(std::string_view text, std::string_view field, const std::pair<const char*, E> (&table)[N]) {
-  const std::string key = lower(text);
+  const std::string key = detail::ascii_lower(text);
   std::string allowed;
   for (const auto& [name, value] : table) {
     if (key == name) return value;

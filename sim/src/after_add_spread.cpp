@@ -42,28 +42,28 @@ namespace tcsim {
 
 namespace {
 
-constexpr std::int32_t kZero = amd_lanes::kTileZeroHi, kSpecial = amd_lanes::kTileSpecialHi;
+constexpr std::int32_t kZeroHi = amd_lanes::kTileZeroHi, kSpecialHi = amd_lanes::kTileSpecialHi;
 constexpr std::size_t kRowPart = 16;  // rows of A per part of gemm_spreads
 // Blocks whose largest row and column spreads exceed the bound by up to this many bits run
 // checked on the pair chain (bench gemm's e5m2fnuz: 95 % of those above the bound).
 constexpr int kCheckedExcess = 4;
 
-inline bool finite_nonzero(std::int32_t e) { return e != kZero && e != kSpecial; }
+inline bool finite_nonzero(std::int32_t e) { return e != kZeroHi && e != kSpecialHi; }
 
 // The chain's int16 e_ref (amd_chain.hpp's sentinels) and its negation (zeros and NaN/Inf
 // kChainZeroHi: a maximum of negated sums skips them, the e_ref pass flags NaN/Inf).
 inline std::int16_t e16(std::int32_t e) {
-  return e == kZero ? amd_lanes::kChainZeroHi : e == kSpecial ? amd_lanes::kChainSpecialHi : static_cast<std::int16_t>(e);
+  return e == kZeroHi ? amd_lanes::kChainZeroHi : e == kSpecialHi ? amd_lanes::kChainSpecialHi : static_cast<std::int16_t>(e);
 }
 inline std::int16_t n16(std::int32_t e) { return finite_nonzero(e) ? static_cast<std::int16_t>(-e) : amd_lanes::kChainZeroHi; }
 
 // Widens [lo, hi] by e unless e is a zero or NaN/Inf sentinel (without a branch).
 inline void widen(std::int32_t e, std::int32_t& lo, std::int32_t& hi) {
   const bool real = finite_nonzero(e);
-  lo = std::min(lo, real ? e : kSpecial), hi = std::max(hi, real ? e : kZero);
+  lo = std::min(lo, real ? e : kSpecialHi), hi = std::max(hi, real ? e : kZeroHi);
 }
 
-// hi - lo (at most 255), 0 for an empty range (lo = kSpecial, hi = kZero).
+// hi - lo (at most 255), 0 for an empty range (lo = kSpecialHi, hi = kZeroHi).
 inline std::uint8_t spread(std::int32_t lo, std::int32_t hi) {
   return hi < lo ? 0 : static_cast<std::uint8_t>(std::min<std::int32_t>(hi - lo, 255));
 }
@@ -97,7 +97,7 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
       for (std::size_t t = 0; t < K; ++t) ops.a_e16[i * K + t] = e16(e[t]), ops.a_n16[i * K + t] = n16(e[t]);
       for (std::size_t b = 0; b < nb; ++b) {
         const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
-        std::int32_t l = kSpecial, h = kZero;
+        std::int32_t l = kSpecialHi, h = kZeroHi;
         for (std::size_t t = t0; t < t1; ++t) widen(e[t], l, h);
         ops.a_spread[i * nb + b] = spread(l, h);
         std::uint8_t& a4 = ops.a_spread4[i / 4 * nb + b];  // parts are whole groups of 4 rows
@@ -123,7 +123,7 @@ void AfterAddKernel::gemm_spreads(GemmOperands& ops, std::size_t part) const {
     }
   for (std::size_t b = 0; b < nb; ++b) {
     const std::size_t t0 = b * k_, t1 = std::min(K, t0 + k_);
-    std::fill(lo.begin(), lo.end(), kSpecial), std::fill(hi.begin(), hi.end(), kZero);
+    std::fill(lo.begin(), lo.end(), kSpecialHi), std::fill(hi.begin(), hi.end(), kZeroHi);
     for (std::size_t t = t0; t < t1; ++t)  // B row by row: contiguous
       for (std::size_t j = 0; j < w; ++j) widen(ops.b_e[t * ldb + j0 + j], lo[j], hi[j]);
     std::uint8_t& strip_max = ops.b_spread_strip[j0 / S * nb + b];

@@ -18,17 +18,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "ascii_lower.hpp"
+
 namespace tcsim {
 namespace {
 
 [[noreturn]] void fail(const Format& f, const std::string& what) {
   throw std::invalid_argument("format '" + f.name + "': " + what);
-}
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
 }
 
 // Exponent fields above emax + bias that the encoding reserves for specials.
@@ -217,7 +213,7 @@ std::string builtin_format_names() {
 }
 
 const Format& parse_format(std::string_view name, std::string_view field) {
-  std::string key = lower(name);
+  std::string key = detail::ascii_lower(name);
   for (const auto& [alias, canonical] : aliases())
     if (key == alias) key = canonical;
   for (const auto& f : builtin_formats())
@@ -237,7 +233,7 @@ std::string to_string(NanEncoding n) {
 }
 
 NanEncoding parse_nan_encoding(std::string_view s, std::string_view field) {
-  std::string k = lower(s);
+  std::string k = detail::ascii_lower(s);
   std::replace(k.begin(), k.end(), '-', '_');
   if (k == "none") return NanEncoding::None;
   if (k == "ieee") return NanEncoding::Ieee;

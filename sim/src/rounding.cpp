@@ -25,6 +25,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "ascii_lower.hpp"
+
 namespace tcsim {
 namespace {
 
@@ -242,16 +244,8 @@ std::string to_string(Rounding r) {
   return "?";
 }
 
-namespace {
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-}  // namespace
-
 Rounding parse_rounding(std::string_view s, std::string_view field) {
-  const std::string k = lower(s);
+  const std::string k = detail::ascii_lower(s);
   if (k == "rne" || k == "rn") return Rounding::NearestEven;
   if (k == "rz") return Rounding::TowardZero;
   if (k == "ru") return Rounding::Up;
@@ -274,7 +268,7 @@ std::string to_string(OverflowMode m) {
 }
 
 OverflowMode parse_overflow(std::string_view s, std::string_view field) {
-  const std::string k = lower(s);
+  const std::string k = detail::ascii_lower(s);
   if (k == "default") return OverflowMode::FormatDefault;
   if (k == "ieee") return OverflowMode::Ieee;
   if (k == "saturate" || k == "sat") return OverflowMode::Saturate;

@@ -17,7 +17,7 @@ using namespace tcsim;
 namespace {
 
 // Random pattern of `f`, biased towards extreme exponents, subnormals and special values.
-std::uint64_t random_pattern(test::Rng& rng, const Format& f, bool allow_special) {
+std::uint64_t random_bit_pattern(test::Rng& rng, const Format& f, bool allow_special) {
   const std::uint64_t sign = f.is_signed && (rng.next() & 1) ? f.sign_mask() : 0;
   const int ebits = f.exponent_bits, fbits = f.fraction_bits;
   std::uint64_t frac = rng.next() & ((std::uint64_t{1} << fbits) - 1);
@@ -149,10 +149,10 @@ TEST_CASE("deferred adder equals a slow unbounded-integer model on random config
       const std::size_t k = 1 + rng.below(rng.below(4) == 0 ? 40 : 9);
       std::vector<std::uint64_t> a(k), b(k);
       for (std::size_t i = 0; i < k; ++i) {
-        a[i] = random_pattern(rng, cfg.a_format, false);
-        b[i] = random_pattern(rng, cfg.b_format, false);
+        a[i] = random_bit_pattern(rng, cfg.a_format, false);
+        b[i] = random_bit_pattern(rng, cfg.b_format, false);
       }
-      const std::uint64_t c = random_pattern(rng, cfg.c_format, false);
+      const std::uint64_t c = random_bit_pattern(rng, cfg.c_format, false);
       const std::uint64_t got = adder.dot(a, b, c), want = slow_model(cfg, a, b, c);
       if (got != want) {
         FAIL_CHECK(cfg.describe() << "\n a = " << hexes(cfg.a_format, a) << "\n b = " << hexes(cfg.b_format, b)
@@ -184,10 +184,10 @@ TEST_CASE("per-step binary32 RNE equals the host's fmaf chain and float addition
     const std::size_t k = 1 + rng.below(8);
     std::vector<std::uint64_t> a(k), b(k);
     for (std::size_t i = 0; i < k; ++i) {
-      a[i] = random_pattern(rng, formats::fp32(), true);
-      b[i] = random_pattern(rng, formats::fp32(), true);
+      a[i] = random_bit_pattern(rng, formats::fp32(), true);
+      b[i] = random_bit_pattern(rng, formats::fp32(), true);
     }
-    const std::uint64_t c = random_pattern(rng, formats::fp32(), true);
+    const std::uint64_t c = random_bit_pattern(rng, formats::fp32(), true);
     float acc = float_of_bits(static_cast<std::uint32_t>(c));
     for (std::size_t i = 0; i < k; ++i)
       acc = std::fma(float_of_bits(static_cast<std::uint32_t>(a[i])), float_of_bits(static_cast<std::uint32_t>(b[i])), acc);
@@ -205,8 +205,8 @@ TEST_CASE("per-step binary32 RNE equals the host's fmaf chain and float addition
     std::vector<std::uint64_t> ha(k), hb(k);
     std::vector<float> level;
     for (std::size_t i = 0; i < k; ++i) {
-      ha[i] = random_pattern(rng, formats::fp16(), true);
-      hb[i] = random_pattern(rng, formats::fp16(), true);
+      ha[i] = random_bit_pattern(rng, formats::fp16(), true);
+      hb[i] = random_bit_pattern(rng, formats::fp16(), true);
       level.push_back(static_cast<float>(to_double(decode(formats::fp16(), ha[i])) *
                                          to_double(decode(formats::fp16(), hb[i]))));
     }

@@ -43,7 +43,7 @@ FitResult fit_from(const models::DatapathSpec& start, const DumpSet& dump, bool 
 
 // The whole fit as bench fit runs it for random rows: a work budget of 5,000,000 cases, so the
 // same at any load and under the sanitizers.
-FitOptions bench_budget() {
+FitOptions choice_bench_budget() {
   FitOptions o;
   o.work_budget = 5000000;
   o.time_limit_seconds = 3600;  // a cap only
@@ -204,7 +204,7 @@ TEST_CASE("fit: the row returned takes the most permissive fitting F and carry b
     REQUIRE(count_mismatches(reached, dump) == 0);
     structured_cases(in, out, t.K, 20000, seed + 1, a, b, c, true);
     const DumpSet check = simulated_dump(hidden, in, out, t.K, a, b, c);
-    const FitResult widened = fit_dump(dump, bench_budget());
+    const FitResult widened = fit_dump(dump, choice_bench_budget());
     REQUIRE_FALSE(widened.capped);
     REQUIRE(widened.exact);
     CHECK(widened.first_exact == reached);
@@ -244,7 +244,7 @@ TEST_CASE("fit: the min-exponent clamp is not widened", "[fit]") {
   auto lowest = hidden;
   lowest.min_exponent["fp32"] = -142;
   REQUIRE(count_mismatches(lowest, dump) == 0);  // the dump allows it
-  const FitResult r = fit_dump(dump, bench_budget());
+  const FitResult r = fit_dump(dump, choice_bench_budget());
   REQUIRE_FALSE(r.capped);
   REQUIRE(r.exact);
   CHECK(r.first_exact.min_exponent.at("fp32") == -137);  // the search reached the unit's clamp
@@ -276,7 +276,7 @@ TEST_CASE("fit: an F kept from the seed row is not widened", "[fit][release-only
   std::vector<std::uint64_t> a, b, c;
   structured_cases(in, out, 32, 5000, seed, a, b, c);  // the basic mix, as the built-in rows' evaluation
   const DumpSet dump = simulated_dump(*hidden, in, out, 32, a, b, c);
-  FitOptions o = bench_budget();
+  FitOptions o = choice_bench_budget();
   o.exclude_units = {"h100"};
   const FitResult r = fit_dump(dump, o);
   REQUIRE_FALSE(r.capped);
@@ -316,7 +316,7 @@ TEST_CASE("fit: a row the dump cannot tell apart is found from a larger dump", "
   for (int i = 0; i < 2; ++i) {
     structured_cases(in, out, 8, sizes[i], seed, a, b, c, true);
     const DumpSet dump = simulated_dump(hidden, in, out, 8, a, b, c);
-    FitOptions o = bench_budget();
+    FitOptions o = choice_bench_budget();
     o.work_budget *= sizes[i] / 5000;  // the budget scaled with the cases, as bench fit --fit-budget 1000N
     const FitResult r = fit_dump(dump, o);
     REQUIRE_FALSE(r.capped);

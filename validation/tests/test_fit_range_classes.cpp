@@ -21,7 +21,7 @@ using namespace tcsim::validation;
 
 namespace {
 
-models::DatapathSpec row_of(const std::string& json) {
+models::DatapathSpec range_row_of(const std::string& json) {
   return models::parse_unit_json(nlohmann::json::parse(json), "test").datapaths.at(0);
 }
 
@@ -50,11 +50,11 @@ models::DatapathSpec fitted_of(const Aimed& r) {
     if (v.is_null() && k != "min_exponent") f.erase(k);
     else f[k] = v;
   }
-  return row_of(f.dump());
+  return range_row_of(f.dump());
 }
 
 void check_aimed(const Aimed& r, std::uint64_t seed) {
-  const models::DatapathSpec hidden = row_of(r.hidden);
+  const models::DatapathSpec hidden = range_row_of(r.hidden);
   const models::DatapathSpec fitted = fitted_of(r);
   const Format& in = parse_format(hidden.input_formats[0]);
   const Format& out = parse_format(hidden.output_formats[0]);
@@ -197,7 +197,7 @@ struct Aimed32 {
 // `before`: the range classes the earlier mix held (0 .. before - 1).
 void check_aimed32(const Aimed32& a, std::uint64_t seed, int before = 8) {
   check_aimed(a.r, seed);
-  const models::DatapathSpec hidden = row_of(a.r.hidden);
+  const models::DatapathSpec hidden = range_row_of(a.r.hidden);
   const models::DatapathSpec fitted = fitted_of(a.r);
   const Format& in = parse_format(hidden.input_formats[0]);
   const Format& out = parse_format(hidden.output_formats[0]);

@@ -16,6 +16,10 @@ set(ENV{OMPI_MCA_btl} self,vader)
 set(ENV{OMPI_MCA_btl_tcp_if_include} lo)
 set(ENV{OMPI_MCA_oob_tcp_if_include} lo)
 set(ENV{OMPI_MCA_rmaps_base_oversubscribe} 1)
+# A job whose ranks exit non-zero (the tests' error cases) ends at once: mpirun otherwise waits
+# its SIGTERM-to-SIGKILL second, whether or not a rank is left, 2.3 s a run instead of 0.3 s.
+# Every rank has passed MPI_Finalize, after rank 0's message, when the first one exits.
+set(ENV{OMPI_MCA_odls_base_sigkill_timeout} 0)
 
 function(mpi_fail what)
   message(FATAL_ERROR "FAILED: ${what}")
