@@ -17,6 +17,7 @@ foreach(entry
     "22|models:kernel differential: bf16 and tf32 beyond binary32's range (tiles, planar)"
     "15|models:mixed formats: b200 tcgen05 kind::f8f6f4 pairs against the exact model"
     "15|validation:fit: the active loop's directed batches make random 192 agree where the pool saw one group"
+    "15|validation:fit: the simulated loop on a small dump with a coupled alternative to split"
     "13|models:kernel differential: l40s"
     "10|validation:fit: the active loop makes random 51 agree where its dump alone did not")
   string(FIND "${entry}" "|" bar)

@@ -186,7 +186,7 @@ TEST_CASE("fit: the active loop makes random 51 agree where its dump alone did n
       "zero_sign":"positive"})", 50, 8, 300000);
 }
 
-TEST_CASE("fit: the active loop's directed batches make random 192 agree where the pool saw one group", "[fit][suggest]") {
+TEST_CASE("fit: the active loop's directed batches make random 192 agree where the pool saw one group", "[fit][suggest][release-only]") {
   // Random 192 (docs/fit.md, fitneedle). The fitted row has F 35 for the hidden 36; they differ
   // only when products at the top of e4m3's range carry into a higher binade beside a product at
   // its bottom (2^-18): about one case in 10^5 of the mix, one in 2,500 of range class 12 alone.
@@ -211,4 +211,56 @@ TEST_CASE("fit: the active loop follows one row of each set of differing keys", 
       "carry_bits":4,"final_rounding":{"fp16":"ru"},"fma_size":2,"fraction_bits":23,"min_exponent":{"fp16":-17},
       "normalization":"deferred","order":"largest-first","overflow":"ieee","sticky_bit":false,
       "subnormal_inputs":false,"subnormal_outputs":false,"zero_sign":"ieee"})", 171, 4, 300000, 3);
+}
+
+TEST_CASE("fit: the simulated loop on a small dump with a coupled alternative to split", "[fit][suggest]") {
+  // The sanitizer pass's test of simulated_active_loop and of fitting_rows' coupled alternatives
+  // (random 192's loop test, which also runs them, is Release only: 175 s under the sanitizers;
+  // docs/testing.md, session 46). The hidden GPU is the A100 row with 3 carry bits; the first
+  // dump holds 300 structured cases of K = 8.
+  const std::uint64_t seed = 20261146;
+  INFO("seed " << seed);
+  const Format &in = parse_format("fp16"), &out = parse_format("fp32");
+  models::DatapathSpec hidden = models::builtin_unit("a100").datapath(in, out);
+  hidden.instruction.clear();
+  hidden.input_formats = {"fp16"};
+  hidden.output_formats = {"fp32"};
+  hidden.final_rounding = {{"fp32", Rounding::TowardZero}};
+  hidden.min_exponent.clear();
+  hidden.result_fraction_bits.clear();
+  hidden.nan_pattern.clear();
+  hidden.shapes.clear();
+  hidden.carry_bits = 3;
+  const std::size_t K = 8;
+  const DumpSet dump = structured_dump(hidden, in, out, 300, K, seed);
+  FitOptions opt;
+  opt.work_budget = 2000000;
+  opt.time_limit_seconds = 600;
+  FitResult first = fit_dump(dump, opt);
+  REQUIRE(first.exact);
+  REQUIRE_FALSE(first.capped);
+  // A coupled alternative as the report writes it: F one bit wider together with round to
+  // nearest alignment. fitting_rows reads it and keeps the row when it reproduces the dump.
+  auto F = std::find_if(first.parameters.begin(), first.parameters.end(),
+                        [](const ParameterFinding& f) { return f.name == "fraction_bits"; });
+  REQUIRE(F != first.parameters.end());
+  const std::string wider = std::to_string(std::stoi(F->value) + 1) + " (with alignment_rounding rne)";
+  F->coupled.push_back(wider);
+  const auto rows = fitting_rows(first, {dump});
+  models::DatapathSpec coupled = first.best.row;
+  coupled.fraction_bits += 1;
+  coupled.alignment_rounding = Rounding::NearestEven;
+  const bool coupled_fits = count_mismatches(coupled, {dump}, 1) == 0;
+  CHECK((std::find(rows.begin(), rows.end(), coupled) != rows.end()) == coupled_fits);
+  const LoopResult loop = simulated_active_loop(hidden, dump, first, opt, 5, 1000, seed + 1);
+  for (const auto& l : loop.log)
+    std::printf("small loop: %zu rows in %zu groups, %zu cases (pool %zu, %.1f s)\n", l.candidates, l.groups, l.cases,
+                l.pool, l.seconds);
+  CHECK(loop.converged);
+  CHECK(loop.rounds <= 5);
+  CHECK(loop.dumps.size() == loop.rounds + 1);
+  for (const auto& l : loop.log) CHECK(l.cases <= 1000);
+  REQUIRE(loop.fit.exact);
+  const DumpSet check = structured_dump(hidden, in, out, tcsim::test::count(200000), K, seed + 2);
+  CHECK(count_mismatches(loop.fit.best.row, check) == 0);
 }
