@@ -46,6 +46,22 @@ DumpSet moderate_dump(const models::DatapathSpec& row, const Format& in, const F
   return simulated_dump(row, in, out, K, ka, kb, kc);
 }
 
+// A100's fp16 -> fp32 row as a hidden user row: one pair, round toward zero, no instruction
+// keys, 3 carry bits (A100 has enough that sums never wrap).
+models::DatapathSpec a100_fp16_fp32_with_3_carry_bits() {
+  const Format &in = parse_format("fp16"), &out = parse_format("fp32");
+  models::DatapathSpec row = models::builtin_unit("a100").datapath(in, out);
+  row.instruction.clear();
+  row.input_formats = {"fp16"};
+  row.output_formats = {"fp32"};
+  row.final_rounding = {{"fp32", Rounding::TowardZero}};
+  row.result_fraction_bits.clear();
+  row.nan_pattern.clear();
+  row.shapes.clear();
+  row.carry_bits = 3;
+  return row;
+}
+
 DumpSet structured_dump(const models::DatapathSpec& row, const Format& in, const Format& out, std::size_t n,
                         std::size_t K, std::uint64_t seed) {
   std::vector<std::uint64_t> a, b, c;
@@ -86,16 +102,8 @@ TEST_CASE("fit: the active loop finds a hidden row in at most five rounds", "[fi
   INFO("seed " << seed);
   const Format &in = parse_format("fp16"), &out = parse_format("fp32");
   // The hidden GPU: the A100 row with other carry bits, clamp and corner rules.
-  models::DatapathSpec hidden = models::builtin_unit("a100").datapath(in, out);
-  hidden.instruction.clear();
-  hidden.input_formats = {"fp16"};
-  hidden.output_formats = {"fp32"};
-  hidden.final_rounding = {{"fp32", Rounding::TowardZero}};
+  models::DatapathSpec hidden = a100_fp16_fp32_with_3_carry_bits();
   hidden.min_exponent = {{"fp32", -129}};
-  hidden.result_fraction_bits.clear();
-  hidden.nan_pattern.clear();
-  hidden.shapes.clear();
-  hidden.carry_bits = 3;
   hidden.overflow = OverflowMode::Ieee;
   hidden.zero_sign = ZeroSign::Ieee;
   hidden.subnormal_outputs = false;
@@ -221,16 +229,8 @@ TEST_CASE("fit: the simulated loop on a small dump with a coupled alternative to
   const std::uint64_t seed = 20261146;
   INFO("seed " << seed);
   const Format &in = parse_format("fp16"), &out = parse_format("fp32");
-  models::DatapathSpec hidden = models::builtin_unit("a100").datapath(in, out);
-  hidden.instruction.clear();
-  hidden.input_formats = {"fp16"};
-  hidden.output_formats = {"fp32"};
-  hidden.final_rounding = {{"fp32", Rounding::TowardZero}};
+  models::DatapathSpec hidden = a100_fp16_fp32_with_3_carry_bits();
   hidden.min_exponent.clear();
-  hidden.result_fraction_bits.clear();
-  hidden.nan_pattern.clear();
-  hidden.shapes.clear();
-  hidden.carry_bits = 3;
   const std::size_t K = 8;
   const DumpSet dump = structured_dump(hidden, in, out, 300, K, seed);
   FitOptions opt;
