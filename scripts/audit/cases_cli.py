@@ -438,11 +438,14 @@ def numeric_cases():
         add(f"gemm-gen-overflow-{fmt}", ["gemm", "--unit", unit, "--in", fmt, "--m", "4", "--n", "4", "--k", "64",
                                          "--dist", "uniform-11", "--scaling", "off"] + extra, expect="either",
             component="gemm", issue_class="generated matrices overflowing the input format")
-        add(f"gemm-file-overflow-{fmt}", ["gemm", "--unit", unit, "--in", fmt, "--a", "{fx}/m_big_e4m3.mtx",
-                                          "--b", "{fx}/m2x2.mtx", "--scaling", "off"] + extra, expect="either",
+        # e2m1's files are k = 32 (the block-scaled instruction's scale blocks), else k = 2.
+        big, tiny, right = (("m2x32_big_e4m3", "m2x32_tiny", "m32x2") if fmt == "e2m1"
+                            else ("m_big_e4m3", "m_tiny", "m2x2"))
+        add(f"gemm-file-overflow-{fmt}", ["gemm", "--unit", unit, "--in", fmt, "--a", f"{{fx}}/{big}.mtx",
+                                          "--b", f"{{fx}}/{right}.mtx", "--scaling", "off"] + extra, expect="either",
             names="--a", component="gemm", issue_class="generated matrices overflowing the input format")
-        add(f"gemm-file-tiny-{fmt}", ["gemm", "--unit", unit, "--in", fmt, "--a", "{fx}/m_tiny.mtx",
-                                      "--b", "{fx}/m2x2.mtx"] + extra, expect="either", names="--a", component="gemm")
+        add(f"gemm-file-tiny-{fmt}", ["gemm", "--unit", unit, "--in", fmt, "--a", f"{{fx}}/{tiny}.mtx",
+                                      "--b", f"{{fx}}/{right}.mtx"] + extra, expect="either", names="--a", component="gemm")
         # k = 32 for e2m1: tcgen05.mxf8f6f4 scales blocks of 32 along k (k = 16 is refused by --block-size).
         add(f"gemm-ell-{fmt}", ["gemm", "--unit", unit, "--in", fmt, "--m", "4", "--n", "4",
                                 "--k", "32" if fmt == "e2m1" else "16",

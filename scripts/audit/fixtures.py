@@ -51,6 +51,10 @@ def make(fx, bad_inputs, tcsim):
     _mtx_array(os.path.join(fx, "m_big_e4m3.mtx"), 2, 2, [1, 1000, 1, 1])
     _mtx_array(os.path.join(fx, "m_tiny.mtx"), 2, 2, [1e-300, 1, 1, 1])
     _mtx_array(os.path.join(fx, "m_zero.mtx"), 2, 2, [0, 0, 0, 0])
+    # k = 32 forms for the block-scaled fp4 instruction (its scale blocks are 32 products long).
+    _mtx_array(os.path.join(fx, "m2x32_big_e4m3.mtx"), 2, 32, [1, 1000] + [1] * 62)
+    _mtx_array(os.path.join(fx, "m2x32_tiny.mtx"), 2, 32, [1e-300] + [1] * 63)
+    _mtx_array(os.path.join(fx, "m32x2.mtx"), 32, 2, [1] * 64)
     with open(os.path.join(fx, "m_huge_dims.mtx"), "w") as f:
         f.write("%%MatrixMarket matrix array real general\n100000000 100000000\n1\n")
     with open(os.path.join(fx, "m_coord_huge_nnz.mtx"), "w") as f:

@@ -99,81 +99,37 @@ void BlockKernel::run(std::size_t n, std::size_t len, const std::uint64_t* a, st
   for (; i < n; ++i) d[i] = impl_->element(len, a + i * lda, b + i * ldb, c[i], pa, pb, terms);
 }
 
-bool BlockKernel::planar_supported() const { return impl_->planar; }
-
-void BlockKernel::run_planar(std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda,
-                             const std::uint16_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
-  if (len > impl_->max_products)
+// The planar entry points' shared loop. Elements [0, vec) (whole SIMD vectors, vector_lanes of
+// them; 0: no planar path) go through `simd(i, m, fixup)` in chunks, and each element it flags
+// through the exact scalar element; the rest, element-major, through run(). operand(t, e) gives
+// product t's a and b patterns of element e.
+template <class Operand64, class Simd>
+void BlockKernel::Impl::planar_loop(const BlockKernel& kernel, const Impl& impl, std::size_t n, std::size_t len,
+                                    std::size_t vector_lanes, Operand64 operand, Simd simd, const std::uint64_t* c,
+                                    std::uint64_t* d) {
+  if (len > impl.max_products)
     throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
-                                std::to_string(impl_->max_products));
-  std::vector<std::uint64_t> ga, gb, pa, pb;
-  std::vector<Operand> terms;
-  // Elements [i, i + m) regrouped element-major (64-bit patterns) for run().
-  auto gather = [&](std::size_t i, std::size_t m) {
-    ga.resize(m * len);
-    gb.resize(m * len);
-    for (std::size_t t = 0; t < len; ++t)
-      for (std::size_t e = 0; e < m; ++e) {
-        ga[e * len + t] = a[t * lda + i + e];
-        gb[e * len + t] = b[t * ldb + i + e];
-      }
-  };
-  std::size_t i = 0;
-  if (impl_->planar) {
-    const std::size_t lanes_per_vector = lanes::planar16_lane_count();
-    const std::size_t vec = n / lanes_per_vector * lanes_per_vector;
-    constexpr std::size_t kChunk = 1024;
-    std::uint8_t fixup[kChunk];
-    for (; i < vec; i += kChunk) {
-      const std::size_t m = std::min(kChunk, vec - i);
-      lanes::block_fma_planar16(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len, a + i,
-                                lda, b + i, ldb, c + i, d + i, fixup);
-      for (std::size_t e = 0; e < m; ++e)
-        if (fixup[e]) {
-          gather(i + e, 1);
-          d[i + e] = impl_->element(len, ga.data(), gb.data(), c[i + e], pa, pb, terms);
-        }
-    }
-    i = vec;
-  }
-  constexpr std::size_t kGroup = 256;
-  for (; i < n; i += kGroup) {
-    const std::size_t m = std::min(kGroup, n - i);
-    gather(i, m);
-    run(m, len, ga.data(), len, gb.data(), len, c + i, d + i);
-  }
-}
-
-void BlockKernel::run_planar_rows(std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
-                                  const std::uint16_t* const* b_rows, const std::uint64_t* c, std::uint64_t* d) const {
-  if (len > impl_->max_products)
-    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
-                                std::to_string(impl_->max_products));
+                                std::to_string(impl.max_products));
   std::vector<std::uint64_t> ga, gb, pa, pb;
   std::vector<Operand> terms;
   auto gather = [&](std::size_t i, std::size_t m) {  // elements [i, i + m) element-major for run()
     ga.resize(m * len);
     gb.resize(m * len);
     for (std::size_t t = 0; t < len; ++t)
-      for (std::size_t e = 0; e < m; ++e) {
-        ga[e * len + t] = a_rows[t][i + e];
-        gb[e * len + t] = b_rows[t][i + e];
-      }
+      for (std::size_t e = 0; e < m; ++e) std::tie(ga[e * len + t], gb[e * len + t]) = operand(t, i + e);
   };
   std::size_t i = 0;
-  if (impl_->planar) {
-    const std::size_t lanes_per_vector = lanes::planar16_lane_count();
-    const std::size_t vec = n / lanes_per_vector * lanes_per_vector;
+  if (vector_lanes > 0) {
+    const std::size_t vec = n / vector_lanes * vector_lanes;
     constexpr std::size_t kChunk = 1024;
     std::uint8_t fixup[kChunk];
     for (; i < vec; i += kChunk) {
       const std::size_t m = std::min(kChunk, vec - i);
-      lanes::block_fma_planar16_rows(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len,
-                                     a_rows, b_rows, i, c + i, d + i, fixup);
+      simd(i, m, fixup);
       for (std::size_t e = 0; e < m; ++e)
         if (fixup[e]) {
           gather(i + e, 1);
-          d[i + e] = impl_->element(len, ga.data(), gb.data(), c[i + e], pa, pb, terms);
+          d[i + e] = impl.element(len, ga.data(), gb.data(), c[i + e], pa, pb, terms);
         }
     }
     i = vec;
@@ -182,54 +138,50 @@ void BlockKernel::run_planar_rows(std::size_t n, std::size_t len, const std::uin
   for (; i < n; i += kGroup) {
     const std::size_t m = std::min(kGroup, n - i);
     gather(i, m);
-    run(m, len, ga.data(), len, gb.data(), len, c + i, d + i);
+    kernel.run(m, len, ga.data(), len, gb.data(), len, c + i, d + i);
   }
+}
+
+bool BlockKernel::planar_supported() const { return impl_->planar; }
+
+void BlockKernel::run_planar(std::size_t n, std::size_t len, const std::uint16_t* a, std::size_t lda,
+                             const std::uint16_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
+  Impl::planar_loop(
+      *this, *impl_, n, len, impl_->planar ? lanes::planar16_lane_count() : 0,
+      [&](std::size_t t, std::size_t e) { return std::pair<std::uint64_t, std::uint64_t>{a[t * lda + e], b[t * ldb + e]}; },
+      [&](std::size_t i, std::size_t m, std::uint8_t* fixup) {
+        lanes::block_fma_planar16(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len, a + i,
+                                  lda, b + i, ldb, c + i, d + i, fixup);
+      },
+      c, d);
+}
+
+void BlockKernel::run_planar_rows(std::size_t n, std::size_t len, const std::uint16_t* const* a_rows,
+                                  const std::uint16_t* const* b_rows, const std::uint64_t* c, std::uint64_t* d) const {
+  Impl::planar_loop(
+      *this, *impl_, n, len, impl_->planar ? lanes::planar16_lane_count() : 0,
+      [&](std::size_t t, std::size_t e) { return std::pair<std::uint64_t, std::uint64_t>{a_rows[t][e], b_rows[t][e]}; },
+      [&](std::size_t i, std::size_t m, std::uint8_t* fixup) {
+        lanes::block_fma_planar16_rows(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len,
+                                       a_rows, b_rows, i, c + i, d + i, fixup);
+      },
+      c, d);
 }
 
 bool BlockKernel::planar32_supported() const { return impl_->planar32; }
 
 void BlockKernel::run_planar32(std::size_t n, std::size_t len, const std::uint32_t* a, std::size_t lda,
                                const std::uint32_t* b, std::size_t ldb, const std::uint64_t* c, std::uint64_t* d) const {
-  if (len > impl_->max_products)
-    throw std::invalid_argument("block kernel: " + std::to_string(len) + " products exceed the block's " +
-                                std::to_string(impl_->max_products));
-  std::vector<std::uint64_t> ga, gb, pa, pb;
-  std::vector<Operand> terms;
-  auto gather = [&](std::size_t i, std::size_t m) {  // elements [i, i + m) element-major for run()
-    ga.resize(m * len);
-    gb.resize(m * len);
-    for (std::size_t t = 0; t < len; ++t)
-      for (std::size_t e = 0; e < m; ++e) {
-        ga[e * len + t] = a[t * lda + i + e];
-        gb[e * len + t] = b[t * ldb + i + e];
-      }
-  };
-  std::size_t i = 0;
-  if (impl_->planar32) {
-    // The binary32 products below the normal range must round as IEEE says (no DAZ/FTZ).
-    const fma_lanes::DefaultFloatEnvironment env;
-    const std::size_t lanes_per_vector = lanes::planar32_lane_count();
-    const std::size_t vec = n / lanes_per_vector * lanes_per_vector;
-    constexpr std::size_t kChunk = 1024;
-    std::uint8_t fixup[kChunk];
-    for (; i < vec; i += kChunk) {
-      const std::size_t m = std::min(kChunk, vec - i);
-      lanes::block_fma_planar32(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len, a + i,
-                                lda, b + i, ldb, c + i, d + i, fixup);
-      for (std::size_t e = 0; e < m; ++e)
-        if (fixup[e]) {
-          gather(i + e, 1);
-          d[i + e] = impl_->element(len, ga.data(), gb.data(), c[i + e], pa, pb, terms);
-        }
-    }
-    i = vec;
-  }
-  constexpr std::size_t kGroup = 256;
-  for (; i < n; i += kGroup) {
-    const std::size_t m = std::min(kGroup, n - i);
-    gather(i, m);
-    run(m, len, ga.data(), len, gb.data(), len, c + i, d + i);
-  }
+  // The binary32 products below the normal range must round as IEEE says (no DAZ/FTZ).
+  const fma_lanes::DefaultFloatEnvironment env;
+  Impl::planar_loop(
+      *this, *impl_, n, len, impl_->planar32 ? lanes::planar32_lane_count() : 0,
+      [&](std::size_t t, std::size_t e) { return std::pair<std::uint64_t, std::uint64_t>{a[t * lda + e], b[t * ldb + e]}; },
+      [&](std::size_t i, std::size_t m, std::uint8_t* fixup) {
+        lanes::block_fma_planar32(*impl_->lane_params, impl_->a_codec, impl_->b_codec, impl_->c_codec, m, len, a + i,
+                                  lda, b + i, ldb, c + i, d + i, fixup);
+      },
+      c, d);
 }
 
 void BlockKernel::decode(Role role, std::size_t count, const std::uint64_t* bits, double* value, double* eref) const {

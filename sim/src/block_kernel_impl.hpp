@@ -131,6 +131,12 @@ struct BlockKernel::Impl {
   std::uint64_t element(std::size_t len, const std::uint64_t* a_row, const std::uint64_t* b_row,
                         std::uint64_t c_bits, std::vector<std::uint64_t>& pa, std::vector<std::uint64_t>& pb,
                         std::vector<Operand>& terms) const;
+
+  // The loop of run_planar, run_planar_rows and run_planar32 (block_kernel.cpp).
+  template <class Operand64, class Simd>
+  static void planar_loop(const BlockKernel& kernel, const Impl& impl, std::size_t n, std::size_t len,
+                          std::size_t vector_lanes, Operand64 operand, Simd simd, const std::uint64_t* c,
+                          std::uint64_t* d);
 };
 
 }  // namespace tcsim
