@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "progress.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/validation/fit.hpp"
@@ -315,7 +316,10 @@ int bench_fit(const ParsedArgs& a) {
   double worst_with_certainty = 0;
   if (!json)
     std::printf("%-34s %5s %6s %8s %9s %s\n", "row", "K", "cases", "fit (s)", "rows", check ? "disagree on further cases" : "");
+  // Rows done on stderr (the text's lines come a row at a time, --json's only at the end).
+  Progress progress("tcsim bench fit", !a.has("quiet"));
   for (std::size_t i = 0; i < hidden.size(); ++i) {
+    progress.update("rows (fit, check, how sure, loop)", i, hidden.size());
     const Hidden& h = hidden[i];
     const std::size_t at = h.draw != static_cast<std::size_t>(-1) ? h.draw : i;  // the dump's seed
     const Format& in = parse_format(h.row.input_formats[0]);
@@ -477,6 +481,7 @@ int bench_fit(const ParsedArgs& a) {
       rows.push_back({{"row", h.label}, {"error", e.what()}});
     }
   }
+  progress.done();
   const bool ok = exact == hidden.size() && (check == 0 || agree == checked) && worst_with_certainty <= 120;
   if (json) {
     nlohmann::json j{{"benchmark", "fit"}, {"evaluate", evaluate.empty() ? "speed" : evaluate}, {"cases", cases},

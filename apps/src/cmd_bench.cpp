@@ -3,9 +3,7 @@
 // run, and a bit-for-bit check of a sample against Unit::dot. Speed targets live here, not in
 // timed tests (docs/performance.md).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <mutex>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -160,45 +158,6 @@ int bench_dot(const ParsedArgs& a) {
   return mismatches == 0 ? 0 : 1;
 }
 
-// Redraws `progress` with the current phase every 0.2 s from a thread of its own, so that calls
-// that report nothing themselves (gemm_into, Eigen's GEMM, filling n*n inputs) still show
-// progress on large --n.
-class ProgressTicker {
- public:
-  explicit ProgressTicker(Progress& progress) : thread_([this, &progress] {
-    while (!stop_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      std::string what;
-      double fraction = 0;
-      {
-        const std::lock_guard lock(mutex_);
-        what = what_;
-        fraction = fraction_;
-      }
-      progress.update(what, fraction);
-    }
-  }) {}
-  ~ProgressTicker() { stop(); }
-  ProgressTicker(const ProgressTicker&) = delete;
-  ProgressTicker& operator=(const ProgressTicker&) = delete;
-  void phase(const std::string& what, double fraction) {
-    const std::lock_guard lock(mutex_);
-    what_ = what;
-    fraction_ = fraction;
-  }
-  void stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  std::mutex mutex_;
-  std::string what_ = "random inputs";
-  double fraction_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;  // last: started once the members above exist
-};
-
 int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, const Format& out,
                const std::string& instruction, std::size_t n, unsigned threads, std::uint64_t seed) {
   // The native baseline: Eigen's binary64 GEMM for fp64 output (the fp64 rows), else binary32.
@@ -208,7 +167,9 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
                                 "--out must be fp32 and --in a format binary32 holds (fp16, bf16, tf32, fp8, ...), "
                                 "or --out fp64");
   Progress progress("tcsim bench gemm", !a.has("quiet"));
-  ProgressTicker ticker(progress);
+  // One update per phase: the heartbeat (progress.hpp) shows it again while calls that report
+  // nothing themselves run (gemm_into, Eigen's GEMM, filling n*n inputs).
+  progress.update("random inputs", 0.0);
   Rng rng{seed};
   // m = n; --k: A n x k, B k x n (default k = n).
   const auto k = static_cast<std::size_t>(a.get_int("k", 1, 1 << 20, static_cast<long long>(n)));
@@ -218,9 +179,9 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
                                 "instruction)");
   std::vector<std::uint64_t> A(n * k), B(k * n), C(n * n);
   for (auto& x : A) x = bench_uniform_value(in, rng.next());
-  ticker.phase("random inputs", 1.0 / 3);
+  progress.update("random inputs", 1.0 / 3);
   for (auto& x : B) x = bench_uniform_value(in, rng.next());
-  ticker.phase("random inputs", 2.0 / 3);
+  progress.update("random inputs", 2.0 / 3);
   for (auto& x : C) x = bench_uniform_value(out, rng.next());
   // --specials N: N NaN/Inf operands in A and N in B at random places (the GEMM's NaN/Inf path;
   // docs/performance.md, session 40). Their rows of A and columns of B join the checked sample.
@@ -248,7 +209,7 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
       special_cols.push_back(at_b % n);
     }
   }
-  ticker.phase("binary32 copies", 0);
+  progress.update("binary32 copies", 0);
   // Under mpirun: the distributed GEMM against one rank (bench_gemm_mpi.hpp); rank 0 goes on alone.
   const nlohmann::json mpi =
       k == n && !scales ? bench_gemm_distributed(unit, in, out, n, A, B, C, instruction, threads, 3) : nlohmann::json();
@@ -261,15 +222,15 @@ int bench_gemm(const ParsedArgs& a, const models::Unit& unit, const Format& in, 
   reset_peak_resident();  // first: it frees the planes earlier GEMMs left in this thread's cache
   const std::size_t rss_before = status_field_bytes("VmRSS");
   for (int run = 0; run < 3; ++run) {
-    ticker.phase("simulated GEMM, run " + std::to_string(run + 1) + " of 3", run / 3.0);
+    progress.update("simulated GEMM, run " + std::to_string(run + 1) + " of 3", run / 3.0);
     sim_seconds = std::min(sim_seconds, seconds_of([&] { bench_gemm_run(unit, in, out, n, n, k, A, B, C, D, instruction, threads, scales); }));
   }
   const std::size_t peak = status_field_bytes("VmHWM"), peak_bytes = peak > rss_before ? peak - rss_before : 0;
-  ticker.phase("native GEMM (Eigen), 3 runs", 0);
+  progress.update("native GEMM (Eigen), 3 runs", 0);
   const NativeGemm native = native_baseline(in, out, binary64, n, k, A, B, C, threads);
   const char* native_kind = binary64 ? "binary64" : "binary32";
   // A sample of D against Unit::dot.
-  ticker.phase("checking 64 entries against Unit::dot", 0);
+  progress.update("checking 64 entries against Unit::dot", 0);
   std::size_t checked = 0, mismatches = 0;
   for (std::size_t s = 0; s < 64; ++s) {
     std::size_t i = static_cast<std::size_t>(rng.next() % n), j = static_cast<std::size_t>(rng.next() % n);

@@ -6,7 +6,6 @@
 #include <sstream>
 #include <tuple>
 #include <vector>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +13,8 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "output_file.hpp"
+#include "progress.hpp"
 #include "tcsim/models/unit.hpp"
 #include "tcsim/models/unit_json.hpp"
 #include "tcsim/sim/format.hpp"
@@ -155,6 +156,7 @@ int cmd_fit(const Args& args) {
   p.option("budget", "the search's work budget in cases run through candidate rows (1000..100000000000): the same "
                      "report on any machine at any load (default: none, the --seconds limit alone)", "N");
   p.option("seconds", "time limit of the search, 1..3600 (default 90; with --budget a cap, default 120)", "S");
+  p.flag("quiet", "no progress lines on stderr");
   const auto a = p.parse(args);
   if (a.help()) return p.print_help();
   validation::FitOptions opt;
@@ -178,6 +180,9 @@ int cmd_fit(const Args& args) {
   }
   std::vector<validation::DumpSet> dumps;
   for (const auto& src : dump_sources(a)) dumps.push_back(load_source(src));
+  // The outputs are checked before the search, which may take its whole time limit.
+  if (a.has("write-unit")) check_output_file("--write-unit", a.get("write-unit"));
+  if (suggest > 0) prepare_output_folder("--suggest-dir", a.get("suggest-dir"));
   const Format in = dumps.front().in;
   const Format out = dumps.front().out;
   if (base) {
@@ -187,7 +192,13 @@ int cmd_fit(const Args& args) {
       throw std::invalid_argument(std::string("--base: ") + e.what());
     }
   }
+  Progress progress("tcsim fit", !a.has("quiet"));
+  const std::string search_phase =
+      opt.work_budget ? "search (share of its budget of " + std::to_string(opt.work_budget) + " case evaluations)"
+                      : "search (share of its " + std::to_string(static_cast<int>(opt.time_limit_seconds)) + " s limit)";
+  opt.progress = [&](double used) { progress.update(search_phase, used); };
   const validation::FitResult r = validation::fit_dumps(dumps, opt);
+  progress.update("checking the row through validate-dump's path", 0, dumps.size());
 
   // The fitted row through the same code as validate-dump (Unit::dot per case).
   const models::UnitSpec spec = validation::fitted_unit(r.best.row, "fitted");
@@ -197,13 +208,10 @@ int cmd_fit(const Args& args) {
     const auto c = validation::validate_dump(dump, [&](auto x, auto y, std::uint64_t cv) { return unit.dot(dump.in, dump.out, x, y, cv, validation::fit_instruction(r.best.row)); });
     check.cases += c.cases;
     check.mismatches += c.mismatches;
+    progress.update("checking the row through validate-dump's path", &dump - dumps.data() + 1, dumps.size());
   }
   const nlohmann::json row = models::to_json(r.best.row, "fitted");
-  if (a.has("write-unit")) {
-    std::ofstream f(a.get("write-unit"));
-    if (!f) throw std::invalid_argument("--write-unit: cannot write '" + a.get("write-unit") + "'");
-    f << models::to_json(spec).dump(2) << "\n";
-  }
+  if (a.has("write-unit")) write_file("--write-unit", a.get("write-unit"), models::to_json(spec).dump(2) + "\n");
   // --suggest: per (in, out, K) of the dumps, the cases that split the rows still fitting.
   struct Written {
     validation::SuggestedCases cases;
@@ -221,6 +229,7 @@ int cmd_fit(const Args& args) {
       if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
     }
     for (std::size_t i = 0; i < groups.size(); ++i) {
+      progress.update("suggesting cases that split the fitting rows", i, groups.size());
       const auto& [gi, go, gk] = groups[i];
       const std::string dir = groups.size() == 1 ? a.get("suggest-dir")
                                                  : a.get("suggest-dir") + "/" + gi + "-" + go + "-k" + std::to_string(gk);
@@ -241,9 +250,10 @@ int cmd_fit(const Args& args) {
       for (const auto& w : written) made.push_back(w.cases);
       certainty = validation::certainty_of(made, r);
     } else {
-      certainty = validation::fit_certainty(r, dumps, seed);
+      certainty = validation::fit_certainty(r, dumps, seed, progress.hook("how sure: the fitting rows on fresh cases, per format pair"));
     }
   }
+  progress.done();
   if (a.has("json")) {
     nlohmann::json j = validation::fit_report_json(r, dumps);
     j["mismatches"] = check.mismatches;

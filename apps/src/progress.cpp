@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -26,7 +27,9 @@ Progress::Progress(std::string name, bool enabled)
       on_(enabled),
       terminal_(isatty(STDERR_FILENO) != 0),
       after_(seconds_from_env("TCSIM_PROGRESS_AFTER", 2.0)),
-      interval_(seconds_from_env("TCSIM_PROGRESS_INTERVAL", 5.0)) {}
+      interval_(seconds_from_env("TCSIM_PROGRESS_INTERVAL", 5.0)) {
+  if (on_) beat_ = std::thread([this] { heartbeat(); });
+}
 
 void Progress::update(const std::string& what, double fraction) { show(what, fraction, ""); }
 
@@ -43,33 +46,65 @@ std::function<void(std::size_t, std::size_t)> Progress::hook(const std::string& 
 
 void Progress::show(const std::string& what, double fraction, const std::string& count) {
   if (!on_) return;
+  {
+    // Always kept, so that the heartbeat shows the latest phase.
+    const std::lock_guard state(state_mutex_);
+    what_ = what;
+    fraction_ = std::clamp(fraction, 0.0, 1.0);
+    count_ = count;
+  }
   const std::unique_lock lock(mutex_, std::try_to_lock);  // another thread is drawing: skip
   if (!lock.owns_lock()) return;
-  const auto now = Clock::now();
+  print_locked(Clock::now(), false);
+}
+
+void Progress::print_locked(Clock::time_point now, bool beat) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (elapsed < after_) return;
   const double since = std::chrono::duration<double>(now - last_).count();
-  if (fraction < 0) fraction = 0;
-  if (fraction > 1) fraction = 1;
-  const int percent = static_cast<int>(fraction * 100);
+  std::string what, count;
+  double fraction = 0;
+  {
+    const std::lock_guard state(state_mutex_);
+    what = what_, count = count_, fraction = fraction_;
+  }
+  const int percent = static_cast<int>(std::max(fraction, 0.0) * 100);
   if (terminal_) {
-    if (drawn_ && since < 0.1) return;
+    if (drawn_ && since < (beat ? 0.5 : 0.1)) return;
     constexpr int kWidth = 30;
-    const int filled = static_cast<int>(fraction * kWidth);
+    const int filled = static_cast<int>(std::max(fraction, 0.0) * kWidth);
     std::fprintf(stderr, "\r%-32.32s [%s%s] %3d%% %s %.1f s \x1b[K", what.c_str(), std::string(filled, '#').c_str(),
                  std::string(kWidth - filled, ' ').c_str(), percent, count.c_str(), elapsed);
     drawn_ = true;
   } else {
-    if (printed_ && since < interval_) return;
-    std::fprintf(stderr, "%s: %s: %d%%%s after %.1f s\n", name_.c_str(), what.c_str(), percent,
-                 count.empty() ? "" : (" (" + count + ")").c_str(), elapsed);
+    // The heartbeat waits at least a second between lines, whatever the interval.
+    if (printed_ && since < (beat ? std::max(interval_, 1.0) : interval_)) return;
+    if (fraction < 0)
+      std::fprintf(stderr, "%s: %s after %.1f s\n", name_.c_str(), what.c_str(), elapsed);
+    else
+      std::fprintf(stderr, "%s: %s: %d%%%s after %.1f s\n", name_.c_str(), what.c_str(), percent,
+                   count.empty() ? "" : (" (" + count + ")").c_str(), elapsed);
     printed_ = true;
   }
   std::fflush(stderr);
   last_ = now;
 }
 
+void Progress::heartbeat() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(250));
+    if (!stopping_) print_locked(Clock::now(), true);
+  }
+}
+
 void Progress::done() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (beat_.joinable() && beat_.get_id() != std::this_thread::get_id()) beat_.join();
   const std::lock_guard lock(mutex_);
   if (!drawn_) return;
   std::fprintf(stderr, "\r\x1b[K");

@@ -26,6 +26,29 @@ tcsim_check(NAME "bench fit: a random row called sure agrees on the check"
   STDOUT "\"not_sure\": 0," "\"sure\": 1," "\"sure_differ\": 0\n" "\"agree\": 1,")
 
 tcsim_scratch_dir(dir)
+
+# Outputs (as cli_outputs.cmake for the other commands): --write-unit to a full device is an
+# error, not exit 0 with nothing written; the paths of --write-unit and --suggest-dir are checked
+# before the search, which would run its whole time limit (an hour here) on a dump no row fits.
+set(bad ${CMAKE_CURRENT_LIST_DIR}/bad_inputs)
+set(tiny fit --in fp16 --out fp32 --a ${bad}/a.txt --b ${bad}/b.txt --c ${bad}/c.txt)
+tcsim_check(NAME "fit: --write-unit /dev/full"
+  ARGS ${tiny} --d ${bad}/d.txt --no-certainty --write-unit /dev/full
+  EXIT 2 STDOUT "^$"
+  STDERR_IS "tcsim fit: error: --write-unit: /dev/full: write failed: No space left on device\n")
+file(WRITE ${dir}/d_none.txt "00111111100000000000000000000000\n00111111100000000000000000000000\n")  # 1, 1: no row gives 5, 4
+foreach(output "--write-unit;${dir}/missing/row.json;--write-unit: ${dir}/missing/row.json: the folder '${dir}/missing' does not exist"
+               "--suggest;5;--suggest-dir;/dev/null/ask;--suggest-dir: /dev/null/ask: cannot create the folder: Not a directory")
+  list(POP_BACK output want)
+  execute_process(COMMAND "${TCSIM}" ${tiny} --d ${dir}/d_none.txt --seconds 3600 ${output} TIMEOUT 60
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 2 OR NOT err STREQUAL "tcsim fit: error: ${want}\n" OR NOT out STREQUAL "")
+    tcsim_fail("fit ${output} before the search: exit ${rc}, stderr '${err}', stdout '${out}'")
+  else()
+    message(STATUS "ok: fit ${output} refused before the search")
+  endif()
+endforeach()
+
 set(data "${SOURCE_DIR}/../shared/data/gpu")
 if(DEFINED ENV{TCSIM_GPU_DATA})
   set(data "$ENV{TCSIM_GPU_DATA}")

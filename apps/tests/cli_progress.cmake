@@ -38,5 +38,18 @@ progress_check("monotonicity" "tcsim monotonicity: pairs x <= y: [0-9]+% \\(4096
 progress_check("bench verify" "tcsim bench verify: cases: [0-9]+% \\([0-9]+/2000\\)" bench verify --cases 2000)
 progress_check("bench verify --quiet" "" bench verify --cases 2000 --quiet)
 
+# tcsim fit (the catalogue's 2-case fp16 dump): the search's share of its limit, the check through
+# validate-dump's path and the how-sure check per format pair; nothing with --quiet.
+set(bad ${CMAKE_CURRENT_LIST_DIR}/bad_inputs)
+set(fit fit --in fp16 --out fp32 --a ${bad}/a.txt --b ${bad}/b.txt --c ${bad}/c.txt --d ${bad}/d.txt)
+progress_check("fit"
+  "tcsim fit: search \\(share of its 90 s limit\\): [0-9]+% after [0-9.]+ s\n.*tcsim fit: checking the row through validate-dump's path: 100% \\(1/1\\) after .*tcsim fit: how sure: the fitting rows on fresh cases, per format pair: 100% \\(1/1\\) after [0-9.]+ s\n$"
+  ${fit})
+progress_check("fit --budget" "^tcsim fit: search \\(share of its budget of 1000 case evaluations\\): " ${fit} --budget 1000 --no-certainty)
+progress_check("fit --quiet" "" ${fit} --quiet)
+progress_check("bench fit --json: rows on stderr" "^tcsim bench fit: rows \\(fit, check, how sure, loop\\): 0% \\(0/1\\) after "
+  bench fit --cases 200 --only "v100 fp16 -> fp16" --no-certainty --json)
+progress_check("bench fit --quiet" "" bench fit --cases 200 --only "v100 fp16 -> fp16" --no-certainty --quiet)
+
 # Default knobs: a short run prints nothing on stderr.
 tcsim_check(NAME "gemm short: no progress" ARGS ${gemm} STDERR "^$")

@@ -122,16 +122,22 @@ FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, const 
   return c;
 }
 
-FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed) {
+FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed,
+                           const std::function<void(std::size_t, std::size_t)>& progress) {
   if (!fit.exact) return certainty_of({}, fit);
+  std::vector<const DumpSet*> firsts;  // the first dump of each (in, out, K), in the dumps' order
+  for (const auto& d : dumps)
+    if (std::none_of(firsts.begin(), firsts.end(), [&](const DumpSet* f) {
+          return f->in.name == d.in.name && f->out.name == d.out.name && f->k == d.k;
+        }))
+      firsts.push_back(&d);
+  if (progress) progress(0, firsts.size());
   const auto rows = fitting_rows(fit, dumps);
-  std::vector<std::tuple<std::string, std::string, std::size_t>> pairs;  // (in, out, K) in the dumps' order
   std::vector<SuggestedCases> suggestions;
-  for (const auto& d : dumps) {
-    auto p = std::make_tuple(d.in.name, d.out.name, d.k);
-    if (std::find(pairs.begin(), pairs.end(), p) != pairs.end()) continue;
-    pairs.push_back(p);
-    suggestions.push_back(suggest_cases(rows, d.in, d.out, d.k, 1000, seed + pairs.size() - 1));
+  for (std::size_t i = 0; i < firsts.size(); ++i) {
+    const DumpSet& d = *firsts[i];
+    suggestions.push_back(suggest_cases(rows, d.in, d.out, d.k, 1000, seed + i));
+    if (progress) progress(i + 1, firsts.size());
   }
   return certainty_of(suggestions, fit);
 }

@@ -138,7 +138,7 @@ using Clock = std::chrono::steady_clock;
 class Budget {
  public:
   Budget(const Evaluator& ev, const FitOptions& o, Clock::time_point t0)
-      : ev_(ev), work_(o.work_budget), seconds_(o.time_limit_seconds), t0_(t0) {}
+      : ev_(ev), work_(o.work_budget), seconds_(o.time_limit_seconds), t0_(t0), progress_(o.progress) {}
   // The share of the budget spent (the work's when a work budget is given, never the clock's,
   // so that the restarts' shares are points of the count too).
   double used() const {
@@ -146,6 +146,7 @@ class Budget {
   }
   // Whether the phase that ends at `point` is over.
   bool past(double point) {
+    if (progress_) progress_(std::min(used(), 1.0));
     if (work_ && used() >= point) return true;
     if (clock() < point) return false;
     capped_ |= work_ != 0;
@@ -162,6 +163,7 @@ class Budget {
   std::size_t work_;
   double seconds_;
   Clock::time_point t0_;
+  const std::function<void(double)>& progress_;
   bool capped_ = false;
 };
 

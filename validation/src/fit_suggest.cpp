@@ -318,6 +318,7 @@ std::vector<std::string> write_case_files(const SuggestedCases& s, const std::st
       else if (f == 1) o << format_operand_line(s.b.data() + i * s.k, s.k, s.in) << "\n";
       else o << format_binary32_line(format_to_binary32(s.c[i], s.out)) << "\n";
     }
+    o.close();  // a full disk shows when the buffer is written out
     if (!o) throw std::invalid_argument("cannot write '" + paths[f] + "'");
   }
   return paths;

@@ -116,7 +116,8 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
                     const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& d,
                     const py::object& in_format, const py::object& out_format, const py::object& k_obj,
                     const py::object& base_obj, const py::object& instruction_k_obj, const py::object& budget_obj,
-                    const py::object& seconds_obj, const py::object& certainty_obj, const py::object& seed_obj) {
+                    const py::object& seconds_obj, const py::object& certainty_obj, const py::object& seed_obj,
+                    const py::object& progress_obj) {
   validation::DumpSet dump;
   dump.in = parse_format(str_arg(in_format, "in_format", "fit"), "in_format");
   dump.out = parse_format(str_arg(out_format, "out_format", "fit"), "out_format");
@@ -154,13 +155,21 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
   // The CLI's "how sure" check (on unless --no-certainty) and a seed of the pool (0..2^62, as the other seeds of the package).
   const bool certainty = bool_arg(certainty_obj, "certainty", "fit");
   const std::uint64_t seed = seed_obj.is_none() ? 1 : static_cast<std::uint64_t>(int_arg(seed_obj, "seed", "fit", 0, (1ll << 62)));
+  // The CLI's progress lines (tcsim fit without --quiet), as the package's other long calls.
+  cli::Progress progress("tcsim.fit", cli::progress_enabled(progress_arg(progress_obj, "fit")));
   nlohmann::json j;
   {
     py::gil_scoped_release release;
     const std::vector<validation::DumpSet> dumps{std::move(dump)};
+    const std::string phase = opt.work_budget ? "search (share of its budget of " + std::to_string(opt.work_budget) + " case evaluations)"
+                                              : "search (share of its " + std::to_string(static_cast<int>(opt.time_limit_seconds)) + " s limit)";
+    opt.progress = [&](double used) { progress.update(phase, used); };
     const validation::FitResult r = validation::fit_dumps(dumps, opt);
     j = validation::fit_report_json(r, dumps);
-    if (certainty) j["certainty"] = validation::certainty_json(validation::fit_certainty(r, dumps, seed));
+    if (certainty)
+      j["certainty"] = validation::certainty_json(
+          validation::fit_certainty(r, dumps, seed, progress.hook("how sure: the fitting rows on fresh cases, per format pair")));
+    progress.done();
   }
   return to_python(j);
 }
@@ -230,7 +239,7 @@ void bind_validation(py::module_& m) {
   m.def("_fit", &fit_bits, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("d"), py::arg("in_format"),
         py::arg("out_format"), py::arg("k") = py::none(), py::arg("base") = py::none(),
         py::arg("instruction_k") = py::none(), py::arg("budget") = py::none(), py::arg("seconds") = py::none(),
-        py::arg("certainty") = true, py::arg("seed") = py::none(),
+        py::arg("certainty") = true, py::arg("seed") = py::none(), py::arg("progress") = py::none(),
         "tcsim.fit's core on bit patterns (uint64 arrays); use tcsim.fit.");
   m.def("experiment", &experiment, py::arg("id"), py::arg("quick") = true, py::arg("out") = py::none(),
         py::arg("seed") = py::none(), py::arg("threads") = py::none(), py::arg("progress") = py::none(),

@@ -90,7 +90,7 @@ def _fit_bits(x, fmt, name, ndim):
 
 
 def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruction_k=None, budget=None,
-        seconds=None, certainty=True, seed=None):
+        seconds=None, certainty=True, seed=None, progress=None):
     """The unit row that reproduces a dump d = c + sum a_i b_i (``tcsim fit --json``, docs/fit.md).
 
     ``a``, ``b``: (n, K) arrays, ``c``, ``d``: (n,) arrays (None for c: c = 0), as values (float,
@@ -107,7 +107,9 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruct
     the fit is (``certainty``: ``sure``, and per format pair the rows that also reproduce every
     case, the groups their answers fall into on fresh cases of the harness's mix, and the
     changes the dump cannot decide with a case that shows each; ``tcsim fit``'s "how sure"
-    lines, docs/fit.md). ``seed``: the fresh cases' seed (``--seed``, default 1)."""
+    lines, docs/fit.md). ``seed``: the fresh cases' seed (``--seed``, default 1). ``progress``:
+    lines on stderr while the search and the check run (None: when stderr is a terminal; True;
+    False), as ``tcsim fit`` prints them unless ``--quiet``."""
     import numpy as np
     if in_format is None or out_format is None:
         raise ValueError("give in_format and out_format (e.g. in_format='fp16', out_format='fp32')")
@@ -120,7 +122,8 @@ def fit(a, b, c, d, in_format=None, out_format=None, k=None, base=None, instruct
     for name, v in (("c", C), ("d", D)):
         if v.shape[0] != A.shape[0]:
             raise ValueError(f"{name} must hold one value per case ({A.shape[0]}), got {v.shape[0]}")
-    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k, budget, seconds, certainty, seed)
+    report = _tcsim._fit(A, B, C, D, in_format, out_format, k, base, instruction_k, budget, seconds, certainty, seed,
+                         progress)
     return report["row"], report
 
 

@@ -146,3 +146,22 @@ def test_fit_instruction_k_refusals_match_the_cli():
         lo, hi = (1000, 100000000000) if name == "budget" else (1, 3600)
         with pytest.raises(ValueError, match=rf"^argument '{name}' of tcsim\.fit expects an integer in {lo}\.\.{hi}, got {bad}$"):
             tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", **{name: bad})
+
+
+def test_fit_progress_lines_as_the_cli(capfd, monkeypatch):
+    # progress=True prints the search's share of its limit and the how-sure check per format
+    # pair on stderr, as `tcsim fit` does; None off a terminal and False print nothing.
+    monkeypatch.setenv("TCSIM_PROGRESS_AFTER", "0")
+    monkeypatch.setenv("TCSIM_PROGRESS_INTERVAL", "0")
+    a, b, c, d = dump("a100", 50, 8, SEED + 8)
+    tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", progress=True)
+    err = capfd.readouterr().err
+    assert "tcsim.fit: search (share of its 90 s limit): " in err, err
+    assert "tcsim.fit: how sure: the fitting rows on fresh cases, per format pair: 100% (1/1) after " in err, err
+    tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", budget=1000, certainty=False, progress=True)
+    assert "tcsim.fit: search (share of its budget of 1000 case evaluations): " in capfd.readouterr().err
+    tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", certainty=False)
+    tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", certainty=False, progress=False)
+    assert capfd.readouterr().err == ""
+    with pytest.raises(TypeError, match=r"^argument 'progress' of tcsim.fit expects None, True or False, got 'yes'$"):
+        tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", progress="yes")

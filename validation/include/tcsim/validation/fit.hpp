@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct FitOptions {
   // measured row) stays; the carry bits are widened from any value (session 42). Off: the
   // values the search reached.
   bool widest_thresholds = true;
+  // Called as the search goes (tcsim fit's progress on stderr) with the share of its budget
+  // spent, 0..1: of work_budget when given, else of time_limit_seconds. The search may end
+  // well before 1 (a row that reproduces every case stops it). Empty: not called.
+  std::function<void(double)> progress;
 };
 
 // The instruction through which a fitted row is evaluated: its single shape's name

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,10 @@ FitCertainty certainty_of(const std::vector<SuggestedCases>& suggestions, const 
 
 // The suggestion of the active loop's first round (1,000 cases per format pair and K, pool from
 // seed + i for the i-th pair) for the fitting rows of `fit`, read as above. Costs one suggestion
-// per pair: 1-3 s for most dumps, up to about 45 s (docs/fit.md, "How sure").
-FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed = 1);
+// per pair: 1-3 s for most dumps, up to about 45 s (docs/fit.md, "How sure"). `progress`, when
+// given, is called with (pairs done, pairs) before each pair and at the end.
+FitCertainty fit_certainty(const FitResult& fit, const std::vector<DumpSet>& dumps, std::uint64_t seed = 1,
+                           const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 // The report: JSON (tcsim fit --json's "certainty", tcsim.fit's report) and text lines.
 nlohmann::json certainty_json(const FitCertainty& c);
