@@ -80,6 +80,18 @@ def _fit_bits(x, fmt, name, ndim):
     if x.dtype.kind not in "fi":
         raise TypeError(f"{name}: dtype {x.dtype} is not allowed; allowed: float or integer values, "
                         f"or unsigned bit patterns of {fmt}")
+    own = {"fp32": np.float32, "binary32": np.float32, "float": np.float32, "fp16": np.float16,
+           "binary16": np.float16, "half": np.float16}.get(str(fmt).lower())
+    if own is not None and x.dtype == own:
+        # The array's own bits are the format's: exact, NaN patterns and -0 included.
+        return x.view(np.uint32 if own is np.float32 else np.uint16).astype(np.uint64)
+    if name == "d" and x.dtype.kind == "f" and np.isnan(x).any():
+        # A NaN converted to another float type keeps no pattern, so the row's NaN pattern would
+        # be the conversion's (0x7fc00000), not the unit's (e.g. 0x7fffffff on NVIDIA).
+        i = tuple(int(v) for v in np.argwhere(np.isnan(x))[0])
+        raise ValueError(f"d: the NaN at {i[0]} has no {fmt} bit pattern as a {x.dtype} value, and the fit reads "
+                         f"the unit's NaN pattern from d; pass d as unsigned bit patterns of {fmt} (a DotResult's "
+                         f".bits, a float32 array's .view(np.uint32)) or as an array of {fmt}'s own float type")
     bits = _tcsim.encode(x.astype(np.float64), fmt, "rne", 0)
     back = _tcsim.decode(bits, fmt, 0)
     bad = ~((back == x) | (np.isnan(back) & np.isnan(x.astype(np.float64))))

@@ -165,3 +165,18 @@ def test_fit_progress_lines_as_the_cli(capfd, monkeypatch):
     assert capfd.readouterr().err == ""
     with pytest.raises(TypeError, match=r"^argument 'progress' of tcsim.fit expects None, True or False, got 'yes'$"):
         tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", progress="yes")
+
+
+def test_fit_nan_results_keep_the_units_pattern():
+    # Inf - Inf makes NaN results; the fit reads the unit's NaN pattern (A100: 0x7fffffff) from d.
+    # As float64 values the NaNs carry no fp32 pattern (it would fit 0x7fc00000): refused, naming d.
+    # As float32 (fp32's own type) or as bit patterns, the pattern is the unit's.
+    a, b, c, _ = dump("a100", 300, 8, SEED + 9)
+    a[:20, 0], a[:20, 1], b[:20, 0], b[:20, 1] = np.inf, -np.inf, 1.0, 1.0
+    d = tcsim.dot("a100", a, b, c, in_format="fp16", out_format="fp32")
+    assert int(d.bits[0]) == 0x7FFFFFFF
+    with pytest.raises(ValueError, match=r"^d: the NaN at 0 has no fp32 bit pattern as a float64 value"):
+        tcsim.fit(a, b, c, d.values, in_format="fp16", out_format="fp32", certainty=False)
+    for dd in (d.bits.astype(np.uint32).view(np.float32), d.bits):
+        row, report = tcsim.fit(a, b, c, dd, in_format="fp16", out_format="fp32", certainty=False)
+        assert report["exact"] is True and row["nan_pattern"] == {"fp32": "0x7fffffff"}
