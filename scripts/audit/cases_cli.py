@@ -24,10 +24,16 @@ BLU = ["bench", "lu", "--unit", "h100", "--n", "64", "--r", "16"]
 BVER = ["bench", "verify", "--cases", "128"]
 EXPL = ["experiment", "--list"]
 UNITS = ["units"]
+# tcsim fit on the catalogue's 2-case fp16 dump (K = 4; exact in 0.1 s), and a dump of it no row
+# reproduces (d = 1, 1 for 5, 4: the search runs to its time limit).
+FIT = ["fit", "--in", "fp16", "--out", "fp32", "--a", "{fx}/a.txt", "--b", "{fx}/b.txt", "--c", "{fx}/c.txt",
+       "--d", "{fx}/d.txt", "--no-certainty"]
+FIT_NONE = FIT[:12] + ["{fx}/d_none.txt"]
+BFIT = ["bench", "fit", "--cases", "200", "--only", "v100 fp16 -> fp16", "--no-certainty"]
 
 BASES = {"dot": DOT, "gemm": GEMM, "lu": LU, "probe": PROBE, "validate-dump": VD, "monotonicity": MONO,
          "explore": EXPLORE, "bench dot": BDOT, "bench gemm": BGEMM, "bench lu": BLU, "bench verify": BVER,
-         "experiment": EXPL, "units": UNITS}
+         "experiment": EXPL, "units": UNITS, "fit": FIT, "bench fit": BFIT}
 
 FORMATS = ["fp64", "fp32", "tf32", "bf16", "fp16", "e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "e2m3", "e3m2", "e2m1",
            "ue8m0", "ue4m3"]
@@ -51,6 +57,8 @@ def add(id, argv=None, expect="refuse", component="CLI option parsing", sh=None,
     else:
         c["sh"] = sh
         c["target"] = kw.pop("target")
+    if c["target"] == "fit":  # the report's values are rule names ("inf", "nan" overflow and NaN rules), not results
+        c.setdefault("finite", False)
     c.update(kw)
     _cases.append(c)
 
@@ -89,6 +97,9 @@ INT_OPTIONS = [
     ("bench dot", "k", "16", 1, None), ("bench dot", "elements", "4096", 1, None),
     ("validate-dump", "max-report", "3", 0, 1000000), ("probe", "seed", "3", 0, None),
     ("dot", "block-size", "4", 0, 65536),
+    ("fit", "k", "4", 1, 256), ("fit", "instruction-k", "4", 1, 256), ("fit", "budget", "1000", 1000, 10 ** 11),
+    ("fit", "seconds", "5", 1, 3600), ("fit", "seed", "3", 0, None),
+    ("bench fit", "cases", "200", 1, 1000000), ("bench fit", "seed", "3", 0, None),
 ]
 
 
@@ -494,6 +505,26 @@ def numeric_cases():
         component="monotonicity", issue_class="no progress on long runs", timeout=60, long_ok=True)
 
 
+def fit_cases():
+    """tcsim fit beyond its integer options (issue 26): its outputs and a long search."""
+    add("fit-ok", FIT, expect="ok", component="fit")
+    # No row fits 500 cases: the search runs its 5 s and must show progress meanwhile; exit 1 is its answer.
+    add("fit-nothing-fits", ["fit", "--in", "fp16", "--out", "fp32", "--a", "{fx}/a_many.txt", "--b", "{fx}/b_many.txt",
+                             "--zero-c", "--d", "{fx}/d_many_ones.txt", "--seconds", "5"],
+        expect="ok", accept_rc=[1], timeout=40, component="fit", issue_class="long runs without progress")
+    add("fit-write-unit-full", FIT + ["--write-unit", "/dev/full"], component="outputs", names="--write-unit",
+        issue_class="writes not checked through close")
+    # Refused before a search of up to an hour (refused-late otherwise, a hang at the timeout).
+    add("fit-write-unit-missing-folder", FIT_NONE + ["--seconds", "3600", "--write-unit", "{fx}/nodir/row.json"],
+        component="outputs", names="--write-unit", issue_class="outputs checked after the computation")
+    add("fit-suggest-dir-under-file", FIT_NONE + ["--seconds", "3600", "--suggest", "5", "--suggest-dir",
+                                                   "{fx}/a.txt/ask"],
+        component="outputs", names="--suggest-dir", issue_class="outputs checked after the computation")
+    # Exit 1 is the benchmark's verdict (a row that differs on its check at 1,000-case dumps).
+    add("bench-fit-json-progress", ["bench", "fit", "--evaluate", "random", "--rows", "2", "--cases", "1000", "--json"],
+        expect="ok", accept_rc=[1], timeout=120, component="fit", issue_class="long runs without progress")
+
+
 def cases():
     if not _cases:
         int_option_cases()
@@ -504,4 +535,5 @@ def cases():
         file_cases()
         output_cases()
         numeric_cases()
+        fit_cases()
     return [dict(c) for c in _cases]

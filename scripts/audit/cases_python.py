@@ -383,6 +383,21 @@ def misc_cases():
         expect="either", names="c")
 
 
+def fit_cases():
+    """tcsim.fit (issue 26): the CLI's refusals with Python names, NaN results, progress."""
+    dump = "np.ones((2, 4)), np.ones((2, 4)), np.array([1.0, 0.0]), {d}, in_format='fp16', out_format='fp32'{extra}"
+    fit = "r = tcsim.fit(" + dump + ")[1]"
+    # finite=False: the report's values are rule names ("inf", "nan" overflow and NaN rules), not results.
+    add("fit-ok", "fit", fit.format(d="np.array([5.0, 4.0])", extra=", certainty=False"), expect="ok", finite=False)
+    add("fit-nan-d-float64", "fit", fit.format(d="np.array([np.nan, 4.0])", extra=", certainty=False"), names="d",
+        issue_class="NaN results whose bit pattern is lost")
+    add("fit-progress-word", "fit", fit.format(d="np.array([5.0, 4.0])", extra=", progress='yes'"), names="progress")
+    add("fit-progress-int", "fit", fit.format(d="np.array([5.0, 4.0])", extra=", progress=1"), names="progress")
+    for name, bad in (("budget", "999"), ("seconds", "0"), ("instruction_k", "0"), ("k", "257"), ("seed", "-1")):
+        add(f"fit-{name}-out-of-range", "fit", fit.format(d="np.array([5.0, 4.0])", extra=f", {name}={bad}"),
+            names=name)
+
+
 def cases():
     if not _cases:
         encode_cases()
@@ -392,4 +407,5 @@ def cases():
         lu_cases()
         generator_cases()
         misc_cases()
+        fit_cases()
     return [dict(c) for c in _cases]

@@ -23,6 +23,26 @@ def _mtx_array(path, rows, cols, values):
             f.write(f"{v}\n")
 
 
+def _dump_no_row_fits(fx):
+    """500 cases of K = 8 fp16 values k/1024 (|k| < 2048, exact in fp16; a fixed generator, so
+    the files are the same every run) with c = 0 and every d = 1: no row fits, so a fit's search
+    runs to its time limit (fit-nothing-fits)."""
+    state = 20261129
+
+    def value():
+        nonlocal state
+        state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        return ((state >> 33) % 4095 - 2047) / 1024
+
+    bits = lambda v: format(struct.unpack("<I", struct.pack("<f", v))[0], "08x")
+    for name in ("a_many.txt", "b_many.txt"):
+        with open(os.path.join(fx, name), "w") as f:
+            for _ in range(500):
+                f.write(" ".join(bits(value()) for _ in range(8)) + "\n")
+    with open(os.path.join(fx, "d_many_ones.txt"), "w") as f:
+        f.write("00111111100000000000000000000000\n" * 500)
+
+
 def _unit(tcsim):
     """A valid user unit: the V100 as `tcsim units --unit v100 --json` prints it, renamed."""
     out = subprocess.run([tcsim, "units", "--unit", "v100", "--json"], check=True, capture_output=True, text=True)
@@ -51,6 +71,9 @@ def make(fx, bad_inputs, tcsim):
     _mtx_array(os.path.join(fx, "m_big_e4m3.mtx"), 2, 2, [1, 1000, 1, 1])
     _mtx_array(os.path.join(fx, "m_tiny.mtx"), 2, 2, [1e-300, 1, 1, 1])
     _mtx_array(os.path.join(fx, "m_zero.mtx"), 2, 2, [0, 0, 0, 0])
+    with open(os.path.join(fx, "d_none.txt"), "w") as f:  # 1, 1 where the dump a, b, c gives 5, 4
+        f.write("00111111100000000000000000000000\n" * 2)
+    _dump_no_row_fits(fx)
     # k = 32 forms for the block-scaled fp4 instruction (its scale blocks are 32 products long).
     _mtx_array(os.path.join(fx, "m2x32_big_e4m3.mtx"), 2, 32, [1, 1000] + [1] * 62)
     _mtx_array(os.path.join(fx, "m2x32_tiny.mtx"), 2, 32, [1e-300] + [1] * 63)
