@@ -13,6 +13,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "fit_progress.hpp"
 #include "output_file.hpp"
 #include "progress.hpp"
 #include "tcsim/models/unit.hpp"
@@ -193,9 +194,7 @@ int cmd_fit(const Args& args) {
     }
   }
   Progress progress("tcsim fit", !a.has("quiet"));
-  const std::string search_phase =
-      opt.work_budget ? "search (share of its budget of " + std::to_string(opt.work_budget) + " case evaluations)"
-                      : "search (share of its " + std::to_string(static_cast<int>(opt.time_limit_seconds)) + " s limit)";
+  const std::string search_phase = fit_search_phase(opt);
   opt.progress = [&](double used) { progress.update(search_phase, used); };
   const validation::FitResult r = validation::fit_dumps(dumps, opt);
   progress.update("checking the row through validate-dump's path", 0, dumps.size());
@@ -250,7 +249,7 @@ int cmd_fit(const Args& args) {
       for (const auto& w : written) made.push_back(w.cases);
       certainty = validation::certainty_of(made, r);
     } else {
-      certainty = validation::fit_certainty(r, dumps, seed, progress.hook("how sure: the fitting rows on fresh cases, per format pair"));
+      certainty = validation::fit_certainty(r, dumps, seed, progress.hook(kFitCertaintyPhase));
     }
   }
   progress.done();

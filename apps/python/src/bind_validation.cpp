@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "experiment.hpp"
+#include "fit_progress.hpp"
 #include "matrices.hpp"
 #include "output_file.hpp"
 #include "tcsim/validation/dump_reader.hpp"
@@ -161,14 +162,13 @@ py::object fit_bits(const py::array_t<std::uint64_t, py::array::c_style | py::ar
   {
     py::gil_scoped_release release;
     const std::vector<validation::DumpSet> dumps{std::move(dump)};
-    const std::string phase = opt.work_budget ? "search (share of its budget of " + std::to_string(opt.work_budget) + " case evaluations)"
-                                              : "search (share of its " + std::to_string(static_cast<int>(opt.time_limit_seconds)) + " s limit)";
+    const std::string phase = cli::fit_search_phase(opt);
     opt.progress = [&](double used) { progress.update(phase, used); };
     const validation::FitResult r = validation::fit_dumps(dumps, opt);
     j = validation::fit_report_json(r, dumps);
     if (certainty)
       j["certainty"] = validation::certainty_json(
-          validation::fit_certainty(r, dumps, seed, progress.hook("how sure: the fitting rows on fresh cases, per format pair")));
+          validation::fit_certainty(r, dumps, seed, progress.hook(cli::kFitCertaintyPhase)));
     progress.done();
   }
   return to_python(j);
