@@ -42,11 +42,18 @@ progress_check("bench verify --quiet" "" bench verify --cases 2000 --quiet)
 # validate-dump's path and the how-sure check per format pair; nothing with --quiet.
 set(bad ${CMAKE_CURRENT_LIST_DIR}/bad_inputs)
 set(fit fit --in fp16 --out fp32 --a ${bad}/a.txt --b ${bad}/b.txt --c ${bad}/c.txt --d ${bad}/d.txt)
+# The how-sure check takes about 30 s under the sanitizers: there its line is left to the Release pass.
+set(how_sure ".*tcsim fit: how sure: the fitting rows on fresh cases, per format pair: 100% \\(1/1\\) after [0-9.]+ s\n$")
+set(light)
+if(DEFINED ENV{TCSIM_TEST_SCALE} AND "$ENV{TCSIM_TEST_SCALE}" LESS 1)
+  set(how_sure "")
+  set(light --no-certainty)
+endif()
 progress_check("fit"
-  "tcsim fit: search \\(share of its 90 s limit\\): [0-9]+% after [0-9.]+ s\n.*tcsim fit: checking the row through validate-dump's path: 100% \\(1/1\\) after .*tcsim fit: how sure: the fitting rows on fresh cases, per format pair: 100% \\(1/1\\) after [0-9.]+ s\n$"
-  ${fit})
+  "tcsim fit: search \\(share of its 90 s limit\\): [0-9]+% after [0-9.]+ s\n.*tcsim fit: checking the row through validate-dump's path: 100% \\(1/1\\) after ${how_sure}"
+  ${fit} ${light})
 progress_check("fit --budget" "^tcsim fit: search \\(share of its budget of 1000 case evaluations\\): " ${fit} --budget 1000 --no-certainty)
-progress_check("fit --quiet" "" ${fit} --quiet)
+progress_check("fit --quiet" "" ${fit} --quiet --no-certainty)
 progress_check("bench fit --json: rows on stderr" "^tcsim bench fit: rows \\(fit, check, how sure, loop\\): 0% \\(0/1\\) after "
   bench fit --cases 200 --only "v100 fp16 -> fp16" --no-certainty --json)
 progress_check("bench fit --quiet" "" bench fit --cases 200 --only "v100 fp16 -> fp16" --no-certainty --quiet)

@@ -104,7 +104,7 @@ TEST_CASE("progress: the heartbeat names no phase before the first update") {
   CapturedStderr err;
   {
     Progress p("tcsim test", true);
-    sleep_seconds(1.6);
+    sleep_seconds(0.8);  // the heartbeat wakes every 0.25 s; its first line is due at once
   }  // the destructor stops the heartbeat
   const auto lines = err.lines();
   INFO(Catch::Detail::stringify(lines));
@@ -118,18 +118,18 @@ TEST_CASE("progress: nothing before TCSIM_PROGRESS_AFTER, nothing when disabled,
   {
     Progress p("tcsim test", true);
     p.update("step", 0, 1);
-    sleep_seconds(1.3);
+    sleep_seconds(0.6);  // with TCSIM_PROGRESS_AFTER 0 the heartbeat would print within 0.25 s
   }
   knobs("0", "0");
   {
     Progress quiet("tcsim test", false);
     quiet.update("step", 0, 1);
-    sleep_seconds(1.3);
+    sleep_seconds(0.6);
   }
   {
     Progress p("tcsim test", true);
     p.done();
-    sleep_seconds(1.3);  // the heartbeat has stopped
+    sleep_seconds(0.6);  // the heartbeat has stopped
   }
   CHECK(err.lines().empty());
 }
